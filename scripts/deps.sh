@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages a target needs, skipping the network entirely
+# when every one of them is already present. Usage: scripts/deps.sh build|test|bench
+set -euo pipefail
+
+build_pkgs=(
+  build-essential cmake ninja-build ccache pkg-config
+  libboost1.81-dev libboost-url1.81-dev libboost-json1.81-dev
+  libcli11-dev libspdlog-dev libfmt-dev libtomlplusplus-dev
+  librust-blake3-dev libssl-dev
+)
+test_pkgs=(libgtest-dev libgmock-dev python3 curl)
+bench_pkgs=(nginx-light wrk curl)
+
+want=()
+for group in "$@"; do
+  case "$group" in
+    build) want+=("${build_pkgs[@]}") ;;
+    test) want+=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+    bench) want+=("${build_pkgs[@]}" "${bench_pkgs[@]}") ;;
+    *) echo "deps.sh: unknown group '$group' (build|test|bench)" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${want[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "deps.sh: installing ${missing[*]}" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

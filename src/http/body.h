@@ -1,0 +1,58 @@
+// Streaming body interfaces between the transport and domain code.
+//
+// The transport (server/transport.cc) owns sockets; domain code only sees
+// these synchronous pull/push interfaces, so no request or response body is
+// ever held whole in memory. The transport decides on which thread a call
+// runs (an I/O thread or the blocking pool, per the route's options), and
+// calls one object from one thread at a time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "util/status.h"
+
+namespace nubo::http {
+
+// Produces a response body, piece by piece.
+class BodySource {
+ public:
+  virtual ~BodySource() = default;
+  // Exact total size when known up front: the transport then sends
+  // Content-Length; otherwise the body goes out chunked (RFC 9112 §7.1).
+  virtual std::optional<uint64_t> Size() const = 0;
+  // Copies up to `cap` (> 0) bytes into `buf`; returns how many, 0 at the end.
+  // An error after the headers went out aborts the connection, so the client
+  // sees a truncated body, never a silently short one.
+  virtual Result<size_t> Read(char* buf, size_t cap) = 0;
+};
+
+// Consumes a request body, piece by piece, in order.
+class BodySink {
+ public:
+  virtual ~BodySink() = default;
+  // A non-OK status stops reading; it becomes the response.
+  virtual Status Write(const char* data, size_t len) = 0;
+  // Every byte arrived (Content-Length reached or last chunk seen).
+  virtual Status Finish() = 0;
+  // The body did not arrive whole (client gone, timeout, over limit): drop
+  // partial state. Finish is never called after Abort.
+  virtual void Abort() {}
+};
+
+// A source over an in-memory string; for small generated bodies.
+class StringSource final : public BodySource {
+ public:
+  explicit StringSource(std::string s) : s_(std::move(s)) {}
+  std::optional<uint64_t> Size() const override { return s_.size(); }
+  Result<size_t> Read(char* buf, size_t cap) override;
+
+ private:
+  std::string s_;
+  size_t pos_ = 0;
+};
+
+}  // namespace nubo::http

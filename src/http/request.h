@@ -1,0 +1,47 @@
+// A parsed HTTP request as domain code sees it: headers, the decoded target,
+// route parameters, and the body in the form the route asked for. Built by
+// the transport; one Request lives for one exchange. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "http/headers.h"
+
+namespace nubo::http {
+
+class BodySink;
+
+struct Request {
+  std::string method;   // as sent, upper case by convention ("PROPFIND")
+  std::string target;   // raw request-target
+  std::string path;     // decoded path, "/" + segments joined by "/"
+  std::vector<std::string> segments;  // decoded, non-empty path segments
+  bool trailing_slash = false;        // target path ended in "/"
+  std::string query;                  // raw query (after '?'), still encoded
+  Headers headers;
+  std::optional<uint64_t> content_length;
+  bool chunked = false;     // Transfer-Encoding: chunked
+  std::string remote;       // peer "ip:port"
+  std::string request_id;   // X-Request-Id (client's if sane, else generated)
+
+  // Filled by routing.
+  std::string route;  // matched pattern, e.g. "/api/files/{id}" (for logs/metrics)
+  std::vector<std::pair<std::string, std::string>> params;
+
+  // Filled by the transport according to the route's body policy.
+  std::string body;           // BodyPolicy::kBuffered
+  BodySink* sink = nullptr;   // BodyPolicy::kStream: the sink that took the body
+
+  // Route parameter by name; empty when absent.
+  std::string_view Param(std::string_view name) const;
+  // Percent-decoded query parameter value (first occurrence), or nullopt.
+  std::optional<std::string> Query(std::string_view key) const;
+  bool HasBody() const { return chunked || content_length.value_or(0) > 0; }
+};
+
+}  // namespace nubo::http

@@ -1,0 +1,256 @@
+#include "server/config.h"
+
+#include <fmt/format.h>
+
+#include <toml++/toml.h>
+
+#include "util/strings.h"
+
+namespace nubo::server {
+
+namespace {
+
+using Apply = std::function<Status(Config&, std::string_view)>;
+
+struct Setting {
+  const char* key;
+  const char* env;
+  const char* def;
+  const char* help;
+  bool secret;
+  Apply apply;
+};
+
+Status Expect(std::string_view what) { return Status::InvalidArgument(std::string(what)); }
+
+Apply Uint(uint64_t Config::*field, uint64_t lo, uint64_t hi) {
+  return [=](Config& c, std::string_view v) -> Status {
+    auto n = ParseUint64(Trim(v));
+    if (!n || *n < lo || *n > hi) return Expect(fmt::format("expected an integer from {} to {}", lo, hi));
+    c.*field = *n;
+    return Status::Ok();
+  };
+}
+
+Apply Int(int Config::*field, int lo, int hi) {
+  return [=](Config& c, std::string_view v) -> Status {
+    auto n = ParseUint64(Trim(v));
+    if (!n || *n < static_cast<uint64_t>(lo) || *n > static_cast<uint64_t>(hi)) {
+      return Expect(fmt::format("expected an integer from {} to {}", lo, hi));
+    }
+    c.*field = static_cast<int>(*n);
+    return Status::Ok();
+  };
+}
+
+Apply Bytes(uint64_t Config::*field, uint64_t lo, uint64_t hi) {
+  return [=](Config& c, std::string_view v) -> Status {
+    auto n = ParseByteSize(v);
+    if (!n || *n < lo || *n > hi) {
+      return Expect(fmt::format("expected a size from {} to {} bytes (e.g. 64KiB, 1MiB)", lo, hi));
+    }
+    c.*field = *n;
+    return Status::Ok();
+  };
+}
+
+Apply Duration(uint64_t Config::*field, uint64_t lo_ms, uint64_t hi_ms) {
+  return [=](Config& c, std::string_view v) -> Status {
+    auto n = ParseDurationMs(v);
+    if (!n || *n < lo_ms || *n > hi_ms) {
+      return Expect(fmt::format("expected a duration from {}ms to {}s (e.g. 500ms, 30s, 2m)",
+                                lo_ms, hi_ms / 1000));
+    }
+    c.*field = *n;
+    return Status::Ok();
+  };
+}
+
+Apply Bool(bool Config::*field) {
+  return [=](Config& c, std::string_view v) -> Status {
+    auto b = ParseBool(v);
+    if (!b) return Expect("expected true or false");
+    c.*field = *b;
+    return Status::Ok();
+  };
+}
+
+const std::vector<Setting>& Table() {
+  static const std::vector<Setting> kTable = {
+      {"server.listen", "NUBO_LISTEN", "127.0.0.1:8086", "address and port to serve HTTP on", false,
+       [](Config& c, std::string_view v) { return ParseListen(v, c.listen_host, c.listen_port); }},
+      {"server.data_dir", "NUBO_DATA_DIR", "./nubo-data",
+       "where the database, chunks and temporary files live", false,
+       [](Config& c, std::string_view v) -> Status {
+         if (v.empty()) return Expect("expected a directory path");
+         c.data_dir = std::string(v);
+         return Status::Ok();
+       }},
+      {"server.threads", "NUBO_THREADS", "0", "I/O threads (0: one per core)", false,
+       Int(&Config::io_threads, 0, 256)},
+      {"server.blocking_threads", "NUBO_BLOCKING_THREADS", "16",
+       "threads for blocking work (disk, hashing, password checks)", false,
+       Int(&Config::blocking_threads, 1, 1024)},
+      {"server.max_connections", "NUBO_MAX_CONNECTIONS", "10000",
+       "open connections beyond this are answered 503 and closed", false,
+       Uint(&Config::max_connections, 1, 1'000'000)},
+      {"server.shutdown_grace", "NUBO_SHUTDOWN_GRACE", "30s",
+       "how long SIGTERM waits for in-flight requests", false,
+       Duration(&Config::shutdown_grace_ms, 0, 3'600'000)},
+      {"http.max_header_bytes", "NUBO_HTTP_MAX_HEADER_BYTES", "16KiB",
+       "request line + headers larger than this answer 431", false,
+       Bytes(&Config::max_header_bytes, 1024, 1 << 20)},
+      {"http.max_json_body", "NUBO_HTTP_MAX_JSON_BODY", "1MiB",
+       "default limit of JSON/XML request bodies (413 beyond)", false,
+       Bytes(&Config::max_json_body, 1024, 1ull << 30)},
+      {"http.header_timeout", "NUBO_HTTP_HEADER_TIMEOUT", "20s",
+       "a request's headers must arrive within this (slowloris guard)", false,
+       Duration(&Config::header_timeout_ms, 100, 3'600'000)},
+      {"http.idle_timeout", "NUBO_HTTP_IDLE_TIMEOUT", "60s",
+       "an idle keep-alive connection is closed after this", false,
+       Duration(&Config::idle_timeout_ms, 100, 3'600'000)},
+      {"http.read_timeout", "NUBO_HTTP_READ_TIMEOUT", "60s",
+       "a request body that makes no progress for this long is abandoned", false,
+       Duration(&Config::read_timeout_ms, 100, 3'600'000)},
+      {"http.write_timeout", "NUBO_HTTP_WRITE_TIMEOUT", "60s",
+       "a response the client does not read for this long is abandoned", false,
+       Duration(&Config::write_timeout_ms, 100, 3'600'000)},
+      {"log.level", "NUBO_LOG_LEVEL", "info", "trace, debug, info, warn, error or off", false,
+       [](Config& c, std::string_view v) -> Status {
+         std::string l = AsciiLowerCopy(Trim(v));
+         for (const char* ok : {"trace", "debug", "info", "warn", "error", "off"}) {
+           if (l == ok) {
+             c.log_level = l;
+             return Status::Ok();
+           }
+         }
+         return Expect("expected trace, debug, info, warn, error or off");
+       }},
+      {"log.access", "NUBO_ACCESS_LOG", "true", "one log line per request", false,
+       Bool(&Config::access_log)},
+      {"server.test_routes", "NUBO_TEST_ROUTES", "false",
+       "expose test-only endpoints under /_test/ (never in production)", false,
+       Bool(&Config::test_routes)},
+  };
+  return kTable;
+}
+
+const Setting* Find(std::string_view key) {
+  for (const auto& s : Table()) {
+    if (key == s.key) return &s;
+  }
+  return nullptr;
+}
+
+Status ApplyOne(Config& c, const Setting& s, std::string_view value, std::string_view source,
+                std::string_view label) {
+  Status st = s.apply(c, value);
+  if (!st.ok()) {
+    return Status::InvalidArgument(
+        fmt::format("{}='{}' ({}): {}", label, s.secret ? "<redacted>" : std::string(value),
+                    source, st.message()));
+  }
+  c.origins[s.key] = {std::string(value), std::string(source)};
+  return Status::Ok();
+}
+
+// Flattens a TOML table into "section.key" → string value.
+Status ReadToml(const std::string& path, std::map<std::string, std::string>& out) {
+  toml::table root;
+  try {
+    root = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    const auto& src = e.source();
+    return Status::InvalidArgument(fmt::format("config file {}:{}:{}: {}", path,
+                                               src.begin.line, src.begin.column,
+                                               std::string(e.description())));
+  }
+  for (const auto& [section, node] : root) {
+    const toml::table* tbl = node.as_table();
+    if (!tbl) {
+      return Status::InvalidArgument(
+          fmt::format("config file {}: '{}' must be a [section]", path, std::string(section.str())));
+    }
+    for (const auto& [k, v] : *tbl) {
+      std::string key = std::string(section.str()) + "." + std::string(k.str());
+      std::string value;
+      if (auto s = v.value<std::string>(); s && v.is_string()) {
+        value = *s;
+      } else if (v.is_integer()) {
+        value = std::to_string(*v.value<int64_t>());
+      } else if (v.is_boolean()) {
+        value = *v.value<bool>() ? "true" : "false";
+      } else {
+        return Status::InvalidArgument(
+            fmt::format("config file {}: {} must be a string, integer or boolean", path, key));
+      }
+      out[key] = value;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ParseListen(std::string_view s, std::string& host, uint16_t& port) {
+  s = Trim(s);
+  size_t colon = s.rfind(':');
+  if (colon == std::string_view::npos) return Expect("expected HOST:PORT, e.g. 127.0.0.1:8086");
+  std::string_view h = s.substr(0, colon), p = s.substr(colon + 1);
+  if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
+  auto n = ParseUint64(p);
+  if (h.empty() || !n || *n > 65535) return Expect("expected HOST:PORT with a port from 0 to 65535");
+  host = std::string(h);
+  port = static_cast<uint16_t>(*n);
+  return Status::Ok();
+}
+
+Result<Config> LoadConfig(const ConfigInputs& in) {
+  Config c;
+  for (const auto& s : Table()) NUBO_RETURN_IF_ERROR(ApplyOne(c, s, s.def, "default", s.key));
+
+  if (in.file) {
+    std::map<std::string, std::string> file_values;
+    NUBO_RETURN_IF_ERROR(ReadToml(*in.file, file_values));
+    for (const auto& [k, v] : file_values) {
+      const Setting* s = Find(k);
+      if (!s) {
+        return Status::InvalidArgument(
+            fmt::format("config file {}: unknown setting '{}' (see nubo --help-config)", *in.file, k));
+      }
+      NUBO_RETURN_IF_ERROR(ApplyOne(c, *s, v, "file", k));
+    }
+  }
+  if (in.getenv) {
+    for (const auto& s : Table()) {
+      if (const char* v = in.getenv(s.env)) NUBO_RETURN_IF_ERROR(ApplyOne(c, s, v, "env", s.env));
+    }
+  }
+  for (const auto& [k, v] : in.flags) {
+    const Setting* s = Find(k);
+    if (!s) return Status::Internal("flag for unknown setting " + k);
+    NUBO_RETURN_IF_ERROR(ApplyOne(c, *s, v, "flag", k));
+  }
+  return c;
+}
+
+std::vector<std::pair<std::string, std::string>> Config::Describe() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& s : Table()) {
+    auto it = origins.find(s.key);
+    if (it == origins.end()) continue;
+    out.emplace_back(s.key, fmt::format("{} ({})", s.secret ? "<redacted>" : it->second.value,
+                                        it->second.source));
+  }
+  return out;
+}
+
+std::string ConfigReference() {
+  std::string out;
+  for (const auto& s : Table()) {
+    out += fmt::format("  {:<24} {:<28} default {:<16} {}\n", s.key, s.env, s.def, s.help);
+  }
+  return out;
+}
+
+}  // namespace nubo::server

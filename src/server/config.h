@@ -1,0 +1,64 @@
+// nubo's configuration: every setting has a name, an environment variable,
+// a default and a description, in one table (config.cc). Values come from,
+// in rising precedence: defaults, the TOML file, NUBO_* variables, flags.
+// A Config is a plain value; build it once at start-up, then share it const.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/status.h"
+
+namespace nubo::server {
+
+struct Config {
+  std::string listen_host = "127.0.0.1";
+  uint16_t listen_port = 8086;
+  std::string data_dir = "./nubo-data";
+  int io_threads = 0;  // 0: one per core
+  int blocking_threads = 16;
+  uint64_t max_connections = 10000;
+  uint64_t max_header_bytes = 16 << 10;
+  uint64_t max_json_body = 1 << 20;
+  uint64_t header_timeout_ms = 20'000;
+  uint64_t idle_timeout_ms = 60'000;
+  uint64_t read_timeout_ms = 60'000;
+  uint64_t write_timeout_ms = 60'000;
+  uint64_t shutdown_grace_ms = 30'000;
+  std::string log_level = "info";
+  bool access_log = true;
+  bool test_routes = false;  // test-only endpoints under /_test/
+
+  // (key, value as configured, source: default|file|env|flag), in table
+  // order, secrets redacted: what `nubo serve` prints at start-up.
+  std::vector<std::pair<std::string, std::string>> Describe() const;
+
+  struct Origin {
+    std::string value;
+    std::string source;
+  };
+  std::map<std::string, Origin> origins;  // by key
+};
+
+struct ConfigInputs {
+  std::optional<std::string> file;                  // --config or NUBO_CONFIG
+  std::function<const char*(const char*)> getenv;   // null: no environment
+  std::map<std::string, std::string> flags;         // setting key → value
+};
+
+// Builds the configuration. InvalidArgument names the setting, where it came
+// from and what is expected, e.g.
+//   "NUBO_THREADS='abc' (env): expected an integer from 0 to 256".
+Result<Config> LoadConfig(const ConfigInputs& in);
+
+// One line per setting: "key  ENV  default  description" (for --help-config).
+std::string ConfigReference();
+
+// "HOST:PORT" or "[V6]:PORT" → host, port.
+Status ParseListen(std::string_view s, std::string& host, uint16_t& port);
+
+}  // namespace nubo::server

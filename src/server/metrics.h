@@ -1,0 +1,55 @@
+// Process metrics in the Prometheus text exposition format (version 0.0.4).
+// Thread-safe: counters are recorded from every I/O thread; one mutex guards
+// the per-(route, method, status) series, which are few and short-lived to
+// touch, so contention stays far below the cost of a request.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+namespace nubo::server {
+
+class Metrics {
+ public:
+  Metrics();
+
+  void RecordRequest(std::string_view route, std::string_view method, int status,
+                     int64_t duration_ns, uint64_t bytes_in, uint64_t bytes_out);
+  void ConnectionOpened() { open_connections_.fetch_add(1, std::memory_order_relaxed); }
+  void ConnectionClosed() { open_connections_.fetch_sub(1, std::memory_order_relaxed); }
+  int64_t open_connections() const { return open_connections_.load(std::memory_order_relaxed); }
+
+  // The whole exposition, including process RSS read from /proc.
+  std::string Render() const;
+
+  // Latency histogram bucket bounds, in seconds.
+  static const std::vector<double>& Buckets();
+
+ private:
+  struct Series {
+    uint64_t count = 0;
+    uint64_t bytes_in = 0;
+    uint64_t bytes_out = 0;
+  };
+  struct Histogram {
+    std::vector<uint64_t> buckets;  // cumulative at render time, raw here
+    uint64_t count = 0;
+    double sum = 0;
+  };
+
+  mutable std::mutex mu_;
+  std::map<std::tuple<std::string, std::string, int>, Series> requests_;  // route, method, status
+  std::map<std::string, Histogram> latency_;                              // by route
+  std::atomic<int64_t> open_connections_{0};
+};
+
+// Resident set size of this process in bytes (0 if /proc is unreadable).
+uint64_t CurrentRssBytes();
+
+}  // namespace nubo::server

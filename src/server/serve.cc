@@ -1,0 +1,97 @@
+#include "server/serve.h"
+
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "http/router.h"
+#include "server/metrics.h"
+#include "server/ops_routes.h"
+#include "server/test_routes.h"
+#include "server/transport.h"
+#include "util/posix_error.h"
+
+namespace nubo::server {
+
+namespace fs = std::filesystem;
+
+void InitLogging(const std::string& level) {
+  auto logger = spdlog::stderr_logger_mt("nubo");
+  spdlog::set_default_logger(logger);
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %L %v");
+  spdlog::set_level(spdlog::level::from_str(level));
+  spdlog::flush_on(spdlog::level::info);
+}
+
+namespace {
+
+// Creates the data directory layout (ARCHITECTURE.md §1).
+Status PrepareDataDir(const std::string& dir) {
+  for (const char* sub : {"", "tmp", "chunks"}) {
+    std::error_code ec;
+    fs::create_directories(fs::path(dir) / sub, ec);
+    if (ec) return PosixError("create " + (fs::path(dir) / sub).string(), ec.value());
+  }
+  return Status::Ok();
+}
+
+Status DataDirWritable(const std::string& dir) {
+  if (access(dir.c_str(), W_OK | X_OK) != 0) return PosixError("data directory " + dir, errno);
+  return Status::Ok();
+}
+
+}  // namespace
+
+int RunServe(const Config& cfg) {
+  spdlog::info("nubo {} starting", NUBO_VERSION);
+  for (const auto& [k, v] : cfg.Describe()) spdlog::info("config {} = {}", k, v);
+
+  if (Status st = PrepareDataDir(cfg.data_dir); !st.ok()) {
+    spdlog::critical("cannot prepare data directory: {}", st.ToString());
+    return 1;
+  }
+
+  http::Router router;
+  Metrics metrics;
+  RegisterOpsRoutes(router, metrics, [dir = cfg.data_dir] { return DataDirWritable(dir); });
+  if (cfg.test_routes) {
+    spdlog::warn("test-only routes under /_test/ are enabled: never do this in production");
+    RegisterTestRoutes(router);
+  }
+
+  TransportOptions t;
+  t.host = cfg.listen_host;
+  t.port = cfg.listen_port;
+  t.io_threads = cfg.io_threads > 0 ? cfg.io_threads
+                                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  t.blocking_threads = cfg.blocking_threads;
+  t.max_connections = cfg.max_connections;
+  t.max_header_bytes = cfg.max_header_bytes;
+  t.default_body_limit = cfg.max_json_body;
+  t.header_timeout_ms = cfg.header_timeout_ms;
+  t.idle_timeout_ms = cfg.idle_timeout_ms;
+  t.read_timeout_ms = cfg.read_timeout_ms;
+  t.write_timeout_ms = cfg.write_timeout_ms;
+  t.shutdown_grace_ms = cfg.shutdown_grace_ms;
+  t.access_log = cfg.access_log;
+
+  Transport transport(t, router, metrics);
+  if (Status st = transport.Bind(); !st.ok()) {
+    spdlog::critical("{}", st.message());
+    return 1;
+  }
+  bool v6 = cfg.listen_host.find(':') != std::string::npos;
+  spdlog::info("listening on http://{}{}{}:{}", v6 ? "[" : "", cfg.listen_host, v6 ? "]" : "",
+               transport.port());
+  Status st = transport.Run();
+  if (!st.ok()) {
+    spdlog::critical("server stopped: {}", st.ToString());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace nubo::server

@@ -1,0 +1,142 @@
+#include "server/test_routes.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "http/body.h"
+#include "http/router.h"
+#include "http/status_map.h"
+#include "util/strings.h"
+
+namespace nubo::server {
+
+namespace {
+
+uint64_t SplitMix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+class PatternSource final : public http::BodySource {
+ public:
+  PatternSource(uint64_t seed, uint64_t size, bool announce)
+      : seed_(seed), size_(size), announce_(announce) {}
+  std::optional<uint64_t> Size() const override {
+    return announce_ ? std::optional<uint64_t>(size_) : std::nullopt;
+  }
+  Result<size_t> Read(char* buf, size_t cap) override {
+    size_t n = static_cast<size_t>(std::min<uint64_t>(cap, size_ - pos_));
+    FillPattern(seed_, pos_, buf, n);
+    pos_ += n;
+    return n;
+  }
+
+ private:
+  uint64_t seed_, size_, pos_ = 0;
+  bool announce_;
+};
+
+class CountingSink final : public http::BodySink {
+ public:
+  explicit CountingSink(std::optional<uint64_t> verify_seed) : seed_(verify_seed) {}
+  Status Write(const char* data, size_t len) override {
+    if (seed_ && mismatch_ < 0) {
+      expect_.resize(len);
+      FillPattern(*seed_, bytes_, expect_.data(), len);
+      if (std::memcmp(expect_.data(), data, len) != 0) {
+        for (size_t i = 0; i < len; ++i) {
+          if (expect_[i] != data[i]) {
+            mismatch_ = static_cast<int64_t>(bytes_ + i);
+            break;
+          }
+        }
+      }
+    }
+    bytes_ += len;
+    return Status::Ok();
+  }
+  Status Finish() override { return Status::Ok(); }
+  uint64_t bytes() const { return bytes_; }
+  int64_t mismatch() const { return mismatch_; }
+
+ private:
+  std::optional<uint64_t> seed_;
+  uint64_t bytes_ = 0;
+  int64_t mismatch_ = -1;
+  std::string expect_;
+};
+
+}  // namespace
+
+void FillPattern(uint64_t seed, uint64_t offset, char* out, size_t len) {
+  while (len > 0) {
+    uint64_t word = SplitMix64(seed + offset / 8);
+    size_t in_word = static_cast<size_t>(offset % 8);
+    size_t n = std::min<size_t>(len, 8 - in_word);
+    unsigned char bytes[8];
+    for (int i = 0; i < 8; ++i) bytes[i] = static_cast<unsigned char>(word >> (8 * i));
+    std::memcpy(out, bytes + in_word, n);
+    out += n;
+    offset += n;
+    len -= n;
+  }
+}
+
+void RegisterTestRoutes(http::Router& router) {
+  router.AddStream(
+      "PUT", "/_test/sink",
+      [](http::Request& req) -> Result<std::unique_ptr<http::BodySink>> {
+        std::optional<uint64_t> seed;
+        if (auto v = req.Query("verify")) {
+          seed = ParseUint64(*v);
+          if (!seed) return Status::InvalidArgument("verify must be an integer seed");
+        }
+        return std::unique_ptr<http::BodySink>(new CountingSink(seed));
+      },
+      [](http::Request& req) {
+        auto* s = static_cast<CountingSink*>(req.sink);
+        uint64_t bytes = s ? s->bytes() : 0;
+        int64_t mismatch = s ? s->mismatch() : -1;
+        return http::Response::Json(
+            200, fmt::format("{{\"bytes\":{},\"mismatch_at\":{}}}\n", bytes, mismatch));
+      },
+      {.blocking = true});
+  router.Add(
+      "GET", "/_test/source",
+      [](http::Request& req) {
+        auto bytes = ParseByteSize(req.Query("bytes").value_or("0"));
+        auto seed = ParseUint64(req.Query("seed").value_or("1"));
+        if (!bytes || !seed) {
+          return http::ErrorResponse(Status::InvalidArgument("bytes and seed must be integers"));
+        }
+        http::Response r;
+        r.headers.Set("Content-Type", "application/octet-stream");
+        r.source = std::make_unique<PatternSource>(*seed, *bytes, !req.Query("chunked"));
+        return r;
+      },
+      {.blocking = true});
+  router.Add(
+      "POST", "/_test/echo",
+      [](http::Request& req) {
+        return http::Response::Json(200, fmt::format("{{\"bytes\":{}}}\n", req.body.size()));
+      },
+      {.body = http::BodyPolicy::kBuffered});
+  router.Add(
+      "GET", "/_test/sleep",
+      [](http::Request& req) {
+        auto ms = ParseUint64(req.Query("ms").value_or("0"));
+        if (!ms || *ms > 600'000) {
+          return http::ErrorResponse(Status::InvalidArgument("ms must be 0..600000"));
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(*ms));
+        return http::Response::Json(200, fmt::format("{{\"slept_ms\":{}}}\n", *ms));
+      },
+      {.blocking = true});
+}
+
+}  // namespace nubo::server

@@ -1,0 +1,587 @@
+#include "server/transport.h"
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "http/request.h"
+#include "http/response.h"
+#include "http/router.h"
+#include "http/status_map.h"
+#include "http/target.h"
+#include "server/metrics.h"
+#include "util/ids.h"
+#include "util/strings.h"
+#include "util/time.h"
+
+namespace nubo::server {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+using tcp = asio::ip::tcp;
+using asio::awaitable;
+using std::chrono::milliseconds;
+
+namespace {
+
+constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
+// Body pieces move in blocks of this size: large enough that per-piece costs
+// (a hop to the blocking pool, a syscall) vanish against memcpy, small
+// enough that 10k connections do not pin gigabytes.
+constexpr size_t kBodyChunk = 256 << 10;
+// After an error response with an unread request body, read and discard at
+// most this much (for at most kLingerMs) before closing, so the client sees
+// the response instead of a connection reset (RFC 9112 §9.6).
+constexpr uint64_t kLingerBytes = 64ull << 20;
+constexpr int kLingerMs = 2000;
+
+struct Conn {
+  explicit Conn(tcp::socket s, uint64_t id) : stream(std::move(s)), id(id) {}
+  beast::tcp_stream stream;
+  uint64_t id;
+  bool idle = true;  // touched only on the connection's strand
+};
+
+// "Sun, 06 Nov 1994 08:49:37 GMT", recomputed at most once a second per thread.
+const std::string& CachedDate() {
+  thread_local std::time_t last = 0;
+  thread_local std::string value;
+  std::time_t now = std::time(nullptr);
+  if (now != last) {
+    last = now;
+    value = FormatHttpDate(now);
+  }
+  return value;
+}
+
+bool SaneRequestId(std::string_view v) {
+  if (v.empty() || v.size() > 64) return false;
+  for (char c : v) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// Header fields the transport owns; a handler's copies are ignored.
+bool TransportOwned(std::string_view name) {
+  return IEquals(name, "Content-Length") || IEquals(name, "Transfer-Encoding") ||
+         IEquals(name, "Connection") || IEquals(name, "Date") || IEquals(name, "Server");
+}
+
+}  // namespace
+
+struct Transport::Impl {
+  Impl(TransportOptions o, const http::Router& r, Metrics& m)
+      : opt(std::move(o)),
+        router(r),
+        metrics(m),
+        ioc(std::max(1, opt.io_threads)),
+        pool(static_cast<size_t>(std::max(1, opt.blocking_threads))),
+        acceptor(ioc),
+        signals(ioc, SIGINT, SIGTERM),
+        id_prefix(RandomHex(4)) {}
+
+  TransportOptions opt;
+  const http::Router& router;
+  Metrics& metrics;
+  asio::io_context ioc;
+  asio::thread_pool pool;
+  tcp::acceptor acceptor;
+  asio::signal_set signals;
+  std::string id_prefix;
+  std::atomic<uint64_t> request_seq{0};
+  std::atomic<bool> draining{false};
+  std::mutex conns_mu;
+  std::unordered_map<uint64_t, std::weak_ptr<Conn>> conns;
+  uint64_t next_conn_id = 0;
+
+  // Runs `f` here, or on the blocking pool when `blocking`, and resumes on
+  // the connection's strand either way. Exceptions propagate.
+  template <typename F>
+  awaitable<void> Call(bool blocking, F&& f) {
+    if (!blocking) {
+      f();
+      co_return;
+    }
+    co_await asio::co_spawn(
+        pool, [&]() -> awaitable<void> {
+          f();
+          co_return;
+        },
+        asio::use_awaitable);
+  }
+
+  std::string NewRequestId(std::optional<std::string_view> given) {
+    if (given && SaneRequestId(*given)) return std::string(*given);
+    uint64_t n = request_seq.fetch_add(1, std::memory_order_relaxed);
+    return fmt::format("{}-{:x}", id_prefix, n);
+  }
+
+  awaitable<void> AcceptLoop();
+  awaitable<void> Session(std::shared_ptr<Conn> c);
+  awaitable<bool> Exchange(Conn& c, beast::flat_buffer& buf, const std::string& remote);
+  awaitable<Status> ReadBody(Conn& c, beast::flat_buffer& buf,
+                             bhttp::request_parser<bhttp::empty_body>& hp, uint64_t limit,
+                             bool blocking, const std::function<Status(const char*, size_t)>& sink,
+                             uint64_t& bytes_in);
+  awaitable<bool> WriteResponse(Conn& c, http::Request& req, http::Response& res, unsigned version,
+                                bool keep, bool blocking, uint64_t& bytes_out);
+  awaitable<void> LingeringClose(Conn& c, beast::flat_buffer& buf);
+  awaitable<void> RefuseBusy(tcp::socket sock);
+  void BeginDrain();
+  awaitable<void> DrainWatch();
+};
+
+Transport::Transport(TransportOptions options, const http::Router& router, Metrics& metrics)
+    : impl_(std::make_unique<Impl>(std::move(options), router, metrics)) {}
+
+Transport::~Transport() = default;
+
+Status Transport::Bind() {
+  auto& im = *impl_;
+  beast::error_code ec;
+  auto addr = asio::ip::make_address(im.opt.host, ec);
+  if (ec) return Status::InvalidArgument("listen host '" + im.opt.host + "' is not an IP address");
+  tcp::endpoint ep(addr, im.opt.port);
+  std::string where = fmt::format("{}:{}", im.opt.host, im.opt.port);
+  im.acceptor.open(ep.protocol(), ec);
+  if (!ec) im.acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) im.acceptor.bind(ep, ec);
+  if (!ec) im.acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return Status::IoError("cannot listen on " + where + ": " + ec.message());
+  return Status::Ok();
+}
+
+uint16_t Transport::port() const { return impl_->acceptor.local_endpoint().port(); }
+
+void Transport::RequestStop() {
+  asio::post(impl_->ioc, [im = impl_.get()] { im->BeginDrain(); });
+}
+
+Status Transport::Run() {
+  auto& im = *impl_;
+  im.signals.async_wait([&im](const beast::error_code& ec, int sig) {
+    if (ec) return;
+    spdlog::info("signal {}: draining (grace {} ms)", sig, im.opt.shutdown_grace_ms);
+    im.BeginDrain();
+  });
+  asio::co_spawn(im.ioc, im.AcceptLoop(), asio::detached);
+  std::vector<std::thread> threads;
+  for (int i = 1; i < im.opt.io_threads; ++i) threads.emplace_back([&im] { im.ioc.run(); });
+  im.ioc.run();
+  for (auto& t : threads) t.join();
+  im.pool.join();
+  return Status::Ok();
+}
+
+awaitable<void> Transport::Impl::AcceptLoop() {
+  for (;;) {
+    auto [ec, sock] = co_await acceptor.async_accept(asio::make_strand(ioc), kNoThrow);
+    if (ec) {
+      if (!acceptor.is_open() || ec == asio::error::operation_aborted) co_return;
+      // EMFILE and friends: back off instead of spinning.
+      spdlog::warn("accept: {}", ec.message());
+      asio::steady_timer t(ioc, milliseconds(50));
+      co_await t.async_wait(kNoThrow);
+      continue;
+    }
+    beast::error_code ignored;
+    sock.set_option(tcp::no_delay(true), ignored);
+    if (static_cast<uint64_t>(metrics.open_connections()) >= opt.max_connections) {
+      auto ex = sock.get_executor();
+      asio::co_spawn(ex, RefuseBusy(std::move(sock)), asio::detached);
+      continue;
+    }
+    auto c = std::make_shared<Conn>(std::move(sock), 0);
+    {
+      std::lock_guard lock(conns_mu);
+      c->id = ++next_conn_id;
+      conns[c->id] = c;
+    }
+    metrics.ConnectionOpened();
+    asio::co_spawn(c->stream.get_executor(), Session(c), [this, c](std::exception_ptr e) {
+      if (e) {
+        try {
+          std::rethrow_exception(e);
+        } catch (const std::exception& ex) {
+          spdlog::error("connection {}: {}", c->id, ex.what());
+        }
+      }
+      beast::error_code ignored2;
+      c->stream.socket().close(ignored2);
+      {
+        std::lock_guard lock(conns_mu);
+        conns.erase(c->id);
+      }
+      metrics.ConnectionClosed();
+    });
+  }
+}
+
+awaitable<void> Transport::Impl::RefuseBusy(tcp::socket sock) {
+  static constexpr std::string_view kBusy =
+      "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\n"
+      "Content-Type: application/json\r\nContent-Length: 63\r\n\r\n"
+      "{\"error\":\"resource_exhausted\",\"message\":\"too many connections\"}";
+  beast::tcp_stream s(std::move(sock));
+  s.expires_after(milliseconds(1000));
+  co_await asio::async_write(s, asio::buffer(kBusy.data(), kBusy.size()), kNoThrow);
+  beast::error_code ec;
+  s.socket().shutdown(tcp::socket::shutdown_both, ec);
+}
+
+awaitable<void> Transport::Impl::Session(std::shared_ptr<Conn> c) {
+  beast::flat_buffer buf;
+  beast::error_code rec;
+  auto rep = c->stream.socket().remote_endpoint(rec);
+  std::string remote = rec ? "?" : fmt::format("{}:{}", rep.address().to_string(), rep.port());
+  bool first = true;
+  for (;;) {
+    if (buf.size() == 0) {
+      // Between requests: wait for the first byte under the idle timeout.
+      // A drain cancels this wait (BeginDrain), never an exchange.
+      c->idle = true;
+      if (draining) break;
+      c->stream.expires_after(milliseconds(first ? opt.header_timeout_ms : opt.idle_timeout_ms));
+      auto [ec, n] = co_await c->stream.async_read_some(buf.prepare(4096), kNoThrow);
+      if (ec) break;
+      buf.commit(n);
+    }
+    c->idle = false;
+    first = false;
+    if (!co_await Exchange(*c, buf, remote)) break;
+    if (draining) break;
+  }
+  beast::error_code ec;
+  c->stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+}
+
+awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
+                                          const std::string& remote) {
+  const int64_t t0 = MonotonicNanos();
+  bhttp::request_parser<bhttp::empty_body> hp;
+  hp.header_limit(static_cast<std::uint32_t>(opt.max_header_bytes));
+  hp.body_limit(boost::none);  // body limits are per route, applied below
+  c.stream.expires_after(milliseconds(opt.header_timeout_ms));
+  auto [hec, hn] = co_await bhttp::async_read_header(c.stream, buf, hp, kNoThrow);
+
+  http::Request req;
+  req.remote = remote;
+  http::Response res;
+  unsigned version = 11;
+  bool keep = false;
+  bool body_done = false;
+  bool blocking = false;
+  uint64_t bytes_in = 0, bytes_out = 0;
+  std::unique_ptr<http::BodySink> sink;
+
+  if (hec) {
+    // A closed or timed-out connection gets no answer: the stream is gone.
+    if (hec == bhttp::error::end_of_stream || hec == beast::error::timeout ||
+        hec == asio::error::operation_aborted || hec == asio::error::connection_reset ||
+        hec == asio::error::eof) {
+      co_return false;
+    }
+    req.method = "-";
+    req.request_id = NewRequestId(std::nullopt);
+    res = hec == bhttp::error::header_limit
+              ? http::ErrorResponse(431, Code::kTooLarge, "request header fields too large")
+              : http::ErrorResponse(400, Code::kInvalidArgument,
+                                    "malformed HTTP request: " + hec.message());
+  } else {
+    const auto& h = hp.get();
+    version = h.version();
+    keep = hp.keep_alive();
+    req.method = std::string(h.method_string());
+    req.target = std::string(h.target());
+    for (const auto& f : h) req.headers.Add(std::string(f.name_string()), std::string(f.value()));
+    if (auto cl = hp.content_length()) req.content_length = *cl;
+    req.chunked = hp.chunked();
+    req.request_id = NewRequestId(req.headers.Get("X-Request-Id"));
+    body_done = !req.HasBody();
+
+    auto target = http::ParseTarget(req.target);
+    const http::Endpoint* ep = nullptr;
+    if (!target.ok()) {
+      res = http::ErrorResponse(target.status());
+    } else {
+      req.segments = std::move(target->segments);
+      req.trailing_slash = target->trailing_slash;
+      req.query = std::move(target->query);
+      req.path = http::JoinPath(req.segments);
+      http::RouteMatch m = router.Resolve(req.method, req.segments);
+      req.route = m.pattern;
+      if (!m.endpoint) {
+        res = std::move(m.response);
+      } else {
+        ep = m.endpoint;
+        req.params = std::move(m.params);
+        blocking = ep->options.blocking;
+      }
+    }
+
+    std::optional<http::Response> early;
+    if (ep && router.guard()) early = router.guard()(req);
+    if (ep && !early) {
+      const auto& o = ep->options;
+      uint64_t limit = o.body == http::BodyPolicy::kBuffered
+                           ? (o.max_body ? o.max_body : opt.default_body_limit)
+                           : o.max_body;
+      if (req.HasBody() && o.body == http::BodyPolicy::kNone) {
+        early = http::ErrorResponse(413, Code::kTooLarge, "this resource takes no request body");
+      } else if (limit && req.content_length && *req.content_length > limit) {
+        early = http::ErrorResponse(
+            413, Code::kTooLarge,
+            fmt::format("request body of {} bytes exceeds the limit of {} bytes",
+                        *req.content_length, limit));
+      } else if (o.body == http::BodyPolicy::kStream) {
+        Result<std::unique_ptr<http::BodySink>> opened = Status::Internal("sink not opened");
+        co_await Call(blocking, [&] { opened = ep->open_sink(req); });
+        if (!opened.ok()) {
+          early = http::ErrorResponse(opened.status());
+        } else {
+          sink = std::move(opened).value();
+        }
+      }
+      if (!early && req.HasBody()) {
+        // RFC 9110 §10.1.1: answer "100 Continue" only once the request is
+        // known to be acceptable, so a client never sends a body in vain.
+        if (auto ex = req.headers.Get("Expect"); ex && IEquals(Trim(*ex), "100-continue") &&
+                                                 version >= 11) {
+          static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+          c.stream.expires_after(milliseconds(opt.write_timeout_ms));
+          auto [wec, wn] =
+              co_await asio::async_write(c.stream, asio::buffer(kContinue.data(), kContinue.size()), kNoThrow);
+          if (wec) co_return false;
+        }
+        std::function<Status(const char*, size_t)> consume;
+        if (sink) {
+          consume = [&](const char* d, size_t n) { return sink->Write(d, n); };
+        } else {
+          consume = [&](const char* d, size_t n) {
+            req.body.append(d, n);
+            return Status::Ok();
+          };
+        }
+        Status st = co_await ReadBody(c, buf, hp, limit, blocking && sink != nullptr, consume, bytes_in);
+        if (st.ok()) {
+          body_done = true;
+          if (sink) co_await Call(blocking, [&] { st = sink->Finish(); });
+        } else if (st.code() == Code::kAborted || st.code() == Code::kTimeout) {
+          // The client went away or stalled: nobody to answer.
+          if (sink) co_await Call(blocking, [&] { sink->Abort(); });
+          spdlog::info("{} {} {} body incomplete: {} id={}", remote, req.method, req.target,
+                       st.message(), req.request_id);
+          co_return false;
+        } else if (sink) {
+          co_await Call(blocking, [&] { sink->Abort(); });
+        }
+        if (!st.ok()) early = http::ErrorResponse(st);
+        req.sink = sink.get();
+      }
+    }
+    if (early) {
+      res = std::move(*early);
+    } else if (ep) {
+      try {
+        co_await Call(blocking, [&] { res = ep->handler(req); });
+      } catch (const std::exception& e) {
+        spdlog::error("{} {} {}: handler threw: {} id={}", remote, req.method, req.target,
+                      e.what(), req.request_id);
+        res = http::ErrorResponse(Status::Internal(e.what()));
+      }
+    }
+  }
+
+  if (!body_done || draining) keep = false;
+  if (res.close) keep = false;
+  bool ok = co_await WriteResponse(c, req, res, version, keep, blocking, bytes_out);
+  const int64_t dt = MonotonicNanos() - t0;
+  metrics.RecordRequest(req.route.empty() ? "unmatched" : req.route, req.method, res.status, dt,
+                        bytes_in, bytes_out);
+  if (opt.access_log) {
+    spdlog::info("{} \"{} {}\" {} in={} out={} {:.3f}ms id={}", remote, req.method, req.target,
+                 res.status, bytes_in, bytes_out, static_cast<double>(dt) / 1e6, req.request_id);
+  }
+  if (ok && !body_done) co_await LingeringClose(c, buf);
+  co_return ok && keep;
+}
+
+awaitable<Status> Transport::Impl::ReadBody(Conn& c, beast::flat_buffer& buf,
+                                            bhttp::request_parser<bhttp::empty_body>& hp,
+                                            uint64_t limit, bool blocking,
+                                            const std::function<Status(const char*, size_t)>& sink,
+                                            uint64_t& bytes_in) {
+  bhttp::request_parser<bhttp::buffer_body> p{std::move(hp)};
+  p.body_limit(boost::none);
+  std::unique_ptr<char[]> chunk(new char[kBodyChunk]);
+  while (!p.is_done()) {
+    p.get().body().data = chunk.get();
+    p.get().body().size = kBodyChunk;
+    c.stream.expires_after(milliseconds(opt.read_timeout_ms));
+    auto [ec, n] = co_await bhttp::async_read(c.stream, buf, p, kNoThrow);
+    if (ec == bhttp::error::need_buffer) ec = {};
+    if (ec == beast::error::timeout) co_return Status::Timeout("request body stalled");
+    if (ec == bhttp::error::partial_message || ec == bhttp::error::end_of_stream ||
+        ec == asio::error::eof || ec == asio::error::connection_reset ||
+        ec == asio::error::operation_aborted) {
+      co_return Status::Aborted("client closed the connection mid-body");
+    }
+    if (ec) co_return Status::InvalidArgument("malformed request body: " + ec.message());
+    size_t got = kBodyChunk - p.get().body().size;
+    bytes_in += got;
+    if (limit && bytes_in > limit) {
+      co_return Status::TooLarge(fmt::format("request body exceeds the limit of {} bytes", limit));
+    }
+    if (got == 0) continue;
+    Status st;
+    co_await Call(blocking, [&] { st = sink(chunk.get(), got); });
+    if (!st.ok()) co_return st;
+  }
+  co_return Status::Ok();
+}
+
+namespace {
+
+template <class Body>
+void FillHeaders(bhttp::response<Body>& r, const http::Request& req, const http::Response& res,
+                 unsigned version, bool keep) {
+  r.version(version);
+  r.result(static_cast<unsigned>(res.status));
+  for (const auto& [k, v] : res.headers.fields()) {
+    if (!TransportOwned(k)) r.insert(k, v);
+  }
+  r.set(bhttp::field::server, "nubo");
+  r.set(bhttp::field::date, CachedDate());
+  r.set("X-Request-Id", req.request_id);
+  r.keep_alive(keep);
+}
+
+}  // namespace
+
+awaitable<bool> Transport::Impl::WriteResponse(Conn& c, http::Request& req, http::Response& res,
+                                               unsigned version, bool keep, bool blocking,
+                                               uint64_t& bytes_out) {
+  const bool head = req.method == "HEAD";
+  const bool no_body = res.status == 204 || res.status == 304 || res.status < 200;
+  c.stream.expires_after(milliseconds(opt.write_timeout_ms));
+  if (head || no_body) {
+    bhttp::response<bhttp::empty_body> r;
+    FillHeaders(r, req, res, version, keep);
+    if (head && !no_body) {
+      // HEAD carries the Content-Length GET would send (RFC 9110 §9.3.2).
+      std::optional<uint64_t> size = res.source ? res.source->Size() : res.body.size();
+      if (size) r.set(bhttp::field::content_length, std::to_string(*size));
+    }
+    auto [ec, n] = co_await bhttp::async_write(c.stream, r, kNoThrow);
+    co_return !ec;
+  }
+  if (!res.source) {
+    bhttp::response<bhttp::string_body> r;
+    FillHeaders(r, req, res, version, keep);
+    r.body() = std::move(res.body);
+    r.prepare_payload();
+    bytes_out = r.body().size();
+    auto [ec, n] = co_await bhttp::async_write(c.stream, r, kNoThrow);
+    co_return !ec;
+  }
+
+  bhttp::response<bhttp::buffer_body> r;
+  std::optional<uint64_t> size = res.source->Size();
+  if (!size && version < 11) keep = false;  // HTTP/1.0: the close ends the body
+  FillHeaders(r, req, res, version, keep);
+  if (size) {
+    r.content_length(*size);
+  } else if (version >= 11) {
+    r.chunked(true);
+  }
+  r.body().data = nullptr;
+  r.body().more = true;
+  bhttp::response_serializer<bhttp::buffer_body> sr{r};
+  auto [hec, hn] = co_await bhttp::async_write_header(c.stream, sr, kNoThrow);
+  if (hec) co_return false;
+  std::unique_ptr<char[]> chunk(new char[kBodyChunk]);
+  for (;;) {
+    Result<size_t> got = Status::Internal("source not read");
+    co_await Call(blocking, [&] { got = res.source->Read(chunk.get(), kBodyChunk); });
+    if (!got.ok()) {
+      // Headers are gone already: abort so the client sees truncation.
+      spdlog::error("response body failed mid-stream: {} id={}", got.status().ToString(),
+                    req.request_id);
+      co_return false;
+    }
+    size_t n = *got;
+    r.body().data = n ? chunk.get() : nullptr;
+    r.body().size = n;
+    r.body().more = n != 0;
+    c.stream.expires_after(milliseconds(opt.write_timeout_ms));
+    auto [ec, wn] = co_await bhttp::async_write(c.stream, sr, kNoThrow);
+    if (ec == bhttp::error::need_buffer) ec = {};
+    if (ec) co_return false;
+    bytes_out += n;
+    if (n == 0) break;
+  }
+  co_return true;
+}
+
+awaitable<void> Transport::Impl::LingeringClose(Conn& c, beast::flat_buffer& buf) {
+  beast::error_code ec;
+  c.stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  c.stream.expires_after(milliseconds(kLingerMs));
+  uint64_t drained = 0;
+  std::vector<char> sink(64 << 10);
+  while (drained < kLingerBytes) {
+    auto [rec, n] = co_await c.stream.async_read_some(asio::buffer(sink), kNoThrow);
+    if (rec) break;
+    drained += n;
+  }
+  buf.consume(buf.size());
+}
+
+void Transport::Impl::BeginDrain() {
+  if (draining.exchange(true)) return;
+  beast::error_code ec;
+  acceptor.close(ec);
+  signals.cancel(ec);
+  std::vector<std::shared_ptr<Conn>> live;
+  {
+    std::lock_guard lock(conns_mu);
+    for (auto& [id, w] : conns) {
+      if (auto c = w.lock()) live.push_back(std::move(c));
+    }
+  }
+  for (auto& c : live) {
+    asio::post(c->stream.get_executor(), [c] {
+      if (c->idle) c->stream.cancel();
+    });
+  }
+  asio::co_spawn(ioc, DrainWatch(), asio::detached);
+}
+
+awaitable<void> Transport::Impl::DrainWatch() {
+  const int64_t deadline = MonotonicNanos() + static_cast<int64_t>(opt.shutdown_grace_ms) * 1'000'000;
+  asio::steady_timer t(ioc);
+  while (metrics.open_connections() > 0 && MonotonicNanos() < deadline) {
+    t.expires_after(milliseconds(10));
+    co_await t.async_wait(kNoThrow);
+  }
+  if (metrics.open_connections() > 0) {
+    spdlog::warn("shutdown grace over: closing {} connection(s) with requests in flight",
+                 metrics.open_connections());
+  }
+  spdlog::info("stopped");
+  ioc.stop();
+}
+
+}  // namespace nubo::server

@@ -1,0 +1,152 @@
+#include "util/strings.h"
+
+#include <limits>
+
+namespace nubo {
+
+char AsciiLower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+
+std::string AsciiLowerCopy(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = AsciiLower(c);
+  return out;
+}
+
+bool IEquals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (AsciiLower(a[i]) != AsciiLower(b[i])) return false;
+  }
+  return true;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> Split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  for (;;) {
+    size_t pos = s.find(sep, start);
+    if (pos == std::string_view::npos) {
+      out.push_back(s.substr(start));
+      return out;
+    }
+    out.push_back(s.substr(start, pos - start));
+    start = pos + 1;
+  }
+}
+
+std::optional<uint64_t> ParseUint64(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    uint64_t d = static_cast<uint64_t>(c - '0');
+    if (v > (std::numeric_limits<uint64_t>::max() - d) / 10) return std::nullopt;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+namespace {
+// Splits "123abc" into its digit prefix value and lower-cased suffix.
+std::optional<std::pair<uint64_t, std::string>> NumberAndUnit(std::string_view s) {
+  s = Trim(s);
+  size_t i = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+  auto n = ParseUint64(s.substr(0, i));
+  if (!n) return std::nullopt;
+  return std::make_pair(*n, AsciiLowerCopy(Trim(s.substr(i))));
+}
+
+std::optional<uint64_t> CheckedMul(uint64_t a, uint64_t b) {
+  if (b != 0 && a > std::numeric_limits<uint64_t>::max() / b) return std::nullopt;
+  return a * b;
+}
+}  // namespace
+
+std::optional<uint64_t> ParseByteSize(std::string_view s) {
+  auto nu = NumberAndUnit(s);
+  if (!nu) return std::nullopt;
+  const auto& [n, unit] = *nu;
+  uint64_t mul;
+  if (unit.empty() || unit == "b") {
+    mul = 1;
+  } else if (unit == "k" || unit == "kb" || unit == "kib") {
+    mul = 1ull << 10;
+  } else if (unit == "m" || unit == "mb" || unit == "mib") {
+    mul = 1ull << 20;
+  } else if (unit == "g" || unit == "gb" || unit == "gib") {
+    mul = 1ull << 30;
+  } else if (unit == "t" || unit == "tb" || unit == "tib") {
+    mul = 1ull << 40;
+  } else {
+    return std::nullopt;
+  }
+  return CheckedMul(n, mul);
+}
+
+std::optional<uint64_t> ParseDurationMs(std::string_view s) {
+  auto nu = NumberAndUnit(s);
+  if (!nu) return std::nullopt;
+  const auto& [n, unit] = *nu;
+  if (unit == "ms") return n;
+  if (unit.empty() || unit == "s") return CheckedMul(n, 1000);
+  if (unit == "m" || unit == "min") return CheckedMul(n, 60'000);
+  if (unit == "h") return CheckedMul(n, 3'600'000);
+  return std::nullopt;
+}
+
+std::optional<bool> ParseBool(std::string_view s) {
+  std::string v = AsciiLowerCopy(Trim(s));
+  if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
+  if (v == "0" || v == "false" || v == "no" || v == "off") return false;
+  return std::nullopt;
+}
+
+void AppendJsonEscaped(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (c < 0x20) {
+          out += "\\u00";
+          out += kHex[c >> 4];
+          out += kHex[c & 0xf];
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+}
+
+std::string JsonQuote(std::string_view s) {
+  std::string out = "\"";
+  AppendJsonEscaped(out, s);
+  out += '"';
+  return out;
+}
+
+std::string HexEncode(const void* data, size_t len) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::string out(len * 2, '0');
+  for (size_t i = 0; i < len; ++i) {
+    out[2 * i] = kHex[p[i] >> 4];
+    out[2 * i + 1] = kHex[p[i] & 0xf];
+  }
+  return out;
+}
+
+}  // namespace nubo

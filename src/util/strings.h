@@ -1,0 +1,33 @@
+// Small string helpers shared by every layer. Pure functions, thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nubo {
+
+char AsciiLower(char c);
+std::string AsciiLowerCopy(std::string_view s);
+bool IEquals(std::string_view a, std::string_view b);  // ASCII case-insensitive
+std::string_view Trim(std::string_view s);              // spaces and tabs (HTTP OWS)
+// Splits on `sep`, keeping empty pieces.
+std::vector<std::string_view> Split(std::string_view s, char sep);
+
+// Strict decimal parse: digits only, no sign, no overflow. nullopt otherwise.
+std::optional<uint64_t> ParseUint64(std::string_view s);
+// "64MiB", "4G", "1024", "512k" → bytes (binary multiples). nullopt if malformed.
+std::optional<uint64_t> ParseByteSize(std::string_view s);
+// "30s", "500ms", "2m", "1h" or plain seconds → milliseconds. nullopt if malformed.
+std::optional<uint64_t> ParseDurationMs(std::string_view s);
+std::optional<bool> ParseBool(std::string_view s);  // true/false/1/0/yes/no/on/off
+
+// Appends `s` as the inside of a JSON string literal (quotes not included).
+void AppendJsonEscaped(std::string& out, std::string_view s);
+std::string JsonQuote(std::string_view s);  // "\"...\""
+
+std::string HexEncode(const void* data, size_t len);
+
+}  // namespace nubo

@@ -1,0 +1,62 @@
+#include "util/strings.h"
+
+#include <gtest/gtest.h>
+
+namespace nubo {
+namespace {
+
+TEST(Strings, ParseUint64) {
+  EXPECT_EQ(ParseUint64("0"), 0u);
+  EXPECT_EQ(ParseUint64("18446744073709551615"), UINT64_MAX);
+  EXPECT_EQ(ParseUint64("18446744073709551616"), std::nullopt);
+  EXPECT_EQ(ParseUint64(""), std::nullopt);
+  EXPECT_EQ(ParseUint64("-1"), std::nullopt);
+  EXPECT_EQ(ParseUint64("12a"), std::nullopt);
+  EXPECT_EQ(ParseUint64(" 1"), std::nullopt);
+}
+
+TEST(Strings, ParseByteSize) {
+  EXPECT_EQ(ParseByteSize("1024"), 1024u);
+  EXPECT_EQ(ParseByteSize("64KiB"), 64u << 10);
+  EXPECT_EQ(ParseByteSize("1MiB"), 1u << 20);
+  EXPECT_EQ(ParseByteSize("4G"), 4ull << 30);
+  EXPECT_EQ(ParseByteSize("16 kb"), 16u << 10);
+  EXPECT_EQ(ParseByteSize("1x"), std::nullopt);
+  EXPECT_EQ(ParseByteSize("MiB"), std::nullopt);
+  EXPECT_EQ(ParseByteSize("99999999999999T"), std::nullopt);  // overflow
+}
+
+TEST(Strings, ParseDuration) {
+  EXPECT_EQ(ParseDurationMs("500ms"), 500u);
+  EXPECT_EQ(ParseDurationMs("30s"), 30000u);
+  EXPECT_EQ(ParseDurationMs("30"), 30000u);
+  EXPECT_EQ(ParseDurationMs("2m"), 120000u);
+  EXPECT_EQ(ParseDurationMs("1h"), 3600000u);
+  EXPECT_EQ(ParseDurationMs("1d"), std::nullopt);
+  EXPECT_EQ(ParseDurationMs("fast"), std::nullopt);
+}
+
+TEST(Strings, ParseBool) {
+  EXPECT_EQ(ParseBool("TRUE"), true);
+  EXPECT_EQ(ParseBool("off"), false);
+  EXPECT_EQ(ParseBool("maybe"), std::nullopt);
+}
+
+TEST(Strings, CaseAndTrim) {
+  EXPECT_TRUE(IEquals("Content-Length", "content-length"));
+  EXPECT_FALSE(IEquals("Content-Length", "content-lengt"));
+  EXPECT_EQ(Trim(" \t a b \t"), "a b");
+  auto parts = Split("a,,b", ',');
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[1], "");
+}
+
+TEST(Strings, JsonEscape) {
+  EXPECT_EQ(JsonQuote("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\n\\u0001\"");
+  EXPECT_EQ(JsonQuote("h\xc3\xa9"), "\"h\xc3\xa9\"");  // UTF-8 passes through
+}
+
+TEST(Strings, Hex) { EXPECT_EQ(HexEncode("\x00\xff\x10", 3), "00ff10"); }
+
+}  // namespace
+}  // namespace nubo

@@ -1,0 +1,21 @@
+// Clocks and HTTP-date (RFC 9110 §5.6.7) formatting/parsing. Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <ctime>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace nubo {
+
+int64_t UnixMillis();      // wall clock
+int64_t MonotonicNanos();  // for durations only
+
+// IMF-fixdate, e.g. "Sun, 06 Nov 1994 08:49:37 GMT".
+std::string FormatHttpDate(std::time_t t);
+// Accepts IMF-fixdate and the two obsolete forms (RFC 850, asctime) as
+// RFC 9110 §5.6.7 requires of recipients. nullopt when malformed.
+std::optional<std::time_t> ParseHttpDate(std::string_view s);
+
+}  // namespace nubo
