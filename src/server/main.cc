@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "server/config.h"
+#include "server/log.h"
 #include "server/serve.h"
 
 namespace {

@@ -42,19 +42,24 @@ void Metrics::RecordRequest(std::string_view route, std::string_view method, int
                             int64_t duration_ns, uint64_t bytes_in, uint64_t bytes_out) {
   double secs = static_cast<double>(duration_ns) / 1e9;
   const auto& b = Buckets();
+  size_t bucket = 0;
+  while (bucket < b.size() && secs > b[bucket]) ++bucket;
   std::lock_guard lock(mu_);
-  auto& s = requests_[{std::string(route), std::string(method), status}];
+  auto key = std::make_tuple(route, method, status);
+  auto it = requests_.find(key);
+  if (it == requests_.end()) {
+    it = requests_.emplace(std::make_tuple(std::string(route), std::string(method), status), Series{})
+             .first;
+  }
+  Series& s = it->second;
   s.count++;
   s.bytes_in += bytes_in;
   s.bytes_out += bytes_out;
-  auto& h = latency_[std::string(route)];
-  if (h.buckets.empty()) h.buckets.assign(b.size(), 0);
-  for (size_t i = 0; i < b.size(); ++i) {
-    if (secs <= b[i]) {
-      h.buckets[i]++;
-      break;
-    }
-  }
+  auto hit = latency_.find(route);
+  if (hit == latency_.end()) hit = latency_.emplace(std::string(route), Histogram{}).first;
+  Histogram& h = hit->second;
+  if (h.buckets.empty()) h.buckets.assign(b.size() + 1, 0);  // last: above every bound
+  h.buckets[bucket]++;
   h.count++;
   h.sum += secs;
 }

@@ -44,8 +44,10 @@ class Metrics {
   };
 
   mutable std::mutex mu_;
-  std::map<std::tuple<std::string, std::string, int>, Series> requests_;  // route, method, status
-  std::map<std::string, Histogram> latency_;                              // by route
+  // Transparent comparators: lookups take string_views and allocate only
+  // when a series is first seen.
+  std::map<std::tuple<std::string, std::string, int>, Series, std::less<>> requests_;
+  std::map<std::string, Histogram, std::less<>> latency_;  // by route
   std::atomic<int64_t> open_connections_{0};
 };
 

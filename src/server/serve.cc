@@ -1,13 +1,14 @@
 #include "server/serve.h"
 
-#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
 #include "http/router.h"
+#include "server/log.h"
 #include "server/metrics.h"
 #include "server/ops_routes.h"
 #include "server/test_routes.h"
@@ -17,14 +18,6 @@
 namespace nubo::server {
 
 namespace fs = std::filesystem;
-
-void InitLogging(const std::string& level) {
-  auto logger = spdlog::stderr_logger_mt("nubo");
-  spdlog::set_default_logger(logger);
-  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %L %v");
-  spdlog::set_level(spdlog::level::from_str(level));
-  spdlog::flush_on(spdlog::level::info);
-}
 
 namespace {
 
@@ -51,6 +44,7 @@ int RunServe(const Config& cfg) {
 
   if (Status st = PrepareDataDir(cfg.data_dir); !st.ok()) {
     spdlog::critical("cannot prepare data directory: {}", st.ToString());
+    FlushLogs();
     return 1;
   }
 
@@ -81,16 +75,25 @@ int RunServe(const Config& cfg) {
   Transport transport(t, router, metrics);
   if (Status st = transport.Bind(); !st.ok()) {
     spdlog::critical("{}", st.message());
+    FlushLogs();
     return 1;
   }
   bool v6 = cfg.listen_host.find(':') != std::string::npos;
   spdlog::info("listening on http://{}{}{}:{}", v6 ? "[" : "", cfg.listen_host, v6 ? "]" : "",
                transport.port());
+  FlushLogs();
   Status st = transport.Run();
+  if (st.code() == Code::kAborted) {
+    spdlog::warn("{}: exiting now", st.message());
+    spdlog::shutdown();
+    std::_Exit(0);
+  }
   if (!st.ok()) {
     spdlog::critical("server stopped: {}", st.ToString());
+    FlushLogs();
     return 1;
   }
+  FlushLogs();
   return 0;
 }
 

@@ -6,9 +6,6 @@
 
 namespace nubo::server {
 
-// Sets up logging (stderr) at the configured level.
-void InitLogging(const std::string& level);
-
 // Serves until SIGTERM/SIGINT. Returns the process exit code: 0 after a
 // clean drain, 1 when start-up fails (the reason is logged).
 int RunServe(const Config& config);

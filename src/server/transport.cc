@@ -102,6 +102,7 @@ struct Transport::Impl {
   std::string id_prefix;
   std::atomic<uint64_t> request_seq{0};
   std::atomic<bool> draining{false};
+  std::atomic<bool> forced{false};  // the grace period ran out with requests in flight
   std::mutex conns_mu;
   std::unordered_map<uint64_t, std::weak_ptr<Conn>> conns;
   uint64_t next_conn_id = 0;
@@ -181,6 +182,11 @@ Status Transport::Run() {
   for (int i = 1; i < im.opt.io_threads; ++i) threads.emplace_back([&im] { im.ioc.run(); });
   im.ioc.run();
   for (auto& t : threads) t.join();
+  if (im.forced) {
+    // Blocking work may still be running on the pool; waiting for it would
+    // break the grace promise, so the caller exits without joining.
+    return Status::Aborted("shutdown grace expired with requests in flight");
+  }
   im.pool.join();
   return Status::Ok();
 }
@@ -577,6 +583,7 @@ awaitable<void> Transport::Impl::DrainWatch() {
     co_await t.async_wait(kNoThrow);
   }
   if (metrics.open_connections() > 0) {
+    forced = true;
     spdlog::warn("shutdown grace over: closing {} connection(s) with requests in flight",
                  metrics.open_connections());
   }

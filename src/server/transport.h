@@ -54,7 +54,9 @@ class Transport {
 
   // Serves until SIGTERM/SIGINT or RequestStop, then drains: stops
   // accepting, closes idle connections, lets in-flight requests finish for
-  // up to shutdown_grace_ms, and returns OK.
+  // up to shutdown_grace_ms, and returns OK. Aborted when the grace period
+  // ran out: blocking work may still be running, so the caller must end the
+  // process (std::_Exit) rather than destroy the Transport.
   Status Run();
   void RequestStop();
 

@@ -1,0 +1,227 @@
+"""Timeouts, connection limits, graceful shutdown and start-up errors."""
+import json
+import os
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+
+from harness import NUBO_BIN, Reader, Server, exchange, request
+
+
+class TimeoutTest(unittest.TestCase):
+    def setUp(self):
+        self.srv = Server(env={"NUBO_HTTP_HEADER_TIMEOUT": "1s", "NUBO_HTTP_IDLE_TIMEOUT": "1s",
+                               "NUBO_HTTP_READ_TIMEOUT": "1s"})
+
+    def tearDown(self):
+        self.assertEqual(self.srv.terminate(), 0)
+        self.srv.close()
+
+    def test_slowloris_headers_are_cut_off(self):
+        # One header byte every 200 ms keeps the socket busy but never
+        # finishes the head: the header deadline must close it anyway.
+        with self.srv.connect() as s:
+            s.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+            start = time.time()
+            closed = False
+            try:
+                for _ in range(50):  # would take 10 s
+                    s.sendall(b"X-Drip: y\r\n"[:1])
+                    time.sleep(0.2)
+                    s.settimeout(0.01)
+                    try:
+                        if s.recv(1) == b"":
+                            closed = True
+                            break
+                    except socket.timeout:
+                        pass
+            except (BrokenPipeError, ConnectionResetError):
+                closed = True
+            elapsed = time.time() - start
+            self.assertTrue(closed, "server kept a dripping connection open")
+            self.assertLess(elapsed, 4)
+
+    def test_idle_keep_alive_connection_is_closed(self):
+        with self.srv.connect() as s:
+            s.sendall(request("GET", "/health"))
+            r = Reader(s)
+            self.assertEqual(r.response()[0], 200)
+            start = time.time()
+            self.assertTrue(r.closed_by_peer(timeout=5))
+            self.assertLess(time.time() - start, 3)
+
+    def test_stalled_body_is_abandoned(self):
+        with self.srv.connect() as s:
+            s.sendall(request("PUT", "/_test/sink", {"Content-Length": "1000"}) + b"x" * 10)
+            start = time.time()
+            self.assertTrue(Reader(s).closed_by_peer(timeout=5))
+            self.assertLess(time.time() - start, 3)
+        # The server is still healthy afterwards.
+        self.assertEqual(exchange(self.srv, "GET", "/health")[0], 200)
+
+
+class ConnectionLimitTest(unittest.TestCase):
+    def test_connections_beyond_the_limit_get_503(self):
+        srv = Server(env={"NUBO_MAX_CONNECTIONS": "2"})
+        try:
+            a, b = srv.connect(), srv.connect()
+            for s in (a, b):  # make sure both are accepted and counted
+                s.sendall(request("GET", "/health"))
+                self.assertEqual(Reader(s).response()[0], 200)
+            with srv.connect() as c:
+                c.sendall(request("GET", "/health"))
+                status, headers, body = Reader(c).response()
+                self.assertEqual(status, 503)
+                self.assertEqual(json.loads(body)["error"], "resource_exhausted")
+            a.close()
+            b.close()
+            deadline = time.time() + 5
+            while time.time() < deadline:  # slots free up again
+                if exchange(srv, "GET", "/health")[0] == 200:
+                    break
+                time.sleep(0.05)
+            else:
+                self.fail("connection slots were never released")
+            self.assertEqual(srv.terminate(), 0)
+        finally:
+            srv.close()
+
+
+class ShutdownTest(unittest.TestCase):
+    def test_sigterm_lets_the_inflight_request_finish(self):
+        srv = Server()
+        try:
+            result = {}
+
+            def slow():
+                with srv.connect(timeout=20) as s:
+                    s.sendall(request("GET", "/_test/sleep?ms=1500"))
+                    result["response"] = Reader(s).response()
+
+            t = threading.Thread(target=slow)
+            t.start()
+            time.sleep(0.4)
+            start = time.time()
+            code = srv.terminate(timeout=20)
+            t.join(10)
+            self.assertEqual(code, 0)
+            status, headers, body = result["response"]
+            self.assertEqual(status, 200)
+            self.assertEqual(json.loads(body), {"slept_ms": 1500})
+            self.assertEqual(headers.get("connection", "").lower(), "close")
+            self.assertGreater(time.time() - start, 0.8)  # it did wait for the request
+            with self.assertRaises(OSError):
+                socket.create_connection(("127.0.0.1", srv.port), timeout=1).close()
+        finally:
+            srv.close()
+
+    def test_idle_connections_do_not_delay_shutdown(self):
+        srv = Server()
+        try:
+            idle = srv.connect()
+            idle.sendall(request("GET", "/health"))
+            self.assertEqual(Reader(idle).response()[0], 200)
+            start = time.time()
+            self.assertEqual(srv.terminate(timeout=20), 0)
+            self.assertLess(time.time() - start, 3)  # grace is 30 s: it did not wait for it
+            idle.close()
+        finally:
+            srv.close()
+
+    def test_grace_period_bounds_the_wait(self):
+        srv = Server(env={"NUBO_SHUTDOWN_GRACE": "500ms"})
+        try:
+            s = srv.connect(timeout=20)
+            s.sendall(request("GET", "/_test/sleep?ms=5000"))
+            time.sleep(0.3)
+            start = time.time()
+            self.assertEqual(srv.terminate(timeout=20), 0)
+            self.assertLess(time.time() - start, 4)
+            s.close()
+        finally:
+            srv.close()
+
+
+def run_nubo(args, env=None, timeout=20):
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
+    full_env.update(env or {})
+    return subprocess.run([NUBO_BIN, *args], env=full_env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+class CliTest(unittest.TestCase):
+    def test_version(self):
+        p = run_nubo(["version"])
+        self.assertEqual(p.returncode, 0)
+        self.assertRegex(p.stdout, r"^nubo \d+\.\d+\.\d+")
+
+    def test_bad_environment_value_exits_2_with_a_reason(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = run_nubo(["serve", "--data", d], env={"NUBO_THREADS": "many"})
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("NUBO_THREADS='many' (env)", p.stderr)
+
+    def test_bad_listen_flag_exits_2(self):
+        p = run_nubo(["serve", "--listen", "nowhere"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("server.listen", p.stderr)
+
+    def test_config_file_errors_exit_2(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "nubo.toml")
+            with open(path, "w") as f:
+                f.write("[http]\nmax_json_body = \"lots\"\n")
+            p = run_nubo(["--config", path, "serve"])
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("http.max_json_body='lots' (file)", p.stderr)
+            with open(path, "w") as f:
+                f.write("[server\n")
+            p = run_nubo(["--config", path, "config"])
+            self.assertEqual(p.returncode, 2)
+            self.assertIn(path, p.stderr)
+
+    def test_config_prints_sources(self):
+        p = run_nubo(["--data", "/tmp/x", "config"], env={"NUBO_LISTEN": "127.0.0.1:9999"})
+        self.assertEqual(p.returncode, 0)
+        self.assertIn("server.listen = 127.0.0.1:9999 (env)", p.stdout)
+        self.assertIn("server.data_dir = /tmp/x (flag)", p.stdout)
+        self.assertIn("http.max_header_bytes = 16KiB (default)", p.stdout)
+
+    def test_serve_prints_its_configuration(self):
+        srv = Server(env={"NUBO_HTTP_IDLE_TIMEOUT": "45s"})
+        try:
+            self.assertIn("config http.idle_timeout = 45s (env)", srv.log())
+            self.assertEqual(srv.terminate(), 0)
+        finally:
+            srv.close()
+
+    def test_port_in_use_exits_1(self):
+        srv = Server()
+        try:
+            p = run_nubo(["serve", "--listen", "127.0.0.1:%d" % srv.port, "--data",
+                          os.path.join(srv.tmp.name, "other")])
+            self.assertEqual(p.returncode, 1)
+            self.assertIn("cannot listen on 127.0.0.1:%d" % srv.port, p.stderr)
+        finally:
+            srv.close()
+
+    def test_test_routes_are_off_by_default(self):
+        srv = Server(test_routes=False)
+        try:
+            self.assertEqual(exchange(srv, "GET", "/_test/source?bytes=1")[0], 404)
+            self.assertEqual(exchange(srv, "GET", "/health")[0], 200)
+        finally:
+            srv.close()
+
+    def test_unavailable_subcommands_say_so(self):
+        for sub in ("fsck", "gc", "migrate"):
+            p = run_nubo([sub])
+            self.assertEqual(p.returncode, 3, sub)
+            self.assertIn("not available", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
