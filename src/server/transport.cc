@@ -48,7 +48,7 @@ struct Conn {
   explicit Conn(tcp::socket s, uint64_t id) : stream(std::move(s)), id(id) {}
   beast::tcp_stream stream;
   uint64_t id;
-  bool idle = true;  // touched only on the connection's strand
+  bool idle = true;  // touched only on the connection's I/O thread
 };
 
 // "Sun, 06 Nov 1994 08:49:37 GMT", recomputed at most once a second per thread.
@@ -86,16 +86,28 @@ struct Transport::Impl {
       : opt(std::move(o)),
         router(r),
         metrics(m),
-        ioc(std::max(1, opt.io_threads)),
+        iocs(MakeContexts(std::max(1, opt.io_threads))),
+        ioc(*iocs[0]),
         pool(static_cast<size_t>(std::max(1, opt.blocking_threads))),
         acceptor(ioc),
         signals(ioc, SIGINT, SIGTERM),
         id_prefix(RandomHex(4)) {}
 
+  // One io_context per I/O thread: a connection lives on one thread, so
+  // its handlers need no strand and wake no other thread. Measured against
+  // one shared io_context with a strand per connection in bench/ (health).
+  static std::vector<std::unique_ptr<asio::io_context>> MakeContexts(int n) {
+    std::vector<std::unique_ptr<asio::io_context>> v;
+    for (int i = 0; i < n; ++i) v.push_back(std::make_unique<asio::io_context>(1));
+    return v;
+  }
+
   TransportOptions opt;
   const http::Router& router;
   Metrics& metrics;
-  asio::io_context ioc;
+  std::vector<std::unique_ptr<asio::io_context>> iocs;
+  asio::io_context& ioc;  // iocs[0]: accepting, signals, draining
+  size_t next_ioc = 0;    // round-robin over iocs, touched by the accept loop only
   asio::thread_pool pool;
   tcp::acceptor acceptor;
   asio::signal_set signals;
@@ -108,7 +120,7 @@ struct Transport::Impl {
   uint64_t next_conn_id = 0;
 
   // Runs `f` here, or on the blocking pool when `blocking`, and resumes on
-  // the connection's strand either way. Exceptions propagate.
+  // the connection's I/O thread either way. Exceptions propagate.
   template <typename F>
   awaitable<void> Call(bool blocking, F&& f) {
     if (!blocking) {
@@ -178,9 +190,15 @@ Status Transport::Run() {
     im.BeginDrain();
   });
   asio::co_spawn(im.ioc, im.AcceptLoop(), asio::detached);
+  // Keep the other contexts running while they have no connection yet.
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards;
+  for (size_t i = 1; i < im.iocs.size(); ++i) guards.emplace_back(im.iocs[i]->get_executor());
   std::vector<std::thread> threads;
-  for (int i = 1; i < im.opt.io_threads; ++i) threads.emplace_back([&im] { im.ioc.run(); });
+  for (size_t i = 1; i < im.iocs.size(); ++i) {
+    threads.emplace_back([&im, i] { im.iocs[i]->run(); });
+  }
   im.ioc.run();
+  for (size_t i = 1; i < im.iocs.size(); ++i) im.iocs[i]->stop();
   for (auto& t : threads) t.join();
   if (im.forced) {
     // Blocking work may still be running on the pool; waiting for it would
@@ -193,7 +211,9 @@ Status Transport::Run() {
 
 awaitable<void> Transport::Impl::AcceptLoop() {
   for (;;) {
-    auto [ec, sock] = co_await acceptor.async_accept(asio::make_strand(ioc), kNoThrow);
+    asio::io_context& target = *iocs[next_ioc];
+    next_ioc = (next_ioc + 1) % iocs.size();
+    auto [ec, sock] = co_await acceptor.async_accept(target, kNoThrow);
     if (ec) {
       if (!acceptor.is_open() || ec == asio::error::operation_aborted) co_return;
       // EMFILE and friends: back off instead of spinning.

@@ -1,6 +1,7 @@
 // The HTTP/1.1 transport: the only code that knows Boost.Beast and Asio.
 //
-// One coroutine per connection on an io_context run by N threads; requests
+// One coroutine per connection; N I/O threads each run their own io_context
+// and own the connections accepted onto it (round-robin). Requests
 // on a connection are handled one after another (pipelined requests wait in
 // the read buffer). Bodies stream between the socket and the route's
 // BodySink/BodySource in bounded pieces. Work that may block runs on a
