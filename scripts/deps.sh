@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages a target needs, skipping the network entirely
-# when every one of them is already present. Usage: scripts/deps.sh build|test|bench
+# when every one of them is already present. Usage: scripts/deps.sh build|test|bench|fuzz
 set -euo pipefail
 
 build_pkgs=(
@@ -11,6 +11,7 @@ build_pkgs=(
 )
 test_pkgs=(libgtest-dev libgmock-dev python3 curl)
 bench_pkgs=(nginx-light wrk curl)
+fuzz_pkgs=(clang-14 libclang-rt-14-dev)
 
 want=()
 for group in "$@"; do
@@ -18,7 +19,8 @@ for group in "$@"; do
     build) want+=("${build_pkgs[@]}") ;;
     test) want+=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
     bench) want+=("${build_pkgs[@]}" "${bench_pkgs[@]}") ;;
-    *) echo "deps.sh: unknown group '$group' (build|test|bench)" >&2; exit 2 ;;
+    fuzz) want+=("${build_pkgs[@]}" "${fuzz_pkgs[@]}") ;;
+    *) echo "deps.sh: unknown group '$group' (build|test|bench|fuzz)" >&2; exit 2 ;;
   esac
 done
 

@@ -39,7 +39,13 @@ Result<Target> ParseTarget(std::string_view raw) {
 }
 
 std::optional<std::string> QueryParam(std::string_view raw_query, std::string_view key) {
-  auto r = urls::parse_query(raw_query);
+  // Boost.URL 1.81's parse_query builds its result with strlen() over the
+  // view's data pointer, reading past a buffer that is not NUL-terminated
+  // (found by fuzz/fuzz_target.cc; corpus files "empty-query" and
+  // "star-unterminated"). A NUL-terminated copy keeps it inside bounds.
+  if (raw_query.empty()) return std::nullopt;
+  const std::string terminated(raw_query);
+  auto r = urls::parse_query(terminated);
   if (!r) return std::nullopt;
   for (auto p : *r) {
     // params_encoded_view yields encoded pieces; decode with '+' as space.

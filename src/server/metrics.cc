@@ -45,11 +45,9 @@ void Metrics::RecordRequest(std::string_view route, std::string_view method, int
   size_t bucket = 0;
   while (bucket < b.size() && secs > b[bucket]) ++bucket;
   std::lock_guard lock(mu_);
-  auto key = std::make_tuple(route, method, status);
-  auto it = requests_.find(key);
+  auto it = requests_.find(SeriesKeyView{route, method, status});
   if (it == requests_.end()) {
-    it = requests_.emplace(std::make_tuple(std::string(route), std::string(method), status), Series{})
-             .first;
+    it = requests_.emplace(SeriesKey{std::string(route), std::string(method), status}, Series{}).first;
   }
   Series& s = it->second;
   s.count++;
@@ -82,7 +80,7 @@ std::string Metrics::Render() const {
   add("# TYPE nubo_http_requests_total counter\n");
   for (const auto& [k, s] : requests_) {
     add(fmt::format("nubo_http_requests_total{{route=\"{}\",method=\"{}\",status=\"{}\"}} {}\n",
-                    Label(std::get<0>(k)), Label(std::get<1>(k)), std::get<2>(k), s.count));
+                    Label(k.route), Label(k.method), k.status, s.count));
   }
   uint64_t in = 0, outb = 0;
   for (const auto& [k, s] : requests_) {

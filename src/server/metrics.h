@@ -44,9 +44,25 @@ class Metrics {
   };
 
   mutable std::mutex mu_;
-  // Transparent comparators: lookups take string_views and allocate only
-  // when a series is first seen.
-  std::map<std::tuple<std::string, std::string, int>, Series, std::less<>> requests_;
+  struct SeriesKey {
+    std::string route, method;
+    int status;
+  };
+  struct SeriesKeyView {
+    std::string_view route, method;
+    int status;
+  };
+  // Transparent: lookups take string_views and allocate only when a series
+  // is first seen.
+  struct SeriesLess {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return std::make_tuple(std::string_view(a.route), std::string_view(a.method), a.status) <
+             std::make_tuple(std::string_view(b.route), std::string_view(b.method), b.status);
+    }
+  };
+  std::map<SeriesKey, Series, SeriesLess> requests_;
   std::map<std::string, Histogram, std::less<>> latency_;  // by route
   std::atomic<int64_t> open_connections_{0};
 };

@@ -243,7 +243,8 @@ class BigStreamTest(unittest.TestCase):
             self.assertEqual(json.loads(body), {"bytes": self.SIZE, "mismatch_at": -1})
             rss = srv.peak_rss_kb()
             print("peak RSS after %d bytes each way: %d KiB" % (self.SIZE, rss))
-            self.assertLess(rss, self.RSS_LIMIT_KB)
+            if not os.environ.get("NUBO_TEST_SANITIZED"):  # ASan's shadow memory is not ours
+                self.assertLess(rss, self.RSS_LIMIT_KB)
             down.close()
             up.close()
             self.assertEqual(srv.terminate(), 0)
