@@ -29,6 +29,7 @@ struct Config {
   uint64_t read_timeout_ms = 60'000;
   uint64_t write_timeout_ms = 60'000;
   uint64_t shutdown_grace_ms = 30'000;
+  uint64_t gc_grace_ms = 3'600'000;
   std::string log_level = "info";
   bool access_log = true;
   bool test_routes = false;  // test-only endpoints under /_test/

@@ -5,7 +5,9 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "server/admin.h"
 #include "server/config.h"
+#include "util/strings.h"
 #include "server/log.h"
 #include "server/serve.h"
 
@@ -39,10 +41,35 @@ int main(int argc, char** argv) {
   auto* version = app.add_subcommand("version", "print the version");
   auto* config = app.add_subcommand("config", "print the effective configuration and exit");
   auto* user = app.add_subcommand("user", "manage accounts");
-  auto* fsck = app.add_subcommand("fsck", "verify storage invariants");
-  auto* gc = app.add_subcommand("gc", "delete unreferenced chunks");
+  auto* fsck = app.add_subcommand("fsck", "verify storage invariants (exit 1 on any problem)");
+  bool repair = false;
+  fsck->add_flag("--repair", repair, "rewrite wrong reference counts (never deletes data)");
+  auto* gc = app.add_subcommand("gc", "delete chunks unreferenced for longer than the grace period");
+  std::string grace;
+  gc->add_option("--grace", grace, "override storage.gc_grace, e.g. 10m, 0s");
   auto* migrate = app.add_subcommand("migrate", "apply database migrations");
   user->allow_extras();
+
+  // Test and benchmark tooling; not part of the supported interface.
+  auto* debug = app.add_subcommand("debug", "")->group("");
+  debug->require_subcommand(1);
+  std::string file, pin, hash, name;
+  uint64_t seed = 1, max_size = 1 << 20;
+  int keep = 8;
+  auto* dput = debug->add_subcommand("put", "ingest FILE (- for stdin), print its hash");
+  dput->add_option("file", file)->required();
+  dput->add_option("--pin", pin);
+  auto* dcat = debug->add_subcommand("cat", "write manifest HASH to stdout");
+  dcat->add_option("hash", hash)->required();
+  auto* dunpin = debug->add_subcommand("unpin", "drop pin NAME");
+  dunpin->add_option("name", name)->required();
+  auto* dchurn = debug->add_subcommand("churn", "ingest generated files until killed");
+  auto* dverify = debug->add_subcommand("verify", "check every generated pin");
+  for (auto* c : {dchurn, dverify}) {
+    c->add_option("--seed", seed);
+    c->add_option("--max-size", max_size);
+  }
+  dchurn->add_option("--keep", keep);
 
   CLI11_PARSE(app, argc, argv);
 
@@ -78,8 +105,24 @@ int main(int argc, char** argv) {
     return nubo::server::RunServe(*cfg);
   }
   if (user->parsed()) return NotYet("user");
-  if (fsck->parsed()) return NotYet("fsck");
-  if (gc->parsed()) return NotYet("gc");
-  if (migrate->parsed()) return NotYet("migrate");
+  if (fsck->parsed()) return nubo::server::RunFsck(*cfg, repair);
+  if (gc->parsed()) {
+    uint64_t grace_ms = cfg->gc_grace_ms;
+    if (!grace.empty()) {
+      auto g = nubo::ParseDurationMs(grace);
+      if (!g) {
+        std::fprintf(stderr, "nubo gc: --grace '%s': expected a duration (e.g. 10m, 0s)\n", grace.c_str());
+        return 2;
+      }
+      grace_ms = *g;
+    }
+    return nubo::server::RunGc(*cfg, grace_ms);
+  }
+  if (migrate->parsed()) return nubo::server::RunMigrate(*cfg);
+  if (dput->parsed()) return nubo::server::RunDebugPut(*cfg, file, pin);
+  if (dcat->parsed()) return nubo::server::RunDebugCat(*cfg, hash);
+  if (dunpin->parsed()) return nubo::server::RunDebugUnpin(*cfg, name);
+  if (dchurn->parsed()) return nubo::server::RunDebugChurn(*cfg, seed, max_size, keep);
+  if (dverify->parsed()) return nubo::server::RunDebugVerify(*cfg, seed, max_size);
   return 0;
 }

@@ -11,6 +11,7 @@
 #include "server/log.h"
 #include "server/metrics.h"
 #include "server/ops_routes.h"
+#include "server/storage.h"
 #include "server/test_routes.h"
 #include "server/transport.h"
 #include "util/posix_error.h"
@@ -47,10 +48,21 @@ int RunServe(const Config& cfg) {
     FlushLogs();
     return 1;
   }
+  // Migrations run here, before anything listens (ARCHITECTURE.md §1).
+  auto storage = OpenStorage(cfg.data_dir, /*migrate=*/true);
+  if (!storage.ok()) {
+    spdlog::critical("cannot open storage in {}: {}", cfg.data_dir, storage.status().ToString());
+    FlushLogs();
+    return 1;
+  }
+  meta::MetaStore& meta = *storage->meta;
 
   http::Router router;
   Metrics metrics;
-  RegisterOpsRoutes(router, metrics, [dir = cfg.data_dir] { return DataDirWritable(dir); });
+  RegisterOpsRoutes(router, metrics, [dir = cfg.data_dir, &meta] {
+    NUBO_RETURN_IF_ERROR(DataDirWritable(dir));
+    return meta.Read([](meta::ReadTxn& txn) { return txn.GetPin("").status(); });
+  });
   if (cfg.test_routes) {
     spdlog::warn("test-only routes under /_test/ are enabled: never do this in production");
     RegisterTestRoutes(router);

@@ -1,0 +1,53 @@
+// ChunkStore: immutable, content-addressed chunk bytes (ARCHITECTURE.md §4.2).
+//
+// A chunk's address is the BLAKE3 of its bytes, computed by the caller
+// (content/ingest.cc). Stores are thread-safe: concurrent Puts of the same
+// chunk are safe and idempotent. Reference counting is not the store's
+// business: the metadata store owns counts, and GC decides deletions.
+// Backends: blob/disk (local files), blob/mem (tests); S3 later. An
+// encryption-at-rest layer would wrap a ChunkStore without changing callers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string_view>
+
+#include "util/blake3_hash.h"
+#include "util/status.h"
+
+namespace nubo::blob {
+
+using Digest = Blake3Digest;
+
+struct ChunkInfo {
+  uint64_t size = 0;
+  int64_t mtime_ms = 0;  // last Put (an existing chunk's Put refreshes it: GC grace)
+};
+
+class ChunkStore {
+ public:
+  virtual ~ChunkStore() = default;
+
+  // Stores `data` as chunk `hash`. On OK the chunk is durable (its bytes and
+  // its directory entry are fsync'd) and fully visible; on error no partial
+  // chunk is visible under `hash`. Putting a present chunk only refreshes
+  // its mtime.
+  virtual Status Put(const Digest& hash, std::string_view data) = 0;
+
+  // Copies bytes [offset, offset + len) of chunk `hash` into `out`.
+  // NotFound if absent; Corruption if the chunk is shorter than asked.
+  virtual Status Read(const Digest& hash, uint64_t offset, size_t len, char* out) = 0;
+
+  // NotFound if absent.
+  virtual Result<ChunkInfo> Stat(const Digest& hash) = 0;
+
+  // Removes the chunk durably. NotFound if absent.
+  virtual Status Delete(const Digest& hash) = 0;
+
+  // Visits every stored chunk (order unspecified); stops at the first error
+  // `fn` returns. For fsck and GC sweeps.
+  virtual Status ForEach(const std::function<Status(const Digest&, const ChunkInfo&)>& fn) = 0;
+};
+
+}  // namespace nubo::blob

@@ -1,0 +1,46 @@
+// Local-disk ChunkStore. Layout: <root>/<h0h1>/<h2h3>/<64 hex chars>, a
+// two-level fan-out so no directory grows past ~65k entries per 4 billion
+// chunks. Writes go to a temp file in <tmp> (same file system), are
+// fsync'd, renamed into place, and the target directory is fsync'd.
+// Thread-safe.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "blob/chunk_store.h"
+#include "blob/fault_plan.h"
+
+namespace nubo::blob {
+
+class DiskChunkStore final : public ChunkStore {
+ public:
+  // `root` and `tmp` must be on one file system (rename is atomic only
+  // there). `faults` (tests only) injects errors at each system call that
+  // changes the disk; may be null.
+  static Result<std::unique_ptr<DiskChunkStore>> Open(std::string root, std::string tmp,
+                                                      FaultPlan* faults = nullptr);
+
+  Status Put(const Digest& hash, std::string_view data) override;
+  Status Read(const Digest& hash, uint64_t offset, size_t len, char* out) override;
+  Result<ChunkInfo> Stat(const Digest& hash) override;
+  Status Delete(const Digest& hash) override;
+  Status ForEach(const std::function<Status(const Digest&, const ChunkInfo&)>& fn) override;
+
+  std::string PathFor(const Digest& hash) const;
+
+ private:
+  DiskChunkStore(std::string root, std::string tmp, FaultPlan* faults)
+      : root_(std::move(root)), tmp_(std::move(tmp)), faults_(faults) {}
+  // errno to inject at a fault point (0: none); kShortWrite reported as EIO.
+  FaultPlan::Fault Inject();
+
+  std::string root_;
+  std::string tmp_;
+  FaultPlan* faults_;
+};
+
+// Parses 64 lower-case hex characters. False if malformed.
+bool ParseDigestHex(std::string_view hex, Digest& out);
+
+}  // namespace nubo::blob

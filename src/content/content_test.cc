@@ -1,0 +1,280 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <atomic>
+#include <cstring>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "blob/faulty_chunk_store.h"
+#include "blob/mem/mem_chunk_store.h"
+#include "content/fsck.h"
+#include "content/gc.h"
+#include "content/ingest.h"
+#include "content/reader.h"
+#include "meta/sqlite/sqlite_store.h"
+#include "util/ids.h"
+#include "util/time.h"
+
+namespace nubo::content {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Random(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::string s(n, '\0');
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t v = rng();
+    std::memcpy(s.data() + i, &v, std::min<size_t>(8, n - i));
+  }
+  return s;
+}
+
+class ContentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("nubo-content-" + RandomHex(6));
+    fs::create_directories(dir_);
+    auto m = meta::OpenSqlite((dir_ / "meta.db").string());
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    meta_ = std::move(m).value();
+  }
+  void TearDown() override {
+    meta_.reset();
+    fs::remove_all(dir_);
+  }
+
+  // Ingests `data` in `piece`-sized writes and pins it as `pin`.
+  Result<ManifestDraft> Put(std::string_view data, const std::string& pin, blob::ChunkStore* store = nullptr,
+                            size_t piece = 100003) {
+    blob::ChunkStore& cs = store ? *store : chunks_;
+    Ingest in(cs);
+    for (size_t pos = 0; pos < data.size(); pos += piece) {
+      NUBO_RETURN_IF_ERROR(in.Write(data.data() + pos, std::min(piece, data.size() - pos)));
+    }
+    NUBO_ASSIGN_OR_RETURN(ManifestDraft d, in.Finish());
+    NUBO_RETURN_IF_ERROR(CommitManifest(*meta_, cs, d, [&](meta::WriteTxn& t, int64_t id) {
+                           return t.InsertPin(pin, id);
+                         }).status());
+    return d;
+  }
+  Status Unpin(const std::string& pin) {
+    return meta_->Write([&](meta::WriteTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(auto id, t.GetPin(pin));
+      if (!id) return Status::NotFound(pin);
+      NUBO_RETURN_IF_ERROR(t.DeletePin(pin));
+      return ReleaseManifest(t, *id, UnixMillis());
+    });
+  }
+  Result<std::string> ReadAll(const meta::Digest& hash, uint64_t first = 0,
+                              std::optional<uint64_t> len = std::nullopt) {
+    NUBO_ASSIGN_OR_RETURN(ManifestReader whole, ManifestReader::OpenByHash(*meta_, chunks_, hash));
+    uint64_t size = whole.remaining();
+    std::vector<meta::ManifestChunk> list;
+    NUBO_RETURN_IF_ERROR(meta_->Read([&](meta::ReadTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(auto m, t.FindManifest(hash));
+      NUBO_ASSIGN_OR_RETURN(list, t.ManifestChunks(m->id));
+      return Status::Ok();
+    }));
+    NUBO_ASSIGN_OR_RETURN(ManifestReader r, ManifestReader::Open(chunks_, list, size, first,
+                                                                 len.value_or(size - first)));
+    std::string out;
+    std::vector<char> buf(70001);
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(size_t n, r.Read(buf.data(), buf.size()));
+      if (n == 0) return out;
+      out.append(buf.data(), n);
+    }
+  }
+  FsckReport Check() {
+    auto r = Fsck(*meta_, chunks_, false);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : FsckReport{};
+  }
+
+  fs::path dir_;
+  std::unique_ptr<meta::MetaStore> meta_;
+  blob::MemChunkStore chunks_;
+};
+
+TEST_F(ContentTest, RoundTripAtEverySizeThatMatters) {
+  for (size_t size : {size_t{0}, size_t{1}, size_t{(64 << 10) - 1}, size_t{64 << 10}, size_t{(1 << 20) + 1},
+                      size_t{100 << 20}}) {
+    std::string data = Random(size, size);
+    auto d = Put(data, "s" + std::to_string(size));
+    ASSERT_TRUE(d.ok()) << d.status().ToString();
+    EXPECT_EQ(d->hash, Blake3::Hash(data));
+    EXPECT_EQ(d->size, size);
+    auto back = ReadAll(d->hash);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_TRUE(*back == data) << "size " << size;
+  }
+  EXPECT_TRUE(Check().clean());
+}
+
+TEST_F(ContentTest, RangesCrossChunkEdges) {
+  std::string data = Random(3 << 20, 9);
+  auto d = Put(data, "r");
+  ASSERT_TRUE(d.ok());
+  ASSERT_GE(d->chunks.size(), 3u);
+  uint64_t edge = d->chunks[1].offset;
+  for (auto [first, len] : std::vector<std::pair<uint64_t, uint64_t>>{
+           {edge - 1, 2}, {edge, 1}, {0, 1}, {data.size() - 1, 1}, {edge - 100, 300000}, {5, 0}}) {
+    auto got = ReadAll(d->hash, first, len);
+    ASSERT_TRUE(got.ok());
+    EXPECT_TRUE(*got == data.substr(first, len)) << first << "+" << len;
+  }
+  EXPECT_EQ(ReadAll(d->hash, data.size() - 1, 2).status().code(), Code::kInvalidArgument);
+}
+
+TEST_F(ContentTest, SharedChunksSurviveTheOtherSidesDeletion) {
+  std::string base = Random(4 << 20, 5);
+  std::string edited = base;
+  edited.replace(2 << 20, 10, "0123456789");
+  auto a = Put(base, "a");
+  auto b = Put(edited, "b");
+  ASSERT_TRUE(a.ok() && b.ok());
+  std::set<meta::Digest> ca, shared;
+  for (auto& c : a->chunks) ca.insert(c.hash);
+  for (auto& c : b->chunks) if (ca.count(c.hash)) shared.insert(c.hash);
+  EXPECT_GE(shared.size(), 2u);  // dedup across the two
+  ASSERT_TRUE(Unpin("a").ok());
+  auto gc = CollectGarbage(*meta_, chunks_, 0, UnixMillis() + 1000);
+  ASSERT_TRUE(gc.ok());
+  EXPECT_GE(gc->chunks_deleted, 1u);  // a's own chunks go
+  auto back = ReadAll(b->hash);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_TRUE(*back == edited);
+  for (auto& h : shared) EXPECT_TRUE(chunks_.Stat(h).ok());
+  EXPECT_TRUE(Check().clean());
+}
+
+TEST_F(ContentTest, RepeatedChunkCountsOnceAndGoesAtZero) {
+  // Uniform data: every chunk is the same max-size chunk.
+  std::string zeros(4 << 20, '\0');
+  auto d = Put(zeros, "z");
+  ASSERT_TRUE(d.ok());
+  ASSERT_EQ(d->chunks.size(), 4u);
+  ASSERT_TRUE(meta_->Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto c, t.GetChunk(d->chunks[0].hash));
+    EXPECT_EQ(c->refs, 1);
+    return Status::Ok();
+  }).ok());
+  ASSERT_TRUE(Put(zeros, "z2").ok());  // same manifest, second reference
+  ASSERT_TRUE(Unpin("z").ok());
+  ASSERT_TRUE(ReadAll(d->hash).ok());
+  ASSERT_TRUE(Unpin("z2").ok());
+  ASSERT_TRUE(meta_->Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto c, t.GetChunk(d->chunks[0].hash));
+    EXPECT_EQ(c->refs, 0);
+    EXPECT_TRUE(c->orphaned_at_ms.has_value());
+    return Status::Ok();
+  }).ok());
+  EXPECT_TRUE(Check().clean());
+}
+
+TEST_F(ContentTest, GracePeriodProtectsRecentOrphans) {
+  auto d = Put(Random(300000, 1), "g");
+  ASSERT_TRUE(d.ok());
+  ASSERT_TRUE(Unpin("g").ok());
+  auto gc = CollectGarbage(*meta_, chunks_, 3'600'000, UnixMillis());
+  ASSERT_TRUE(gc.ok());
+  EXPECT_EQ(gc->chunks_deleted, 0u);
+  for (auto& c : d->chunks) EXPECT_TRUE(chunks_.Stat(c.hash).ok());
+}
+
+TEST_F(ContentTest, GcRacingIngestNeverLosesReferencedChunks) {
+  // Two files sharing most chunks; one is dropped and re-added over and
+  // over while GC (grace 50 ms) runs, so GC keeps finding orphans that an
+  // ingest is about to reference again.
+  std::string data = Random(2 << 20, 77);
+  ASSERT_TRUE(Put(data, "keep").ok());
+  std::string other = data;
+  other.replace(0, 100, std::string(100, 'q'));
+  std::atomic<bool> stop{false};
+  std::thread gc([&] {
+    while (!stop) {
+      auto r = CollectGarbage(*meta_, chunks_, 50, UnixMillis());
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+    }
+  });
+  int committed = 0;
+  for (int i = 0; i < 60; ++i) {
+    auto d = Put(other, "o");
+    if (d.ok()) {
+      ++committed;
+      auto back = ReadAll(d->hash);
+      ASSERT_TRUE(back.ok()) << back.status().ToString();
+      ASSERT_TRUE(*back == other);
+      ASSERT_TRUE(Unpin("o").ok());
+    } else {
+      // The only acceptable failure: GC took a chunk between store and commit.
+      EXPECT_EQ(d.status().code(), Code::kAborted) << d.status().ToString();
+    }
+  }
+  stop = true;
+  gc.join();
+  EXPECT_GT(committed, 0);
+  auto back = ReadAll(Blake3::Hash(data));
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(*back == data);
+  EXPECT_TRUE(Check().clean());
+}
+
+TEST_F(ContentTest, FsckFindsCorruptionAndWrongCountsAndRepairsCounts) {
+  auto d = Put(Random(1 << 20, 3), "f");
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(Check().clean());
+  // A wrong count.
+  ASSERT_TRUE(meta_->Write([&](meta::WriteTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto m, t.FindManifest(d->hash));
+    return t.SetManifestRefs(m->id, 5);
+  }).ok());
+  FsckReport r = Check();
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_NE(r.problems[0].find("counts 5 references, has 1"), std::string::npos) << r.problems[0];
+  auto repaired = Fsck(*meta_, chunks_, true);
+  ASSERT_TRUE(repaired.ok());
+  EXPECT_EQ(repaired->repaired, 1u);
+  EXPECT_TRUE(Check().clean());
+  // Silent corruption of one byte of one chunk.
+  chunks_.CorruptForTest(d->chunks[1].hash, 12345 % d->chunks[1].size);
+  r = Check();
+  ASSERT_FALSE(r.clean());
+  EXPECT_NE(r.problems[0].find("is corrupt"), std::string::npos) << r.problems[0];
+  // A missing chunk.
+  ASSERT_TRUE(chunks_.Delete(d->chunks[0].hash).ok());
+  r = Check();
+  bool missing = false;
+  for (auto& p : r.problems) missing |= p.find("is missing") != std::string::npos;
+  EXPECT_TRUE(missing);
+}
+
+TEST_F(ContentTest, FailedChunkWritesCommitNothing) {
+  blob::FaultPlan plan;
+  blob::FaultyChunkStore faulty(chunks_, plan);
+  std::string data = Random(3 << 20, 11);
+  for (uint64_t n = 0;; ++n) {
+    ASSERT_LT(n, 100u);
+    plan.Arm(n, n % 2 ? blob::FaultPlan::Fault::kEnospc : blob::FaultPlan::Fault::kEio);
+    auto d = Put(data, "x" + std::to_string(n), &faulty);
+    plan.Disarm();
+    if (d.ok()) break;  // the plan passed every Put
+    EXPECT_TRUE(d.status().code() == Code::kResourceExhausted || d.status().code() == Code::kIoError);
+    // Nothing committed: no manifest, no pin, and every invariant holds.
+    ASSERT_TRUE(meta_->Read([&](meta::ReadTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(auto m, t.FindManifest(Blake3::Hash(data)));
+      EXPECT_FALSE(m.has_value()) << "n=" << n;
+      return Status::Ok();
+    }).ok());
+    EXPECT_TRUE(Check().clean()) << "n=" << n;
+  }
+  auto back = ReadAll(Blake3::Hash(data));
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(*back == data);
+}
+
+}  // namespace
+}  // namespace nubo::content

@@ -1,0 +1,96 @@
+#include "content/fastcdc.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "util/blake3_hash.h"
+
+namespace nubo::content {
+namespace {
+
+std::string Random(size_t n, uint32_t seed) {
+  std::mt19937_64 rng(seed);
+  std::string s(n, '\0');
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t v = rng();
+    std::memcpy(s.data() + i, &v, std::min<size_t>(8, n - i));
+  }
+  return s;
+}
+
+std::vector<std::string> Chunks(std::string_view data, size_t piece) {
+  FastCdc cdc;
+  std::vector<std::string> out;
+  auto emit = [&](std::string_view c) {
+    out.emplace_back(c);
+    return Status::Ok();
+  };
+  for (size_t pos = 0; pos < data.size(); pos += piece) {
+    EXPECT_TRUE(cdc.Update(data.data() + pos, std::min(piece, data.size() - pos), emit).ok());
+  }
+  EXPECT_TRUE(cdc.Finish(emit).ok());
+  return out;
+}
+
+TEST(FastCdc, SizesRespectMinMaxAndAverage) {
+  std::string data = Random(64 << 20, 1);
+  auto chunks = Chunks(data, 1 << 20);
+  size_t total = 0;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    total += chunks[i].size();
+    EXPECT_LE(chunks[i].size(), 1u << 20);
+    if (i + 1 < chunks.size()) {
+      EXPECT_GE(chunks[i].size(), 64u << 10);
+    }
+  }
+  EXPECT_EQ(total, data.size());
+  double avg = static_cast<double>(total) / chunks.size();
+  EXPECT_GT(avg, 0.6 * (256 << 10)) << chunks.size() << " chunks";
+  EXPECT_LT(avg, 1.5 * (256 << 10)) << chunks.size() << " chunks";
+}
+
+TEST(FastCdc, DeterministicWhateverThePieces) {
+  std::string data = Random(8 << 20, 2);
+  auto ref = Chunks(data, 1 << 20);
+  EXPECT_EQ(Chunks(data, 1), ref);
+  EXPECT_EQ(Chunks(data, 7), ref);
+  EXPECT_EQ(Chunks(data, data.size()), ref);
+  EXPECT_EQ(Chunks(data, 1 << 20), Chunks(data, 1 << 20));
+}
+
+TEST(FastCdc, OneByteInsertionChangesAtMostTwoChunks) {
+  std::string data = Random(64 << 20, 3);
+  std::string edited = data;
+  edited.insert(edited.begin() + 1000, 'x');
+  auto a = Chunks(data, 1 << 20), b = Chunks(edited, 1 << 20);
+  std::set<Blake3Digest> before;
+  for (const auto& c : a) before.insert(Blake3::Hash(c));
+  size_t changed = 0;
+  for (const auto& c : b) changed += !before.count(Blake3::Hash(c));
+  EXPECT_LE(changed, 2u);
+  EXPECT_GE(changed, 1u);
+}
+
+TEST(FastCdc, SmallAndEmptyInputs) {
+  EXPECT_TRUE(Chunks("", 10).empty());
+  auto one = Chunks("a", 10);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0], "a");
+  std::string under_min = Random((64 << 10) - 1, 4);
+  EXPECT_EQ(Chunks(under_min, 4096).size(), 1u);
+}
+
+TEST(FastCdc, ZerosCutAtMax) {
+  // No content boundary in uniform data: every chunk is max-size.
+  std::string zeros(5 << 20, '\0');
+  auto chunks = Chunks(zeros, 1 << 20);
+  ASSERT_EQ(chunks.size(), 5u);
+  for (const auto& c : chunks) EXPECT_EQ(c.size(), 1u << 20);
+}
+
+}  // namespace
+}  // namespace nubo::content

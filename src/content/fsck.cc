@@ -1,0 +1,170 @@
+#include "content/fsck.h"
+
+#include <map>
+#include <memory>
+
+#include "util/blake3_hash.h"
+#include "util/time.h"
+
+namespace nubo::content {
+
+namespace {
+
+constexpr size_t kPage = 1000;
+
+std::string Hex(const meta::Digest& d) { return DigestHex(d); }
+
+// Counts: recompute from references and compare (fix with `repair`).
+Status CheckCounts(meta::MetaStore& meta, bool repair, FsckReport& r) {
+  return meta.Write([&](meta::WriteTxn& txn) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto mrefs, txn.CountManifestReferences());
+    std::map<int64_t, int64_t> want_m(mrefs.begin(), mrefs.end());
+    int64_t after = 0;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(auto page, txn.ListManifests(after, kPage));
+      if (page.empty()) break;
+      for (const auto& m : page) {
+        after = m.id;
+        int64_t want = want_m.count(m.id) ? want_m[m.id] : 0;
+        if (m.refs != want) {
+          r.problems.push_back("manifest " + Hex(m.hash) + " counts " + std::to_string(m.refs) +
+                               " references, has " + std::to_string(want));
+          if (repair) {
+            NUBO_RETURN_IF_ERROR(txn.SetManifestRefs(m.id, want));
+            ++r.repaired;
+          }
+        }
+      }
+    }
+    NUBO_ASSIGN_OR_RETURN(auto crefs, txn.CountChunkReferences());
+    std::map<meta::Digest, int64_t> want_c(crefs.begin(), crefs.end());
+    std::optional<meta::Digest> cafter;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(auto page, txn.ListChunks(cafter, kPage));
+      if (page.empty()) break;
+      for (const auto& c : page) {
+        cafter = c.hash;
+        int64_t want = want_c.count(c.hash) ? want_c[c.hash] : 0;
+        if (c.refs != want) {
+          r.problems.push_back("chunk " + Hex(c.hash) + " counts " + std::to_string(c.refs) +
+                               " manifests, is listed by " + std::to_string(want));
+          if (repair) {
+            NUBO_RETURN_IF_ERROR(txn.SetChunkRefs(
+                c.hash, want, want == 0 ? std::optional<int64_t>(UnixMillis()) : std::nullopt));
+            ++r.repaired;
+          }
+        }
+      }
+    }
+    // A repair is committed; a report-only run changes nothing.
+    return Status::Ok();
+  });
+}
+
+// Every chunk row: file present, right size, right hash.
+Status CheckChunks(meta::MetaStore& meta, blob::ChunkStore& chunks, FsckReport& r,
+                   std::map<meta::Digest, bool>& good) {
+  std::optional<meta::Digest> after;
+  std::string buf;
+  for (;;) {
+    std::vector<meta::ChunkRow> page;
+    NUBO_RETURN_IF_ERROR(meta.Read([&](meta::ReadTxn& txn) -> Status {
+      NUBO_ASSIGN_OR_RETURN(page, txn.ListChunks(after, kPage));
+      return Status::Ok();
+    }));
+    if (page.empty()) return Status::Ok();
+    for (const auto& c : page) {
+      after = c.hash;
+      ++r.chunks;
+      auto info = chunks.Stat(c.hash);
+      bool ok = false;
+      if (!info.ok()) {
+        r.problems.push_back("chunk " + Hex(c.hash) + " is missing: " + info.status().message());
+      } else if (info->size != c.size) {
+        r.problems.push_back("chunk " + Hex(c.hash) + " has " + std::to_string(info->size) +
+                             " bytes, expected " + std::to_string(c.size));
+      } else {
+        buf.resize(c.size);
+        Status rs = chunks.Read(c.hash, 0, c.size, buf.data());
+        if (!rs.ok()) {
+          r.problems.push_back("chunk " + Hex(c.hash) + " unreadable: " + rs.message());
+        } else if (Blake3::Hash(buf) != c.hash) {
+          r.problems.push_back("chunk " + Hex(c.hash) + " is corrupt: its bytes hash differently");
+        } else {
+          ok = true;
+          r.bytes_verified += c.size;
+        }
+      }
+      good[c.hash] = ok;
+    }
+  }
+}
+
+// Every manifest: contiguous chunk list, sizes adding up, whole-content hash.
+Status CheckManifests(meta::MetaStore& meta, blob::ChunkStore& chunks, FsckReport& r,
+                      const std::map<meta::Digest, bool>& good) {
+  int64_t after = 0;
+  std::string buf;
+  for (;;) {
+    std::vector<meta::ManifestRow> page;
+    NUBO_RETURN_IF_ERROR(meta.Read([&](meta::ReadTxn& txn) -> Status {
+      NUBO_ASSIGN_OR_RETURN(page, txn.ListManifests(after, kPage));
+      return Status::Ok();
+    }));
+    if (page.empty()) return Status::Ok();
+    for (const auto& m : page) {
+      after = m.id;
+      ++r.manifests;
+      std::vector<meta::ManifestChunk> list;
+      NUBO_RETURN_IF_ERROR(meta.Read([&](meta::ReadTxn& txn) -> Status {
+        NUBO_ASSIGN_OR_RETURN(list, txn.ManifestChunks(m.id));
+        return Status::Ok();
+      }));
+      uint64_t expect = 0;
+      bool readable = true;
+      for (const auto& c : list) {
+        if (c.offset != expect) {
+          r.problems.push_back("manifest " + Hex(m.hash) + " has a gap or overlap at chunk " +
+                               std::to_string(c.seq));
+          readable = false;
+          break;
+        }
+        expect += c.size;
+        auto g = good.find(c.hash);
+        if (g == good.end() || !g->second) readable = false;
+      }
+      if (readable && expect != m.size) {
+        r.problems.push_back("manifest " + Hex(m.hash) + " lists " + std::to_string(expect) +
+                             " bytes, records " + std::to_string(m.size));
+        readable = false;
+      }
+      if (!readable) continue;  // its chunk problems are reported already
+      Blake3 whole;
+      for (const auto& c : list) {
+        buf.resize(c.size);
+        NUBO_RETURN_IF_ERROR(chunks.Read(c.hash, 0, c.size, buf.data()));
+        whole.Update(buf);
+      }
+      if (whole.Final() != m.hash) {
+        r.problems.push_back("manifest " + Hex(m.hash) + ": its chunks do not hash to it");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Result<FsckReport> Fsck(meta::MetaStore& meta, blob::ChunkStore& chunks, bool repair) {
+  FsckReport r;
+  NUBO_RETURN_IF_ERROR(CheckCounts(meta, repair, r));
+  std::map<meta::Digest, bool> good;
+  NUBO_RETURN_IF_ERROR(CheckChunks(meta, chunks, r, good));
+  NUBO_RETURN_IF_ERROR(CheckManifests(meta, chunks, r, good));
+  NUBO_RETURN_IF_ERROR(chunks.ForEach([&](const meta::Digest& h, const blob::ChunkInfo&) {
+    if (!good.count(h)) ++r.unreferenced_files;
+    return Status::Ok();
+  }));
+  return r;
+}
+
+}  // namespace nubo::content

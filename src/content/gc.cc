@@ -1,0 +1,74 @@
+#include "content/gc.h"
+
+#include <set>
+#include <vector>
+
+namespace nubo::content {
+
+namespace {
+constexpr size_t kPage = 500;
+}  // namespace
+
+Result<GcStats> CollectGarbage(meta::MetaStore& meta, blob::ChunkStore& chunks, int64_t grace_ms,
+                               int64_t now_ms) {
+  GcStats stats;
+  const int64_t cutoff = now_ms - grace_ms;
+
+  // 1. Rows whose count has been zero for the grace period.
+  std::vector<meta::ChunkRow> page;
+  std::set<meta::Digest> seen;
+  for (;;) {
+    NUBO_RETURN_IF_ERROR(meta.Read([&](meta::ReadTxn& txn) -> Status {
+      NUBO_ASSIGN_OR_RETURN(page, txn.ListOrphanChunks(cutoff, kPage));
+      return Status::Ok();
+    }));
+    size_t progressed = 0;
+    for (const auto& cand : page) {
+      if (!seen.insert(cand.hash).second) continue;
+      ++progressed;
+      NUBO_RETURN_IF_ERROR(meta.Write([&](meta::WriteTxn& txn) -> Status {
+        NUBO_ASSIGN_OR_RETURN(auto row, txn.GetChunk(cand.hash));
+        if (!row || row->refs != 0 || !row->orphaned_at_ms || *row->orphaned_at_ms > cutoff) {
+          return Status::Ok();  // referenced again since the listing
+        }
+        auto info = chunks.Stat(cand.hash);
+        if (info.ok() && info->mtime_ms > cutoff) {
+          ++stats.skipped_recent;  // re-stored by an ingest in flight
+          return Status::Ok();
+        }
+        NUBO_RETURN_IF_ERROR(txn.DeleteChunk(cand.hash));
+        if (info.ok()) {
+          Status del = chunks.Delete(cand.hash);
+          if (!del.ok() && del.code() != Code::kNotFound) return del;
+          stats.bytes_freed += info->size;
+        }
+        ++stats.chunks_deleted;
+        return Status::Ok();
+      }));
+    }
+    if (progressed == 0) break;
+  }
+
+  // 2. Files with no row: chunks stored by an ingest that never committed.
+  std::vector<std::pair<meta::Digest, blob::ChunkInfo>> files;
+  NUBO_RETURN_IF_ERROR(chunks.ForEach([&](const meta::Digest& h, const blob::ChunkInfo& info) {
+    if (info.mtime_ms <= cutoff) files.emplace_back(h, info);
+    return Status::Ok();
+  }));
+  for (const auto& [hash, info] : files) {
+    NUBO_RETURN_IF_ERROR(meta.Write([&](meta::WriteTxn& txn) -> Status {
+      NUBO_ASSIGN_OR_RETURN(auto row, txn.GetChunk(hash));
+      if (row) return Status::Ok();
+      auto now_info = chunks.Stat(hash);
+      if (!now_info.ok() || now_info->mtime_ms > cutoff) return Status::Ok();
+      Status del = chunks.Delete(hash);
+      if (!del.ok() && del.code() != Code::kNotFound) return del;
+      ++stats.files_swept;
+      stats.bytes_freed += now_info->size;
+      return Status::Ok();
+    }));
+  }
+  return stats;
+}
+
+}  // namespace nubo::content

@@ -1,0 +1,50 @@
+// Ingest: a byte stream → content-defined chunks → durable chunk files → a
+// manifest committed in the metadata store (ARCHITECTURE.md §4.1-4.2).
+//
+// Order is what makes it crash-safe: every chunk is durable (ChunkStore::Put
+// returned) before the transaction that references it begins, and that
+// transaction re-checks the chunks a concurrent GC could have removed. A
+// crash before the commit leaves unreferenced chunk files (GC sweeps them),
+// never a manifest pointing at missing bytes. Memory: one maximum-size chunk.
+// Not thread-safe; one Ingest per stream.
+#pragma once
+
+#include <functional>
+
+#include "blob/chunk_store.h"
+#include "content/fastcdc.h"
+#include "content/refs.h"
+#include "meta/meta_store.h"
+#include "util/blake3_hash.h"
+
+namespace nubo::content {
+
+class Ingest {
+ public:
+  explicit Ingest(blob::ChunkStore& chunks, ChunkerParams params = {});
+
+  // Consumes the next bytes of the stream; chunks are hashed and stored as
+  // they complete. An error leaves the Ingest unusable.
+  Status Write(const char* data, size_t len);
+  // Ends the stream: stores the last chunk and returns the manifest.
+  Result<ManifestDraft> Finish();
+
+ private:
+  Status StoreChunk(std::string_view chunk);
+
+  blob::ChunkStore& chunks_;
+  FastCdc cdc_;
+  Blake3 whole_;
+  ManifestDraft draft_;
+  bool failed_ = false;
+};
+
+// Commits `draft` in one write transaction: re-checks that its chunks exist
+// where no other manifest protects them, takes one reference on the
+// manifest (creating it if new), and runs `attach` to insert the
+// referencing row in the same transaction. Returns the manifest id.
+Result<int64_t> CommitManifest(meta::MetaStore& meta, blob::ChunkStore& chunks,
+                               const ManifestDraft& draft,
+                               const std::function<Status(meta::WriteTxn&, int64_t)>& attach);
+
+}  // namespace nubo::content

@@ -1,0 +1,56 @@
+#include "content/reader.h"
+
+#include <algorithm>
+
+namespace nubo::content {
+
+ManifestReader::ManifestReader(blob::ChunkStore& store, std::vector<meta::ManifestChunk> chunks,
+                               uint64_t pos, uint64_t end)
+    : store_(&store), chunks_(std::move(chunks)), pos_(pos), end_(end) {
+  // First chunk whose end lies beyond pos.
+  auto it = std::upper_bound(chunks_.begin(), chunks_.end(), pos_,
+                             [](uint64_t p, const meta::ManifestChunk& c) { return p < c.offset + c.size; });
+  index_ = static_cast<size_t>(it - chunks_.begin());
+}
+
+Result<ManifestReader> ManifestReader::Open(blob::ChunkStore& store,
+                                            std::vector<meta::ManifestChunk> chunks, uint64_t size,
+                                            uint64_t first, uint64_t length) {
+  if (first > size || length > size - first) {
+    return Status::InvalidArgument("range outside the content");
+  }
+  uint64_t expect = 0;
+  for (const auto& c : chunks) {
+    if (c.offset != expect) return Status::Corruption("manifest chunk offsets are not contiguous");
+    expect += c.size;
+  }
+  if (expect != size) return Status::Corruption("manifest chunk sizes do not add up to its size");
+  return ManifestReader(store, std::move(chunks), first, first + length);
+}
+
+Result<ManifestReader> ManifestReader::OpenByHash(meta::MetaStore& meta, blob::ChunkStore& store,
+                                                  const meta::Digest& hash) {
+  std::optional<meta::ManifestRow> row;
+  std::vector<meta::ManifestChunk> chunks;
+  NUBO_RETURN_IF_ERROR(meta.Read([&](meta::ReadTxn& txn) -> Status {
+    NUBO_ASSIGN_OR_RETURN(row, txn.FindManifest(hash));
+    if (!row) return Status::NotFound("no manifest " + DigestHex(hash));
+    NUBO_ASSIGN_OR_RETURN(chunks, txn.ManifestChunks(row->id));
+    return Status::Ok();
+  }));
+  return Open(store, std::move(chunks), row->size, 0, row->size);
+}
+
+Result<size_t> ManifestReader::Read(char* buf, size_t cap) {
+  if (pos_ >= end_ || cap == 0) return size_t{0};
+  if (index_ >= chunks_.size()) return Status::Corruption("manifest ends before its size");
+  const auto& c = chunks_[index_];
+  uint64_t in_chunk = pos_ - c.offset;
+  size_t n = static_cast<size_t>(std::min<uint64_t>({cap, c.size - in_chunk, end_ - pos_}));
+  NUBO_RETURN_IF_ERROR(store_->Read(c.hash, in_chunk, n, buf));
+  pos_ += n;
+  if (pos_ == c.offset + c.size) ++index_;
+  return n;
+}
+
+}  // namespace nubo::content

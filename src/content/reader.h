@@ -1,0 +1,40 @@
+// Reads a byte range of a manifest's content as a stream, chunk by chunk,
+// straight into the caller's buffer (no intermediate copy, no whole-file
+// buffering). Range reads find their first chunk by binary search on the
+// manifest's offsets. Not thread-safe; one reader per stream.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "blob/chunk_store.h"
+#include "meta/meta_store.h"
+
+namespace nubo::content {
+
+class ManifestReader {
+ public:
+  // Reads [first, first + length) of content described by `chunks` (in
+  // order, contiguous). InvalidArgument if the range is outside `size`.
+  static Result<ManifestReader> Open(blob::ChunkStore& store, std::vector<meta::ManifestChunk> chunks,
+                                     uint64_t size, uint64_t first, uint64_t length);
+  // Loads the chunk list of manifest `hash` from `meta`. NotFound if unknown.
+  static Result<ManifestReader> OpenByHash(meta::MetaStore& meta, blob::ChunkStore& store,
+                                           const meta::Digest& hash);
+
+  uint64_t remaining() const { return end_ - pos_; }
+  // Copies up to `cap` bytes into `buf`; 0 at the end of the range.
+  Result<size_t> Read(char* buf, size_t cap);
+
+ private:
+  ManifestReader(blob::ChunkStore& store, std::vector<meta::ManifestChunk> chunks, uint64_t pos,
+                 uint64_t end);
+
+  blob::ChunkStore* store_;
+  std::vector<meta::ManifestChunk> chunks_;
+  size_t index_ = 0;  // chunk holding pos_
+  uint64_t pos_;
+  uint64_t end_;
+};
+
+}  // namespace nubo::content

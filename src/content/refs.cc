@@ -1,0 +1,63 @@
+#include "content/refs.h"
+
+#include <map>
+#include <set>
+
+namespace nubo::content {
+
+namespace {
+
+std::set<meta::Digest> Distinct(const std::vector<meta::ManifestChunk>& chunks) {
+  std::set<meta::Digest> out;
+  for (const auto& c : chunks) out.insert(c.hash);
+  return out;
+}
+
+}  // namespace
+
+Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft, int64_t /*now_ms*/) {
+  NUBO_ASSIGN_OR_RETURN(auto existing, txn.FindManifest(draft.hash));
+  if (existing) {
+    NUBO_RETURN_IF_ERROR(txn.SetManifestRefs(existing->id, existing->refs + 1));
+    return existing->id;
+  }
+  std::map<meta::Digest, uint32_t> sizes;
+  for (const auto& c : draft.chunks) sizes[c.hash] = c.size;
+  for (const auto& [hash, size] : sizes) {
+    NUBO_ASSIGN_OR_RETURN(auto row, txn.GetChunk(hash));
+    if (row) {
+      NUBO_RETURN_IF_ERROR(txn.SetChunkRefs(hash, row->refs + 1, std::nullopt));
+    } else {
+      NUBO_RETURN_IF_ERROR(txn.InsertChunk(meta::ChunkRow{hash, size, 1, std::nullopt}));
+    }
+  }
+  NUBO_ASSIGN_OR_RETURN(int64_t id, txn.InsertManifest(draft.hash, draft.size, draft.chunks));
+  NUBO_RETURN_IF_ERROR(txn.SetManifestRefs(id, 1));
+  return id;
+}
+
+Status AddManifestRef(meta::WriteTxn& txn, int64_t manifest_id) {
+  NUBO_ASSIGN_OR_RETURN(auto m, txn.GetManifest(manifest_id));
+  if (!m) return Status::NotFound("no manifest " + std::to_string(manifest_id));
+  return txn.SetManifestRefs(manifest_id, m->refs + 1);
+}
+
+Status ReleaseManifest(meta::WriteTxn& txn, int64_t manifest_id, int64_t now_ms) {
+  NUBO_ASSIGN_OR_RETURN(auto m, txn.GetManifest(manifest_id));
+  if (!m) return Status::NotFound("no manifest " + std::to_string(manifest_id));
+  if (m->refs <= 0) return Status::Internal("manifest " + std::to_string(manifest_id) + " has no references to drop");
+  if (m->refs > 1) return txn.SetManifestRefs(manifest_id, m->refs - 1);
+  NUBO_ASSIGN_OR_RETURN(auto chunks, txn.ManifestChunks(manifest_id));
+  NUBO_RETURN_IF_ERROR(txn.DeleteManifest(manifest_id));
+  for (const auto& hash : Distinct(chunks)) {
+    NUBO_ASSIGN_OR_RETURN(auto row, txn.GetChunk(hash));
+    if (!row || row->refs <= 0) {
+      return Status::Internal("chunk " + DigestHex(hash) + " listed by a manifest has no count");
+    }
+    int64_t refs = row->refs - 1;
+    NUBO_RETURN_IF_ERROR(txn.SetChunkRefs(hash, refs, refs == 0 ? std::optional<int64_t>(now_ms) : std::nullopt));
+  }
+  return Status::Ok();
+}
+
+}  // namespace nubo::content

@@ -1,0 +1,37 @@
+// The one owner of reference counts (ARCHITECTURE.md §4.3).
+//
+// manifests.refs counts referencing rows (pins now; nodes, versions and
+// upload sessions later); chunks.refs counts the distinct manifests that
+// list a chunk, so a chunk repeated inside one manifest counts once, the
+// same way on increment and decrement. Every function here runs inside the
+// caller's write transaction, next to the change of the referencing row:
+// counts and references commit or roll back together.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "meta/meta_store.h"
+
+namespace nubo::content {
+
+struct ManifestDraft {
+  meta::Digest hash{};
+  uint64_t size = 0;
+  std::vector<meta::ManifestChunk> chunks;
+};
+
+// Finds the manifest with `draft.hash` or creates it (counting its distinct
+// chunks, creating chunk rows as needed), then adds one reference for the
+// row the caller inserts in the same transaction. Returns the manifest id.
+Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft, int64_t now_ms);
+
+// One more reference to an existing manifest (e.g. a zero-copy file copy).
+Status AddManifestRef(meta::WriteTxn& txn, int64_t manifest_id);
+
+// Drops one reference. At zero the manifest and its chunk list go, and each
+// of its distinct chunks loses one reference; a chunk reaching zero is
+// stamped orphaned at `now_ms` (GC deletes it after the grace period).
+Status ReleaseManifest(meta::WriteTxn& txn, int64_t manifest_id, int64_t now_ms);
+
+}  // namespace nubo::content

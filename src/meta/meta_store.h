@@ -1,0 +1,113 @@
+// MetaStore: nubo's metadata, behind explicit transactions.
+//
+// Domain code talks to typed operations (this header), never to SQL, so a
+// PostgreSQL backend can implement the same interface; the conformance
+// suite (meta/meta_store_conformance_test.cc) holds every backend to it.
+//
+// Concurrency: Write transactions are serialized (one writer, as SQLite
+// allows and as keeps reference counting simple); Read transactions run
+// concurrently on a snapshot. A transaction object must not escape its
+// callback. Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/blake3_hash.h"
+#include "util/status.h"
+
+namespace nubo::meta {
+
+using Digest = Blake3Digest;
+
+struct ManifestRow {
+  int64_t id = 0;
+  Digest hash{};      // BLAKE3 of the whole content
+  uint64_t size = 0;  // bytes
+  int64_t refs = 0;   // referencing rows (pins; later nodes, versions, upload sessions)
+};
+
+struct ManifestChunk {
+  uint32_t seq = 0;     // 0-based order in the manifest
+  Digest hash{};
+  uint64_t offset = 0;  // of the chunk's first byte in the content
+  uint32_t size = 0;
+};
+
+struct ChunkRow {
+  Digest hash{};
+  uint64_t size = 0;
+  int64_t refs = 0;  // distinct manifests listing the chunk
+  std::optional<int64_t> orphaned_at_ms;  // set when refs dropped to 0
+};
+
+class ReadTxn {
+ public:
+  virtual ~ReadTxn() = default;
+
+  virtual Result<std::optional<ManifestRow>> FindManifest(const Digest& hash) = 0;
+  virtual Result<std::optional<ManifestRow>> GetManifest(int64_t id) = 0;
+  // The manifest's chunk list in order.
+  virtual Result<std::vector<ManifestChunk>> ManifestChunks(int64_t manifest_id) = 0;
+  virtual Result<std::optional<ChunkRow>> GetChunk(const Digest& hash) = 0;
+
+  // Keyset pages (ascending), for fsck and GC: at most `limit` rows after
+  // the given key (none: from the start).
+  virtual Result<std::vector<ManifestRow>> ListManifests(int64_t after_id, size_t limit) = 0;
+  virtual Result<std::vector<ChunkRow>> ListChunks(const std::optional<Digest>& after,
+                                                   size_t limit) = 0;
+  // Chunks with refs = 0 orphaned at or before `before_ms`.
+  virtual Result<std::vector<ChunkRow>> ListOrphanChunks(int64_t before_ms, size_t limit) = 0;
+
+  // Pins: named references to manifests held by tools and tests (fixtures,
+  // imports). Nodes, versions and upload sessions will be referencing
+  // tables of their own, counted the same way.
+  virtual Result<std::optional<int64_t>> GetPin(const std::string& name) = 0;
+  // (name, manifest id) pairs with name > `after`, by name.
+  virtual Result<std::vector<std::pair<std::string, int64_t>>> ListPins(const std::string& after,
+                                                                       size_t limit) = 0;
+  // Number of referencing rows per manifest (for fsck), keyed by id.
+  virtual Result<std::vector<std::pair<int64_t, int64_t>>> CountManifestReferences() = 0;
+  // Number of distinct manifests listing each chunk (for fsck).
+  virtual Result<std::vector<std::pair<Digest, int64_t>>> CountChunkReferences() = 0;
+};
+
+class WriteTxn : public ReadTxn {
+ public:
+  // New manifest with refs = 0 and its chunk list. AlreadyExists if the hash is known.
+  virtual Result<int64_t> InsertManifest(const Digest& hash, uint64_t size,
+                                         const std::vector<ManifestChunk>& chunks) = 0;
+  virtual Status SetManifestRefs(int64_t id, int64_t refs) = 0;
+  // Removes the manifest and its chunk list.
+  virtual Status DeleteManifest(int64_t id) = 0;
+
+  virtual Status InsertChunk(const ChunkRow& row) = 0;
+  virtual Status SetChunkRefs(const Digest& hash, int64_t refs,
+                              std::optional<int64_t> orphaned_at_ms) = 0;
+  virtual Status DeleteChunk(const Digest& hash) = 0;
+
+  // AlreadyExists if `name` is pinned.
+  virtual Status InsertPin(const std::string& name, int64_t manifest_id) = 0;
+  virtual Status DeletePin(const std::string& name) = 0;
+};
+
+class MetaStore {
+ public:
+  virtual ~MetaStore() = default;
+
+  // Runs `fn` in a read transaction over one consistent snapshot.
+  virtual Status Read(const std::function<Status(ReadTxn&)>& fn) = 0;
+  // Runs `fn` in the (serialized) write transaction; commits iff `fn`
+  // returns OK and the commit is durable, else rolls back and returns the
+  // error. Aborted when another process held the database too long.
+  virtual Status Write(const std::function<Status(WriteTxn&)>& fn) = 0;
+
+  // Highest applied migration.
+  virtual Result<int> SchemaVersion() = 0;
+};
+
+}  // namespace nubo::meta

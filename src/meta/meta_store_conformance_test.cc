@@ -1,0 +1,214 @@
+// The contract every MetaStore backend must meet, parameterized by backend.
+// A PostgreSQL backend adds its factory to kBackends and must pass as is.
+#include <gtest/gtest.h>
+
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <atomic>
+#include <functional>
+#include <set>
+#include <thread>
+
+#include "meta/migrations.h"
+#include "meta/sqlite/sqlite_store.h"
+#include "util/ids.h"
+
+namespace nubo::meta {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Backend {
+  const char* name;
+  // Opens a store at `dir` (same dir = same database).
+  std::function<Result<std::unique_ptr<MetaStore>>(const fs::path& dir)> open;
+};
+
+const Backend kBackends[] = {
+    {"sqlite", [](const fs::path& dir) { return OpenSqlite((dir / "meta.db").string()); }},
+};
+
+class MetaStoreConformance : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("nubo-meta-" + RandomHex(6));
+    fs::create_directories(dir_);
+    auto s = GetParam().open(dir_);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    store_ = std::move(s).value();
+  }
+  void TearDown() override {
+    store_.reset();
+    fs::remove_all(dir_);
+  }
+
+  fs::path dir_;
+  std::unique_ptr<MetaStore> store_;
+};
+
+Digest D(const char* s) { return Blake3::Hash(s); }
+
+ManifestChunk MC(uint32_t seq, const char* h, uint64_t off, uint32_t size) {
+  return ManifestChunk{seq, D(h), off, size};
+}
+
+TEST_P(MetaStoreConformance, MigrationsApplyFromEmptyAndAreIdempotent) {
+  auto v = store_->SchemaVersion();
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(*v, Migrations().back().version);
+  store_.reset();
+  auto again = GetParam().open(dir_);  // reopening applies nothing new
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(*(*again)->SchemaVersion(), Migrations().back().version);
+}
+
+TEST_P(MetaStoreConformance, ManifestsChunksAndPins) {
+  ASSERT_TRUE(store_->Write([](WriteTxn& t) -> Status {
+    NUBO_RETURN_IF_ERROR(t.InsertChunk({D("a"), 10, 1, std::nullopt}));
+    NUBO_RETURN_IF_ERROR(t.InsertChunk({D("b"), 5, 1, std::nullopt}));
+    NUBO_ASSIGN_OR_RETURN(int64_t id, t.InsertManifest(D("m"), 25, {MC(0, "a", 0, 10), MC(1, "b", 10, 5),
+                                                                   MC(2, "a", 15, 10)}));
+    NUBO_RETURN_IF_ERROR(t.SetManifestRefs(id, 1));
+    return t.InsertPin("p", id);
+  }).ok());
+  ASSERT_TRUE(store_->Read([](ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto m, t.FindManifest(D("m")));
+    EXPECT_TRUE(m.has_value());
+    EXPECT_EQ(m->size, 25u);
+    EXPECT_EQ(m->refs, 1);
+    NUBO_ASSIGN_OR_RETURN(auto byid, t.GetManifest(m->id));
+    EXPECT_EQ(byid->hash, D("m"));
+    NUBO_ASSIGN_OR_RETURN(auto list, t.ManifestChunks(m->id));
+    EXPECT_EQ(list.size(), 3u);
+    EXPECT_EQ(list[2].offset, 15u);
+    EXPECT_EQ(list[1].hash, D("b"));
+    NUBO_ASSIGN_OR_RETURN(auto pin, t.GetPin("p"));
+    EXPECT_EQ(pin, m->id);
+    NUBO_ASSIGN_OR_RETURN(auto pins, t.ListPins("", 10));
+    EXPECT_EQ(pins.size(), 1u);
+    NUBO_ASSIGN_OR_RETURN(auto crefs, t.CountChunkReferences());
+    EXPECT_EQ(crefs.size(), 2u);  // "a" listed twice by one manifest counts once
+    for (auto& [h, n] : crefs) EXPECT_EQ(n, 1);
+    NUBO_ASSIGN_OR_RETURN(auto mrefs, t.CountManifestReferences());
+    EXPECT_EQ(mrefs.size(), 1u);
+    NUBO_ASSIGN_OR_RETURN(auto missing, t.FindManifest(D("zz")));
+    EXPECT_FALSE(missing.has_value());
+    return Status::Ok();
+  }).ok());
+}
+
+TEST_P(MetaStoreConformance, UniqueViolationsAreAlreadyExists) {
+  Status st = store_->Write([](WriteTxn& t) -> Status {
+    NUBO_RETURN_IF_ERROR(t.InsertChunk({D("a"), 1, 0, 0}));
+    return t.InsertChunk({D("a"), 1, 0, 0});
+  });
+  EXPECT_EQ(st.code(), Code::kAlreadyExists) << st.ToString();
+  st = store_->Write([](WriteTxn& t) -> Status {
+    NUBO_RETURN_IF_ERROR(t.InsertManifest(D("m"), 0, {}).status());
+    return t.InsertManifest(D("m"), 0, {}).status();
+  });
+  EXPECT_EQ(st.code(), Code::kAlreadyExists);
+}
+
+TEST_P(MetaStoreConformance, FailedWriteRollsBackEverything) {
+  Status st = store_->Write([](WriteTxn& t) -> Status {
+    NUBO_RETURN_IF_ERROR(t.InsertChunk({D("a"), 1, 0, 0}));
+    return Status::Conflict("caller changed its mind");
+  });
+  EXPECT_EQ(st.code(), Code::kConflict);
+  ASSERT_TRUE(store_->Read([](ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto c, t.GetChunk(D("a")));
+    EXPECT_FALSE(c.has_value());
+    return Status::Ok();
+  }).ok());
+}
+
+TEST_P(MetaStoreConformance, MissingRowsAreNotFound) {
+  ASSERT_TRUE(store_->Write([](WriteTxn& t) -> Status {
+    EXPECT_EQ(t.SetManifestRefs(42, 1).code(), Code::kNotFound);
+    EXPECT_EQ(t.DeleteManifest(42).code(), Code::kNotFound);
+    EXPECT_EQ(t.SetChunkRefs(D("x"), 1, std::nullopt).code(), Code::kNotFound);
+    EXPECT_EQ(t.DeleteChunk(D("x")).code(), Code::kNotFound);
+    EXPECT_EQ(t.DeletePin("x").code(), Code::kNotFound);
+    return Status::Ok();
+  }).ok());
+}
+
+TEST_P(MetaStoreConformance, PagingAndOrphans) {
+  ASSERT_TRUE(store_->Write([](WriteTxn& t) -> Status {
+    for (int i = 0; i < 25; ++i) {
+      std::string k = "c" + std::to_string(i);
+      NUBO_RETURN_IF_ERROR(t.InsertChunk({Blake3::Hash(k), 1, i % 2, i % 2 ? std::nullopt : std::optional<int64_t>(i)}));
+    }
+    return Status::Ok();
+  }).ok());
+  ASSERT_TRUE(store_->Read([](ReadTxn& t) -> Status {
+    std::set<Digest> seen;
+    std::optional<Digest> after;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(auto page, t.ListChunks(after, 7));
+      if (page.empty()) break;
+      EXPECT_LE(page.size(), 7u);
+      for (auto& c : page) EXPECT_TRUE(seen.insert(c.hash).second);
+      after = page.back().hash;
+    }
+    EXPECT_EQ(seen.size(), 25u);
+    NUBO_ASSIGN_OR_RETURN(auto orphans, t.ListOrphanChunks(10, 100));
+    EXPECT_EQ(orphans.size(), 6u);  // even i in 0..10
+    for (auto& o : orphans) {
+      EXPECT_EQ(o.refs, 0);
+      EXPECT_LE(*o.orphaned_at_ms, 10);
+    }
+    return Status::Ok();
+  }).ok());
+}
+
+TEST_P(MetaStoreConformance, ReadersSeeCommittedStateConcurrently) {
+  std::atomic<bool> stop{false};
+  std::atomic<int> reads{0};
+  std::thread reader([&] {
+    while (!stop) {
+      Status st = store_->Read([&](ReadTxn& t) -> Status {
+        NUBO_ASSIGN_OR_RETURN(auto pins, t.ListPins("", 1000));
+        // Pins and their manifests commit together: never one without the other.
+        for (auto& [name, id] : pins) {
+          NUBO_ASSIGN_OR_RETURN(auto m, t.GetManifest(id));
+          EXPECT_TRUE(m.has_value());
+        }
+        return Status::Ok();
+      });
+      EXPECT_TRUE(st.ok()) << st.ToString();
+      reads++;
+    }
+  });
+  for (int i = 0; i < 200; ++i) {
+    ASSERT_TRUE(store_->Write([&](WriteTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(int64_t id, t.InsertManifest(Blake3::Hash("m" + std::to_string(i)), 0, {}));
+      return t.InsertPin("p" + std::to_string(i), id);
+    }).ok());
+  }
+  stop = true;
+  reader.join();
+  EXPECT_GT(reads.load(), 0);
+}
+
+TEST_P(MetaStoreConformance, RefusesADatabaseNewerThanTheBinary) {
+  if (std::string(GetParam().name) != "sqlite") GTEST_SKIP() << "writes the SQLite file directly";
+  store_.reset();
+  // Simulate a newer nubo having migrated this database.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_ / "meta.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "INSERT INTO schema_migrations VALUES (9999, 'future.sql', 0)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto s = GetParam().open(dir_);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), Code::kUnsupported);
+  EXPECT_NE(s.status().message().find("upgrade nubo"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, MetaStoreConformance, ::testing::ValuesIn(kBackends),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace nubo::meta

@@ -1,0 +1,19 @@
+// Schema migrations: numbered .sql files in meta/migrations/, embedded in
+// the binary at build time (CMake generates migrations_embedded.cc).
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+namespace nubo::meta {
+
+struct Migration {
+  int version;            // PERSISTED: the file's number; never renumber
+  std::string_view name;  // file name
+  std::string_view sql;
+};
+
+// In ascending version order.
+const std::vector<Migration>& Migrations();
+
+}  // namespace nubo::meta

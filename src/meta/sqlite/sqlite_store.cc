@@ -1,0 +1,490 @@
+#include "meta/sqlite/sqlite_store.h"
+
+#include <sqlite3.h>
+
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "meta/migrations.h"
+#include "util/time.h"
+
+namespace nubo::meta {
+
+namespace {
+
+Status SqliteError(sqlite3* db, int rc, std::string_view what) {
+  std::string msg = std::string(what) + ": " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+  switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return Status::Aborted(std::move(msg));
+    case SQLITE_CONSTRAINT:
+      if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY) {
+        return Status::AlreadyExists(std::move(msg));
+      }
+      return Status::Conflict(std::move(msg));
+    case SQLITE_FULL:
+      return Status::ResourceExhausted(std::move(msg));
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return Status::Corruption(std::move(msg));
+    case SQLITE_IOERR:
+    case SQLITE_CANTOPEN:
+      return Status::IoError(std::move(msg));
+    default:
+      return Status::Internal(std::move(msg));
+  }
+}
+
+// One prepared statement in use; resets itself when it goes out of scope
+// so the connection's cache can hand it out again.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, sqlite3_stmt* s) : db_(db), s_(s) {}
+  ~Stmt() {
+    sqlite3_reset(s_);
+    sqlite3_clear_bindings(s_);
+  }
+  Stmt& Bind(int i, int64_t v) {
+    sqlite3_bind_int64(s_, i, v);
+    return *this;
+  }
+  Stmt& Bind(int i, const Digest& d) {
+    sqlite3_bind_blob(s_, i, d.data(), static_cast<int>(d.size()), SQLITE_STATIC);
+    return *this;
+  }
+  Stmt& Bind(int i, const std::string& t) {
+    sqlite3_bind_text(s_, i, t.data(), static_cast<int>(t.size()), SQLITE_STATIC);
+    return *this;
+  }
+  Stmt& BindNull(int i) {
+    sqlite3_bind_null(s_, i);
+    return *this;
+  }
+  // True: a row is ready; false: done. Errors map through SqliteError.
+  Result<bool> Step() {
+    int rc = sqlite3_step(s_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    return SqliteError(db_, sqlite3_extended_errcode(db_), sqlite3_sql(s_));
+  }
+  Status Exec() {
+    auto r = Step();
+    return r.ok() ? Status::Ok() : r.status();
+  }
+  int64_t Int(int col) const { return sqlite3_column_int64(s_, col); }
+  std::string Text(int col) const {
+    const unsigned char* p = sqlite3_column_text(s_, col);
+    return p ? std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(s_, col)) : std::string();
+  }
+  bool IsNull(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
+  Digest Hash(int col) const {
+    Digest d{};
+    const void* p = sqlite3_column_blob(s_, col);
+    if (p && sqlite3_column_bytes(s_, col) == static_cast<int>(d.size())) std::memcpy(d.data(), p, d.size());
+    return d;
+  }
+  int changes() const { return sqlite3_changes(db_); }
+  void Reset() { sqlite3_reset(s_); }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* s_;
+};
+
+class Conn {
+ public:
+  ~Conn() {
+    for (auto& [sql, s] : cache_) sqlite3_finalize(s);
+    if (db_) sqlite3_close_v2(db_);
+  }
+  static Result<std::unique_ptr<Conn>> Open(const std::string& path, int busy_ms) {
+    auto c = std::make_unique<Conn>();
+    int rc = sqlite3_open_v2(path.c_str(), &c->db_,
+                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc != SQLITE_OK) return SqliteError(c->db_, rc, "open " + path);
+    sqlite3_busy_timeout(c->db_, busy_ms);
+    sqlite3_extended_result_codes(c->db_, 1);
+    NUBO_RETURN_IF_ERROR(c->Exec("PRAGMA journal_mode=WAL"));
+    NUBO_RETURN_IF_ERROR(c->Exec("PRAGMA synchronous=FULL"));
+    NUBO_RETURN_IF_ERROR(c->Exec("PRAGMA foreign_keys=ON"));
+    return c;
+  }
+  Status Exec(const char* sql) {
+    char* err = nullptr;
+    int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
+    if (rc != SQLITE_OK) {
+      std::string m = err ? err : sqlite3_errstr(rc);
+      sqlite3_free(err);
+      Status s = SqliteError(nullptr, rc, std::string(sql).substr(0, 60));
+      return Status(s.code(), m);
+    }
+    return Status::Ok();
+  }
+  Result<Stmt> Prepare(const char* sql) {
+    auto it = cache_.find(sql);
+    if (it == cache_.end()) {
+      sqlite3_stmt* s = nullptr;
+      int rc = sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr);
+      if (rc != SQLITE_OK) return SqliteError(db_, rc, sql);
+      it = cache_.emplace(sql, s).first;
+    }
+    return Stmt(db_, it->second);
+  }
+  sqlite3* db() { return db_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::unordered_map<const char*, sqlite3_stmt*> cache_;  // keyed by the literal's address
+};
+
+#define NUBO_PREPARE(var, conn, sql) NUBO_ASSIGN_OR_RETURN(Stmt var, (conn).Prepare(sql))
+
+ManifestRow ManifestFrom(const Stmt& s) {
+  return ManifestRow{s.Int(0), s.Hash(1), static_cast<uint64_t>(s.Int(2)), s.Int(3)};
+}
+ChunkRow ChunkFrom(const Stmt& s) {
+  ChunkRow r{s.Hash(0), static_cast<uint64_t>(s.Int(1)), s.Int(2), std::nullopt};
+  if (!s.IsNull(3)) r.orphaned_at_ms = s.Int(3);
+  return r;
+}
+
+class SqliteTxn final : public WriteTxn {
+ public:
+  explicit SqliteTxn(Conn& c) : c_(c) {}
+
+  Result<std::optional<ManifestRow>> FindManifest(const Digest& hash) override {
+    NUBO_PREPARE(s, c_, "SELECT id, hash, size, refs FROM manifests WHERE hash = ?");
+    s.Bind(1, hash);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return std::optional<ManifestRow>();
+    return std::optional<ManifestRow>(ManifestFrom(s));
+  }
+  Result<std::optional<ManifestRow>> GetManifest(int64_t id) override {
+    NUBO_PREPARE(s, c_, "SELECT id, hash, size, refs FROM manifests WHERE id = ?");
+    s.Bind(1, id);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return std::optional<ManifestRow>();
+    return std::optional<ManifestRow>(ManifestFrom(s));
+  }
+  Result<std::vector<ManifestChunk>> ManifestChunks(int64_t manifest_id) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT seq, chunk_hash, offset, size FROM manifest_chunks WHERE manifest_id = ? "
+                 "ORDER BY seq");
+    s.Bind(1, manifest_id);
+    std::vector<ManifestChunk> out;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) break;
+      out.push_back(ManifestChunk{static_cast<uint32_t>(s.Int(0)), s.Hash(1),
+                                  static_cast<uint64_t>(s.Int(2)), static_cast<uint32_t>(s.Int(3))});
+    }
+    return out;
+  }
+  Result<std::optional<ChunkRow>> GetChunk(const Digest& hash) override {
+    NUBO_PREPARE(s, c_, "SELECT hash, size, refs, orphaned_at FROM chunks WHERE hash = ?");
+    s.Bind(1, hash);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return std::optional<ChunkRow>();
+    return std::optional<ChunkRow>(ChunkFrom(s));
+  }
+  Result<std::vector<ManifestRow>> ListManifests(int64_t after_id, size_t limit) override {
+    NUBO_PREPARE(s, c_, "SELECT id, hash, size, refs FROM manifests WHERE id > ? ORDER BY id LIMIT ?");
+    s.Bind(1, after_id).Bind(2, static_cast<int64_t>(limit));
+    std::vector<ManifestRow> out;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) break;
+      out.push_back(ManifestFrom(s));
+    }
+    return out;
+  }
+  Result<std::vector<ChunkRow>> ListChunks(const std::optional<Digest>& after, size_t limit) override {
+    std::vector<ChunkRow> out;
+    auto collect = [&](Stmt& s) -> Status {
+      for (;;) {
+        NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+        if (!row) return Status::Ok();
+        out.push_back(ChunkFrom(s));
+      }
+    };
+    if (after) {
+      NUBO_PREPARE(s, c_,
+                   "SELECT hash, size, refs, orphaned_at FROM chunks WHERE hash > ? ORDER BY hash LIMIT ?");
+      s.Bind(1, *after).Bind(2, static_cast<int64_t>(limit));
+      NUBO_RETURN_IF_ERROR(collect(s));
+    } else {
+      NUBO_PREPARE(s, c_, "SELECT hash, size, refs, orphaned_at FROM chunks ORDER BY hash LIMIT ?");
+      s.Bind(1, static_cast<int64_t>(limit));
+      NUBO_RETURN_IF_ERROR(collect(s));
+    }
+    return out;
+  }
+  Result<std::vector<ChunkRow>> ListOrphanChunks(int64_t before_ms, size_t limit) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT hash, size, refs, orphaned_at FROM chunks WHERE refs = 0 AND orphaned_at <= ? "
+                 "ORDER BY orphaned_at LIMIT ?");
+    s.Bind(1, before_ms).Bind(2, static_cast<int64_t>(limit));
+    std::vector<ChunkRow> out;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) break;
+      out.push_back(ChunkFrom(s));
+    }
+    return out;
+  }
+  Result<std::optional<int64_t>> GetPin(const std::string& name) override {
+    NUBO_PREPARE(s, c_, "SELECT manifest_id FROM pins WHERE name = ?");
+    s.Bind(1, name);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return std::optional<int64_t>();
+    return std::optional<int64_t>(s.Int(0));
+  }
+  Result<std::vector<std::pair<std::string, int64_t>>> ListPins(const std::string& after,
+                                                               size_t limit) override {
+    NUBO_PREPARE(s, c_, "SELECT name, manifest_id FROM pins WHERE name > ? ORDER BY name LIMIT ?");
+    s.Bind(1, after).Bind(2, static_cast<int64_t>(limit));
+    std::vector<std::pair<std::string, int64_t>> out;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) break;
+      out.emplace_back(s.Text(0), s.Int(1));
+    }
+    return out;
+  }
+  Result<std::vector<std::pair<int64_t, int64_t>>> CountManifestReferences() override {
+    NUBO_PREPARE(s, c_, "SELECT manifest_id, COUNT(*) FROM pins GROUP BY manifest_id ORDER BY manifest_id");
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) break;
+      out.emplace_back(s.Int(0), s.Int(1));
+    }
+    return out;
+  }
+  Result<std::vector<std::pair<Digest, int64_t>>> CountChunkReferences() override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT chunk_hash, COUNT(DISTINCT manifest_id) FROM manifest_chunks "
+                 "GROUP BY chunk_hash ORDER BY chunk_hash");
+    std::vector<std::pair<Digest, int64_t>> out;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) break;
+      out.emplace_back(s.Hash(0), s.Int(1));
+    }
+    return out;
+  }
+
+  Result<int64_t> InsertManifest(const Digest& hash, uint64_t size,
+                                 const std::vector<ManifestChunk>& chunks) override {
+    {
+      NUBO_PREPARE(s, c_, "INSERT INTO manifests (hash, size, refs, created_at) VALUES (?, ?, 0, ?)");
+      s.Bind(1, hash).Bind(2, static_cast<int64_t>(size)).Bind(3, UnixMillis());
+      NUBO_RETURN_IF_ERROR(s.Exec());
+    }
+    int64_t id = sqlite3_last_insert_rowid(c_.db());
+    NUBO_PREPARE(s, c_,
+                 "INSERT INTO manifest_chunks (manifest_id, seq, chunk_hash, offset, size) "
+                 "VALUES (?, ?, ?, ?, ?)");
+    for (const auto& ch : chunks) {
+      s.Bind(1, id).Bind(2, ch.seq).Bind(3, ch.hash).Bind(4, static_cast<int64_t>(ch.offset)).Bind(5, ch.size);
+      NUBO_RETURN_IF_ERROR(s.Exec());
+      s.Reset();
+    }
+    return id;
+  }
+  Status SetManifestRefs(int64_t id, int64_t refs) override {
+    NUBO_PREPARE(s, c_, "UPDATE manifests SET refs = ? WHERE id = ?");
+    s.Bind(1, refs).Bind(2, id);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    if (s.changes() == 0) return Status::NotFound("no manifest " + std::to_string(id));
+    return Status::Ok();
+  }
+  Status DeleteManifest(int64_t id) override {
+    NUBO_PREPARE(s, c_, "DELETE FROM manifests WHERE id = ?");
+    s.Bind(1, id);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    if (s.changes() == 0) return Status::NotFound("no manifest " + std::to_string(id));
+    return Status::Ok();
+  }
+  Status InsertChunk(const ChunkRow& row) override {
+    NUBO_PREPARE(s, c_, "INSERT INTO chunks (hash, size, refs, orphaned_at) VALUES (?, ?, ?, ?)");
+    s.Bind(1, row.hash).Bind(2, static_cast<int64_t>(row.size)).Bind(3, row.refs);
+    if (row.orphaned_at_ms) {
+      s.Bind(4, *row.orphaned_at_ms);
+    } else {
+      s.BindNull(4);
+    }
+    return s.Exec();
+  }
+  Status SetChunkRefs(const Digest& hash, int64_t refs, std::optional<int64_t> orphaned_at_ms) override {
+    NUBO_PREPARE(s, c_, "UPDATE chunks SET refs = ?, orphaned_at = ? WHERE hash = ?");
+    s.Bind(1, refs).Bind(3, hash);
+    if (orphaned_at_ms) {
+      s.Bind(2, *orphaned_at_ms);
+    } else {
+      s.BindNull(2);
+    }
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    if (s.changes() == 0) return Status::NotFound("no chunk " + DigestHex(hash));
+    return Status::Ok();
+  }
+  Status DeleteChunk(const Digest& hash) override {
+    NUBO_PREPARE(s, c_, "DELETE FROM chunks WHERE hash = ?");
+    s.Bind(1, hash);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    if (s.changes() == 0) return Status::NotFound("no chunk " + DigestHex(hash));
+    return Status::Ok();
+  }
+  Status InsertPin(const std::string& name, int64_t manifest_id) override {
+    NUBO_PREPARE(s, c_, "INSERT INTO pins (name, manifest_id, created_at) VALUES (?, ?, ?)");
+    s.Bind(1, name).Bind(2, manifest_id).Bind(3, UnixMillis());
+    return s.Exec();
+  }
+  Status DeletePin(const std::string& name) override {
+    NUBO_PREPARE(s, c_, "DELETE FROM pins WHERE name = ?");
+    s.Bind(1, name);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    if (s.changes() == 0) return Status::NotFound("no pin " + name);
+    return Status::Ok();
+  }
+
+ private:
+  Conn& c_;
+};
+
+Result<int> CurrentVersion(Conn& c) {
+  NUBO_RETURN_IF_ERROR(c.Exec(
+      "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+      "applied_at INTEGER NOT NULL)"));
+  NUBO_PREPARE(s, c, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations");
+  NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+  return row ? static_cast<int>(s.Int(0)) : 0;
+}
+
+// Applies every migration above the current version, each in its own
+// transaction with its version row, so a crash leaves whole migrations.
+Result<int> ApplyMigrations(Conn& c, bool allowed) {
+  NUBO_ASSIGN_OR_RETURN(int current, CurrentVersion(c));
+  const auto& all = Migrations();
+  int latest = all.empty() ? 0 : all.back().version;
+  if (current > latest) {
+    return Status::Unsupported("database schema version " + std::to_string(current) +
+                               " is newer than this nubo understands (" + std::to_string(latest) +
+                               "): upgrade nubo");
+  }
+  int applied = 0;
+  for (const auto& m : all) {
+    if (m.version <= current) continue;
+    if (!allowed) {
+      return Status::Unsupported("database needs migration to version " + std::to_string(latest) +
+                                 ": run `nubo migrate`");
+    }
+    NUBO_RETURN_IF_ERROR(c.Exec("BEGIN IMMEDIATE"));
+    std::string sql(m.sql);
+    Status st = c.Exec(sql.c_str());
+    if (st.ok()) {
+      NUBO_PREPARE(s, c, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
+      std::string name(m.name);
+      s.Bind(1, m.version).Bind(2, name).Bind(3, UnixMillis());
+      st = s.Exec();
+    }
+    if (!st.ok()) {
+      (void)c.Exec("ROLLBACK");
+      return st.WithContext("migration " + std::string(m.name));
+    }
+    NUBO_RETURN_IF_ERROR(c.Exec("COMMIT"));
+    ++applied;
+  }
+  return applied;
+}
+
+class SqliteStore final : public MetaStore {
+ public:
+  SqliteStore(std::string path, SqliteOptions o, std::unique_ptr<Conn> writer)
+      : path_(std::move(path)), opt_(o), writer_(std::move(writer)) {}
+
+  Status Read(const std::function<Status(ReadTxn&)>& fn) override {
+    NUBO_ASSIGN_OR_RETURN(std::unique_ptr<Conn> c, Acquire());
+    Status st = c->Exec("BEGIN");
+    if (st.ok()) {
+      SqliteTxn txn(*c);
+      st = fn(txn);
+      Status end = c->Exec(st.ok() ? "COMMIT" : "ROLLBACK");
+      if (st.ok()) st = end;
+    }
+    Release(std::move(c));
+    return st;
+  }
+
+  Status Write(const std::function<Status(WriteTxn&)>& fn) override {
+    std::lock_guard lock(writer_mu_);
+    NUBO_RETURN_IF_ERROR(writer_->Exec("BEGIN IMMEDIATE"));
+    SqliteTxn txn(*writer_);
+    Status st = fn(txn);
+    if (!st.ok()) {
+      (void)writer_->Exec("ROLLBACK");
+      return st;
+    }
+    Status commit = writer_->Exec("COMMIT");
+    if (!commit.ok()) (void)writer_->Exec("ROLLBACK");
+    return commit;
+  }
+
+  Result<int> SchemaVersion() override {
+    std::lock_guard lock(writer_mu_);
+    return CurrentVersion(*writer_);
+  }
+
+ private:
+  Result<std::unique_ptr<Conn>> Acquire() {
+    std::unique_lock lock(pool_mu_);
+    pool_cv_.wait(lock, [&] { return !idle_.empty() || open_readers_ < opt_.max_readers; });
+    if (!idle_.empty()) {
+      auto c = std::move(idle_.back());
+      idle_.pop_back();
+      return c;
+    }
+    ++open_readers_;
+    lock.unlock();
+    auto c = Conn::Open(path_, opt_.busy_timeout_ms);
+    if (!c.ok()) {
+      std::lock_guard relock(pool_mu_);
+      --open_readers_;
+      pool_cv_.notify_one();
+    }
+    return c;
+  }
+  void Release(std::unique_ptr<Conn> c) {
+    std::lock_guard lock(pool_mu_);
+    idle_.push_back(std::move(c));
+    pool_cv_.notify_one();
+  }
+
+  std::string path_;
+  SqliteOptions opt_;
+  std::mutex writer_mu_;
+  std::unique_ptr<Conn> writer_;
+  std::mutex pool_mu_;
+  std::condition_variable pool_cv_;
+  std::vector<std::unique_ptr<Conn>> idle_;
+  int open_readers_ = 0;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<MetaStore>> OpenSqlite(const std::string& path, SqliteOptions options) {
+  NUBO_ASSIGN_OR_RETURN(std::unique_ptr<Conn> writer, Conn::Open(path, options.busy_timeout_ms));
+  NUBO_RETURN_IF_ERROR(ApplyMigrations(*writer, options.migrate).status());
+  return std::unique_ptr<MetaStore>(new SqliteStore(path, options, std::move(writer)));
+}
+
+Result<int> MigrateSqlite(const std::string& path) {
+  NUBO_ASSIGN_OR_RETURN(std::unique_ptr<Conn> c, Conn::Open(path, 5000));
+  return ApplyMigrations(*c, true);
+}
+
+}  // namespace nubo::meta

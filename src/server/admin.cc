@@ -1,0 +1,265 @@
+#include "server/admin.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "blob/disk/disk_chunk_store.h"
+#include "content/fsck.h"
+#include "content/gc.h"
+#include "content/ingest.h"
+#include "content/reader.h"
+#include "meta/sqlite/sqlite_store.h"
+#include "server/storage.h"
+#include "util/blake3_hash.h"
+#include "util/time.h"
+
+namespace nubo::server {
+
+namespace {
+
+int Fail(const char* what, const Status& st) {
+  std::fprintf(stderr, "nubo %s: %s\n", what, st.ToString().c_str());
+  return 2;
+}
+
+Status Pin(meta::MetaStore& m, blob::ChunkStore& c, const content::ManifestDraft& d,
+           const std::string& name) {
+  // Every reference needs its referencing row: no pin, no commit.
+  return content::CommitManifest(m, c, d,
+                                 [&](meta::WriteTxn& txn, int64_t id) -> Status {
+                                   return txn.InsertPin(name, id);
+                                 })
+      .status();
+}
+
+Status Unpin(meta::MetaStore& m, const std::string& name) {
+  return m.Write([&](meta::WriteTxn& txn) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto id, txn.GetPin(name));
+    if (!id) return Status::NotFound("no pin " + name);
+    NUBO_RETURN_IF_ERROR(txn.DeletePin(name));
+    return content::ReleaseManifest(txn, *id, UnixMillis());
+  });
+}
+
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// Generated test file `i`: its size and bytes follow from (seed, i). It is
+// made of 16 KiB blocks drawn from a pool of 24, so files share chunks and
+// deduplication and shared references get exercised.
+std::string Generate(uint64_t seed, uint64_t i, uint64_t max_size) {
+  uint64_t size = Mix(seed ^ (i * 7919)) % (max_size + 1);
+  std::string out(size, '\0');
+  constexpr size_t kBlock = 16 << 10;
+  for (size_t off = 0; off < size; off += kBlock) {
+    uint64_t block = Mix(seed + i * 1000003 + off / kBlock) % 24;
+    for (size_t k = off; k < std::min<size_t>(size, off + kBlock); k += 8) {
+      uint64_t w = Mix(seed * 31 + block * 65536 + (k - off) / 8);
+      std::memcpy(out.data() + k, &w, std::min<size_t>(8, size - k));
+    }
+  }
+  return out;
+}
+
+Result<content::ManifestDraft> IngestBytes(blob::ChunkStore& c, std::string_view bytes) {
+  content::Ingest in(c);
+  // Feed in uneven pieces, as a network would.
+  size_t pos = 0, step = 65521;
+  while (pos < bytes.size()) {
+    size_t n = std::min(step, bytes.size() - pos);
+    NUBO_RETURN_IF_ERROR(in.Write(bytes.data() + pos, n));
+    pos += n;
+  }
+  return in.Finish();
+}
+
+}  // namespace
+
+int RunMigrate(const Config& cfg) {
+  auto applied = meta::MigrateSqlite(DatabasePath(cfg.data_dir));
+  if (!applied.ok()) return Fail("migrate", applied.status());
+  std::printf("applied %d migration(s) to %s\n", *applied, DatabasePath(cfg.data_dir).c_str());
+  return 0;
+}
+
+int RunFsck(const Config& cfg, bool repair) {
+  auto s = OpenStorage(cfg.data_dir, /*migrate=*/false);
+  if (!s.ok()) return Fail("fsck", s.status());
+  auto r = content::Fsck(*s->meta, *s->chunks, repair);
+  if (!r.ok()) return Fail("fsck", r.status());
+  for (const auto& p : r->problems) std::printf("PROBLEM %s\n", p.c_str());
+  std::printf("fsck: %llu manifests, %llu chunks, %llu bytes verified, %llu unreferenced files, "
+              "%zu problems, %llu repaired\n",
+              static_cast<unsigned long long>(r->manifests), static_cast<unsigned long long>(r->chunks),
+              static_cast<unsigned long long>(r->bytes_verified),
+              static_cast<unsigned long long>(r->unreferenced_files), r->problems.size(),
+              static_cast<unsigned long long>(r->repaired));
+  if (r->clean()) return 0;
+  // With --repair, a second pass tells whether anything is left.
+  if (repair) {
+    auto again = content::Fsck(*s->meta, *s->chunks, false);
+    if (again.ok() && again->clean()) return 0;
+  }
+  return 1;
+}
+
+int RunGc(const Config& cfg, uint64_t grace_ms) {
+  auto s = OpenStorage(cfg.data_dir, false);
+  if (!s.ok()) return Fail("gc", s.status());
+  auto r = content::CollectGarbage(*s->meta, *s->chunks, static_cast<int64_t>(grace_ms), UnixMillis());
+  if (!r.ok()) return Fail("gc", r.status());
+  std::printf("gc: %llu chunks deleted, %llu stray files swept, %llu bytes freed, %llu kept (recent)\n",
+              static_cast<unsigned long long>(r->chunks_deleted),
+              static_cast<unsigned long long>(r->files_swept),
+              static_cast<unsigned long long>(r->bytes_freed),
+              static_cast<unsigned long long>(r->skipped_recent));
+  return 0;
+}
+
+int RunDebugPut(const Config& cfg, const std::string& file, const std::string& pin) {
+  auto s = OpenStorage(cfg.data_dir, true);
+  if (!s.ok()) return Fail("debug put", s.status());
+  FILE* f = file == "-" ? stdin : std::fopen(file.c_str(), "rb");
+  if (!f) return Fail("debug put", Status::NotFound("cannot open " + file));
+  content::Ingest in(*s->chunks);
+  std::vector<char> buf(1 << 20);
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
+    if (Status st = in.Write(buf.data(), n); !st.ok()) return Fail("debug put", st);
+  }
+  if (f != stdin) std::fclose(f);
+  auto d = in.Finish();
+  if (!d.ok()) return Fail("debug put", d.status());
+  // Without --pin the content is pinned under its own hash (once).
+  std::string name = pin.empty() ? DigestHex(d->hash) : pin;
+  Status st = Pin(*s->meta, *s->chunks, *d, name);
+  if (!st.ok() && !(pin.empty() && st.code() == Code::kAlreadyExists)) return Fail("debug put", st);
+  std::printf("%s %llu %zu\n", DigestHex(d->hash).c_str(), static_cast<unsigned long long>(d->size),
+              d->chunks.size());
+  return 0;
+}
+
+int RunDebugCat(const Config& cfg, const std::string& hash_hex) {
+  meta::Digest h;
+  if (!blob::ParseDigestHex(hash_hex, h)) {
+    return Fail("debug cat", Status::InvalidArgument("expected 64 hex characters"));
+  }
+  auto s = OpenStorage(cfg.data_dir, false);
+  if (!s.ok()) return Fail("debug cat", s.status());
+  auto r = content::ManifestReader::OpenByHash(*s->meta, *s->chunks, h);
+  if (!r.ok()) return Fail("debug cat", r.status());
+  std::vector<char> buf(1 << 20);
+  for (;;) {
+    auto n = r->Read(buf.data(), buf.size());
+    if (!n.ok()) return Fail("debug cat", n.status());
+    if (*n == 0) break;
+    if (std::fwrite(buf.data(), 1, *n, stdout) != *n) return Fail("debug cat", Status::IoError("stdout"));
+  }
+  return std::fflush(stdout) == 0 ? 0 : 2;
+}
+
+int RunDebugUnpin(const Config& cfg, const std::string& name) {
+  auto s = OpenStorage(cfg.data_dir, false);
+  if (!s.ok()) return Fail("debug unpin", s.status());
+  if (Status st = Unpin(*s->meta, name); !st.ok()) return Fail("debug unpin", st);
+  return 0;
+}
+
+int RunDebugChurn(const Config& cfg, uint64_t seed, uint64_t max_size, int keep) {
+  auto s = OpenStorage(cfg.data_dir, true);
+  if (!s.ok()) return Fail("debug churn", s.status());
+  // Continue after the highest file a previous run pinned.
+  uint64_t next = 0;
+  std::vector<std::pair<std::string, int64_t>> pins;
+  Status st = s->meta->Read([&](meta::ReadTxn& txn) -> Status {
+    NUBO_ASSIGN_OR_RETURN(pins, txn.ListPins("", 1'000'000));
+    return Status::Ok();
+  });
+  if (!st.ok()) return Fail("debug churn", st);
+  std::vector<uint64_t> live;
+  for (const auto& [name, id] : pins) {
+    if (name.size() > 1 && name[0] == 'f') {
+      uint64_t i = std::stoull(name.substr(1));
+      live.push_back(i);
+      next = std::max(next, i + 1);
+    }
+  }
+  std::sort(live.begin(), live.end());
+  for (uint64_t i = next;; ++i) {
+    std::string bytes = Generate(seed, i, max_size);
+    auto d = IngestBytes(*s->chunks, bytes);
+    if (!d.ok()) return Fail("debug churn", d.status());
+    if (Status p = Pin(*s->meta, *s->chunks, *d, "f" + std::to_string(i)); !p.ok()) {
+      return Fail("debug churn", p);
+    }
+    std::printf("committed %llu\n", static_cast<unsigned long long>(i));
+    std::fflush(stdout);
+    live.push_back(i);
+    while (static_cast<int>(live.size()) > keep) {
+      uint64_t old = live.front();
+      live.erase(live.begin());
+      // Announced first: a kill between the two lines leaves it either way.
+      std::printf("releasing %llu\n", static_cast<unsigned long long>(old));
+      std::fflush(stdout);
+      if (Status u = Unpin(*s->meta, "f" + std::to_string(old)); !u.ok()) return Fail("debug churn", u);
+      std::printf("released %llu\n", static_cast<unsigned long long>(old));
+      std::fflush(stdout);
+    }
+  }
+}
+
+int RunDebugVerify(const Config& cfg, uint64_t seed, uint64_t max_size) {
+  auto s = OpenStorage(cfg.data_dir, false);
+  if (!s.ok()) return Fail("debug verify", s.status());
+  std::vector<std::pair<std::string, int64_t>> pins;
+  Status st = s->meta->Read([&](meta::ReadTxn& txn) -> Status {
+    NUBO_ASSIGN_OR_RETURN(pins, txn.ListPins("", 1'000'000));
+    return Status::Ok();
+  });
+  if (!st.ok()) return Fail("debug verify", st);
+  int bad = 0;
+  for (const auto& [name, id] : pins) {
+    if (name.size() < 2 || name[0] != 'f') continue;
+    uint64_t i = std::stoull(name.substr(1));
+    std::string want = Generate(seed, i, max_size);
+    // Read through the pin's own manifest, not by the expected hash: a pin
+    // pointing at the wrong content must fail.
+    std::optional<meta::ManifestRow> m;
+    Status ms = s->meta->Read([&](meta::ReadTxn& txn) -> Status {
+      NUBO_ASSIGN_OR_RETURN(m, txn.GetManifest(id));
+      return Status::Ok();
+    });
+    if (!ms.ok() || !m) {
+      std::printf("MISSING %s\n", name.c_str());
+      ++bad;
+      continue;
+    }
+    auto r = content::ManifestReader::OpenByHash(*s->meta, *s->chunks, m->hash);
+    std::string got;
+    if (r.ok()) {
+      std::vector<char> buf(1 << 16);
+      for (;;) {
+        auto n = r->Read(buf.data(), buf.size());
+        if (!n.ok() || *n == 0) break;
+        got.append(buf.data(), *n);
+      }
+    }
+    if (got != want) {
+      std::printf("MISMATCH %s\n", name.c_str());
+      ++bad;
+    } else {
+      std::printf("ok %s\n", name.c_str());
+    }
+  }
+  std::printf("verified %zu pins, %d mismatched\n", pins.size(), bad);
+  return bad == 0 ? 0 : 1;
+}
+
+}  // namespace nubo::server

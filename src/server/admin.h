@@ -1,0 +1,32 @@
+// Administrative subcommands over the storage: migrate, fsck, gc, and the
+// hidden `debug` tools that tests and benchmarks drive. Each returns the
+// process exit code and prints to stdout/stderr.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "server/config.h"
+
+namespace nubo::server {
+
+int RunMigrate(const Config& cfg);
+// 0 clean, 1 problems found (after repair, if asked), 2 could not run.
+int RunFsck(const Config& cfg, bool repair);
+int RunGc(const Config& cfg, uint64_t grace_ms);
+
+// debug put FILE [--pin NAME]: ingest a file ("-": stdin), pin it (by
+// default under its hash), print "hash size chunks".
+int RunDebugPut(const Config& cfg, const std::string& file, const std::string& pin);
+// debug cat HASH: write a manifest's content to stdout.
+int RunDebugCat(const Config& cfg, const std::string& hash_hex);
+// debug unpin NAME: drop a pin (and the manifest's reference).
+int RunDebugUnpin(const Config& cfg, const std::string& name);
+// debug churn: ingest generated files forever (pinning each as f<i>, and
+// releasing the oldest beyond `keep`), printing "committed <i>" and
+// "released <i>" after each commit ("releasing <i>" before a release). The crash test kills it at random.
+int RunDebugChurn(const Config& cfg, uint64_t seed, uint64_t max_size, int keep);
+// debug verify: every pin f<i> must read back as generated file i.
+int RunDebugVerify(const Config& cfg, uint64_t seed, uint64_t max_size);
+
+}  // namespace nubo::server

@@ -1,0 +1,22 @@
+#include "server/storage.h"
+
+#include "blob/disk/disk_chunk_store.h"
+#include "meta/sqlite/sqlite_store.h"
+#include "util/fs.h"
+
+namespace nubo::server {
+
+std::string DatabasePath(const std::string& data_dir) { return data_dir + "/nubo.db"; }
+
+Result<Storage> OpenStorage(const std::string& data_dir, bool migrate) {
+  NUBO_RETURN_IF_ERROR(MakeDirsDurable(data_dir));
+  Storage s;
+  meta::SqliteOptions o;
+  o.migrate = migrate;
+  NUBO_ASSIGN_OR_RETURN(s.meta, meta::OpenSqlite(DatabasePath(data_dir), o));
+  NUBO_ASSIGN_OR_RETURN(auto disk, blob::DiskChunkStore::Open(data_dir + "/chunks", data_dir + "/tmp"));
+  s.chunks = std::move(disk);
+  return s;
+}
+
+}  // namespace nubo::server
