@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string_view>
 
 #include "util/blake3_hash.h"
@@ -25,9 +26,43 @@ struct ChunkInfo {
   int64_t mtime_ms = 0;  // last Put (an existing chunk's Put refreshes it: GC grace)
 };
 
+// Chunks staged for one durable step. Durability dominates the cost of a
+// small write (an fsync of the file and of its directory); a batch writes
+// its chunks without syncing or exposing them, then Commit makes every one
+// durable and visible at once. Memory stays flat: staged bytes live in
+// temp files, not here. Destroying an uncommitted batch discards it.
+// Not thread-safe; one per ingest.
+class ChunkBatch {
+ public:
+  virtual ~ChunkBatch() = default;
+  // Stages `data` as chunk `hash` (a chunk already stored or staged is
+  // only refreshed). Not visible to Read/Stat until Commit.
+  virtual Status Add(const Digest& hash, std::string_view data) = 0;
+  // Makes every staged chunk durable and visible. On error, none of the
+  // staged chunks that were not already present is guaranteed visible.
+  virtual Status Commit() = 0;
+};
+
+// An open chunk, for reading several ranges without re-opening it.
+// Not thread-safe.
+class ChunkReader {
+ public:
+  virtual ~ChunkReader() = default;
+  virtual uint64_t size() const = 0;
+  // Copies [offset, offset + len) into `out`; Corruption past the end.
+  virtual Status ReadAt(uint64_t offset, size_t len, char* out) = 0;
+};
+
 class ChunkStore {
  public:
   virtual ~ChunkStore() = default;
+
+  // Opens chunk `hash` for reading. NotFound if absent. The default reads
+  // through Read() on every call.
+  virtual Result<std::unique_ptr<ChunkReader>> Open(const Digest& hash);
+
+  // A new batch. The default stores each chunk with Put as it is added.
+  virtual std::unique_ptr<ChunkBatch> NewBatch();
 
   // Stores `data` as chunk `hash`. On OK the chunk is durable (its bytes and
   // its directory entry are fsync'd) and fully visible; on error no partial

@@ -17,6 +17,29 @@ Status FaultyChunkStore::Put(const Digest& hash, std::string_view data) {
   return inner_.Put(hash, data);
 }
 
+namespace {
+class FaultyBatch final : public ChunkBatch {
+ public:
+  FaultyBatch(std::unique_ptr<ChunkBatch> inner, FaultPlan& plan) : inner_(std::move(inner)), plan_(plan) {}
+  Status Add(const Digest& hash, std::string_view data) override {
+    if (auto f = plan_.Next(); f != FaultPlan::Fault::kNone) return Injected(f, "stage chunk");
+    return inner_->Add(hash, data);
+  }
+  Status Commit() override {
+    if (auto f = plan_.Next(); f != FaultPlan::Fault::kNone) return Injected(f, "commit chunks");
+    return inner_->Commit();
+  }
+
+ private:
+  std::unique_ptr<ChunkBatch> inner_;
+  FaultPlan& plan_;
+};
+}  // namespace
+
+std::unique_ptr<ChunkBatch> FaultyChunkStore::NewBatch() {
+  return std::make_unique<FaultyBatch>(inner_.NewBatch(), plan_);
+}
+
 Status FaultyChunkStore::Delete(const Digest& hash) {
   if (auto f = plan_.Next(); f != FaultPlan::Fault::kNone) return Injected(f, "delete chunk");
   return inner_.Delete(hash);

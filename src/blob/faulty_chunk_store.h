@@ -14,6 +14,8 @@ class FaultyChunkStore final : public ChunkStore {
   FaultyChunkStore(ChunkStore& inner, FaultPlan& plan) : inner_(inner), plan_(plan) {}
 
   Status Put(const Digest& hash, std::string_view data) override;
+  // Batches of the inner store, with Add and Commit as fault points.
+  std::unique_ptr<ChunkBatch> NewBatch() override;
   Status Read(const Digest& hash, uint64_t offset, size_t len, char* out) override {
     return inner_.Read(hash, offset, len, out);
   }

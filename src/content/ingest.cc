@@ -4,11 +4,26 @@
 
 namespace nubo::content {
 
-Ingest::Ingest(blob::ChunkStore& chunks, ChunkerParams params) : chunks_(chunks), cdc_(params) {}
+namespace {
+// Staged chunks are made durable in batches of this many bytes: large
+// enough that the two file-system syncs per batch vanish against the
+// writes, small enough that a failed upload leaves little to clean.
+constexpr uint64_t kBatchBytes = 64 << 20;
+}  // namespace
+
+Ingest::Ingest(blob::ChunkStore& chunks, ChunkerParams params, Sync sync)
+    : chunks_(chunks),
+      batch_(sync == Sync::kBatched ? chunks.NewBatch() : chunks.ChunkStore::NewBatch()),
+      cdc_(params) {}
 
 Status Ingest::StoreChunk(std::string_view chunk) {
   Blake3Digest h = Blake3::Hash(chunk);
-  NUBO_RETURN_IF_ERROR(chunks_.Put(h, chunk));
+  NUBO_RETURN_IF_ERROR(batch_->Add(h, chunk));
+  staged_bytes_ += chunk.size();
+  if (staged_bytes_ >= kBatchBytes) {
+    NUBO_RETURN_IF_ERROR(batch_->Commit());
+    staged_bytes_ = 0;
+  }
   meta::ManifestChunk mc;
   mc.seq = static_cast<uint32_t>(draft_.chunks.size());
   mc.hash = h;
@@ -30,6 +45,7 @@ Status Ingest::Write(const char* data, size_t len) {
 Result<ManifestDraft> Ingest::Finish() {
   if (failed_) return Status::Internal("ingest already failed");
   Status st = cdc_.Finish([this](std::string_view c) { return StoreChunk(c); });
+  if (st.ok()) st = batch_->Commit();
   if (!st.ok()) {
     failed_ = true;
     return st;

@@ -1,8 +1,8 @@
 // Ingest: a byte stream → content-defined chunks → durable chunk files → a
 // manifest committed in the metadata store (ARCHITECTURE.md §4.1-4.2).
 //
-// Order is what makes it crash-safe: every chunk is durable (ChunkStore::Put
-// returned) before the transaction that references it begins, and that
+// Order is what makes it crash-safe: every chunk is durable (its batch
+// committed) before the transaction that references it begins, and that
 // transaction re-checks the chunks a concurrent GC could have removed. A
 // crash before the commit leaves unreferenced chunk files (GC sweeps them),
 // never a manifest pointing at missing bytes. Memory: one maximum-size chunk.
@@ -21,7 +21,11 @@ namespace nubo::content {
 
 class Ingest {
  public:
-  explicit Ingest(blob::ChunkStore& chunks, ChunkerParams params = {});
+  enum class Sync {
+    kBatched,   // stage chunks, make them durable together (default)
+    kPerChunk,  // make each chunk durable on its own (two fsyncs each)
+  };
+  explicit Ingest(blob::ChunkStore& chunks, ChunkerParams params = {}, Sync sync = Sync::kBatched);
 
   // Consumes the next bytes of the stream; chunks are hashed and stored as
   // they complete. An error leaves the Ingest unusable.
@@ -33,6 +37,8 @@ class Ingest {
   Status StoreChunk(std::string_view chunk);
 
   blob::ChunkStore& chunks_;
+  std::unique_ptr<blob::ChunkBatch> batch_;
+  uint64_t staged_bytes_ = 0;
   FastCdc cdc_;
   Blake3 whole_;
   ManifestDraft draft_;

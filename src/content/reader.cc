@@ -47,7 +47,14 @@ Result<size_t> ManifestReader::Read(char* buf, size_t cap) {
   const auto& c = chunks_[index_];
   uint64_t in_chunk = pos_ - c.offset;
   size_t n = static_cast<size_t>(std::min<uint64_t>({cap, c.size - in_chunk, end_ - pos_}));
-  NUBO_RETURN_IF_ERROR(store_->Read(c.hash, in_chunk, n, buf));
+  if (open_index_ != index_) {
+    NUBO_ASSIGN_OR_RETURN(open_, store_->Open(c.hash));
+    open_index_ = index_;
+    if (open_->size() != c.size) {
+      return Status::Corruption("chunk " + DigestHex(c.hash) + " has the wrong size");
+    }
+  }
+  NUBO_RETURN_IF_ERROR(open_->ReadAt(in_chunk, n, buf));
   pos_ += n;
   if (pos_ == c.offset + c.size) ++index_;
   return n;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "blob/chunk_store.h"
@@ -32,6 +33,8 @@ class ManifestReader {
 
   blob::ChunkStore* store_;
   std::vector<meta::ManifestChunk> chunks_;
+  std::unique_ptr<blob::ChunkReader> open_;  // chunks_[open_index_], if any
+  size_t open_index_ = SIZE_MAX;
   size_t index_ = 0;  // chunk holding pos_
   uint64_t pos_;
   uint64_t end_;

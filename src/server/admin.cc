@@ -123,12 +123,14 @@ int RunGc(const Config& cfg, uint64_t grace_ms) {
   return 0;
 }
 
-int RunDebugPut(const Config& cfg, const std::string& file, const std::string& pin) {
+int RunDebugPut(const Config& cfg, const std::string& file, const std::string& pin,
+                bool per_chunk_sync) {
   auto s = OpenStorage(cfg.data_dir, true);
   if (!s.ok()) return Fail("debug put", s.status());
   FILE* f = file == "-" ? stdin : std::fopen(file.c_str(), "rb");
   if (!f) return Fail("debug put", Status::NotFound("cannot open " + file));
-  content::Ingest in(*s->chunks);
+  content::Ingest in(*s->chunks, {},
+                     per_chunk_sync ? content::Ingest::Sync::kPerChunk : content::Ingest::Sync::kBatched);
   std::vector<char> buf(1 << 20);
   size_t n;
   while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) {

@@ -17,7 +17,9 @@ int RunGc(const Config& cfg, uint64_t grace_ms);
 
 // debug put FILE [--pin NAME]: ingest a file ("-": stdin), pin it (by
 // default under its hash), print "hash size chunks".
-int RunDebugPut(const Config& cfg, const std::string& file, const std::string& pin);
+// `per_chunk_sync`: fsync every chunk on its own (the benchmark's BEFORE).
+int RunDebugPut(const Config& cfg, const std::string& file, const std::string& pin,
+                bool per_chunk_sync = false);
 // debug cat HASH: write a manifest's content to stdout.
 int RunDebugCat(const Config& cfg, const std::string& hash_hex);
 // debug unpin NAME: drop a pin (and the manifest's reference).

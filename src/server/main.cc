@@ -59,6 +59,8 @@ int main(int argc, char** argv) {
   auto* dput = debug->add_subcommand("put", "ingest FILE (- for stdin), print its hash");
   dput->add_option("file", file)->required();
   dput->add_option("--pin", pin);
+  bool per_chunk_sync = false;
+  dput->add_flag("--per-chunk-sync", per_chunk_sync);
   auto* dcat = debug->add_subcommand("cat", "write manifest HASH to stdout");
   dcat->add_option("hash", hash)->required();
   auto* dunpin = debug->add_subcommand("unpin", "drop pin NAME");
@@ -119,7 +121,7 @@ int main(int argc, char** argv) {
     return nubo::server::RunGc(*cfg, grace_ms);
   }
   if (migrate->parsed()) return nubo::server::RunMigrate(*cfg);
-  if (dput->parsed()) return nubo::server::RunDebugPut(*cfg, file, pin);
+  if (dput->parsed()) return nubo::server::RunDebugPut(*cfg, file, pin, per_chunk_sync);
   if (dcat->parsed()) return nubo::server::RunDebugCat(*cfg, hash);
   if (dunpin->parsed()) return nubo::server::RunDebugUnpin(*cfg, name);
   if (dchurn->parsed()) return nubo::server::RunDebugChurn(*cfg, seed, max_size, keep);

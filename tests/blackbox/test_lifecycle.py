@@ -217,10 +217,49 @@ class CliTest(unittest.TestCase):
             srv.close()
 
     def test_unavailable_subcommands_say_so(self):
-        for sub in ("fsck", "gc", "migrate"):
-            p = run_nubo([sub])
-            self.assertEqual(p.returncode, 3, sub)
-            self.assertIn("not available", p.stderr)
+        p = run_nubo(["user"])
+        self.assertEqual(p.returncode, 3)
+        self.assertIn("not available", p.stderr)
+
+    def test_migrate_fsck_gc_on_a_fresh_data_dir(self):
+        with tempfile.TemporaryDirectory() as d:
+            data = os.path.join(d, "data")
+            p = run_nubo(["--data", data, "fsck"])
+            self.assertEqual(p.returncode, 2, "fsck must refuse an unmigrated database")
+            self.assertIn("nubo migrate", p.stderr)
+            p = run_nubo(["--data", data, "migrate"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("applied 1 migration", p.stdout)
+            p = run_nubo(["--data", data, "migrate"])
+            self.assertIn("applied 0 migration", p.stdout)  # idempotent
+            src = os.path.join(d, "f")
+            with open(src, "wb") as f:
+                f.write(os.urandom(300000))
+            p = run_nubo(["--data", data, "debug", "put", src, "--pin", "x"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            digest = p.stdout.split()[0]
+            p = subprocess.run([NUBO_BIN, "--data", data, "debug", "cat", digest], capture_output=True)
+            with open(src, "rb") as f:
+                self.assertEqual(p.stdout, f.read())
+            self.assertEqual(run_nubo(["--data", data, "fsck"]).returncode, 0)
+            # Corrupt one chunk file on disk: fsck must fail.
+            chunk = None
+            for root, _, files in os.walk(os.path.join(data, "chunks")):
+                for name in files:
+                    chunk = os.path.join(root, name)
+            with open(chunk, "r+b") as f:
+                f.seek(10)
+                b = f.read(1)
+                f.seek(10)
+                f.write(bytes([b[0] ^ 1]))
+            p = run_nubo(["--data", data, "fsck"])
+            self.assertEqual(p.returncode, 1)
+            self.assertIn("is corrupt", p.stdout)
+            p = run_nubo(["--data", data, "gc", "--grace", "soon"])
+            self.assertEqual(p.returncode, 2)
+            p = run_nubo(["--data", data, "gc"])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("0 chunks deleted", p.stdout)  # still referenced
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <filesystem>
+#include <set>
+#include <vector>
 
 #include "util/fs.h"
 #include "util/ids.h"
@@ -115,6 +117,123 @@ Status DiskChunkStore::Put(const Digest& hash, std::string_view data) {
   // any metadata may reference it.
   if (auto f = Inject(); f != FaultPlan::Fault::kNone) return FaultStatus(f, "fsync " + dir);
   return FsyncDir(dir);
+}
+
+// See NewBatch in the header.
+class DiskChunkBatch final : public ChunkBatch {
+ public:
+  explicit DiskChunkBatch(DiskChunkStore& store) : store_(store) {}
+  ~DiskChunkBatch() override {
+    for (const auto& s : staged_) ::unlink(s.tmp.c_str());
+  }
+
+  Status Add(const Digest& hash, std::string_view data) override {
+    if (seen_.count(hash)) return Status::Ok();
+    const std::string path = store_.PathFor(hash);
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && static_cast<uint64_t>(st.st_size) == data.size()) {
+      if (::utimensat(AT_FDCWD, path.c_str(), nullptr, 0) != 0) return PosixError("touch " + path, errno);
+      seen_.insert(hash);
+      return Status::Ok();
+    }
+    Staged s{store_.tmp_ + "/chunk-" + RandomHex(8), path};
+    if (auto f = store_.Inject(); f != FaultPlan::Fault::kNone) return FaultStatus(f, "create " + s.tmp);
+    int fd = ::open(s.tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return PosixError("create " + s.tmp, errno);
+    Status w;
+    if (auto f = store_.Inject(); f != FaultPlan::Fault::kNone) {
+      if (f == FaultPlan::Fault::kShortWrite) (void)WriteAll(fd, data.data(), data.size() / 2, s.tmp);
+      w = FaultStatus(f, "write " + s.tmp);
+    } else {
+      w = WriteAll(fd, data.data(), data.size(), s.tmp);
+    }
+    ::close(fd);
+    if (!w.ok()) {
+      ::unlink(s.tmp.c_str());
+      return w;
+    }
+    staged_.push_back(std::move(s));
+    seen_.insert(hash);
+    return Status::Ok();
+  }
+
+  Status Commit() override {
+    if (staged_.empty()) return Status::Ok();
+    // 1. Every staged byte and inode durable (one syncfs for the batch).
+    NUBO_RETURN_IF_ERROR(SyncFs());
+    // 2. Expose each chunk under its name.
+    for (const auto& s : staged_) {
+      const std::string dir = s.path.substr(0, s.path.size() - 65);
+      NUBO_RETURN_IF_ERROR(EnsureDir(dir));
+      if (auto f = store_.Inject(); f != FaultPlan::Fault::kNone) return FaultStatus(f, "rename " + s.tmp);
+      if (::rename(s.tmp.c_str(), s.path.c_str()) != 0) return PosixError("rename to " + s.path, errno);
+    }
+    staged_.clear();
+    // 3. The new names durable before any manifest may reference them.
+    return SyncFs();
+  }
+
+ private:
+  struct Staged {
+    std::string tmp, path;
+  };
+
+  Status SyncFs() {
+    if (auto f = store_.Inject(); f != FaultPlan::Fault::kNone) return FaultStatus(f, "syncfs");
+    int fd = ::open(store_.root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return PosixError("open " + store_.root_, errno);
+    int rc = ::syncfs(fd);
+    int err = errno;
+    ::close(fd);
+    if (rc != 0) return PosixError("syncfs " + store_.root_, err);
+    return Status::Ok();
+  }
+  // mkdir -p without per-level fsync: the closing syncfs covers them.
+  Status EnsureDir(const std::string& dir) {
+    if (dirs_.count(dir)) return Status::Ok();
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return PosixError("mkdir " + dir, ec.value());
+    dirs_.insert(dir);
+    return Status::Ok();
+  }
+
+  DiskChunkStore& store_;
+  std::vector<Staged> staged_;
+  std::set<Digest> seen_;
+  std::set<std::string> dirs_;
+};
+
+std::unique_ptr<ChunkBatch> DiskChunkStore::NewBatch() { return std::make_unique<DiskChunkBatch>(*this); }
+
+namespace {
+class FdReader final : public ChunkReader {
+ public:
+  FdReader(int fd, uint64_t size, std::string path) : fd_(fd), size_(size), path_(std::move(path)) {}
+  ~FdReader() override { ::close(fd_); }
+  uint64_t size() const override { return size_; }
+  Status ReadAt(uint64_t offset, size_t len, char* out) override {
+    return PreadAll(fd_, out, len, offset, path_);
+  }
+
+ private:
+  int fd_;
+  uint64_t size_;
+  std::string path_;
+};
+}  // namespace
+
+Result<std::unique_ptr<ChunkReader>> DiskChunkStore::Open(const Digest& hash) {
+  std::string path = PathFor(hash);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return PosixError("open chunk " + path, errno);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return PosixError("stat chunk " + path, err);
+  }
+  return std::unique_ptr<ChunkReader>(new FdReader(fd, static_cast<uint64_t>(st.st_size), std::move(path)));
 }
 
 Status DiskChunkStore::Read(const Digest& hash, uint64_t offset, size_t len, char* out) {

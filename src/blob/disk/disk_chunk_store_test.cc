@@ -123,6 +123,67 @@ TEST_F(DiskChunkStoreTest, InjectedFailuresNeverExposeAPartialChunk) {
   EXPECT_GE(faults_.fired(), 3u);
 }
 
+TEST_F(DiskChunkStoreTest, BatchExposesNothingBeforeCommit) {
+  std::vector<std::string> data;
+  auto batch = store_->NewBatch();
+  for (int i = 0; i < 4; ++i) {
+    data.push_back(Bytes(70000 + i, static_cast<char>(i)));
+    ASSERT_TRUE(batch->Add(Blake3::Hash(data.back()), data.back()).ok());
+    ASSERT_TRUE(batch->Add(Blake3::Hash(data.back()), data.back()).ok());  // repeats are fine
+  }
+  for (auto& d : data) EXPECT_EQ(store_->Stat(Blake3::Hash(d)).status().code(), Code::kNotFound);
+  ASSERT_TRUE(batch->Commit().ok());
+  for (auto& d : data) {
+    std::string out(d.size(), '\0');
+    ASSERT_TRUE(store_->Read(Blake3::Hash(d), 0, out.size(), out.data()).ok());
+    EXPECT_EQ(out, d);
+  }
+  EXPECT_EQ(TempFiles(), 0u);
+  // A dropped batch leaves nothing behind.
+  {
+    auto dropped = store_->NewBatch();
+    ASSERT_TRUE(dropped->Add(Blake3::Hash("gone"), "gone").ok());
+    EXPECT_EQ(TempFiles(), 1u);
+  }
+  EXPECT_EQ(TempFiles(), 0u);
+  EXPECT_EQ(store_->Stat(Blake3::Hash("gone")).status().code(), Code::kNotFound);
+}
+
+TEST_F(DiskChunkStoreTest, InjectedBatchFailuresNeverExposeAPartialChunk) {
+  for (auto kind : {FaultPlan::Fault::kEnospc, FaultPlan::Fault::kEio, FaultPlan::Fault::kShortWrite}) {
+    bool succeeded = false;
+    for (uint64_t n = 0; !succeeded; ++n) {
+      ASSERT_LT(n, 40u);
+      std::vector<std::string> data;
+      for (int i = 0; i < 3; ++i) data.push_back(Bytes(90000 + n * 7 + i, static_cast<char>(n + i + 40 * static_cast<int>(kind))));
+      Status st;
+      {
+        auto batch = store_->NewBatch();
+        faults_.Arm(n, kind);
+        for (auto& d : data) {
+          st = batch->Add(Blake3::Hash(d), d);
+          if (!st.ok()) break;
+        }
+        if (st.ok()) st = batch->Commit();
+        faults_.Disarm();
+      }
+      succeeded = st.ok();
+      for (auto& d : data) {
+        auto info = store_->Stat(Blake3::Hash(d));
+        if (succeeded) {
+          ASSERT_TRUE(info.ok());
+        }
+        if (!info.ok()) continue;
+        std::string out(d.size(), '\0');
+        ASSERT_EQ(info->size, d.size()) << "n=" << n;
+        ASSERT_TRUE(store_->Read(Blake3::Hash(d), 0, out.size(), out.data()).ok());
+        EXPECT_EQ(out, d) << "n=" << n;
+      }
+      EXPECT_EQ(TempFiles(), 0u) << "n=" << n;
+    }
+  }
+}
+
 TEST_F(DiskChunkStoreTest, ForEachListsWhatWasPut) {
   std::set<Digest> put;
   for (int i = 0; i < 5; ++i) {
