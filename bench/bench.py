@@ -195,16 +195,23 @@ def scenario_health(args):
 
 
 def timed(cmd, stdout=subprocess.DEVNULL):
-    """Runs cmd; returns (seconds, peak RSS KiB of the process, stdout text or None)."""
+    """Runs cmd under /usr/bin/time; returns (seconds, peak RSS KiB, stdout text or None).
+    (wait4's ru_maxrss would count the harness's own pages the child had before exec.)"""
     out = subprocess.PIPE if stdout is None else stdout
+    fd, rss_path = tempfile.mkstemp(prefix="nubo-rss-")
+    os.close(fd)
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=out, env={k: v for k, v in os.environ.items() if not k.startswith("NUBO_")})
+    p = subprocess.Popen(["/usr/bin/time", "-q", "-f", "%M", "-o", rss_path] + cmd, stdout=out,
+                         env={k: v for k, v in os.environ.items() if not k.startswith("NUBO_")})
     text = p.stdout.read().decode() if out == subprocess.PIPE else None
-    _, status, ru = os.wait4(p.pid, 0)
+    p.wait()
     dt = time.perf_counter() - t0
-    if os.waitstatus_to_exitcode(status) != 0:
+    with open(rss_path) as f:
+        rss = int(f.read().split()[-1])
+    os.unlink(rss_path)
+    if p.returncode != 0:
         raise SystemExit("%s failed" % " ".join(cmd))
-    return dt, ru.ru_maxrss, text
+    return dt, rss, text
 
 
 class FreshFs:
