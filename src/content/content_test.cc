@@ -15,6 +15,7 @@
 #include "content/reader.h"
 #include "meta/sqlite/sqlite_store.h"
 #include "util/ids.h"
+#include "util/mix.h"
 #include "util/time.h"
 
 namespace nubo::content {
@@ -22,15 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Random(size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::string s(n, '\0');
-  for (size_t i = 0; i < n; i += 8) {
-    uint64_t v = rng();
-    std::memcpy(s.data() + i, &v, std::min<size_t>(8, n - i));
-  }
-  return s;
-}
+std::string Random(size_t n, uint64_t seed) { return PseudoRandomBytes(n, seed); }
 
 class ContentTest : public ::testing::Test {
  protected:

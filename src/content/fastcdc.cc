@@ -3,23 +3,18 @@
 #include <array>
 #include <bit>
 
+#include "util/mix.h"
+
 namespace nubo::content {
 
 namespace {
-
-uint64_t SplitMix64(uint64_t& x) {
-  uint64_t z = (x += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 // PERSISTED: the gear table defines chunk boundaries; never change the seed.
 const std::array<uint64_t, 256>& Gear() {
   static const std::array<uint64_t, 256> kGear = [] {
     std::array<uint64_t, 256> g{};
-    uint64_t state = 0x6e75626f2d676561ull;  // "nubo-gea"
-    for (auto& v : g) v = SplitMix64(state);
+    constexpr uint64_t kSeed = 0x6e75626f2d676561ull;  // "nubo-gea"
+    for (uint64_t i = 0; i < g.size(); ++i) g[i] = SplitMix64(kSeed + i * 0x9e3779b97f4a7c15ull);
     return g;
   }();
   return kGear;

@@ -8,19 +8,12 @@
 #include <vector>
 
 #include "util/blake3_hash.h"
+#include "util/mix.h"
 
 namespace nubo::content {
 namespace {
 
-std::string Random(size_t n, uint32_t seed) {
-  std::mt19937_64 rng(seed);
-  std::string s(n, '\0');
-  for (size_t i = 0; i < n; i += 8) {
-    uint64_t v = rng();
-    std::memcpy(s.data() + i, &v, std::min<size_t>(8, n - i));
-  }
-  return s;
-}
+std::string Random(size_t n, uint64_t seed) { return PseudoRandomBytes(n, seed); }
 
 std::vector<std::string> Chunks(std::string_view data, size_t piece) {
   FastCdc cdc;
@@ -90,6 +83,24 @@ TEST(FastCdc, ZerosCutAtMax) {
   auto chunks = Chunks(zeros, 1 << 20);
   ASSERT_EQ(chunks.size(), 5u);
   for (const auto& c : chunks) EXPECT_EQ(c.size(), 1u << 20);
+}
+
+}  // namespace
+}  // namespace nubo::content
+
+namespace nubo::content {
+namespace {
+
+// PERSISTED format guard: the gear table, masks and cut rules decide every
+// boundary ever stored; deduplication against existing data breaks if they
+// change. These sizes were produced by this chunker when the format was
+// fixed; a change here must be deliberate.
+TEST(FastCdc, BoundariesAreStable) {
+  std::string data = PseudoRandomBytes(4 << 20, 42);
+  std::vector<size_t> sizes;
+  for (const auto& c : Chunks(data, 1 << 20)) sizes.push_back(c.size());
+  EXPECT_EQ(sizes, (std::vector<size_t>{389698, 81478, 361019, 272987, 349112, 348221, 352640,
+                                        421336, 146820, 267681, 369267, 308790, 374090, 151165}));
 }
 
 }  // namespace

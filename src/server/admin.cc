@@ -14,6 +14,7 @@
 #include "meta/sqlite/sqlite_store.h"
 #include "server/storage.h"
 #include "util/blake3_hash.h"
+#include "util/mix.h"
 #include "util/time.h"
 
 namespace nubo::server {
@@ -44,24 +45,17 @@ Status Unpin(meta::MetaStore& m, const std::string& name) {
   });
 }
 
-uint64_t Mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 // Generated test file `i`: its size and bytes follow from (seed, i). It is
 // made of 16 KiB blocks drawn from a pool of 24, so files share chunks and
 // deduplication and shared references get exercised.
 std::string Generate(uint64_t seed, uint64_t i, uint64_t max_size) {
-  uint64_t size = Mix(seed ^ (i * 7919)) % (max_size + 1);
+  uint64_t size = SplitMix64(seed ^ (i * 7919)) % (max_size + 1);
   std::string out(size, '\0');
   constexpr size_t kBlock = 16 << 10;
   for (size_t off = 0; off < size; off += kBlock) {
-    uint64_t block = Mix(seed + i * 1000003 + off / kBlock) % 24;
+    uint64_t block = SplitMix64(seed + i * 1000003 + off / kBlock) % 24;
     for (size_t k = off; k < std::min<size_t>(size, off + kBlock); k += 8) {
-      uint64_t w = Mix(seed * 31 + block * 65536 + (k - off) / 8);
+      uint64_t w = SplitMix64(seed * 31 + block * 65536 + (k - off) / 8);
       std::memcpy(out.data() + k, &w, std::min<size_t>(8, size - k));
     }
   }

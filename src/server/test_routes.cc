@@ -9,18 +9,12 @@
 #include "http/body.h"
 #include "http/router.h"
 #include "http/status_map.h"
+#include "util/mix.h"
 #include "util/strings.h"
 
 namespace nubo::server {
 
 namespace {
-
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 class PatternSource final : public http::BodySource {
  public:
