@@ -42,22 +42,27 @@ Result<ManifestReader> ManifestReader::OpenByHash(meta::MetaStore& meta, blob::C
 }
 
 Result<size_t> ManifestReader::Read(char* buf, size_t cap) {
-  if (pos_ >= end_ || cap == 0) return size_t{0};
-  if (index_ >= chunks_.size()) return Status::Corruption("manifest ends before its size");
-  const auto& c = chunks_[index_];
-  uint64_t in_chunk = pos_ - c.offset;
-  size_t n = static_cast<size_t>(std::min<uint64_t>({cap, c.size - in_chunk, end_ - pos_}));
-  if (open_index_ != index_) {
-    NUBO_ASSIGN_OR_RETURN(open_, store_->Open(c.hash));
-    open_index_ = index_;
-    if (open_->size() != c.size) {
-      return Status::Corruption("chunk " + DigestHex(c.hash) + " has the wrong size");
+  // Fill the buffer across chunk boundaries: callers write what they get,
+  // so fewer, larger pieces mean fewer syscalls downstream.
+  size_t done = 0;
+  while (done < cap && pos_ < end_) {
+    if (index_ >= chunks_.size()) return Status::Corruption("manifest ends before its size");
+    const auto& c = chunks_[index_];
+    uint64_t in_chunk = pos_ - c.offset;
+    size_t n = static_cast<size_t>(std::min<uint64_t>({cap - done, c.size - in_chunk, end_ - pos_}));
+    if (open_index_ != index_) {
+      NUBO_ASSIGN_OR_RETURN(open_, store_->Open(c.hash));
+      open_index_ = index_;
+      if (open_->size() != c.size) {
+        return Status::Corruption("chunk " + DigestHex(c.hash) + " has the wrong size");
+      }
     }
+    NUBO_RETURN_IF_ERROR(open_->ReadAt(in_chunk, n, buf + done));
+    done += n;
+    pos_ += n;
+    if (pos_ == c.offset + c.size) ++index_;
   }
-  NUBO_RETURN_IF_ERROR(open_->ReadAt(in_chunk, n, buf));
-  pos_ += n;
-  if (pos_ == c.offset + c.size) ++index_;
-  return n;
+  return done;
 }
 
 }  // namespace nubo::content
