@@ -45,6 +45,30 @@ struct ChunkRow {
   std::optional<int64_t> orphaned_at_ms;  // set when refs dropped to 0
 };
 
+struct UserRow {
+  int64_t id = 0;
+  std::string public_id;
+  std::string username;
+  std::optional<std::string> email;
+  std::string display_name;
+  std::string password_hash;  // Argon2id encoded; empty: no password login
+  std::string role;           // "admin" | "user"
+  bool active = true;
+  std::optional<int64_t> quota_bytes;
+  int64_t credentials_version = 0;
+  int64_t created_at_ms = 0;
+  std::optional<int64_t> last_login_at_ms;
+};
+
+struct AppPasswordRow {
+  int64_t id = 0;
+  int64_t user_id = 0;
+  std::string label;
+  Digest secret_hash{};
+  int64_t created_at_ms = 0;
+  std::optional<int64_t> last_used_at_ms;
+};
+
 class ReadTxn {
  public:
   virtual ~ReadTxn() = default;
@@ -74,6 +98,17 @@ class ReadTxn {
   virtual Result<std::vector<std::pair<int64_t, int64_t>>> CountManifestReferences() = 0;
   // Number of distinct manifests listing each chunk (for fsck).
   virtual Result<std::vector<std::pair<Digest, int64_t>>> CountChunkReferences() = 0;
+
+  // Users. Names compare case-insensitively.
+  virtual Result<std::optional<UserRow>> GetUserByName(const std::string& username) = 0;
+  virtual Result<std::optional<UserRow>> GetUser(int64_t id) = 0;
+  // Users with lower(username) > `after_key`, by name.
+  virtual Result<std::vector<UserRow>> ListUsers(const std::string& after_key, size_t limit) = 0;
+  virtual Result<int64_t> CountUsers() = 0;
+  virtual Result<int64_t> CountActiveAdmins() = 0;
+
+  virtual Result<std::optional<AppPasswordRow>> FindAppPassword(const Digest& secret_hash) = 0;
+  virtual Result<std::vector<AppPasswordRow>> ListAppPasswords(int64_t user_id) = 0;
 };
 
 class WriteTxn : public ReadTxn {
@@ -93,6 +128,16 @@ class WriteTxn : public ReadTxn {
   // AlreadyExists if `name` is pinned.
   virtual Status InsertPin(const std::string& name, int64_t manifest_id) = 0;
   virtual Status DeletePin(const std::string& name) = 0;
+
+  // AlreadyExists when the name (case-insensitively) or email is taken.
+  // Fills `row.id`.
+  virtual Status InsertUser(UserRow& row) = 0;
+  // Writes every mutable field of `row` (matched by id). NotFound if gone.
+  virtual Status UpdateUser(const UserRow& row) = 0;
+
+  virtual Result<int64_t> InsertAppPassword(const AppPasswordRow& row) = 0;
+  virtual Status DeleteAppPassword(int64_t user_id, int64_t id) = 0;
+  virtual Status TouchAppPassword(int64_t id, int64_t now_ms) = 0;
 };
 
 class MetaStore {

@@ -207,6 +207,78 @@ TEST_P(MetaStoreConformance, RefusesADatabaseNewerThanTheBinary) {
   EXPECT_NE(s.status().message().find("upgrade nubo"), std::string::npos);
 }
 
+TEST_P(MetaStoreConformance, UsersAndAppPasswords) {
+  auto user = [](std::string name, std::optional<std::string> email) {
+    UserRow u;
+    u.public_id = "pid-" + name;
+    u.username = std::move(name);
+    u.email = std::move(email);
+    u.display_name = "D";
+    u.password_hash = "$argon2id$x";
+    u.role = "user";
+    u.created_at_ms = 1;
+    return u;
+  };
+  int64_t alice_id = 0;
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) -> Status {
+    UserRow a = user("Alice", "Alice@Example.org");
+    NUBO_RETURN_IF_ERROR(t.InsertUser(a));
+    alice_id = a.id;
+    EXPECT_GT(a.id, 0);
+    UserRow dup = user("ALICE", std::nullopt);
+    dup.public_id = "other";
+    EXPECT_EQ(t.InsertUser(dup).code(), Code::kAlreadyExists);  // names are case-insensitive
+    UserRow same_mail = user("carol", "alice@example.org");
+    EXPECT_EQ(t.InsertUser(same_mail).code(), Code::kAlreadyExists);  // so are emails
+    for (const char* n : {"bob", "dave", "erin"}) {
+      UserRow u = user(n, std::nullopt);
+      NUBO_RETURN_IF_ERROR(t.InsertUser(u));
+    }
+    return Status::Ok();
+  }).ok());
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto a, t.GetUserByName("alice"));
+    EXPECT_TRUE(a.has_value());
+    EXPECT_EQ(a->email, "alice@example.org");
+    a->role = "admin";
+    a->active = false;
+    a->credentials_version = 7;
+    NUBO_RETURN_IF_ERROR(t.UpdateUser(*a));
+    NUBO_ASSIGN_OR_RETURN(auto again, t.GetUser(alice_id));
+    EXPECT_EQ(again->role, "admin");
+    EXPECT_FALSE(again->active);
+    EXPECT_EQ(again->credentials_version, 7);
+    NUBO_ASSIGN_OR_RETURN(int64_t admins, t.CountActiveAdmins());
+    EXPECT_EQ(admins, 0);  // inactive admins do not count
+    NUBO_ASSIGN_OR_RETURN(int64_t users, t.CountUsers());
+    EXPECT_EQ(users, 4);
+    std::vector<std::string> names;
+    std::string after;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(auto page, t.ListUsers(after, 3));
+      if (page.empty()) break;
+      for (auto& u : page) names.push_back(u.username);
+      after = page.back().username;
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{"Alice", "bob", "dave", "erin"}));
+
+    AppPasswordRow ap{0, alice_id, "phone", D("secret"), 5, std::nullopt};
+    NUBO_ASSIGN_OR_RETURN(int64_t id, t.InsertAppPassword(ap));
+    NUBO_RETURN_IF_ERROR(t.TouchAppPassword(id, 99));
+    NUBO_ASSIGN_OR_RETURN(auto found, t.FindAppPassword(D("secret")));
+    EXPECT_TRUE(found.has_value());
+    EXPECT_EQ(found->user_id, alice_id);
+    EXPECT_EQ(found->last_used_at_ms, 99);
+    NUBO_ASSIGN_OR_RETURN(auto list, t.ListAppPasswords(alice_id));
+    EXPECT_EQ(list.size(), 1u);
+    EXPECT_EQ(t.DeleteAppPassword(alice_id + 1000, id).code(), Code::kNotFound);  // not yours
+    NUBO_RETURN_IF_ERROR(t.DeleteAppPassword(alice_id, id));
+    NUBO_ASSIGN_OR_RETURN(auto gone, t.FindAppPassword(D("secret")));
+    EXPECT_FALSE(gone.has_value());
+    return Status::Ok();
+  }).ok());
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, MetaStoreConformance, ::testing::ValuesIn(kBackends),
                          [](const auto& info) { return std::string(info.param.name); });
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "auth/accounts.h"
 #include "blob/disk/disk_chunk_store.h"
 #include "content/fsck.h"
 #include "content/gc.h"
@@ -75,6 +76,84 @@ Result<content::ManifestDraft> IngestBytes(blob::ChunkStore& c, std::string_view
 }
 
 }  // namespace
+
+namespace {
+
+auth::PasswordParams PasswordParamsFrom(const Config& cfg) {
+  auth::PasswordParams p;
+  p.ops_limit = cfg.argon2_ops;
+  p.mem_limit = cfg.argon2_mem;
+  return p;
+}
+
+// One line from stdin, without its line ending.
+Result<std::string> ReadPasswordLine() {
+  std::string line;
+  int c;
+  while ((c = std::getchar()) != EOF && c != '\n') {
+    line.push_back(static_cast<char>(c));
+    if (line.size() > 4096) return Status::InvalidArgument("password line too long");
+  }
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return line;
+}
+
+}  // namespace
+
+int RunUser(const Config& cfg, const UserCommand& cmd) {
+  auto s = OpenStorage(cfg.data_dir, /*migrate=*/true);
+  if (!s.ok()) return Fail("user", s.status());
+  meta::MetaStore& m = *s->meta;
+  const auth::PasswordParams params = PasswordParamsFrom(cfg);
+  auto need_password = [&]() -> Result<std::string> {
+    if (!cmd.password_stdin) return Status::InvalidArgument("give the password on stdin with --password-stdin");
+    return ReadPasswordLine();
+  };
+  Status st;
+  if (cmd.action == "add") {
+    auto pw = need_password();
+    if (!pw.ok()) return Fail("user add", pw.status());
+    auto u = auth::CreateUser(m, {cmd.name, *pw, cmd.admin, std::nullopt, ""}, params);
+    if (!u.ok()) return Fail("user add", u.status());
+    std::printf("created %s (%s) %s\n", u->username.c_str(), u->role.c_str(), u->public_id.c_str());
+    return 0;
+  }
+  if (cmd.action == "passwd") {
+    auto pw = need_password();
+    if (!pw.ok()) return Fail("user passwd", pw.status());
+    st = auth::SetPassword(m, cmd.name, *pw, params);
+  } else if (cmd.action == "role") {
+    if (cmd.role != "admin" && cmd.role != "user") {
+      return Fail("user role", Status::InvalidArgument("role must be admin or user"));
+    }
+    st = auth::SetRole(m, cmd.name, cmd.role == "admin");
+  } else if (cmd.action == "disable" || cmd.action == "enable") {
+    st = auth::SetActive(m, cmd.name, cmd.action == "enable");
+  } else if (cmd.action == "app-password") {
+    auto app = auth::CreateAppPassword(m, cmd.name, cmd.label);
+    if (!app.ok()) return Fail("user app-password", app.status());
+    std::printf("%s\n", app->secret.c_str());
+    return 0;
+  } else if (cmd.action == "list") {
+    std::string after;
+    for (;;) {
+      std::vector<meta::UserRow> page;
+      st = m.Read([&](meta::ReadTxn& txn) -> Status {
+        NUBO_ASSIGN_OR_RETURN(page, txn.ListUsers(after, 500));
+        return Status::Ok();
+      });
+      if (!st.ok() || page.empty()) break;
+      for (const auto& u : page) {
+        std::printf("%s\t%s\t%s\n", u.username.c_str(), u.role.c_str(), u.active ? "active" : "disabled");
+      }
+      after = page.back().username;
+    }
+  } else {
+    st = Status::InvalidArgument("unknown action '" + cmd.action + "'");
+  }
+  if (!st.ok()) return Fail(("user " + cmd.action).c_str(), st);
+  return 0;
+}
 
 int RunMigrate(const Config& cfg) {
   auto applied = meta::MigrateSqlite(DatabasePath(cfg.data_dir));

@@ -11,6 +11,19 @@
 namespace nubo::server {
 
 int RunMigrate(const Config& cfg);
+
+// nubo user add NAME [--admin] --password-stdin | passwd NAME --password-stdin |
+// list | role NAME admin|user | disable NAME | enable NAME |
+// app-password NAME --label L (prints the secret alone on stdout).
+struct UserCommand {
+  std::string action;  // add, passwd, list, role, disable, enable, app-password
+  std::string name;
+  std::string role;
+  std::string label;
+  bool admin = false;
+  bool password_stdin = false;
+};
+int RunUser(const Config& cfg, const UserCommand& cmd);
 // 0 clean, 1 problems found (after repair, if asked), 2 could not run.
 int RunFsck(const Config& cfg, bool repair);
 int RunGc(const Config& cfg, uint64_t grace_ms);

@@ -30,6 +30,9 @@ struct Config {
   uint64_t write_timeout_ms = 60'000;
   uint64_t shutdown_grace_ms = 30'000;
   uint64_t gc_grace_ms = 3'600'000;
+  uint64_t argon2_ops = 3;
+  uint64_t argon2_mem = 64ull << 20;
+  bool basic_account_passwords = true;
   std::string log_level = "info";
   bool access_log = true;
   bool test_routes = false;  // test-only endpoints under /_test/

@@ -13,14 +13,6 @@
 
 namespace {
 
-// Subcommands whose machinery arrives with the storage engine and identity
-// work. They exist now so scripts can rely on their names; until then they
-// say so and fail instead of pretending to succeed.
-int NotYet(const char* name) {
-  std::fprintf(stderr, "nubo %s: not available in this version yet\n", name);
-  return 3;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -41,6 +33,26 @@ int main(int argc, char** argv) {
   auto* version = app.add_subcommand("version", "print the version");
   auto* config = app.add_subcommand("config", "print the effective configuration and exit");
   auto* user = app.add_subcommand("user", "manage accounts");
+  user->require_subcommand(1);
+  nubo::server::UserCommand ucmd;
+  auto* uadd = user->add_subcommand("add", "create an account (password from stdin)");
+  uadd->add_option("name", ucmd.name)->required();
+  uadd->add_flag("--admin", ucmd.admin, "make it an administrator");
+  uadd->add_flag("--password-stdin", ucmd.password_stdin, "read the password from stdin");
+  auto* upasswd = user->add_subcommand("passwd", "set a password (from stdin)");
+  upasswd->add_option("name", ucmd.name)->required();
+  upasswd->add_flag("--password-stdin", ucmd.password_stdin, "read the password from stdin");
+  user->add_subcommand("list", "list accounts");
+  auto* urole = user->add_subcommand("role", "set the role: admin or user");
+  urole->add_option("name", ucmd.name)->required();
+  urole->add_option("role", ucmd.role)->required();
+  auto* udisable = user->add_subcommand("disable", "deactivate an account");
+  udisable->add_option("name", ucmd.name)->required();
+  auto* uenable = user->add_subcommand("enable", "reactivate an account");
+  uenable->add_option("name", ucmd.name)->required();
+  auto* uapp = user->add_subcommand("app-password", "create an app password; prints it alone");
+  uapp->add_option("name", ucmd.name)->required();
+  uapp->add_option("--label", ucmd.label, "what it is for, e.g. 'phone'")->required();
   auto* fsck = app.add_subcommand("fsck", "verify storage invariants (exit 1 on any problem)");
   bool repair = false;
   fsck->add_flag("--repair", repair, "rewrite wrong reference counts (never deletes data)");
@@ -48,7 +60,6 @@ int main(int argc, char** argv) {
   std::string grace;
   gc->add_option("--grace", grace, "override storage.gc_grace, e.g. 10m, 0s");
   auto* migrate = app.add_subcommand("migrate", "apply database migrations");
-  user->allow_extras();
 
   // Test and benchmark tooling; not part of the supported interface.
   auto* debug = app.add_subcommand("debug", "")->group("");
@@ -106,7 +117,10 @@ int main(int argc, char** argv) {
     nubo::server::InitLogging(cfg->log_level);
     return nubo::server::RunServe(*cfg);
   }
-  if (user->parsed()) return NotYet("user");
+  if (user->parsed()) {
+    for (auto* sub : user->get_subcommands()) ucmd.action = sub->get_name();
+    return nubo::server::RunUser(*cfg, ucmd);
+  }
   if (fsck->parsed()) return nubo::server::RunFsck(*cfg, repair);
   if (gc->parsed()) {
     uint64_t grace_ms = cfg->gc_grace_ms;

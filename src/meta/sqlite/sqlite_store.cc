@@ -143,6 +143,46 @@ class Conn {
 
 #define NUBO_PREPARE(var, conn, sql) NUBO_ASSIGN_OR_RETURN(Stmt var, (conn).Prepare(sql))
 
+constexpr const char* kUserCols =
+    "id, public_id, username, email, display_name, password_hash, role, active, quota_bytes, "
+    "credentials_version, created_at, last_login_at";
+
+UserRow UserFrom(const Stmt& s) {
+  UserRow u;
+  u.id = s.Int(0);
+  u.public_id = s.Text(1);
+  u.username = s.Text(2);
+  if (!s.IsNull(3)) u.email = s.Text(3);
+  u.display_name = s.Text(4);
+  u.password_hash = s.Text(5);
+  u.role = s.Text(6);
+  u.active = s.Int(7) != 0;
+  if (!s.IsNull(8)) u.quota_bytes = s.Int(8);
+  u.credentials_version = s.Int(9);
+  u.created_at_ms = s.Int(10);
+  if (!s.IsNull(11)) u.last_login_at_ms = s.Int(11);
+  return u;
+}
+
+AppPasswordRow AppPasswordFrom(const Stmt& s) {
+  AppPasswordRow a;
+  a.id = s.Int(0);
+  a.user_id = s.Int(1);
+  a.label = s.Text(2);
+  a.secret_hash = s.Hash(3);
+  a.created_at_ms = s.Int(4);
+  if (!s.IsNull(5)) a.last_used_at_ms = s.Int(5);
+  return a;
+}
+
+std::string Lower(const std::string& v) {
+  std::string out = v;
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+  }
+  return out;
+}
+
 ManifestRow ManifestFrom(const Stmt& s) {
   return ManifestRow{s.Int(0), s.Hash(1), static_cast<uint64_t>(s.Int(2)), s.Int(3)};
 }
@@ -278,6 +318,116 @@ class SqliteTxn final : public WriteTxn {
     return out;
   }
 
+  Result<std::optional<UserRow>> GetUserByName(const std::string& username) override {
+    static const std::string sql = std::string("SELECT ") + kUserCols + " FROM users WHERE name_key = ?";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    std::string key = Lower(username);
+    s.Bind(1, key);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return std::optional<UserRow>();
+    return std::optional<UserRow>(UserFrom(s));
+  }
+  Result<std::optional<UserRow>> GetUser(int64_t id) override {
+    static const std::string sql = std::string("SELECT ") + kUserCols + " FROM users WHERE id = ?";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, id);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return std::optional<UserRow>();
+    return std::optional<UserRow>(UserFrom(s));
+  }
+  Result<std::vector<UserRow>> ListUsers(const std::string& after_key, size_t limit) override {
+    static const std::string sql =
+        std::string("SELECT ") + kUserCols + " FROM users WHERE name_key > ? ORDER BY name_key LIMIT ?";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    std::string key = Lower(after_key);
+    s.Bind(1, key).Bind(2, static_cast<int64_t>(limit));
+    std::vector<UserRow> out;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) break;
+      out.push_back(UserFrom(s));
+    }
+    return out;
+  }
+  Result<int64_t> CountUsers() override {
+    NUBO_PREPARE(s, c_, "SELECT COUNT(*) FROM users");
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    return row ? s.Int(0) : 0;
+  }
+  Result<int64_t> CountActiveAdmins() override {
+    NUBO_PREPARE(s, c_, "SELECT COUNT(*) FROM users WHERE role = 'admin' AND active = 1");
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    return row ? s.Int(0) : 0;
+  }
+  Result<std::optional<AppPasswordRow>> FindAppPassword(const Digest& secret_hash) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT id, user_id, label, secret_hash, created_at, last_used_at FROM app_passwords "
+                 "WHERE secret_hash = ?");
+    s.Bind(1, secret_hash);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return std::optional<AppPasswordRow>();
+    return std::optional<AppPasswordRow>(AppPasswordFrom(s));
+  }
+  Result<std::vector<AppPasswordRow>> ListAppPasswords(int64_t user_id) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT id, user_id, label, secret_hash, created_at, last_used_at FROM app_passwords "
+                 "WHERE user_id = ? ORDER BY id");
+    s.Bind(1, user_id);
+    std::vector<AppPasswordRow> out;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) break;
+      out.push_back(AppPasswordFrom(s));
+    }
+    return out;
+  }
+
+  Status InsertUser(UserRow& u) override {
+    NUBO_PREPARE(s, c_,
+                 "INSERT INTO users (public_id, username, name_key, email, display_name, password_hash, "
+                 "role, active, quota_bytes, credentials_version, created_at, last_login_at) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    std::string key = Lower(u.username);
+    std::optional<std::string> email = u.email ? std::optional<std::string>(Lower(*u.email)) : std::nullopt;
+    BindUser(s, u, key, email);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    u.id = sqlite3_last_insert_rowid(c_.db());
+    return Status::Ok();
+  }
+  Status UpdateUser(const UserRow& u) override {
+    NUBO_PREPARE(s, c_,
+                 "UPDATE users SET public_id = ?, username = ?, name_key = ?, email = ?, display_name = ?, "
+                 "password_hash = ?, role = ?, active = ?, quota_bytes = ?, credentials_version = ?, "
+                 "created_at = ?, last_login_at = ? WHERE id = ?");
+    std::string key = Lower(u.username);
+    std::optional<std::string> email = u.email ? std::optional<std::string>(Lower(*u.email)) : std::nullopt;
+    BindUser(s, u, key, email);
+    s.Bind(13, u.id);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    if (s.changes() == 0) return Status::NotFound("no user " + std::to_string(u.id));
+    return Status::Ok();
+  }
+  Result<int64_t> InsertAppPassword(const AppPasswordRow& a) override {
+    NUBO_PREPARE(s, c_,
+                 "INSERT INTO app_passwords (user_id, label, secret_hash, created_at, last_used_at) "
+                 "VALUES (?, ?, ?, ?, NULL)");
+    s.Bind(1, a.user_id).Bind(2, a.label).Bind(3, a.secret_hash).Bind(4, a.created_at_ms);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    return sqlite3_last_insert_rowid(c_.db());
+  }
+  Status DeleteAppPassword(int64_t user_id, int64_t id) override {
+    NUBO_PREPARE(s, c_, "DELETE FROM app_passwords WHERE id = ? AND user_id = ?");
+    s.Bind(1, id).Bind(2, user_id);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    if (s.changes() == 0) return Status::NotFound("no app password " + std::to_string(id));
+    return Status::Ok();
+  }
+  Status TouchAppPassword(int64_t id, int64_t now_ms) override {
+    NUBO_PREPARE(s, c_, "UPDATE app_passwords SET last_used_at = ? WHERE id = ?");
+    s.Bind(1, now_ms).Bind(2, id);
+    return s.Exec();
+  }
+
   Result<int64_t> InsertManifest(const Digest& hash, uint64_t size,
                                  const std::vector<ManifestChunk>& chunks) override {
     {
@@ -353,6 +503,28 @@ class SqliteTxn final : public WriteTxn {
   }
 
  private:
+  static void BindUser(Stmt& s, const UserRow& u, const std::string& key,
+                       const std::optional<std::string>& email) {
+    s.Bind(1, u.public_id).Bind(2, u.username).Bind(3, key);
+    if (email) {
+      s.Bind(4, *email);
+    } else {
+      s.BindNull(4);
+    }
+    s.Bind(5, u.display_name).Bind(6, u.password_hash).Bind(7, u.role).Bind(8, u.active ? 1 : 0);
+    if (u.quota_bytes) {
+      s.Bind(9, *u.quota_bytes);
+    } else {
+      s.BindNull(9);
+    }
+    s.Bind(10, u.credentials_version).Bind(11, u.created_at_ms);
+    if (u.last_login_at_ms) {
+      s.Bind(12, *u.last_login_at_ms);
+    } else {
+      s.BindNull(12);
+    }
+  }
+
   Conn& c_;
 };
 

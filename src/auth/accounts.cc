@@ -1,0 +1,137 @@
+#include "auth/accounts.h"
+
+#include "util/blake3_hash.h"
+#include "util/ids.h"
+#include "util/time.h"
+
+namespace nubo::auth {
+
+namespace {
+
+bool IsAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+Result<meta::UserRow> MustGet(meta::WriteTxn& txn, std::string_view username) {
+  NUBO_ASSIGN_OR_RETURN(auto u, txn.GetUserByName(std::string(username)));
+  if (!u) return Status::NotFound("no user named '" + std::string(username) + "'");
+  return *u;
+}
+
+// The last active admin may be neither demoted nor deactivated: nobody
+// could administer the server afterwards.
+Status KeepAnAdmin(meta::WriteTxn& txn, const meta::UserRow& before, const meta::UserRow& after) {
+  bool was = before.role == "admin" && before.active;
+  bool is = after.role == "admin" && after.active;
+  if (!was || is) return Status::Ok();
+  NUBO_ASSIGN_OR_RETURN(int64_t admins, txn.CountActiveAdmins());
+  if (admins <= 1) return Status::Conflict("'" + before.username + "' is the last active admin");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ValidateUsername(std::string_view name) {
+  if (name.size() < 2 || name.size() > 64) {
+    return Status::InvalidArgument("username must be 2 to 64 characters long");
+  }
+  if (!IsAlnum(name[0])) return Status::InvalidArgument("username must start with a letter or digit");
+  for (char c : name) {
+    if (!IsAlnum(c) && c != '.' && c != '_' && c != '-') {
+      return Status::InvalidArgument("username may contain only letters, digits, '.', '_' and '-'");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<meta::UserRow> CreateUser(meta::MetaStore& meta, const NewUser& nu, const PasswordParams& p) {
+  NUBO_RETURN_IF_ERROR(ValidateUsername(nu.username));
+  NUBO_RETURN_IF_ERROR(CheckPasswordPolicy(nu.password, p));
+  if (nu.email && (nu.email->find('@') == std::string::npos || nu.email->size() > 254)) {
+    return Status::InvalidArgument("email must look like name@domain");
+  }
+  // Hash before the write transaction: Argon2 must not hold the writer.
+  NUBO_ASSIGN_OR_RETURN(std::string hash, HashPassword(nu.password, p));
+  meta::UserRow row;
+  row.public_id = NewUuidV7();
+  row.username = nu.username;
+  row.email = nu.email;
+  row.display_name = nu.display_name.empty() ? nu.username : nu.display_name;
+  row.password_hash = std::move(hash);
+  row.role = nu.admin ? "admin" : "user";
+  row.created_at_ms = UnixMillis();
+  Status st = meta.Write([&](meta::WriteTxn& txn) -> Status {
+    Status ins = txn.InsertUser(row);
+    if (ins.code() == Code::kAlreadyExists) {
+      return Status::AlreadyExists("username or email is already taken");
+    }
+    return ins;
+  });
+  if (!st.ok()) return st;
+  return row;
+}
+
+Status SetPassword(meta::MetaStore& meta, std::string_view username, std::string_view password,
+                   const PasswordParams& p) {
+  NUBO_RETURN_IF_ERROR(CheckPasswordPolicy(password, p));
+  NUBO_ASSIGN_OR_RETURN(std::string hash, HashPassword(password, p));
+  return meta.Write([&](meta::WriteTxn& txn) -> Status {
+    NUBO_ASSIGN_OR_RETURN(meta::UserRow u, MustGet(txn, username));
+    u.password_hash = hash;
+    ++u.credentials_version;
+    return txn.UpdateUser(u);
+  });
+}
+
+Status SetRole(meta::MetaStore& meta, std::string_view username, bool admin) {
+  return meta.Write([&](meta::WriteTxn& txn) -> Status {
+    NUBO_ASSIGN_OR_RETURN(meta::UserRow u, MustGet(txn, username));
+    meta::UserRow after = u;
+    after.role = admin ? "admin" : "user";
+    NUBO_RETURN_IF_ERROR(KeepAnAdmin(txn, u, after));
+    ++after.credentials_version;  // a role change must reach cached principals
+    return txn.UpdateUser(after);
+  });
+}
+
+Status SetActive(meta::MetaStore& meta, std::string_view username, bool active) {
+  return meta.Write([&](meta::WriteTxn& txn) -> Status {
+    NUBO_ASSIGN_OR_RETURN(meta::UserRow u, MustGet(txn, username));
+    meta::UserRow after = u;
+    after.active = active;
+    NUBO_RETURN_IF_ERROR(KeepAnAdmin(txn, u, after));
+    ++after.credentials_version;
+    return txn.UpdateUser(after);
+  });
+}
+
+meta::Digest AppPasswordHash(std::string_view secret) { return Blake3::Hash(secret); }
+
+Result<NewAppPassword> CreateAppPassword(meta::MetaStore& meta, std::string_view username,
+                                         std::string_view label) {
+  if (label.empty() || label.size() > 200) {
+    return Status::InvalidArgument("label must be 1 to 200 characters long");
+  }
+  NewAppPassword out;
+  // 192 random bits: guessing is hopeless, so a fast hash suffices at rest.
+  out.secret = RandomHex(24);
+  out.row.label = std::string(label);
+  out.row.secret_hash = AppPasswordHash(out.secret);
+  out.row.created_at_ms = UnixMillis();
+  NUBO_RETURN_IF_ERROR(meta.Write([&](meta::WriteTxn& txn) -> Status {
+    NUBO_ASSIGN_OR_RETURN(meta::UserRow u, MustGet(txn, username));
+    out.row.user_id = u.id;
+    NUBO_ASSIGN_OR_RETURN(out.row.id, txn.InsertAppPassword(out.row));
+    return Status::Ok();
+  }));
+  return out;
+}
+
+Status RevokeAppPassword(meta::MetaStore& meta, std::string_view username, int64_t id) {
+  return meta.Write([&](meta::WriteTxn& txn) -> Status {
+    NUBO_ASSIGN_OR_RETURN(meta::UserRow u, MustGet(txn, username));
+    return txn.DeleteAppPassword(u.id, id);
+  });
+}
+
+}  // namespace nubo::auth

@@ -1,0 +1,51 @@
+// Accounts: creating users, passwords, roles, activation and app passwords
+// over the MetaStore, with the rules that keep them safe (valid names,
+// password policy, never losing the last active admin). Thread-safe; the
+// functions that hash passwords are slow (Argon2id): blocking pool only.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "auth/password.h"
+#include "meta/meta_store.h"
+
+namespace nubo::auth {
+
+// 2-64 characters of ASCII letters, digits, '.', '_' and '-', starting with
+// a letter or digit (so no '@', no spaces, nothing that needs escaping in a
+// URL or a DAV path). InvalidArgument with the reason otherwise.
+Status ValidateUsername(std::string_view name);
+
+struct NewUser {
+  std::string username;
+  std::string password;
+  bool admin = false;
+  std::optional<std::string> email;
+  std::string display_name;  // empty: the username
+};
+
+// AlreadyExists when the name is taken (case-insensitively).
+Result<meta::UserRow> CreateUser(meta::MetaStore& meta, const NewUser& u, const PasswordParams& p);
+
+// Sets a new password and bumps the user's credentials version (cached
+// credentials and, later, sessions die with it). NotFound for an unknown user.
+Status SetPassword(meta::MetaStore& meta, std::string_view username, std::string_view password,
+                   const PasswordParams& p);
+
+// Conflict when it would leave no active admin.
+Status SetRole(meta::MetaStore& meta, std::string_view username, bool admin);
+Status SetActive(meta::MetaStore& meta, std::string_view username, bool active);
+
+struct NewAppPassword {
+  meta::AppPasswordRow row;
+  std::string secret;  // shown once; only its hash is stored
+};
+Result<NewAppPassword> CreateAppPassword(meta::MetaStore& meta, std::string_view username,
+                                         std::string_view label);
+Status RevokeAppPassword(meta::MetaStore& meta, std::string_view username, int64_t id);
+meta::Digest AppPasswordHash(std::string_view secret);
+
+}  // namespace nubo::auth
