@@ -58,7 +58,13 @@ fuzz:
 	  rm -rf fuzz/corpus/$$n && mv $(BUILD)/fuzz/min fuzz/corpus/$$n; done
 
 # Benchmarks are never part of `make test` (see bench/README.md).
-bench: bench-health
+bench: build
+	@bash scripts/deps.sh bench
+	cmake -S . -B $(BUILD)/release
+	ninja -C $(BUILD)/release -j $(JOBS) nubo nubo_micro_bench
+	bash bench/run.sh all
+	$(BUILD)/release/nubo_micro_bench
+
 bench-health: build
 	@bash scripts/deps.sh bench
 	bash bench/run.sh health

@@ -10,7 +10,7 @@ build_pkgs=(
   librust-blake3-dev libssl-dev libsodium-dev libsqlite3-dev
 )
 test_pkgs=(libgtest-dev libgmock-dev python3 curl)
-bench_pkgs=(nginx-light wrk curl b3sum time)
+bench_pkgs=(nginx-light wrk curl b3sum time libbenchmark-dev)
 fuzz_pkgs=(clang-14 libclang-rt-14-dev)
 
 want=()
