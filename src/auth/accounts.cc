@@ -61,6 +61,10 @@ Result<meta::UserRow> CreateUser(meta::MetaStore& meta, const NewUser& nu, const
   row.role = nu.admin ? "admin" : "user";
   row.created_at_ms = UnixMillis();
   Status st = meta.Write([&](meta::WriteTxn& txn) -> Status {
+    if (nu.only_if_first) {
+      NUBO_ASSIGN_OR_RETURN(int64_t n, txn.CountUsers());
+      if (n > 0) return Status::Conflict("setup is already done");
+    }
     Status ins = txn.InsertUser(row);
     if (ins.code() == Code::kAlreadyExists) {
       return Status::AlreadyExists("username or email is already taken");

@@ -25,6 +25,9 @@ struct NewUser {
   bool admin = false;
   std::optional<std::string> email;
   std::string display_name;  // empty: the username
+  // First-run setup: refuse (Conflict) unless no account exists yet,
+  // checked inside the same transaction as the insert.
+  bool only_if_first = false;
 };
 
 // AlreadyExists when the name is taken (case-insensitively).

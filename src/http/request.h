@@ -16,6 +16,15 @@ namespace nubo::http {
 
 class BodySink;
 
+// Who is calling, once authentication succeeded (set by the router's guard).
+struct Caller {
+  int64_t user_id = 0;
+  std::string public_id;
+  std::string username;
+  bool admin = false;
+  bool via_app_password = false;
+};
+
 struct Request {
   std::string method;   // as sent, upper case by convention ("PROPFIND")
   std::string target;   // raw request-target
@@ -28,6 +37,8 @@ struct Request {
   bool chunked = false;     // Transfer-Encoding: chunked
   std::string remote;       // peer "ip:port"
   std::string request_id;   // X-Request-Id (client's if sane, else generated)
+
+  std::optional<Caller> caller;  // set for routes that require authentication
 
   // Filled by routing.
   std::string route;  // matched pattern, e.g. "/api/files/{id}" (for logs/metrics)

@@ -28,7 +28,14 @@ enum class BodyPolicy {
   kStream,    // pushed into the sink the route opens
 };
 
+enum class Access {
+  kPublic,  // anyone
+  kUser,    // an authenticated, active account
+  kAdmin,   // an authenticated, active administrator
+};
+
 struct RouteOptions {
+  Access access = Access::kPublic;
   BodyPolicy body = BodyPolicy::kNone;
   // kBuffered: limit in bytes (0: the server's default JSON/XML limit).
   // kStream: hard cap (0: unlimited; quotas are enforced by the sink).
@@ -43,9 +50,12 @@ using Handler = std::function<Response(Request&)>;
 // passed and before any body byte is read (so before "100 Continue"). An
 // error is the response; the body is then never read.
 using SinkOpener = std::function<Result<std::unique_ptr<BodySink>>(Request&)>;
-// Runs before any body byte is read, for every route: authentication and
-// similar checks that must answer before "100 Continue". nullopt: go on.
-using Guard = std::function<std::optional<Response>(Request&)>;
+// Runs before any body byte is read, for every route whose access is not
+// kPublic, on the blocking pool (it may verify a password): authentication
+// and authorization that must answer before "100 Continue". It sets
+// Request::caller; nullopt: go on.
+struct Endpoint;
+using Guard = std::function<std::optional<Response>(Request&, const Endpoint&)>;
 
 struct Endpoint {
   std::string method;

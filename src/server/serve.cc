@@ -7,7 +7,10 @@
 #include <filesystem>
 #include <thread>
 
+#include "api/account_routes.h"
+#include "auth/authenticator.h"
 #include "http/router.h"
+#include "server/auth_guard.h"
 #include "server/log.h"
 #include "server/metrics.h"
 #include "server/ops_routes.h"
@@ -63,6 +66,12 @@ int RunServe(const Config& cfg) {
     NUBO_RETURN_IF_ERROR(DataDirWritable(dir));
     return meta.Read([](meta::ReadTxn& txn) { return txn.GetPin("").status(); });
   });
+  auth::PasswordParams params;
+  params.ops_limit = cfg.argon2_ops;
+  params.mem_limit = cfg.argon2_mem;
+  auth::Authenticator authn(meta, params, {.allow_account_passwords = cfg.basic_account_passwords});
+  router.SetGuard(MakeAuthGuard(authn));
+  api::RegisterAccountRoutes(router, {meta, authn, params});
   if (cfg.test_routes) {
     spdlog::warn("test-only routes under /_test/ are enabled: never do this in production");
     RegisterTestRoutes(router);

@@ -358,7 +358,13 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
     }
 
     std::optional<http::Response> early;
-    if (ep && router.guard()) early = router.guard()(req);
+    if (ep && ep->options.access != http::Access::kPublic) {
+      if (!router.guard()) {
+        early = http::ErrorResponse(Status::Internal("no authentication configured"));
+      } else {
+        co_await Call(true, [&] { early = router.guard()(req, *ep); });
+      }
+    }
     if (ep && !early) {
       const auto& o = ep->options;
       uint64_t limit = o.body == http::BodyPolicy::kBuffered

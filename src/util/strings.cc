@@ -149,4 +149,40 @@ std::string HexEncode(const void* data, size_t len) {
   return out;
 }
 
+std::optional<std::string> Base64Decode(std::string_view in) {
+  if (in.size() % 4 != 0) return std::nullopt;
+  auto val = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  std::string out;
+  out.reserve(in.size() / 4 * 3);
+  for (size_t i = 0; i < in.size(); i += 4) {
+    int v[4];
+    int pad = 0;
+    for (int k = 0; k < 4; ++k) {
+      char c = in[i + k];
+      if (c == '=') {
+        // Padding only at the very end, only in the last two places.
+        if (i + 4 != in.size() || k < 2) return std::nullopt;
+        v[k] = 0;
+        ++pad;
+      } else {
+        if (pad) return std::nullopt;
+        v[k] = val(c);
+        if (v[k] < 0) return std::nullopt;
+      }
+    }
+    uint32_t n = static_cast<uint32_t>(v[0] << 18 | v[1] << 12 | v[2] << 6 | v[3]);
+    out.push_back(static_cast<char>(n >> 16));
+    if (pad < 2) out.push_back(static_cast<char>((n >> 8) & 0xff));
+    if (pad < 1) out.push_back(static_cast<char>(n & 0xff));
+  }
+  return out;
+}
+
 }  // namespace nubo

@@ -30,4 +30,8 @@ std::string JsonQuote(std::string_view s);  // "\"...\""
 
 std::string HexEncode(const void* data, size_t len);
 
+// Standard base64 (RFC 4648 §4) with padding; nullopt on any invalid
+// character, bad padding or length.
+std::optional<std::string> Base64Decode(std::string_view in);
+
 }  // namespace nubo

@@ -56,6 +56,17 @@ TEST(Strings, JsonEscape) {
   EXPECT_EQ(JsonQuote("h\xc3\xa9"), "\"h\xc3\xa9\"");  // UTF-8 passes through
 }
 
+TEST(Strings, Base64Decode) {
+  EXPECT_EQ(Base64Decode("YWxpY2U6c2VjcmV0"), "alice:secret");
+  EXPECT_EQ(Base64Decode("YQ=="), "a");
+  EXPECT_EQ(Base64Decode("YWI="), "ab");
+  EXPECT_EQ(Base64Decode(""), "");
+  EXPECT_EQ(Base64Decode("YQ="), std::nullopt);    // length
+  EXPECT_EQ(Base64Decode("Y==="), std::nullopt);   // too much padding
+  EXPECT_EQ(Base64Decode("YQ==YQ=="), std::nullopt);  // padding in the middle
+  EXPECT_EQ(Base64Decode("YW!j"), std::nullopt);   // alphabet
+}
+
 TEST(Strings, Hex) { EXPECT_EQ(HexEncode("\x00\xff\x10", 3), "00ff10"); }
 
 }  // namespace

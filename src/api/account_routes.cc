@@ -1,0 +1,142 @@
+#include "api/account_routes.h"
+
+#include "api/json.h"
+#include "auth/accounts.h"
+#include "http/router.h"
+#include "http/status_map.h"
+#include "util/strings.h"
+
+namespace nubo::api {
+
+namespace {
+
+using http::Request;
+using http::Response;
+
+std::string OptString(const std::optional<std::string>& v) { return v ? JsonQuote(*v) : "null"; }
+std::string OptInt(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : "null"; }
+
+std::string UserJson(const meta::UserRow& u) {
+  return "{\"id\":" + JsonQuote(u.public_id) + ",\"username\":" + JsonQuote(u.username) +
+         ",\"display_name\":" + JsonQuote(u.display_name) + ",\"email\":" + OptString(u.email) +
+         ",\"role\":" + JsonQuote(u.role) + ",\"active\":" + (u.active ? "true" : "false") +
+         ",\"created_at\":" + std::to_string(u.created_at_ms) + "}";
+}
+
+Result<meta::UserRow> LoadUser(meta::MetaStore& meta, int64_t id) {
+  std::optional<meta::UserRow> u;
+  NUBO_RETURN_IF_ERROR(meta.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(u, t.GetUser(id));
+    return Status::Ok();
+  }));
+  if (!u) return Status::NotFound("no such user");
+  return *u;
+}
+
+constexpr http::RouteOptions kUserJson{http::Access::kUser, http::BodyPolicy::kBuffered, 64 << 10, true};
+constexpr http::RouteOptions kUser{http::Access::kUser, http::BodyPolicy::kNone, 0, true};
+constexpr http::RouteOptions kAdmin{http::Access::kAdmin, http::BodyPolicy::kNone, 0, true};
+
+}  // namespace
+
+void RegisterAccountRoutes(http::Router& router, AccountDeps d) {
+  router.Add(
+      "POST", "/api/v1/setup",
+      [d](Request& req) {
+        auto f = ParseStringObject(req.body, {"username", "password", "email", "display_name"});
+        if (!f.ok()) return http::ErrorResponse(f.status());
+        if (!f->Get("username") || !f->Get("password")) {
+          return http::ErrorResponse(Status::InvalidArgument("username and password are required"));
+        }
+        auth::NewUser nu{*f->Get("username"), *f->Get("password"), true, f->Get("email"),
+                         f->Get("display_name").value_or(""), true};
+        auto u = auth::CreateUser(d.meta, nu, d.params);
+        if (!u.ok()) return http::ErrorResponse(u.status());
+        return Response::Json(201, UserJson(*u) + "\n");
+      },
+      {http::Access::kPublic, http::BodyPolicy::kBuffered, 64 << 10, true});
+
+  router.Add(
+      "GET", "/api/v1/me",
+      [d](Request& req) {
+        auto u = LoadUser(d.meta, req.caller->user_id);
+        if (!u.ok()) return http::ErrorResponse(u.status());
+        return Response::Json(200, UserJson(*u) + "\n");
+      },
+      kUser);
+
+  router.Add(
+      "GET", "/api/v1/me/app-passwords",
+      [d](Request& req) {
+        std::vector<meta::AppPasswordRow> rows;
+        Status st = d.meta.Read([&](meta::ReadTxn& t) -> Status {
+          NUBO_ASSIGN_OR_RETURN(rows, t.ListAppPasswords(req.caller->user_id));
+          return Status::Ok();
+        });
+        if (!st.ok()) return http::ErrorResponse(st);
+        std::string out = "{\"app_passwords\":[";
+        for (size_t i = 0; i < rows.size(); ++i) {
+          if (i) out += ',';
+          out += "{\"id\":" + std::to_string(rows[i].id) + ",\"label\":" + JsonQuote(rows[i].label) +
+                 ",\"created_at\":" + std::to_string(rows[i].created_at_ms) +
+                 ",\"last_used_at\":" + OptInt(rows[i].last_used_at_ms) + "}";
+        }
+        return Response::Json(200, out + "]}\n");
+      },
+      kUser);
+
+  router.Add(
+      "POST", "/api/v1/me/app-passwords",
+      [d](Request& req) {
+        auto f = ParseStringObject(req.body, {"label"});
+        if (!f.ok()) return http::ErrorResponse(f.status());
+        auto app = auth::CreateAppPassword(d.meta, req.caller->username, f->Get("label").value_or(""));
+        if (!app.ok()) return http::ErrorResponse(app.status());
+        return Response::Json(201, "{\"id\":" + std::to_string(app->row.id) + ",\"label\":" +
+                                       JsonQuote(app->row.label) + ",\"password\":" +
+                                       JsonQuote(app->secret) + "}\n");
+      },
+      kUserJson);
+
+  router.Add(
+      "DELETE", "/api/v1/me/app-passwords/{id}",
+      [d](Request& req) {
+        auto id = ParseUint64(req.Param("id"));
+        // Someone else's id answers exactly like a missing one (404).
+        Status st = id ? auth::RevokeAppPassword(d.meta, req.caller->username, static_cast<int64_t>(*id))
+                       : Status::NotFound("no such app password");
+        if (!st.ok()) return http::ErrorResponse(st.code() == Code::kNotFound
+                                                     ? Status::NotFound("no such app password")
+                                                     : st);
+        d.authn.InvalidateUser(req.caller->user_id);
+        return Response::Empty(204);
+      },
+      kUser);
+
+  router.Add(
+      "GET", "/api/v1/admin/users",
+      [d](Request& req) {
+        std::string after = req.Query("after").value_or("");
+        auto limit = ParseUint64(req.Query("limit").value_or("100"));
+        if (!limit || *limit == 0 || *limit > 1000) {
+          return http::ErrorResponse(Status::InvalidArgument("limit must be 1 to 1000"));
+        }
+        std::vector<meta::UserRow> page;
+        Status st = d.meta.Read([&](meta::ReadTxn& t) -> Status {
+          NUBO_ASSIGN_OR_RETURN(page, t.ListUsers(after, *limit));
+          return Status::Ok();
+        });
+        if (!st.ok()) return http::ErrorResponse(st);
+        std::string out = "{\"users\":[";
+        for (size_t i = 0; i < page.size(); ++i) {
+          if (i) out += ',';
+          out += UserJson(page[i]);
+        }
+        out += "],\"next\":";
+        out += page.size() == *limit ? JsonQuote(page.back().username) : "null";
+        return Response::Json(200, out + "}\n");
+      },
+      kAdmin);
+}
+
+}  // namespace nubo::api

@@ -1,0 +1,122 @@
+"""Accounts over HTTP: first-run setup, Basic auth with account and app
+passwords, app-password lifecycle, admin-only endpoints."""
+import base64
+import json
+import os
+import subprocess
+import unittest
+
+from harness import NUBO_BIN, Server, exchange
+
+FAST = {"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB"}
+
+
+def basic(user, password):
+    return {"Authorization": "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()}
+
+
+def call(srv, method, path, auth=None, body=None):
+    headers = dict(auth or {})
+    raw = b""
+    if body is not None:
+        raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    status, hdrs, data = exchange(srv, method, path, headers, raw)
+    return status, hdrs, (json.loads(data) if data else None)
+
+
+class AccountsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server(env=FAST, test_routes=False)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.terminate()
+        cls.srv.close()
+
+    def test_flow(self):
+        srv = self.srv
+        # Before setup nobody can sign in.
+        status, hdrs, body = call(srv, "GET", "/api/v1/me")
+        self.assertEqual(status, 401)
+        self.assertIn("Basic", hdrs["www-authenticate"])
+        # Bad input to setup changes nothing.
+        self.assertEqual(call(srv, "POST", "/api/v1/setup", body=b"{not json")[0], 400)
+        self.assertEqual(call(srv, "POST", "/api/v1/setup", body={"username": "root"})[0], 400)
+        status, _, body = call(srv, "POST", "/api/v1/setup", body={"username": "root", "password": "short"})
+        self.assertEqual(status, 400)
+        self.assertIn("at least 10", body["message"])
+        status, _, body = call(srv, "POST", "/api/v1/setup", body={"username": "root", "password": 12345678901})
+        self.assertEqual(status, 400)
+        # Setup once.
+        status, _, body = call(srv, "POST", "/api/v1/setup",
+                               body={"username": "Root", "password": "root password!"})
+        self.assertEqual(status, 201, body)
+        self.assertEqual(body["role"], "admin")
+        status, _, body = call(srv, "POST", "/api/v1/setup",
+                               body={"username": "other", "password": "other password"})
+        self.assertEqual(status, 409)
+        # Basic auth with the account password (name is case-insensitive).
+        status, _, me = call(srv, "GET", "/api/v1/me", basic("root", "root password!"))
+        self.assertEqual(status, 200, me)
+        self.assertEqual(me["username"], "Root")
+        # Wrong password and unknown user are indistinguishable.
+        s1, _, b1 = call(srv, "GET", "/api/v1/me", basic("root", "wrong password"))
+        s2, _, b2 = call(srv, "GET", "/api/v1/me", basic("nobody", "wrong password"))
+        self.assertEqual((s1, b1), (s2, b2))
+        self.assertEqual(s1, 401)
+        # Malformed headers are 401 with a reason, never 500.
+        for h in ("Basic !!!", "Basic " + base64.b64encode(b"nocolon").decode(), "Bearer abc", "Basic"):
+            status, _, body = call(srv, "GET", "/api/v1/me", {"Authorization": h})
+            self.assertEqual(status, 401, h)
+        # App passwords: create (shown once), use, list, revoke.
+        status, _, app = call(srv, "POST", "/api/v1/me/app-passwords", basic("root", "root password!"),
+                              {"label": "phone"})
+        self.assertEqual(status, 201, app)
+        status, _, me2 = call(srv, "GET", "/api/v1/me", basic("root", app["password"]))
+        self.assertEqual(status, 200)
+        status, _, listing = call(srv, "GET", "/api/v1/me/app-passwords", basic("root", app["password"]))
+        self.assertEqual([a["label"] for a in listing["app_passwords"]], ["phone"])
+        self.assertNotIn("password", listing["app_passwords"][0])
+        self.assertIsNotNone(listing["app_passwords"][0]["last_used_at"])
+        self.assertEqual(call(srv, "DELETE", "/api/v1/me/app-passwords/999999",
+                              basic("root", "root password!"))[0], 404)
+        status, _, _ = call(srv, "DELETE", "/api/v1/me/app-passwords/%d" % app["id"],
+                            basic("root", "root password!"))
+        self.assertEqual(status, 204)
+        # Revoked: refused at once, even though it was just cached.
+        self.assertEqual(call(srv, "GET", "/api/v1/me", basic("root", app["password"]))[0], 401)
+        status, _, body = call(srv, "POST", "/api/v1/me/app-passwords", basic("root", "root password!"),
+                               {"label": ""})
+        self.assertEqual(status, 400)
+        # Admin endpoint: the admin may, a plain user may not.
+        status, _, users = call(srv, "GET", "/api/v1/admin/users?limit=10", basic("root", "root password!"))
+        self.assertEqual(status, 200)
+        self.assertEqual([u["username"] for u in users["users"]], ["Root"])
+        self.assertEqual(call(srv, "GET", "/api/v1/admin/users?limit=0", basic("root", "root password!"))[0], 400)
+        # A plain user (created from the shell, beside the running server) may not.
+        env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
+        env.update(FAST)
+        p = subprocess.run([NUBO_BIN, "--data", srv.data, "user", "add", "bob", "--password-stdin"],
+                           input="bob's password\n", capture_output=True, text=True, env=env, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(call(srv, "GET", "/api/v1/me", basic("bob", "bob's password"))[0], 200)
+        status, _, body = call(srv, "GET", "/api/v1/admin/users", basic("bob", "bob's password"))
+        self.assertEqual(status, 403)
+        self.assertEqual(body["error"], "permission_denied")
+
+
+class AppPasswordOnlyTest(unittest.TestCase):
+    def test_account_passwords_can_be_refused_for_basic(self):
+        srv = Server(env=dict(FAST, NUBO_BASIC_ACCOUNT_PASSWORDS="false"), test_routes=False)
+        try:
+            self.assertEqual(call(srv, "POST", "/api/v1/setup",
+                                  body={"username": "root", "password": "root password!"})[0], 201)
+            self.assertEqual(call(srv, "GET", "/api/v1/me", basic("root", "root password!"))[0], 401)
+        finally:
+            srv.close()
+
+
+if __name__ == "__main__":
+    unittest.main()
