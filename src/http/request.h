@@ -36,6 +36,7 @@ struct Request {
   std::optional<uint64_t> content_length;
   bool chunked = false;     // Transfer-Encoding: chunked
   std::string remote;       // peer "ip:port"
+  std::string client_ip;    // the peer's IP, or the client's from X-Forwarded-For via a trusted proxy
   std::string request_id;   // X-Request-Id (client's if sane, else generated)
 
   std::optional<Caller> caller;  // set for routes that require authentication

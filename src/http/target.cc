@@ -59,6 +59,28 @@ std::optional<std::string> QueryParam(std::string_view raw_query, std::string_vi
   return std::nullopt;
 }
 
+std::string ClientIp(std::string_view peer_ip, std::optional<std::string_view> forwarded_for,
+                     const std::vector<std::string>& trusted_proxies) {
+  auto trusted = [&](std::string_view ip) {
+    for (const auto& t : trusted_proxies) {
+      if (t == ip) return true;
+    }
+    return false;
+  };
+  if (!trusted(peer_ip) || !forwarded_for) return std::string(peer_ip);
+  std::string_view list = *forwarded_for;
+  while (!list.empty()) {
+    size_t comma = list.rfind(',');
+    std::string_view hop = comma == std::string_view::npos ? list : list.substr(comma + 1);
+    while (!hop.empty() && (hop.front() == ' ' || hop.front() == '\t')) hop.remove_prefix(1);
+    while (!hop.empty() && (hop.back() == ' ' || hop.back() == '\t')) hop.remove_suffix(1);
+    if (!hop.empty() && !trusted(hop)) return std::string(hop);
+    if (comma == std::string_view::npos) break;
+    list = list.substr(0, comma);
+  }
+  return std::string(peer_ip);
+}
+
 std::string JoinPath(const std::vector<std::string>& segments) {
   if (segments.empty()) return "/";
   std::string out;

@@ -27,6 +27,12 @@ Result<Target> ParseTarget(std::string_view target);
 // HTML forms send it); nullopt when absent or malformed.
 std::optional<std::string> QueryParam(std::string_view raw_query, std::string_view key);
 
+// The client's IP: `peer_ip`, unless the peer is one of `trusted_proxies`;
+// then the rightmost X-Forwarded-For entry that is not itself a trusted
+// proxy (entries left of it are client-controlled and ignored).
+std::string ClientIp(std::string_view peer_ip, std::optional<std::string_view> forwarded_for,
+                     const std::vector<std::string>& trusted_proxies);
+
 // "/" + segments joined with "/".
 std::string JoinPath(const std::vector<std::string>& segments);
 

@@ -42,6 +42,16 @@ TEST(Target, RefusesAliasingSegments) {
   EXPECT_TRUE(ParseTarget("/a..b/.c").ok());  // dots inside names are fine
 }
 
+TEST(Target, ClientIp) {
+  std::vector<std::string> trusted = {"10.0.0.1", "10.0.0.2"};
+  EXPECT_EQ(ClientIp("1.2.3.4", "5.6.7.8", trusted), "1.2.3.4");  // untrusted peer: XFF ignored
+  EXPECT_EQ(ClientIp("10.0.0.1", std::nullopt, trusted), "10.0.0.1");
+  EXPECT_EQ(ClientIp("10.0.0.1", "6.6.6.6, 5.6.7.8", trusted), "5.6.7.8");  // rightmost untrusted
+  EXPECT_EQ(ClientIp("10.0.0.1", "6.6.6.6, 5.6.7.8, 10.0.0.2", trusted), "5.6.7.8");
+  EXPECT_EQ(ClientIp("10.0.0.1", "10.0.0.2", trusted), "10.0.0.1");
+  EXPECT_EQ(ClientIp("10.0.0.1", "5.6.7.8", {}), "10.0.0.1");  // no trusted proxies
+}
+
 TEST(Target, QueryParam) {
   EXPECT_EQ(QueryParam("a=1&b=x%20y&c=p+q", "b"), "x y");
   EXPECT_EQ(QueryParam("a=1&b=x%20y&c=p+q", "c"), "p q");

@@ -2,6 +2,7 @@
 
 #include "http/status_map.h"
 #include "util/strings.h"
+#include "util/time.h"
 
 namespace nubo::server {
 
@@ -16,8 +17,9 @@ http::Response Challenge(std::string_view message) {
 
 }  // namespace
 
-http::Guard MakeAuthGuard(auth::Authenticator& authn) {
-  return [&authn](http::Request& req, const http::Endpoint& ep) -> std::optional<http::Response> {
+http::Guard MakeAuthGuard(auth::Authenticator& authn, auth::FailureLimiter& limiter) {
+  return [&authn, &limiter](http::Request& req,
+                            const http::Endpoint& ep) -> std::optional<http::Response> {
     auto header = req.headers.Get("Authorization");
     if (!header) return Challenge("authentication required");
     std::string_view v = Trim(*header);
@@ -29,9 +31,26 @@ http::Guard MakeAuthGuard(auth::Authenticator& authn) {
     if (!decoded) return Challenge("malformed Basic credentials");
     size_t colon = decoded->find(':');
     if (colon == std::string::npos) return Challenge("malformed Basic credentials");
-    auto p = authn.VerifyBasic(std::string_view(*decoded).substr(0, colon),
-                               std::string_view(*decoded).substr(colon + 1));
-    if (!p.ok()) return Challenge(p.status().message());
+    std::string_view user = std::string_view(*decoded).substr(0, colon);
+    const std::string ip_key = "ip:" + req.client_ip;
+    const std::string user_key = "user:" + AsciiLowerCopy(user);
+    const int64_t now = UnixMillis();
+    std::optional<int64_t> wait = limiter.RetryAfter(ip_key, now);
+    if (!wait) wait = limiter.RetryAfter(user_key, now);
+    if (wait) {
+      http::Response r = http::ErrorResponse(
+          429, Code::kResourceExhausted,
+          "too many failed sign-ins; retry in " + std::to_string(*wait) + " s");
+      r.headers.Set("Retry-After", std::to_string(*wait));
+      return r;
+    }
+    auto p = authn.VerifyBasic(user, std::string_view(*decoded).substr(colon + 1));
+    if (!p.ok()) {
+      limiter.RecordFailure(ip_key, now);
+      limiter.RecordFailure(user_key, now);
+      return Challenge(p.status().message());
+    }
+    limiter.RecordSuccess(user_key);
     if (ep.options.access == http::Access::kAdmin && p->role != "admin") {
       return http::ErrorResponse(403, Code::kPermissionDenied, "administrators only");
     }

@@ -4,10 +4,13 @@
 #pragma once
 
 #include "auth/authenticator.h"
+#include "auth/rate_limiter.h"
 #include "http/router.h"
 
 namespace nubo::server {
 
-http::Guard MakeAuthGuard(auth::Authenticator& authn);
+// Failed sign-ins count against both the client IP and the account name;
+// either locked answers 429 with Retry-After before any password check.
+http::Guard MakeAuthGuard(auth::Authenticator& authn, auth::FailureLimiter& limiter);
 
 }  // namespace nubo::server

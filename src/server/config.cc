@@ -107,6 +107,25 @@ const std::vector<Setting>& Table() {
       {"auth.basic_account_passwords", "NUBO_BASIC_ACCOUNT_PASSWORDS", "true",
        "accept account passwords (not only app passwords) over Basic auth", false,
        Bool(&Config::basic_account_passwords)},
+      {"auth.lockout_failures", "NUBO_LOCKOUT_FAILURES", "10",
+       "consecutive failed sign-ins (per account, per IP) before a lockout", false,
+       Uint(&Config::lockout_failures, 1, 1000)},
+      {"auth.lockout", "NUBO_LOCKOUT", "5m", "how long a lockout lasts (429 + Retry-After)", false,
+       Duration(&Config::lockout_ms, 1000, 24ull * 3'600'000)},
+      {"http.trusted_proxies", "NUBO_TRUSTED_PROXIES", "",
+       "comma-separated proxy IPs whose X-Forwarded-For is believed", false,
+       [](Config& c, std::string_view v) -> Status {
+         c.trusted_proxies.clear();
+         for (auto part : Split(v, ',')) {
+           part = Trim(part);
+           if (part.empty()) continue;
+           if (part.find_first_not_of("0123456789abcdefABCDEF.:") != std::string_view::npos) {
+             return Expect("expected IP addresses separated by commas");
+           }
+           c.trusted_proxies.emplace_back(part);
+         }
+         return Status::Ok();
+       }},
       {"http.max_header_bytes", "NUBO_HTTP_MAX_HEADER_BYTES", "16KiB",
        "request line + headers larger than this answer 431", false,
        Bytes(&Config::max_header_bytes, 1024, 1 << 20)},

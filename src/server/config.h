@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include <string_view>
 
 #include "util/status.h"
 
@@ -33,6 +34,9 @@ struct Config {
   uint64_t argon2_ops = 3;
   uint64_t argon2_mem = 64ull << 20;
   bool basic_account_passwords = true;
+  std::vector<std::string> trusted_proxies;
+  uint64_t lockout_failures = 10;
+  uint64_t lockout_ms = 300'000;
   std::string log_level = "info";
   bool access_log = true;
   bool test_routes = false;  // test-only endpoints under /_test/

@@ -9,6 +9,7 @@
 
 #include "api/account_routes.h"
 #include "auth/authenticator.h"
+#include "auth/rate_limiter.h"
 #include "http/router.h"
 #include "server/auth_guard.h"
 #include "server/log.h"
@@ -70,7 +71,9 @@ int RunServe(const Config& cfg) {
   params.ops_limit = cfg.argon2_ops;
   params.mem_limit = cfg.argon2_mem;
   auth::Authenticator authn(meta, params, {.allow_account_passwords = cfg.basic_account_passwords});
-  router.SetGuard(MakeAuthGuard(authn));
+  auth::FailureLimiter limiter({static_cast<int>(cfg.lockout_failures),
+                                static_cast<int64_t>(cfg.lockout_ms), 100'000});
+  router.SetGuard(MakeAuthGuard(authn, limiter));
   api::RegisterAccountRoutes(router, {meta, authn, params});
   if (cfg.test_routes) {
     spdlog::warn("test-only routes under /_test/ are enabled: never do this in production");
@@ -92,6 +95,7 @@ int RunServe(const Config& cfg) {
   t.write_timeout_ms = cfg.write_timeout_ms;
   t.shutdown_grace_ms = cfg.shutdown_grace_ms;
   t.access_log = cfg.access_log;
+  t.trusted_proxies = cfg.trusted_proxies;
 
   Transport transport(t, router, metrics);
   if (Status st = transport.Bind(); !st.ok()) {

@@ -335,6 +335,8 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
     if (auto cl = hp.content_length()) req.content_length = *cl;
     req.chunked = hp.chunked();
     req.request_id = NewRequestId(req.headers.Get("X-Request-Id"));
+    req.client_ip = http::ClientIp(std::string_view(remote).substr(0, remote.rfind(':')),
+                                   req.headers.Get("X-Forwarded-For"), opt.trusted_proxies);
     body_done = !req.HasBody();
 
     auto target = http::ParseTarget(req.target);

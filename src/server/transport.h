@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "util/status.h"
 
@@ -39,6 +40,7 @@ struct TransportOptions {
   uint64_t write_timeout_ms = 60'000;
   uint64_t shutdown_grace_ms = 30'000;
   bool access_log = true;
+  std::vector<std::string> trusted_proxies;  // peers whose X-Forwarded-For is believed
 };
 
 class Transport {

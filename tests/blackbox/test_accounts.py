@@ -4,6 +4,7 @@ import base64
 import json
 import os
 import subprocess
+import time
 import unittest
 
 from harness import NUBO_BIN, Server, exchange
@@ -105,6 +106,37 @@ class AccountsTest(unittest.TestCase):
         status, _, body = call(srv, "GET", "/api/v1/admin/users", basic("bob", "bob's password"))
         self.assertEqual(status, 403)
         self.assertEqual(body["error"], "permission_denied")
+
+
+class LockoutTest(unittest.TestCase):
+    def test_lockout_after_failures_and_recovery(self):
+        srv = Server(env=dict(FAST, NUBO_LOCKOUT_FAILURES="3", NUBO_LOCKOUT="2s"), test_routes=False)
+        try:
+            self.assertEqual(call(srv, "POST", "/api/v1/setup",
+                                  body={"username": "root", "password": "root password!"})[0], 201)
+            for _ in range(3):
+                self.assertEqual(call(srv, "GET", "/api/v1/me", basic("root", "guess guess"))[0], 401)
+            # Locked: even the right password waits, and nothing is checked meanwhile.
+            status, hdrs, body = call(srv, "GET", "/api/v1/me", basic("root", "root password!"))
+            self.assertEqual(status, 429)
+            self.assertIn(hdrs["retry-after"], ("1", "2"))
+            self.assertIn("retry in", body["message"])
+            time.sleep(2.1)
+            self.assertEqual(call(srv, "GET", "/api/v1/me", basic("root", "root password!"))[0], 200)
+        finally:
+            srv.close()
+
+    def test_forwarded_for_is_ignored_from_untrusted_peers(self):
+        # Rotating X-Forwarded-For must not escape the per-IP count.
+        srv = Server(env=dict(FAST, NUBO_LOCKOUT_FAILURES="3", NUBO_LOCKOUT="60s"), test_routes=False)
+        try:
+            for i in range(3):
+                h = basic("user%d" % i, "guess guess")
+                h["X-Forwarded-For"] = "203.0.113.%d" % i
+                self.assertEqual(call(srv, "GET", "/api/v1/me", h)[0], 401)
+            self.assertEqual(call(srv, "GET", "/api/v1/me", basic("someone", "guess guess"))[0], 429)
+        finally:
+            srv.close()
 
 
 class AppPasswordOnlyTest(unittest.TestCase):

@@ -1,0 +1,42 @@
+#include "auth/rate_limiter.h"
+
+#include <gtest/gtest.h>
+
+namespace nubo::auth {
+namespace {
+
+TEST(FailureLimiter, LocksAfterNFailuresAndRecovers) {
+  FailureLimiter l({.max_failures = 3, .lockout_ms = 10'000, .max_keys = 100});
+  int64_t t = 1'000'000;
+  l.RecordFailure("user:a", t);
+  l.RecordFailure("user:a", t);
+  EXPECT_EQ(l.RetryAfter("user:a", t), std::nullopt);
+  l.RecordFailure("user:a", t);
+  EXPECT_EQ(l.RetryAfter("user:a", t), 10);
+  EXPECT_EQ(l.RetryAfter("user:a", t + 9'500), 1);
+  EXPECT_EQ(l.RetryAfter("user:b", t), std::nullopt);  // other keys unaffected
+  EXPECT_EQ(l.RetryAfter("user:a", t + 10'000), std::nullopt);  // window over
+  // After the window the count starts again.
+  l.RecordFailure("user:a", t + 10'001);
+  EXPECT_EQ(l.RetryAfter("user:a", t + 10'001), std::nullopt);
+}
+
+TEST(FailureLimiter, SuccessClearsTheCount) {
+  FailureLimiter l({.max_failures = 2, .lockout_ms = 1000, .max_keys = 100});
+  l.RecordFailure("k", 0);
+  l.RecordSuccess("k");
+  l.RecordFailure("k", 0);
+  EXPECT_EQ(l.RetryAfter("k", 0), std::nullopt);
+}
+
+TEST(FailureLimiter, BoundedKeys) {
+  FailureLimiter l({.max_failures = 1, .lockout_ms = 1000, .max_keys = 2});
+  l.RecordFailure("a", 0);
+  l.RecordFailure("b", 0);
+  l.RecordFailure("c", 0);  // forgets "a"
+  EXPECT_EQ(l.RetryAfter("a", 0), std::nullopt);
+  EXPECT_TRUE(l.RetryAfter("c", 0).has_value());
+}
+
+}  // namespace
+}  // namespace nubo::auth
