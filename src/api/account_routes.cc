@@ -5,6 +5,7 @@
 #include "http/router.h"
 #include "http/status_map.h"
 #include "util/strings.h"
+#include "util/time.h"
 
 namespace nubo::api {
 
@@ -39,7 +40,97 @@ constexpr http::RouteOptions kAdmin{http::Access::kAdmin, http::BodyPolicy::kNon
 
 }  // namespace
 
+namespace {
+
+std::string TokensJson(const auth::TokenPair& t) {
+  return "{\"access_token\":" + JsonQuote(t.access_token) + ",\"refresh_token\":" +
+         JsonQuote(t.refresh_token) + ",\"token_type\":\"Bearer\",\"expires_in\":" +
+         std::to_string(t.expires_in_s) + ",\"session_id\":" + JsonQuote(t.session_id) + "}\n";
+}
+
+Response TooMany(int64_t wait) {
+  Response r = http::ErrorResponse(429, Code::kResourceExhausted,
+                                   "too many failed sign-ins; retry in " + std::to_string(wait) + " s");
+  r.headers.Set("Retry-After", std::to_string(wait));
+  return r;
+}
+
+void RegisterAuthRoutes(http::Router& router, const AccountDeps& d) {
+  constexpr http::RouteOptions kPublicJson{http::Access::kPublic, http::BodyPolicy::kBuffered, 64 << 10, true};
+  router.Add(
+      "POST", "/api/v1/auth/login",
+      [d](Request& req) {
+        auto f = ParseStringObject(req.body, {"username", "password"});
+        if (!f.ok()) return http::ErrorResponse(f.status());
+        if (!f->Get("username") || !f->Get("password")) {
+          return http::ErrorResponse(Status::InvalidArgument("username and password are required"));
+        }
+        const std::string ip_key = "ip:" + req.client_ip;
+        const std::string user_key = "user:" + AsciiLowerCopy(*f->Get("username"));
+        const int64_t now = UnixMillis();
+        std::optional<int64_t> wait = d.limiter.RetryAfter(ip_key, now);
+        if (!wait) wait = d.limiter.RetryAfter(user_key, now);
+        if (wait) return TooMany(*wait);
+        auto t = d.sessions.Login(*f->Get("username"), *f->Get("password"),
+                                  req.headers.Get("User-Agent").value_or(""), req.client_ip);
+        if (!t.ok()) {
+          if (t.status().code() == Code::kUnauthenticated) {
+            d.limiter.RecordFailure(ip_key, now);
+            d.limiter.RecordFailure(user_key, now);
+          }
+          return http::ErrorResponse(t.status());
+        }
+        d.limiter.RecordSuccess(user_key);
+        return Response::Json(200, TokensJson(*t));
+      },
+      kPublicJson);
+  router.Add(
+      "POST", "/api/v1/auth/refresh",
+      [d](Request& req) {
+        auto f = ParseStringObject(req.body, {"refresh_token"});
+        if (!f.ok()) return http::ErrorResponse(f.status());
+        auto t = d.sessions.Refresh(f->Get("refresh_token").value_or(""));
+        if (!t.ok()) return http::ErrorResponse(t.status());
+        return Response::Json(200, TokensJson(*t));
+      },
+      kPublicJson);
+  router.Add(
+      "POST", "/api/v1/auth/logout",
+      [d](Request& req) {
+        if (req.caller->session_id.empty()) {
+          return http::ErrorResponse(Status::InvalidArgument("not signed in with a session"));
+        }
+        Status st = d.sessions.Logout(req.caller->session_id);
+        if (!st.ok()) return http::ErrorResponse(st);
+        return Response::Empty(204);
+      },
+      kUser);
+  router.Add(
+      "GET", "/api/v1/me/sessions",
+      [d](Request& req) {
+        std::vector<meta::SessionRow> rows;
+        Status st = d.meta.Read([&](meta::ReadTxn& t) -> Status {
+          NUBO_ASSIGN_OR_RETURN(rows, t.ListSessions(req.caller->user_id, UnixMillis()));
+          return Status::Ok();
+        });
+        if (!st.ok()) return http::ErrorResponse(st);
+        std::string out = "{\"sessions\":[";
+        for (size_t i = 0; i < rows.size(); ++i) {
+          if (i) out += ',';
+          out += "{\"id\":" + JsonQuote(rows[i].public_id) + ",\"created_at\":" +
+                 std::to_string(rows[i].created_at_ms) + ",\"user_agent\":" + JsonQuote(rows[i].user_agent) +
+                 ",\"ip\":" + JsonQuote(rows[i].ip) + ",\"current\":" +
+                 (rows[i].public_id == req.caller->session_id ? "true" : "false") + "}";
+        }
+        return Response::Json(200, out + "]}\n");
+      },
+      kUser);
+}
+
+}  // namespace
+
 void RegisterAccountRoutes(http::Router& router, AccountDeps d) {
+  RegisterAuthRoutes(router, d);
   router.Add(
       "POST", "/api/v1/setup",
       [d](Request& req) {

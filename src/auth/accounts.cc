@@ -83,7 +83,9 @@ Status SetPassword(meta::MetaStore& meta, std::string_view username, std::string
     NUBO_ASSIGN_OR_RETURN(meta::UserRow u, MustGet(txn, username));
     u.password_hash = hash;
     ++u.credentials_version;
-    return txn.UpdateUser(u);
+    NUBO_RETURN_IF_ERROR(txn.UpdateUser(u));
+    // A new password ends every sign-in made with the old one.
+    return txn.RevokeUserSessions(u.id, 0, UnixMillis());
   });
 }
 
@@ -105,7 +107,8 @@ Status SetActive(meta::MetaStore& meta, std::string_view username, bool active) 
     after.active = active;
     NUBO_RETURN_IF_ERROR(KeepAnAdmin(txn, u, after));
     ++after.credentials_version;
-    return txn.UpdateUser(after);
+    NUBO_RETURN_IF_ERROR(txn.UpdateUser(after));
+    return active ? Status::Ok() : txn.RevokeUserSessions(u.id, 0, UnixMillis());
   });
 }
 

@@ -23,6 +23,7 @@ struct Caller {
   std::string username;
   bool admin = false;
   bool via_app_password = false;
+  std::string session_id;  // bearer sessions only
 };
 
 struct Request {

@@ -69,6 +69,19 @@ struct AppPasswordRow {
   std::optional<int64_t> last_used_at_ms;
 };
 
+struct SessionRow {
+  int64_t id = 0;
+  std::string public_id;
+  int64_t user_id = 0;
+  std::string family_id;      // every rotation of one sign-in shares it
+  Digest refresh_hash{};      // BLAKE3 of the current refresh token
+  int64_t created_at_ms = 0;
+  int64_t expires_at_ms = 0;
+  std::optional<int64_t> revoked_at_ms;
+  std::string user_agent;
+  std::string ip;
+};
+
 class ReadTxn {
  public:
   virtual ~ReadTxn() = default;
@@ -109,6 +122,13 @@ class ReadTxn {
 
   virtual Result<std::optional<AppPasswordRow>> FindAppPassword(const Digest& secret_hash) = 0;
   virtual Result<std::vector<AppPasswordRow>> ListAppPasswords(int64_t user_id) = 0;
+
+  virtual Result<std::optional<SessionRow>> FindSessionByRefresh(const Digest& refresh_hash) = 0;
+  virtual Result<std::optional<SessionRow>> GetSession(const std::string& public_id) = 0;
+  // Live (not revoked, not expired at `now_ms`) sessions of a user, newest first.
+  virtual Result<std::vector<SessionRow>> ListSessions(int64_t user_id, int64_t now_ms) = 0;
+
+  virtual Result<std::optional<std::string>> GetSetting(const std::string& key) = 0;
 };
 
 class WriteTxn : public ReadTxn {
@@ -138,6 +158,16 @@ class WriteTxn : public ReadTxn {
   virtual Result<int64_t> InsertAppPassword(const AppPasswordRow& row) = 0;
   virtual Status DeleteAppPassword(int64_t user_id, int64_t id) = 0;
   virtual Status TouchAppPassword(int64_t id, int64_t now_ms) = 0;
+
+  // Fills `row.id`.
+  virtual Status InsertSession(SessionRow& row) = 0;
+  virtual Status RevokeSession(int64_t id, int64_t now_ms) = 0;
+  virtual Status RevokeSessionFamily(const std::string& family_id, int64_t now_ms) = 0;
+  // Every live session of the user except `keep_id` (0: none kept).
+  virtual Status RevokeUserSessions(int64_t user_id, int64_t keep_id, int64_t now_ms) = 0;
+
+  // Inserts `key` only if absent; returns the stored value either way.
+  virtual Result<std::string> SetSettingIfAbsent(const std::string& key, const std::string& value) = 0;
 };
 
 class MetaStore {

@@ -17,15 +17,25 @@ http::Response Challenge(std::string_view message) {
 
 }  // namespace
 
-http::Guard MakeAuthGuard(auth::Authenticator& authn, auth::FailureLimiter& limiter) {
-  return [&authn, &limiter](http::Request& req,
-                            const http::Endpoint& ep) -> std::optional<http::Response> {
+http::Guard MakeAuthGuard(auth::Authenticator& authn, auth::FailureLimiter& limiter,
+                          auth::Sessions& sessions) {
+  return [&authn, &limiter, &sessions](http::Request& req,
+                                       const http::Endpoint& ep) -> std::optional<http::Response> {
     auto header = req.headers.Get("Authorization");
     if (!header) return Challenge("authentication required");
     std::string_view v = Trim(*header);
     size_t sp = v.find(' ');
+    if (sp != std::string_view::npos && IEquals(v.substr(0, sp), "Bearer")) {
+      auto c = sessions.Authenticate(Trim(v.substr(sp + 1)));
+      if (!c.ok()) return Challenge(c.status().message());
+      if (ep.options.access == http::Access::kAdmin && !c->admin) {
+        return http::ErrorResponse(403, Code::kPermissionDenied, "administrators only");
+      }
+      req.caller = http::Caller{c->user_id, c->public_id, c->username, c->admin, false, c->session_id};
+      return std::nullopt;
+    }
     if (sp == std::string_view::npos || !IEquals(v.substr(0, sp), "Basic")) {
-      return Challenge("unsupported authorization scheme; use Basic");
+      return Challenge("unsupported authorization scheme; use Bearer or Basic");
     }
     auto decoded = Base64Decode(Trim(v.substr(sp + 1)));
     if (!decoded) return Challenge("malformed Basic credentials");

@@ -5,12 +5,16 @@
 
 #include "auth/authenticator.h"
 #include "auth/rate_limiter.h"
+#include "auth/sessions.h"
 #include "http/router.h"
 
 namespace nubo::server {
 
 // Failed sign-ins count against both the client IP and the account name;
 // either locked answers 429 with Retry-After before any password check.
-http::Guard MakeAuthGuard(auth::Authenticator& authn, auth::FailureLimiter& limiter);
+// Bearer access tokens (API and web sessions) and Basic credentials (DAV
+// and sync clients) are both accepted.
+http::Guard MakeAuthGuard(auth::Authenticator& authn, auth::FailureLimiter& limiter,
+                          auth::Sessions& sessions);
 
 }  // namespace nubo::server

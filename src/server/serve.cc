@@ -73,8 +73,14 @@ int RunServe(const Config& cfg) {
   auth::Authenticator authn(meta, params, {.allow_account_passwords = cfg.basic_account_passwords});
   auth::FailureLimiter limiter({static_cast<int>(cfg.lockout_failures),
                                 static_cast<int64_t>(cfg.lockout_ms), 100'000});
-  router.SetGuard(MakeAuthGuard(authn, limiter));
-  api::RegisterAccountRoutes(router, {meta, authn, params});
+  auto sessions = auth::Sessions::Open(meta, params, {});
+  if (!sessions.ok()) {
+    spdlog::critical("cannot open sessions: {}", sessions.status().ToString());
+    FlushLogs();
+    return 1;
+  }
+  router.SetGuard(MakeAuthGuard(authn, limiter, **sessions));
+  api::RegisterAccountRoutes(router, {meta, authn, params, **sessions, limiter});
   if (cfg.test_routes) {
     spdlog::warn("test-only routes under /_test/ are enabled: never do this in production");
     RegisterTestRoutes(router);

@@ -108,6 +108,51 @@ class AccountsTest(unittest.TestCase):
         self.assertEqual(body["error"], "permission_denied")
 
 
+class SessionTest(unittest.TestCase):
+    def test_login_refresh_reuse_logout(self):
+        srv = Server(env=FAST, test_routes=False)
+        try:
+            self.assertEqual(call(srv, "POST", "/api/v1/setup",
+                                  body={"username": "root", "password": "root password!"})[0], 201)
+            status, _, body = call(srv, "POST", "/api/v1/auth/login",
+                                   body={"username": "root", "password": "nope nope nope"})
+            self.assertEqual(status, 401)
+            self.assertEqual(call(srv, "POST", "/api/v1/auth/login", body={"username": "root"})[0], 400)
+            status, _, t = call(srv, "POST", "/api/v1/auth/login",
+                                body={"username": "root", "password": "root password!"})
+            self.assertEqual(status, 200, t)
+            self.assertEqual(t["token_type"], "Bearer")
+            bearer = {"Authorization": "Bearer " + t["access_token"]}
+            status, _, me = call(srv, "GET", "/api/v1/me", bearer)
+            self.assertEqual((status, me["username"]), (200, "root"))
+            self.assertEqual(call(srv, "GET", "/api/v1/admin/users", bearer)[0], 200)
+            status, _, sessions = call(srv, "GET", "/api/v1/me/sessions", bearer)
+            self.assertEqual([x["current"] for x in sessions["sessions"]], [True])
+            # Tampered and foreign tokens: 401 with a reason, never 500.
+            bad = t["access_token"][:-3] + ("AAA" if not t["access_token"].endswith("AAA") else "BBB")
+            self.assertEqual(call(srv, "GET", "/api/v1/me", {"Authorization": "Bearer " + bad})[0], 401)
+            self.assertEqual(call(srv, "GET", "/api/v1/me", {"Authorization": "Bearer x.y.z"})[0], 401)
+            # Rotation, then reuse of the rotated token revokes the family.
+            status, _, t2 = call(srv, "POST", "/api/v1/auth/refresh", body={"refresh_token": t["refresh_token"]})
+            self.assertEqual(status, 200, t2)
+            bearer2 = {"Authorization": "Bearer " + t2["access_token"]}
+            self.assertEqual(call(srv, "GET", "/api/v1/me", bearer2)[0], 200)
+            status, _, body = call(srv, "POST", "/api/v1/auth/refresh", body={"refresh_token": t["refresh_token"]})
+            self.assertEqual(status, 401)
+            self.assertIn("reused", body["message"])
+            self.assertEqual(call(srv, "GET", "/api/v1/me", bearer2)[0], 401)
+            # A fresh sign-in, then logout ends it.
+            _, _, t3 = call(srv, "POST", "/api/v1/auth/login",
+                            body={"username": "root", "password": "root password!"})
+            bearer3 = {"Authorization": "Bearer " + t3["access_token"]}
+            self.assertEqual(call(srv, "POST", "/api/v1/auth/logout", bearer3)[0], 204)
+            self.assertEqual(call(srv, "GET", "/api/v1/me", bearer3)[0], 401)
+            self.assertEqual(call(srv, "POST", "/api/v1/auth/refresh",
+                                  body={"refresh_token": t3["refresh_token"]})[0], 401)
+        finally:
+            srv.close()
+
+
 class LockoutTest(unittest.TestCase):
     def test_lockout_after_failures_and_recovery(self):
         srv = Server(env=dict(FAST, NUBO_LOCKOUT_FAILURES="3", NUBO_LOCKOUT="2s"), test_routes=False)

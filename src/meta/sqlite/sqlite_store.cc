@@ -183,6 +183,25 @@ std::string Lower(const std::string& v) {
   return out;
 }
 
+constexpr const char* kSessionSelect =
+    "SELECT id, public_id, user_id, family_id, refresh_hash, created_at, expires_at, revoked_at, "
+    "user_agent, ip FROM sessions ";
+
+SessionRow SessionFrom(const Stmt& s) {
+  SessionRow r;
+  r.id = s.Int(0);
+  r.public_id = s.Text(1);
+  r.user_id = s.Int(2);
+  r.family_id = s.Text(3);
+  r.refresh_hash = s.Hash(4);
+  r.created_at_ms = s.Int(5);
+  r.expires_at_ms = s.Int(6);
+  if (!s.IsNull(7)) r.revoked_at_ms = s.Int(7);
+  r.user_agent = s.Text(8);
+  r.ip = s.Text(9);
+  return r;
+}
+
 ManifestRow ManifestFrom(const Stmt& s) {
   return ManifestRow{s.Int(0), s.Hash(1), static_cast<uint64_t>(s.Int(2)), s.Int(3)};
 }
@@ -380,6 +399,79 @@ class SqliteTxn final : public WriteTxn {
       out.push_back(AppPasswordFrom(s));
     }
     return out;
+  }
+
+  Result<std::optional<SessionRow>> FindSessionByRefresh(const Digest& refresh_hash) override {
+    static const std::string sql = std::string(kSessionSelect) + "WHERE refresh_hash = ?";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, refresh_hash);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return std::optional<SessionRow>();
+    return std::optional<SessionRow>(SessionFrom(s));
+  }
+  Result<std::optional<SessionRow>> GetSession(const std::string& public_id) override {
+    static const std::string sql = std::string(kSessionSelect) + "WHERE public_id = ?";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, public_id);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return std::optional<SessionRow>();
+    return std::optional<SessionRow>(SessionFrom(s));
+  }
+  Result<std::vector<SessionRow>> ListSessions(int64_t user_id, int64_t now_ms) override {
+    static const std::string sql = std::string(kSessionSelect) +
+                                   "WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY id DESC";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, user_id).Bind(2, now_ms);
+    std::vector<SessionRow> out;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) break;
+      out.push_back(SessionFrom(s));
+    }
+    return out;
+  }
+  Result<std::optional<std::string>> GetSetting(const std::string& key) override {
+    NUBO_PREPARE(s, c_, "SELECT value FROM settings WHERE key = ?");
+    s.Bind(1, key);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return std::optional<std::string>();
+    return std::optional<std::string>(s.Text(0));
+  }
+  Status InsertSession(SessionRow& r) override {
+    NUBO_PREPARE(s, c_,
+                 "INSERT INTO sessions (public_id, user_id, family_id, refresh_hash, created_at, expires_at, "
+                 "revoked_at, user_agent, ip) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)");
+    s.Bind(1, r.public_id).Bind(2, r.user_id).Bind(3, r.family_id).Bind(4, r.refresh_hash);
+    s.Bind(5, r.created_at_ms).Bind(6, r.expires_at_ms).Bind(7, r.user_agent).Bind(8, r.ip);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    r.id = sqlite3_last_insert_rowid(c_.db());
+    return Status::Ok();
+  }
+  Status RevokeSession(int64_t id, int64_t now_ms) override {
+    NUBO_PREPARE(s, c_, "UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL");
+    s.Bind(1, now_ms).Bind(2, id);
+    return s.Exec();
+  }
+  Status RevokeSessionFamily(const std::string& family_id, int64_t now_ms) override {
+    NUBO_PREPARE(s, c_, "UPDATE sessions SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL");
+    s.Bind(1, now_ms).Bind(2, family_id);
+    return s.Exec();
+  }
+  Status RevokeUserSessions(int64_t user_id, int64_t keep_id, int64_t now_ms) override {
+    NUBO_PREPARE(s, c_,
+                 "UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND id != ? AND revoked_at IS NULL");
+    s.Bind(1, now_ms).Bind(2, user_id).Bind(3, keep_id);
+    return s.Exec();
+  }
+  Result<std::string> SetSettingIfAbsent(const std::string& key, const std::string& value) override {
+    {
+      NUBO_PREPARE(s, c_, "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING");
+      s.Bind(1, key).Bind(2, value);
+      NUBO_RETURN_IF_ERROR(s.Exec());
+    }
+    NUBO_ASSIGN_OR_RETURN(auto v, GetSetting(key));
+    if (!v) return Status::Internal("setting " + key + " vanished");
+    return *v;
   }
 
   Status InsertUser(UserRow& u) override {

@@ -1,0 +1,175 @@
+#include "auth/sessions.h"
+
+#include "util/blake3_hash.h"
+#include "util/ids.h"
+#include "util/time.h"
+
+namespace nubo::auth {
+
+namespace {
+
+Status Denied() { return Status::Unauthenticated("invalid credentials"); }
+
+meta::Digest RefreshHash(std::string_view token) { return Blake3::Hash(token); }
+
+}  // namespace
+
+Result<std::unique_ptr<Sessions>> Sessions::Open(meta::MetaStore& meta, PasswordParams params,
+                                                 SessionOptions options) {
+  std::string secret;
+  NUBO_RETURN_IF_ERROR(meta.Write([&](meta::WriteTxn& txn) -> Status {
+    NUBO_ASSIGN_OR_RETURN(secret, txn.SetSettingIfAbsent("jwt_secret", RandomHex(32)));
+    return Status::Ok();
+  }));
+  return std::unique_ptr<Sessions>(new Sessions(meta, params, options, std::move(secret)));
+}
+
+Sessions::Sessions(meta::MetaStore& meta, PasswordParams params, SessionOptions options, std::string secret)
+    : meta_(meta), params_(params), opt_(options), signer_(std::move(secret)) {
+  auto h = HashPassword("nubo-timing-equalizer", params_);
+  if (h.ok()) dummy_hash_ = *h;
+}
+
+Result<TokenPair> Sessions::Issue(meta::WriteTxn& txn, const meta::UserRow& user, const std::string& family,
+                                  std::string_view user_agent, std::string_view ip, int64_t now_ms) {
+  TokenPair out;
+  out.refresh_token = RandomHex(32);
+  meta::SessionRow row;
+  row.public_id = NewUuidV7();
+  row.user_id = user.id;
+  row.family_id = family;
+  row.refresh_hash = RefreshHash(out.refresh_token);
+  row.created_at_ms = now_ms;
+  row.expires_at_ms = now_ms + opt_.refresh_ttl_s * 1000;
+  row.user_agent = std::string(user_agent.substr(0, 200));
+  row.ip = std::string(ip.substr(0, 64));
+  NUBO_RETURN_IF_ERROR(txn.InsertSession(row));
+  NUBO_ASSIGN_OR_RETURN(out.access_token,
+                        signer_.Issue({user.id, row.public_id, now_ms / 1000 + opt_.access_ttl_s}));
+  out.expires_in_s = opt_.access_ttl_s;
+  out.session_id = row.public_id;
+  return out;
+}
+
+Result<TokenPair> Sessions::Login(std::string_view username, std::string_view password,
+                                  std::string_view user_agent, std::string_view ip) {
+  if (username.empty() || username.size() > 64 || password.size() > params_.max_length) return Denied();
+  std::optional<meta::UserRow> user;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(user, t.GetUserByName(std::string(username)));
+    return Status::Ok();
+  }));
+  if (!user) {
+    (void)VerifyPassword(password, dummy_hash_);  // same cost as a wrong password
+    return Denied();
+  }
+  if (!VerifyPassword(password, user->password_hash) || !user->active) return Denied();
+  const int64_t now = UnixMillis();
+  TokenPair out;
+  NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& txn) -> Status {
+    meta::UserRow u = *user;
+    u.last_login_at_ms = now;
+    if (NeedsRehash(u.password_hash, params_)) {
+      auto h = HashPassword(password, params_);
+      if (h.ok()) u.password_hash = *h;
+    }
+    NUBO_RETURN_IF_ERROR(txn.UpdateUser(u));
+    NUBO_ASSIGN_OR_RETURN(out, Issue(txn, u, NewUuidV7(), user_agent, ip, now));
+    return Status::Ok();
+  }));
+  return out;
+}
+
+Result<TokenPair> Sessions::Refresh(std::string_view refresh_token) {
+  if (refresh_token.size() != 64) return Status::Unauthenticated("invalid refresh token");
+  const int64_t now = UnixMillis();
+  TokenPair out;
+  std::string revoked_family;
+  Status st = meta_.Write([&](meta::WriteTxn& txn) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto s, txn.FindSessionByRefresh(RefreshHash(refresh_token)));
+    if (!s) return Status::Unauthenticated("invalid refresh token");
+    if (s->revoked_at_ms) {
+      // A rotated (or logged-out) token came back: treat the family as stolen.
+      NUBO_RETURN_IF_ERROR(txn.RevokeSessionFamily(s->family_id, now));
+      revoked_family = s->family_id;
+      return Status::Ok();
+    }
+    if (s->expires_at_ms <= now) return Status::Unauthenticated("refresh token expired");
+    NUBO_ASSIGN_OR_RETURN(auto user, txn.GetUser(s->user_id));
+    if (!user || !user->active) return Status::Unauthenticated("account is not active");
+    NUBO_RETURN_IF_ERROR(txn.RevokeSession(s->id, now));
+    NUBO_ASSIGN_OR_RETURN(out, Issue(txn, *user, s->family_id, s->user_agent, s->ip, now));
+    return Status::Ok();
+  });
+  if (!st.ok()) return st;
+  if (!revoked_family.empty()) {
+    std::lock_guard lock(mu_);
+    checked_.clear();  // the family's live session must fail on its next request
+    return Status::Unauthenticated("refresh token reused: every session of this sign-in is revoked");
+  }
+  return out;
+}
+
+Status Sessions::Logout(const std::string& session_id) {
+  const int64_t now = UnixMillis();
+  NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& txn) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto s, txn.GetSession(session_id));
+    if (!s) return Status::NotFound("no such session");
+    return txn.RevokeSession(s->id, now);
+  }));
+  std::lock_guard lock(mu_);
+  checked_.erase(session_id);
+  return Status::Ok();
+}
+
+Status Sessions::RevokeOthers(int64_t user_id, const std::string& keep_session_id) {
+  const int64_t now = UnixMillis();
+  NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& txn) -> Status {
+    int64_t keep = 0;
+    if (!keep_session_id.empty()) {
+      NUBO_ASSIGN_OR_RETURN(auto s, txn.GetSession(keep_session_id));
+      if (s) keep = s->id;
+    }
+    return txn.RevokeUserSessions(user_id, keep, now);
+  }));
+  std::lock_guard lock(mu_);
+  for (auto it = checked_.begin(); it != checked_.end();) {
+    if (it->second.caller.user_id == user_id && it->first != keep_session_id) {
+      it = checked_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return Status::Ok();
+}
+
+Result<SessionCaller> Sessions::Authenticate(std::string_view access_token) {
+  const int64_t now = UnixMillis();
+  NUBO_ASSIGN_OR_RETURN(AccessClaims c, signer_.Verify(access_token, now / 1000));
+  {
+    std::lock_guard lock(mu_);
+    auto it = checked_.find(c.session_id);
+    if (it != checked_.end() && it->second.until_ms > now && it->second.caller.user_id == c.user_id) {
+      return it->second.caller;
+    }
+  }
+  // Never trust the token alone: the session and the user's live role decide.
+  std::optional<meta::SessionRow> s;
+  std::optional<meta::UserRow> u;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(s, t.GetSession(c.session_id));
+    NUBO_ASSIGN_OR_RETURN(u, t.GetUser(c.user_id));
+    return Status::Ok();
+  }));
+  if (!s || s->user_id != c.user_id || s->revoked_at_ms) {
+    return Status::Unauthenticated("session ended; sign in again");
+  }
+  if (!u || !u->active) return Status::Unauthenticated("account is not active");
+  SessionCaller caller{u->id, u->public_id, u->username, u->role == "admin", c.session_id};
+  std::lock_guard lock(mu_);
+  if (checked_.size() > 100'000) checked_.clear();  // bounded
+  checked_[c.session_id] = Checked{caller, now + opt_.check_cache_ms};
+  return caller;
+}
+
+}  // namespace nubo::auth

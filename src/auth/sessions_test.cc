@@ -1,0 +1,94 @@
+#include "auth/sessions.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "auth/accounts.h"
+#include "meta/sqlite/sqlite_store.h"
+#include "util/ids.h"
+
+namespace nubo::auth {
+namespace {
+
+namespace fs = std::filesystem;
+
+PasswordParams Cheap() {
+  PasswordParams p;
+  p.ops_limit = 1;
+  p.mem_limit = 8 << 20;
+  return p;
+}
+
+class SessionsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("nubo-sess-" + RandomHex(6));
+    fs::create_directories(dir_);
+    meta_ = std::move(meta::OpenSqlite((dir_ / "m.db").string())).value();
+    ASSERT_TRUE(CreateUser(*meta_, {"root", "root password", true, std::nullopt, ""}, Cheap()).ok());
+    ASSERT_TRUE(CreateUser(*meta_, {"bob", "bob password", false, std::nullopt, ""}, Cheap()).ok());
+    sessions_ = std::move(Sessions::Open(*meta_, Cheap(), {.check_cache_ms = 0})).value();
+  }
+  void TearDown() override {
+    sessions_.reset();
+    meta_.reset();
+    fs::remove_all(dir_);
+  }
+  fs::path dir_;
+  std::unique_ptr<meta::MetaStore> meta_;
+  std::unique_ptr<Sessions> sessions_;
+};
+
+TEST_F(SessionsTest, LoginRefreshLogout) {
+  auto t = sessions_->Login("ROOT", "root password", "test", "127.0.0.1");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  auto c = sessions_->Authenticate(t->access_token);
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->admin);
+  EXPECT_EQ(sessions_->Login("root", "wrong password", "", "").status().message(),
+            sessions_->Login("nobody", "wrong password", "", "").status().message());
+  auto t2 = sessions_->Refresh(t->refresh_token);
+  ASSERT_TRUE(t2.ok()) << t2.status().ToString();
+  EXPECT_NE(t2->refresh_token, t->refresh_token);
+  EXPECT_TRUE(sessions_->Authenticate(t2->access_token).ok());
+  ASSERT_TRUE(sessions_->Logout(t2->session_id).ok());
+  EXPECT_FALSE(sessions_->Authenticate(t2->access_token).ok());
+  EXPECT_FALSE(sessions_->Refresh(t2->refresh_token).ok());
+}
+
+TEST_F(SessionsTest, RefreshReuseRevokesTheFamily) {
+  auto t = *sessions_->Login("bob", "bob password", "", "");
+  auto t2 = *sessions_->Refresh(t.refresh_token);
+  auto reuse = sessions_->Refresh(t.refresh_token);  // the rotated one again
+  ASSERT_FALSE(reuse.ok());
+  EXPECT_NE(reuse.status().message().find("reused"), std::string::npos);
+  // The legitimate successor dies with the family.
+  EXPECT_FALSE(sessions_->Authenticate(t2.access_token).ok());
+  EXPECT_FALSE(sessions_->Refresh(t2.refresh_token).ok());
+  // Another sign-in is unaffected.
+  auto other = *sessions_->Login("bob", "bob password", "", "");
+  EXPECT_TRUE(sessions_->Authenticate(other.access_token).ok());
+}
+
+TEST_F(SessionsTest, PasswordChangeDeactivationAndDemotionBiteOnTheNextRequest) {
+  auto bob = *sessions_->Login("bob", "bob password", "", "");
+  ASSERT_TRUE(SetPassword(*meta_, "bob", "bob's new password", Cheap()).ok());
+  EXPECT_FALSE(sessions_->Authenticate(bob.access_token).ok());
+  auto bob2 = *sessions_->Login("bob", "bob's new password", "", "");
+  ASSERT_TRUE(SetActive(*meta_, "bob", false).ok());
+  EXPECT_FALSE(sessions_->Authenticate(bob2.access_token).ok());
+  EXPECT_FALSE(sessions_->Login("bob", "bob's new password", "", "").ok());
+  // Demotion: the token still verifies, but the live role decides.
+  ASSERT_TRUE(SetActive(*meta_, "bob", true).ok());
+  ASSERT_TRUE(SetRole(*meta_, "bob", true).ok());
+  auto admin_bob = *sessions_->Login("bob", "bob's new password", "", "");
+  EXPECT_TRUE(sessions_->Authenticate(admin_bob.access_token)->admin);
+  ASSERT_TRUE(SetRole(*meta_, "bob", false).ok());
+  auto after = sessions_->Authenticate(admin_bob.access_token);
+  ASSERT_TRUE(after.ok());
+  EXPECT_FALSE(after->admin);
+}
+
+}  // namespace
+}  // namespace nubo::auth

@@ -1,0 +1,36 @@
+// Access tokens: short-lived JWTs (HS256, RFC 7519) signed with a server
+// secret kept in the database settings, carrying the user and session ids.
+// The libjwt library does the signing and parsing; this file only decides
+// what is accepted: HS256 exactly (never "none" or another algorithm), a
+// valid signature, an unexpired "exp", and the claims nubo writes.
+// Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "util/status.h"
+
+namespace nubo::auth {
+
+struct AccessClaims {
+  int64_t user_id = 0;
+  std::string session_id;  // public id of the session row
+  int64_t expires_at_s = 0;
+};
+
+class TokenSigner {
+ public:
+  // `secret`: at least 32 bytes.
+  explicit TokenSigner(std::string secret) : secret_(std::move(secret)) {}
+
+  Result<std::string> Issue(const AccessClaims& claims) const;
+  // Unauthenticated with the reason ("token expired", "bad signature", ...).
+  Result<AccessClaims> Verify(std::string_view token, int64_t now_s) const;
+
+ private:
+  std::string secret_;
+};
+
+}  // namespace nubo::auth
