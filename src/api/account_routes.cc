@@ -1,6 +1,7 @@
 #include "api/account_routes.h"
 
 #include "api/json.h"
+#include "api/openapi.h"
 #include "auth/accounts.h"
 #include "http/router.h"
 #include "http/status_map.h"
@@ -131,6 +132,11 @@ void RegisterAuthRoutes(http::Router& router, const AccountDeps& d) {
 
 void RegisterAccountRoutes(http::Router& router, AccountDeps d) {
   RegisterAuthRoutes(router, d);
+  router.Add("GET", "/api/openapi.json", [](Request&) {
+    Response r = Response::Json(200, std::string(OpenApiDocument()));
+    r.headers.Set("Cache-Control", "no-cache");
+    return r;
+  });
   router.Add(
       "POST", "/api/v1/setup",
       [d](Request& req) {

@@ -22,8 +22,15 @@ size_t Authenticator::KeyHash::operator()(const Key& k) const {
 
 Authenticator::Authenticator(meta::MetaStore& meta, PasswordParams params, AuthenticatorOptions options)
     : meta_(meta), params_(params), opt_(options) {
-  auto h = HashPassword("nubo-timing-equalizer", params_);
-  if (h.ok()) dummy_hash_ = *h;
+}
+
+const std::string& Authenticator::DummyHash() {
+  // Made on first need, not at start-up: it costs an Argon2 run's memory.
+  std::call_once(dummy_once_, [this] {
+    auto h = HashPassword("nubo-timing-equalizer", params_);
+    if (h.ok()) dummy_hash_ = *h;
+  });
+  return dummy_hash_;
 }
 
 Result<Principal> Authenticator::VerifyBasic(std::string_view username, std::string_view password) {
@@ -93,7 +100,7 @@ Result<Principal> Authenticator::Verify(std::string_view username, std::string_v
   if (!opt_.allow_account_passwords) return Denied();
   argon2_runs_.fetch_add(1, std::memory_order_relaxed);
   if (!user) {
-    (void)VerifyPassword(password, dummy_hash_);  // same cost as a real miss
+    (void)VerifyPassword(password, DummyHash());  // same cost as a real miss
     return Denied();
   }
   if (!VerifyPassword(password, user->password_hash) || !user->active) return Denied();

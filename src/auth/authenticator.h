@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 
@@ -79,6 +80,8 @@ class Authenticator {
   meta::MetaStore& meta_;
   PasswordParams params_;
   AuthenticatorOptions opt_;
+  const std::string& DummyHash();
+  std::once_flag dummy_once_;
   std::string dummy_hash_;  // verified against for unknown users (equal timing)
 
   std::mutex mu_;

@@ -3,6 +3,7 @@
 #include <sodium.h>
 
 #include <cstdlib>
+#include <semaphore>
 
 namespace nubo::auth {
 
@@ -12,6 +13,19 @@ void InitSodium() {
   static const bool ok = sodium_init() >= 0;
   if (!ok) std::abort();  // no CSPRNG: nothing safe can continue
 }
+
+// Each Argon2 run holds mem_limit bytes (64 MiB by default): a herd of
+// sign-ins on 16 blocking threads must not take a gigabyte. Two at a time
+// keep both cores busy; the rest queue.
+std::counting_semaphore<64>& Slots() {
+  static std::counting_semaphore<64> slots(2);
+  return slots;
+}
+
+struct Slot {
+  Slot() { Slots().acquire(); }
+  ~Slot() { Slots().release(); }
+};
 
 }  // namespace
 
@@ -32,6 +46,7 @@ Status CheckPasswordPolicy(std::string_view password, const PasswordParams& p) {
 
 Result<std::string> HashPassword(std::string_view password, const PasswordParams& p) {
   InitSodium();
+  Slot slot;
   char out[crypto_pwhash_STRBYTES];
   if (crypto_pwhash_str_alg(out, password.data(), password.size(), p.ops_limit,
                             static_cast<size_t>(p.mem_limit), crypto_pwhash_ALG_ARGON2ID13) != 0) {
@@ -43,6 +58,7 @@ Result<std::string> HashPassword(std::string_view password, const PasswordParams
 bool VerifyPassword(std::string_view password, const std::string& encoded) {
   InitSodium();
   if (encoded.empty() || encoded.size() >= crypto_pwhash_STRBYTES) return false;
+  Slot slot;
   return crypto_pwhash_str_verify(encoded.c_str(), password.data(), password.size()) == 0;
 }
 

@@ -1,6 +1,7 @@
 // Password hashing with Argon2id (libsodium's crypto_pwhash_str_alg): the
 // only place nubo touches a password. Thread-safe; hashing and verifying
-// are deliberately slow (~100-300 ms with the defaults): call them from the
+// are deliberately slow (~100 ms with the defaults) and memory-hard (64 MiB
+// each), so at most two run at once and the rest wait: call them from the
 // blocking pool, never on an I/O thread.
 #pragma once
 

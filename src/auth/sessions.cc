@@ -26,8 +26,15 @@ Result<std::unique_ptr<Sessions>> Sessions::Open(meta::MetaStore& meta, Password
 
 Sessions::Sessions(meta::MetaStore& meta, PasswordParams params, SessionOptions options, std::string secret)
     : meta_(meta), params_(params), opt_(options), signer_(std::move(secret)) {
-  auto h = HashPassword("nubo-timing-equalizer", params_);
-  if (h.ok()) dummy_hash_ = *h;
+}
+
+const std::string& Sessions::DummyHash() {
+  // Made on first need, not at start-up: it costs an Argon2 run's memory.
+  std::call_once(dummy_once_, [this] {
+    auto h = HashPassword("nubo-timing-equalizer", params_);
+    if (h.ok()) dummy_hash_ = *h;
+  });
+  return dummy_hash_;
 }
 
 Result<TokenPair> Sessions::Issue(meta::WriteTxn& txn, const meta::UserRow& user, const std::string& family,
@@ -60,7 +67,7 @@ Result<TokenPair> Sessions::Login(std::string_view username, std::string_view pa
     return Status::Ok();
   }));
   if (!user) {
-    (void)VerifyPassword(password, dummy_hash_);  // same cost as a wrong password
+    (void)VerifyPassword(password, DummyHash());  // same cost as a wrong password
     return Denied();
   }
   if (!VerifyPassword(password, user->password_hash) || !user->active) return Denied();

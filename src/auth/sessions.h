@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string>
 #include <unordered_map>
 
 #include "auth/password.h"
@@ -68,6 +69,8 @@ class Sessions {
   PasswordParams params_;
   SessionOptions opt_;
   TokenSigner signer_;
+  const std::string& DummyHash();
+  std::once_flag dummy_once_;
   std::string dummy_hash_;
 
   struct Checked {

@@ -122,6 +122,15 @@ static const Router::Node* Match(const Router::Node* n, const std::vector<std::s
   return nullptr;
 }
 
+static void Walk(const Router::Node* n, const std::function<void(const Endpoint&)>& fn) {
+  for (const auto& e : n->endpoints) fn(e);
+  for (const auto& [k, child] : n->literal) Walk(child.get(), fn);
+  if (n->capture) Walk(n->capture.get(), fn);
+  if (n->rest) Walk(n->rest.get(), fn);
+}
+
+void Router::ForEach(const std::function<void(const Endpoint&)>& fn) const { Walk(root_.get(), fn); }
+
 RouteMatch Router::Resolve(std::string_view method, const std::vector<std::string>& segments) const {
   RouteMatch out;
   const Node* n = Match(root_.get(), segments, 0, out.params);

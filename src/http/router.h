@@ -93,6 +93,9 @@ class Router {
   // Allow; no path, 404.
   RouteMatch Resolve(std::string_view method, const std::vector<std::string>& segments) const;
 
+  // Visits every endpoint (for documentation checks).
+  void ForEach(const std::function<void(const Endpoint&)>& fn) const;
+
   // True for methods some surface of nubo implements (HTTP, WebDAV, CalDAV).
   static bool KnownMethod(std::string_view method);
 

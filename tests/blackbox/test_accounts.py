@@ -38,6 +38,10 @@ class AccountsTest(unittest.TestCase):
 
     def test_flow(self):
         srv = self.srv
+        # The OpenAPI document is public JSON.
+        status, hdrs, doc = call(srv, "GET", "/api/openapi.json")
+        self.assertEqual(status, 200)
+        self.assertIn("/api/v1/me", doc["paths"])
         # Before setup nobody can sign in.
         status, hdrs, body = call(srv, "GET", "/api/v1/me")
         self.assertEqual(status, 401)

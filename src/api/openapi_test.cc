@@ -1,0 +1,58 @@
+#include "api/openapi.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/value.hpp>
+
+#include <filesystem>
+#include <set>
+
+#include "api/account_routes.h"
+#include "auth/authenticator.h"
+#include "auth/sessions.h"
+#include "http/router.h"
+#include "meta/sqlite/sqlite_store.h"
+#include "util/ids.h"
+#include "util/strings.h"
+
+namespace nubo::api {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Every /api route is documented, and every documented operation is routed:
+// a contract change breaks this test, not the web UI.
+TEST(OpenApi, DocumentAndRouterAgree) {
+  fs::path dir = fs::temp_directory_path() / ("nubo-openapi-" + RandomHex(6));
+  fs::create_directories(dir);
+  {
+    auto meta = std::move(meta::OpenSqlite((dir / "m.db").string())).value();
+    auth::PasswordParams p;
+    auth::Authenticator authn(*meta, p, {});
+    auth::FailureLimiter limiter;
+    auto sessions = std::move(auth::Sessions::Open(*meta, p, {})).value();
+    http::Router router;
+    RegisterAccountRoutes(router, {*meta, authn, p, *sessions, limiter});
+
+    boost::system::error_code ec;
+    auto doc = boost::json::parse(OpenApiDocument(), ec);
+    ASSERT_FALSE(ec) << ec.message();
+    std::set<std::string> documented;
+    for (const auto& [path, item] : doc.at("paths").as_object()) {
+      for (const auto& [method, op] : item.as_object()) {
+        documented.insert(AsciiLowerCopy(method) + " " + std::string(path));
+      }
+    }
+    std::set<std::string> routed;
+    router.ForEach([&](const http::Endpoint& e) {
+      if (e.pattern.rfind("/api/v1/", 0) == 0) routed.insert(AsciiLowerCopy(e.method) + " " + e.pattern);
+    });
+    EXPECT_EQ(routed, documented);
+    EXPECT_GE(routed.size(), 10u);
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace nubo::api
