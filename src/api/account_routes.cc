@@ -49,13 +49,6 @@ std::string TokensJson(const auth::TokenPair& t) {
          std::to_string(t.expires_in_s) + ",\"session_id\":" + JsonQuote(t.session_id) + "}\n";
 }
 
-Response TooMany(int64_t wait) {
-  Response r = http::ErrorResponse(429, Code::kResourceExhausted,
-                                   "too many failed sign-ins; retry in " + std::to_string(wait) + " s");
-  r.headers.Set("Retry-After", std::to_string(wait));
-  return r;
-}
-
 void RegisterAuthRoutes(http::Router& router, const AccountDeps& d) {
   constexpr http::RouteOptions kPublicJson{http::Access::kPublic, http::BodyPolicy::kBuffered, 64 << 10, true};
   router.Add(
@@ -66,22 +59,18 @@ void RegisterAuthRoutes(http::Router& router, const AccountDeps& d) {
         if (!f->Get("username") || !f->Get("password")) {
           return http::ErrorResponse(Status::InvalidArgument("username and password are required"));
         }
-        const std::string ip_key = "ip:" + req.client_ip;
-        const std::string user_key = "user:" + AsciiLowerCopy(*f->Get("username"));
+        const std::string user = *f->Get("username");
         const int64_t now = UnixMillis();
-        std::optional<int64_t> wait = d.limiter.RetryAfter(ip_key, now);
-        if (!wait) wait = d.limiter.RetryAfter(user_key, now);
-        if (wait) return TooMany(*wait);
-        auto t = d.sessions.Login(*f->Get("username"), *f->Get("password"),
-                                  req.headers.Get("User-Agent").value_or(""), req.client_ip);
+        if (auto wait = d.limiter.SignInRetryAfter(req.client_ip, user, now)) {
+          return http::TooManyAttempts(*wait);
+        }
+        auto t = d.sessions.Login(user, *f->Get("password"), req.headers.Get("User-Agent").value_or(""),
+                                  req.client_ip);
         if (!t.ok()) {
-          if (t.status().code() == Code::kUnauthenticated) {
-            d.limiter.RecordFailure(ip_key, now);
-            d.limiter.RecordFailure(user_key, now);
-          }
+          if (t.status().code() == Code::kUnauthenticated) d.limiter.SignInFailed(req.client_ip, user, now);
           return http::ErrorResponse(t.status());
         }
-        d.limiter.RecordSuccess(user_key);
+        d.limiter.SignInSucceeded(user);
         return Response::Json(200, TokensJson(*t));
       },
       kPublicJson);

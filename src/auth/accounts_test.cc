@@ -3,44 +3,28 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <filesystem>
 #include <thread>
 #include <vector>
 
 #include "auth/authenticator.h"
+#include "auth/test_support.h"
 #include "meta/sqlite/sqlite_store.h"
 #include "util/ids.h"
 
 namespace nubo::auth {
 namespace {
 
-namespace fs = std::filesystem;
-
-PasswordParams Cheap() {
-  PasswordParams p;
-  p.ops_limit = 1;
-  p.mem_limit = 8 << 20;
-  return p;
-}
+PasswordParams Cheap() { return testing::CheapParams(); }
 
 class AccountsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("nubo-auth-" + RandomHex(6));
-    fs::create_directories(dir_);
-    meta_ = std::move(meta::OpenSqlite((dir_ / "m.db").string())).value();
-  }
-  void TearDown() override {
-    meta_.reset();
-    fs::remove_all(dir_);
-  }
   meta::UserRow Add(const std::string& name, bool admin = false) {
     auto u = CreateUser(*meta_, {name, "password-" + name, admin, std::nullopt, ""}, Cheap());
     EXPECT_TRUE(u.ok()) << u.status().ToString();
     return u.ok() ? *u : meta::UserRow{};
   }
-  fs::path dir_;
-  std::unique_ptr<meta::MetaStore> meta_;
+  testing::TempMeta db_;
+  meta::MetaStore* meta_ = db_.store.get();
 };
 
 TEST(Username, Rules) {

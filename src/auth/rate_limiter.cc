@@ -1,5 +1,7 @@
 #include "auth/rate_limiter.h"
 
+#include <algorithm>
+
 namespace nubo::auth {
 
 std::optional<int64_t> FailureLimiter::RetryAfter(const std::string& key, int64_t now_ms) {
@@ -34,5 +36,29 @@ void FailureLimiter::RecordSuccess(const std::string& key) {
   order_.erase(it->second.age);
   slots_.erase(it);
 }
+
+namespace {
+std::string IpKey(std::string_view ip) { return "ip:" + std::string(ip); }
+std::string UserKey(std::string_view name) {
+  std::string k = "user:";
+  for (char c : name) k += (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+  return k;
+}
+}  // namespace
+
+std::optional<int64_t> FailureLimiter::SignInRetryAfter(std::string_view ip, std::string_view username,
+                                                        int64_t now_ms) {
+  auto a = RetryAfter(IpKey(ip), now_ms);
+  auto b = RetryAfter(UserKey(username), now_ms);
+  if (a && b) return std::max(*a, *b);
+  return a ? a : b;
+}
+
+void FailureLimiter::SignInFailed(std::string_view ip, std::string_view username, int64_t now_ms) {
+  RecordFailure(IpKey(ip), now_ms);
+  RecordFailure(UserKey(username), now_ms);
+}
+
+void FailureLimiter::SignInSucceeded(std::string_view username) { RecordSuccess(UserKey(username)); }
 
 }  // namespace nubo::auth

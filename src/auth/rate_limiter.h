@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 namespace nubo::auth {
@@ -28,6 +29,12 @@ class FailureLimiter {
   std::optional<int64_t> RetryAfter(const std::string& key, int64_t now_ms);
   void RecordFailure(const std::string& key, int64_t now_ms);
   void RecordSuccess(const std::string& key);
+
+  // A sign-in attempt counts against both its client IP and its account
+  // name; these apply the three calls above to both keys.
+  std::optional<int64_t> SignInRetryAfter(std::string_view ip, std::string_view username, int64_t now_ms);
+  void SignInFailed(std::string_view ip, std::string_view username, int64_t now_ms);
+  void SignInSucceeded(std::string_view username);
 
  private:
   struct Slot {

@@ -2,41 +2,26 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 
 #include "auth/accounts.h"
+#include "auth/test_support.h"
 #include "meta/sqlite/sqlite_store.h"
 #include "util/ids.h"
 
 namespace nubo::auth {
 namespace {
 
-namespace fs = std::filesystem;
-
-PasswordParams Cheap() {
-  PasswordParams p;
-  p.ops_limit = 1;
-  p.mem_limit = 8 << 20;
-  return p;
-}
+PasswordParams Cheap() { return testing::CheapParams(); }
 
 class SessionsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("nubo-sess-" + RandomHex(6));
-    fs::create_directories(dir_);
-    meta_ = std::move(meta::OpenSqlite((dir_ / "m.db").string())).value();
     ASSERT_TRUE(CreateUser(*meta_, {"root", "root password", true, std::nullopt, ""}, Cheap()).ok());
     ASSERT_TRUE(CreateUser(*meta_, {"bob", "bob password", false, std::nullopt, ""}, Cheap()).ok());
     sessions_ = std::move(Sessions::Open(*meta_, Cheap(), {.check_cache_ms = 0})).value();
   }
-  void TearDown() override {
-    sessions_.reset();
-    meta_.reset();
-    fs::remove_all(dir_);
-  }
-  fs::path dir_;
-  std::unique_ptr<meta::MetaStore> meta_;
+  testing::TempMeta db_;
+  meta::MetaStore* meta_ = db_.store.get();
   std::unique_ptr<Sessions> sessions_;
 };
 

@@ -42,6 +42,13 @@ Response ErrorResponse(int http_status, Code code, std::string_view message) {
   return r;
 }
 
+Response TooManyAttempts(int64_t retry_after_s) {
+  Response r = ErrorResponse(429, Code::kResourceExhausted,
+                             "too many failed sign-ins; retry in " + std::to_string(retry_after_s) + " s");
+  r.headers.Set("Retry-After", std::to_string(retry_after_s));
+  return r;
+}
+
 Response ErrorResponse(const Status& status) {
   return ErrorResponse(HttpStatusFor(status.code()), status.code(), status.message());
 }

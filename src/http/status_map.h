@@ -3,6 +3,8 @@
 // (e.g. DAV MKCOL maps a missing parent to 409 itself). Thread-safe.
 #pragma once
 
+#include <cstdint>
+
 #include "http/response.h"
 #include "util/status.h"
 
@@ -16,5 +18,8 @@ int HttpStatusFor(Code code);
 // internals; the log line has it.
 Response ErrorResponse(const Status& status);
 Response ErrorResponse(int http_status, Code code, std::string_view message);
+
+// 429 with Retry-After (RFC 6585 §4) after too many failed sign-ins.
+Response TooManyAttempts(int64_t retry_after_s);
 
 }  // namespace nubo::http

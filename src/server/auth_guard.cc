@@ -42,25 +42,16 @@ http::Guard MakeAuthGuard(auth::Authenticator& authn, auth::FailureLimiter& limi
     size_t colon = decoded->find(':');
     if (colon == std::string::npos) return Challenge("malformed Basic credentials");
     std::string_view user = std::string_view(*decoded).substr(0, colon);
-    const std::string ip_key = "ip:" + req.client_ip;
-    const std::string user_key = "user:" + AsciiLowerCopy(user);
     const int64_t now = UnixMillis();
-    std::optional<int64_t> wait = limiter.RetryAfter(ip_key, now);
-    if (!wait) wait = limiter.RetryAfter(user_key, now);
-    if (wait) {
-      http::Response r = http::ErrorResponse(
-          429, Code::kResourceExhausted,
-          "too many failed sign-ins; retry in " + std::to_string(*wait) + " s");
-      r.headers.Set("Retry-After", std::to_string(*wait));
-      return r;
+    if (auto wait = limiter.SignInRetryAfter(req.client_ip, user, now)) {
+      return http::TooManyAttempts(*wait);
     }
     auto p = authn.VerifyBasic(user, std::string_view(*decoded).substr(colon + 1));
     if (!p.ok()) {
-      limiter.RecordFailure(ip_key, now);
-      limiter.RecordFailure(user_key, now);
+      limiter.SignInFailed(req.client_ip, user, now);
       return Challenge(p.status().message());
     }
-    limiter.RecordSuccess(user_key);
+    limiter.SignInSucceeded(user);
     if (ep.options.access == http::Access::kAdmin && p->role != "admin") {
       return http::ErrorResponse(403, Code::kPermissionDenied, "administrators only");
     }
