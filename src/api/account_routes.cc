@@ -3,6 +3,7 @@
 #include "api/json.h"
 #include "api/openapi.h"
 #include "auth/accounts.h"
+#include "http/cookies.h"
 #include "http/router.h"
 #include "http/status_map.h"
 #include "util/strings.h"
@@ -49,13 +50,42 @@ std::string TokensJson(const auth::TokenPair& t) {
          std::to_string(t.expires_in_s) + ",\"session_id\":" + JsonQuote(t.session_id) + "}\n";
 }
 
+// Browser mode: tokens travel in HttpOnly SameSite=Strict cookies the page
+// script cannot read; the CSRF token (readable) must come back as the
+// X-CSRF-Token header on every unsafe request.
+Response CookieSession(const AccountDeps& d, const auth::TokenPair& t) {
+  const auto& o = d.sessions.options();
+  Response r = Response::Json(
+      200, "{\"token_type\":\"Cookie\",\"csrf_token\":" + JsonQuote(d.sessions.signer().CsrfToken(t.session_id)) +
+               ",\"expires_in\":" + std::to_string(t.expires_in_s) + ",\"session_id\":" +
+               JsonQuote(t.session_id) + "}\n");
+  r.headers.Add("Set-Cookie", http::SetCookieValue("nubo_access", t.access_token,
+                                                   {"/", o.access_ttl_s, true, d.secure_cookies, "Strict"}));
+  r.headers.Add("Set-Cookie", http::SetCookieValue("nubo_refresh", t.refresh_token,
+                                                   {"/api/v1/auth", o.refresh_ttl_s, true, d.secure_cookies, "Strict"}));
+  r.headers.Add("Set-Cookie", http::SetCookieValue("nubo_csrf", d.sessions.signer().CsrfToken(t.session_id),
+                                                   {"/", o.refresh_ttl_s, false, d.secure_cookies, "Strict"}));
+  r.headers.Set("Cache-Control", "no-store");
+  return r;
+}
+
+void ClearCookies(Response& r, bool secure) {
+  r.headers.Add("Set-Cookie", http::SetCookieValue("nubo_access", "", {"/", 0, true, secure, "Strict"}));
+  r.headers.Add("Set-Cookie", http::SetCookieValue("nubo_refresh", "", {"/api/v1/auth", 0, true, secure, "Strict"}));
+  r.headers.Add("Set-Cookie", http::SetCookieValue("nubo_csrf", "", {"/", 0, false, secure, "Strict"}));
+}
+
 void RegisterAuthRoutes(http::Router& router, const AccountDeps& d) {
   constexpr http::RouteOptions kPublicJson{http::Access::kPublic, http::BodyPolicy::kBuffered, 64 << 10, true};
   router.Add(
       "POST", "/api/v1/auth/login",
       [d](Request& req) {
-        auto f = ParseStringObject(req.body, {"username", "password"});
+        auto f = ParseStringObject(req.body, {"username", "password", "mode"});
         if (!f.ok()) return http::ErrorResponse(f.status());
+        const std::string mode = f->Get("mode").value_or("token");
+        if (mode != "token" && mode != "cookie") {
+          return http::ErrorResponse(Status::InvalidArgument("mode must be token or cookie"));
+        }
         if (!f->Get("username") || !f->Get("password")) {
           return http::ErrorResponse(Status::InvalidArgument("username and password are required"));
         }
@@ -71,17 +101,37 @@ void RegisterAuthRoutes(http::Router& router, const AccountDeps& d) {
           return http::ErrorResponse(t.status());
         }
         d.limiter.SignInSucceeded(user);
+        if (mode == "cookie") return CookieSession(d, *t);
         return Response::Json(200, TokensJson(*t));
       },
       kPublicJson);
   router.Add(
       "POST", "/api/v1/auth/refresh",
       [d](Request& req) {
-        auto f = ParseStringObject(req.body, {"refresh_token"});
+        auto f = ParseStringObject(req.body.empty() ? std::string_view("{}") : std::string_view(req.body),
+                                   {"refresh_token"});
         if (!f.ok()) return http::ErrorResponse(f.status());
-        auto t = d.sessions.Refresh(f->Get("refresh_token").value_or(""));
-        if (!t.ok()) return http::ErrorResponse(t.status());
-        return Response::Json(200, TokensJson(*t));
+        if (auto token = f->Get("refresh_token")) {
+          auto t = d.sessions.Refresh(*token);
+          if (!t.ok()) return http::ErrorResponse(t.status());
+          return Response::Json(200, TokensJson(*t));
+        }
+        // Browser mode: the refresh token is a cookie, so the request must
+        // prove it comes from our page (double submit of the CSRF cookie).
+        auto cookie = http::GetCookie(req.headers, "nubo_refresh");
+        if (!cookie) return http::ErrorResponse(Status::InvalidArgument("refresh_token is required"));
+        auto csrf_cookie = http::GetCookie(req.headers, "nubo_csrf");
+        auto csrf_header = req.headers.Get("X-CSRF-Token");
+        if (!csrf_cookie || !csrf_header || csrf_cookie->empty() || Trim(*csrf_header) != *csrf_cookie) {
+          return http::ErrorResponse(403, Code::kPermissionDenied, "missing or wrong CSRF token");
+        }
+        auto t = d.sessions.Refresh(*cookie);
+        if (!t.ok()) {
+          Response r = http::ErrorResponse(t.status());
+          ClearCookies(r, d.secure_cookies);
+          return r;
+        }
+        return CookieSession(d, *t);
       },
       kPublicJson);
   router.Add(
@@ -92,7 +142,9 @@ void RegisterAuthRoutes(http::Router& router, const AccountDeps& d) {
         }
         Status st = d.sessions.Logout(req.caller->session_id);
         if (!st.ok()) return http::ErrorResponse(st);
-        return Response::Empty(204);
+        Response r = Response::Empty(204);
+        ClearCookies(r, d.secure_cookies);
+        return r;
       },
       kUser);
   router.Add(

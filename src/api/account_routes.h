@@ -5,7 +5,8 @@
 //   POST   /api/v1/me/app-passwords          {label} → 201 {id, label, password} (shown once)
 //   DELETE /api/v1/me/app-passwords/{id}     revoke (effective at once)
 //   GET    /api/v1/admin/users?after=&limit= keyset page of accounts (admins)
-//   POST   /api/v1/auth/login                {username, password} → tokens
+//   POST   /api/v1/auth/login                {username, password[, mode:"cookie"]} → tokens,
+//                                            or (cookie mode) HttpOnly cookies + a CSRF token
 //   POST   /api/v1/auth/refresh              {refresh_token} → rotated tokens
 //   POST   /api/v1/auth/logout               ends the caller's bearer session
 //   GET    /api/v1/me/sessions               the caller's live sessions
@@ -29,6 +30,7 @@ struct AccountDeps {
   auth::PasswordParams params;
   auth::Sessions& sessions;
   auth::FailureLimiter& limiter;
+  bool secure_cookies = false;  // mark browser-session cookies Secure (HTTPS deployments)
 };
 
 void RegisterAccountRoutes(http::Router& router, AccountDeps deps);

@@ -60,6 +60,9 @@ class Sessions {
   // user (revoked, deactivated, role): Unauthenticated with the reason.
   Result<SessionCaller> Authenticate(std::string_view access_token);
 
+  const TokenSigner& signer() const { return signer_; }
+  const SessionOptions& options() const { return opt_; }
+
  private:
   Sessions(meta::MetaStore& meta, PasswordParams params, SessionOptions options, std::string secret);
   Result<TokenPair> Issue(meta::WriteTxn& txn, const meta::UserRow& user, const std::string& family,

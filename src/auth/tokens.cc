@@ -1,6 +1,9 @@
 #include "auth/tokens.h"
 
 #include <jwt.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -70,6 +73,26 @@ Result<AccessClaims> TokenSigner::Verify(std::string_view token, int64_t now_s) 
   c.session_id = sid;
   c.expires_at_s = exp;
   return c;
+}
+
+std::string TokenSigner::CsrfToken(std::string_view session_id) const {
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  std::string msg = "csrf:" + std::string(session_id);
+  HMAC(EVP_sha256(), secret_.data(), static_cast<int>(secret_.size()),
+       reinterpret_cast<const unsigned char*>(msg.data()), msg.size(), mac, &len);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned i = 0; i < len; ++i) {
+    out += kHex[mac[i] >> 4];
+    out += kHex[mac[i] & 0xf];
+  }
+  return out;
+}
+
+bool TokenSigner::CsrfMatches(std::string_view session_id, std::string_view presented) const {
+  std::string want = CsrfToken(session_id);
+  return presented.size() == want.size() && CRYPTO_memcmp(want.data(), presented.data(), want.size()) == 0;
 }
 
 }  // namespace nubo::auth

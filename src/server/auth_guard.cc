@@ -1,5 +1,6 @@
 #include "server/auth_guard.h"
 
+#include "http/cookies.h"
 #include "http/status_map.h"
 #include "util/strings.h"
 #include "util/time.h"
@@ -15,6 +16,16 @@ http::Response Challenge(std::string_view message) {
   return r;
 }
 
+// A browser session must not get a Basic challenge: browsers answer it with
+// a password dialog over the web UI.
+http::Response BrowserDenied(std::string_view message) {
+  return http::ErrorResponse(401, Code::kUnauthenticated, message);
+}
+
+bool Unsafe(std::string_view method) {
+  return method != "GET" && method != "HEAD" && method != "OPTIONS";
+}
+
 }  // namespace
 
 http::Guard MakeAuthGuard(auth::Authenticator& authn, auth::FailureLimiter& limiter,
@@ -22,7 +33,25 @@ http::Guard MakeAuthGuard(auth::Authenticator& authn, auth::FailureLimiter& limi
   return [&authn, &limiter, &sessions](http::Request& req,
                                        const http::Endpoint& ep) -> std::optional<http::Response> {
     auto header = req.headers.Get("Authorization");
-    if (!header) return Challenge("authentication required");
+    if (!header) {
+      auto cookie = http::GetCookie(req.headers, "nubo_access");
+      if (!cookie) return Challenge("authentication required");
+      auto c = sessions.Authenticate(*cookie);
+      if (!c.ok()) return BrowserDenied(c.status().message());
+      // Double-submit CSRF check (the token is bound to the session): a
+      // cross-site form can send the cookie but cannot read it to set the header.
+      if (Unsafe(req.method)) {
+        auto presented = req.headers.Get("X-CSRF-Token");
+        if (!presented || !sessions.signer().CsrfMatches(c->session_id, Trim(*presented))) {
+          return http::ErrorResponse(403, Code::kPermissionDenied, "missing or wrong CSRF token");
+        }
+      }
+      if (ep.options.access == http::Access::kAdmin && !c->admin) {
+        return http::ErrorResponse(403, Code::kPermissionDenied, "administrators only");
+      }
+      req.caller = http::Caller{c->user_id, c->public_id, c->username, c->admin, false, c->session_id};
+      return std::nullopt;
+    }
     std::string_view v = Trim(*header);
     size_t sp = v.find(' ');
     if (sp != std::string_view::npos && IEquals(v.substr(0, sp), "Bearer")) {

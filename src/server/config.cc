@@ -112,6 +112,9 @@ const std::vector<Setting>& Table() {
        Uint(&Config::lockout_failures, 1, 1000)},
       {"auth.lockout", "NUBO_LOCKOUT", "5m", "how long a lockout lasts (429 + Retry-After)", false,
        Duration(&Config::lockout_ms, 1000, 24ull * 3'600'000)},
+      {"auth.secure_cookies", "NUBO_SECURE_COOKIES", "false",
+       "mark browser-session cookies Secure (set when served over HTTPS)", false,
+       Bool(&Config::secure_cookies)},
       {"http.trusted_proxies", "NUBO_TRUSTED_PROXIES", "",
        "comma-separated proxy IPs whose X-Forwarded-For is believed", false,
        [](Config& c, std::string_view v) -> Status {

@@ -35,6 +35,7 @@ struct Config {
   uint64_t argon2_mem = 64ull << 20;
   bool basic_account_passwords = true;
   std::vector<std::string> trusted_proxies;
+  bool secure_cookies = false;
   uint64_t lockout_failures = 10;
   uint64_t lockout_ms = 300'000;
   std::string log_level = "info";

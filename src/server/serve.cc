@@ -80,7 +80,7 @@ int RunServe(const Config& cfg) {
     return 1;
   }
   router.SetGuard(MakeAuthGuard(authn, limiter, **sessions));
-  api::RegisterAccountRoutes(router, {meta, authn, params, **sessions, limiter});
+  api::RegisterAccountRoutes(router, {meta, authn, params, **sessions, limiter, cfg.secure_cookies});
   if (cfg.test_routes) {
     spdlog::warn("test-only routes under /_test/ are enabled: never do this in production");
     RegisterTestRoutes(router);

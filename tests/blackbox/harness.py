@@ -112,7 +112,9 @@ class Reader:
             if not line:
                 break
             k, v = line.decode().split(":", 1)
-            headers[k.strip().lower()] = v.strip()
+            k = k.strip().lower()
+            # Repeated fields (Set-Cookie) are kept, one per line.
+            headers[k] = headers[k] + "\n" + v.strip() if k in headers else v.strip()
         if head or status in (204, 304) or status < 200:
             return status, headers, b""
         if headers.get("transfer-encoding", "").lower() == "chunked":

@@ -157,6 +157,59 @@ class SessionTest(unittest.TestCase):
             srv.close()
 
 
+class BrowserSessionTest(unittest.TestCase):
+    def test_cookie_mode_with_csrf(self):
+        srv = Server(env=FAST, test_routes=False)
+        try:
+            self.assertEqual(call(srv, "POST", "/api/v1/setup",
+                                  body={"username": "root", "password": "root password!"})[0], 201)
+            status, hdrs, body = call(srv, "POST", "/api/v1/auth/login",
+                                      body={"username": "root", "password": "root password!", "mode": "cookie"})
+            self.assertEqual(status, 200, body)
+            self.assertNotIn("access_token", body)  # tokens stay out of reach of page scripts
+            cookies = {}
+            for line in hdrs["set-cookie"].split("\n"):
+                name, _, rest = line.partition("=")
+                cookies[name] = rest.split(";")[0]
+                if name in ("nubo_access", "nubo_refresh"):
+                    self.assertIn("HttpOnly", line)
+                self.assertIn("SameSite=Strict", line)
+            self.assertEqual(cookies["nubo_csrf"], body["csrf_token"])
+            jar = {"Cookie": "; ".join("%s=%s" % kv for kv in cookies.items())}
+            # Safe methods need only the cookie; no Basic challenge for browsers.
+            status, hdrs, me = call(srv, "GET", "/api/v1/me", jar)
+            self.assertEqual((status, me["username"]), (200, "root"))
+            # Unsafe without or with a wrong CSRF header: 403 and nothing created.
+            self.assertEqual(call(srv, "POST", "/api/v1/me/app-passwords", jar, {"label": "x"})[0], 403)
+            wrong = dict(jar, **{"X-CSRF-Token": "0" * 64})
+            self.assertEqual(call(srv, "POST", "/api/v1/me/app-passwords", wrong, {"label": "x"})[0], 403)
+            _, _, listing = call(srv, "GET", "/api/v1/me/app-passwords", jar)
+            self.assertEqual(listing["app_passwords"], [])
+            good = dict(jar, **{"X-CSRF-Token": body["csrf_token"]})
+            self.assertEqual(call(srv, "POST", "/api/v1/me/app-passwords", good, {"label": "x"})[0], 201)
+            # Cookie refresh needs the double-submitted CSRF token too.
+            self.assertEqual(call(srv, "POST", "/api/v1/auth/refresh", jar)[0], 403)
+            status, hdrs, body2 = call(srv, "POST", "/api/v1/auth/refresh", good)
+            self.assertEqual(status, 200, body2)
+            self.assertNotEqual(body2["csrf_token"], body["csrf_token"])
+            new = {}
+            for line in hdrs["set-cookie"].split("\n"):
+                name, _, rest = line.partition("=")
+                new[name] = rest.split(";")[0]
+            jar2 = {"Cookie": "; ".join("%s=%s" % kv for kv in new.items()),
+                    "X-CSRF-Token": body2["csrf_token"]}
+            self.assertEqual(call(srv, "GET", "/api/v1/me", jar2)[0], 200)
+            # Logout clears the cookies and ends the session.
+            status, hdrs, _ = call(srv, "POST", "/api/v1/auth/logout", jar2)
+            self.assertEqual(status, 204)
+            self.assertIn("nubo_access=; Path=/; Max-Age=0", hdrs["set-cookie"])
+            status, hdrs, _ = call(srv, "GET", "/api/v1/me", jar2)
+            self.assertEqual(status, 401)
+            self.assertNotIn("www-authenticate", hdrs)
+        finally:
+            srv.close()
+
+
 class LockoutTest(unittest.TestCase):
     def test_lockout_after_failures_and_recovery(self):
         srv = Server(env=dict(FAST, NUBO_LOCKOUT_FAILURES="3", NUBO_LOCKOUT="2s"), test_routes=False)
