@@ -23,6 +23,7 @@ std::string UserJson(const meta::UserRow& u) {
   return "{\"id\":" + JsonQuote(u.public_id) + ",\"username\":" + JsonQuote(u.username) +
          ",\"display_name\":" + JsonQuote(u.display_name) + ",\"email\":" + OptString(u.email) +
          ",\"role\":" + JsonQuote(u.role) + ",\"active\":" + (u.active ? "true" : "false") +
+         ",\"quota_bytes\":" + OptInt(u.quota_bytes) +
          ",\"created_at\":" + std::to_string(u.created_at_ms) + "}";
 }
 
@@ -169,9 +170,141 @@ void RegisterAuthRoutes(http::Router& router, const AccountDeps& d) {
       kUser);
 }
 
+// Changes that must reach cached credentials and session checks at once.
+void Forget(const AccountDeps& d, int64_t user_id) {
+  d.authn.InvalidateUser(user_id);
+  d.sessions.ForgetUser(user_id);
+}
+
+Result<int64_t> UserIdByName(meta::MetaStore& meta, const std::string& name) {
+  std::optional<meta::UserRow> u;
+  NUBO_RETURN_IF_ERROR(meta.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(u, t.GetUserByName(name));
+    return Status::Ok();
+  }));
+  if (!u) return Status::NotFound("no such user");
+  return u->id;
+}
+
+void RegisterProfileRoutes(http::Router& router, const AccountDeps& d) {
+  router.Add(
+      "PATCH", "/api/v1/me",
+      [d](Request& req) {
+        auto f = ParseObject(req.body, {{"display_name", JsonType::kString}, {"email", JsonType::kString}});
+        if (!f.ok()) return http::ErrorResponse(f.status());
+        Status st = auth::UpdateProfile(d.meta, req.caller->username, f->Get("display_name"), f->Get("email"));
+        if (!st.ok()) return http::ErrorResponse(st);
+        auto u = LoadUser(d.meta, req.caller->user_id);
+        if (!u.ok()) return http::ErrorResponse(u.status());
+        return Response::Json(200, UserJson(*u) + "\n");
+      },
+      kUserJson);
+  router.Add(
+      "POST", "/api/v1/me/password",
+      [d](Request& req) {
+        auto f = ParseObject(req.body, {{"current_password", JsonType::kString},
+                                        {"new_password", JsonType::kString}});
+        if (!f.ok()) return http::ErrorResponse(f.status());
+        if (!f->Get("current_password") || !f->Get("new_password")) {
+          return http::ErrorResponse(Status::InvalidArgument("current_password and new_password are required"));
+        }
+        const int64_t now = UnixMillis();
+        if (auto wait = d.limiter.SignInRetryAfter(req.client_ip, req.caller->username, now)) {
+          return http::TooManyAttempts(*wait);
+        }
+        auto u = LoadUser(d.meta, req.caller->user_id);
+        if (!u.ok()) return http::ErrorResponse(u.status());
+        if (!auth::VerifyPassword(*f->Get("current_password"), u->password_hash)) {
+          d.limiter.SignInFailed(req.client_ip, req.caller->username, now);
+          return http::ErrorResponse(403, Code::kPermissionDenied, "current password is wrong");
+        }
+        Status st = auth::SetPassword(d.meta, req.caller->username, *f->Get("new_password"), d.params,
+                                      req.caller->session_id);
+        if (!st.ok()) return http::ErrorResponse(st);
+        Forget(d, req.caller->user_id);
+        return Response::Empty(204);
+      },
+      kUserJson);
+  router.Add(
+      "DELETE", "/api/v1/me/sessions/{id}",
+      [d](Request& req) {
+        Status st = d.sessions.RevokeOwn(req.caller->user_id, std::string(req.Param("id")));
+        if (!st.ok()) return http::ErrorResponse(st);
+        return Response::Empty(204);
+      },
+      kUser);
+}
+
+void RegisterAdminRoutes(http::Router& router, const AccountDeps& d) {
+  constexpr http::RouteOptions kAdminJson{http::Access::kAdmin, http::BodyPolicy::kBuffered, 64 << 10, true};
+  router.Add(
+      "POST", "/api/v1/admin/users",
+      [d](Request& req) {
+        auto f = ParseObject(req.body, {{"username", JsonType::kString}, {"password", JsonType::kString},
+                                        {"admin", JsonType::kBool}, {"email", JsonType::kString},
+                                        {"display_name", JsonType::kString}});
+        if (!f.ok()) return http::ErrorResponse(f.status());
+        if (!f->Get("username") || !f->Get("password")) {
+          return http::ErrorResponse(Status::InvalidArgument("username and password are required"));
+        }
+        auth::NewUser nu{*f->Get("username"), *f->Get("password"), f->Get("admin") == "true",
+                         f->Get("email"), f->Get("display_name").value_or(""), false};
+        auto u = auth::CreateUser(d.meta, nu, d.params);
+        if (!u.ok()) return http::ErrorResponse(u.status());
+        return Response::Json(201, UserJson(*u) + "\n");
+      },
+      kAdminJson);
+  router.Add(
+      "PATCH", "/api/v1/admin/users/{name}",
+      [d](Request& req) {
+        auto f = ParseObject(req.body, {{"role", JsonType::kString}, {"active", JsonType::kBool},
+                                        {"quota_bytes", JsonType::kInt}, {"unlimited", JsonType::kBool}});
+        if (!f.ok()) return http::ErrorResponse(f.status());
+        const std::string name(req.Param("name"));
+        auto id = UserIdByName(d.meta, name);
+        if (!id.ok()) return http::ErrorResponse(id.status());
+        Status st;
+        if (auto role = f->Get("role")) {
+          if (*role != "admin" && *role != "user") {
+            return http::ErrorResponse(Status::InvalidArgument("role must be admin or user"));
+          }
+          st = auth::SetRole(d.meta, name, *role == "admin");
+        }
+        if (st.ok() && f->Get("active")) st = auth::SetActive(d.meta, name, f->Get("active") == "true");
+        if (st.ok() && f->Get("quota_bytes")) {
+          st = auth::SetQuota(d.meta, name, static_cast<int64_t>(*ParseUint64(*f->Get("quota_bytes"))));
+        } else if (st.ok() && f->Get("unlimited") == "true") {
+          st = auth::SetQuota(d.meta, name, std::nullopt);
+        }
+        Forget(d, *id);
+        if (!st.ok()) return http::ErrorResponse(st);
+        auto u = LoadUser(d.meta, *id);
+        if (!u.ok()) return http::ErrorResponse(u.status());
+        return Response::Json(200, UserJson(*u) + "\n");
+      },
+      kAdminJson);
+  router.Add(
+      "POST", "/api/v1/admin/users/{name}/password",
+      [d](Request& req) {
+        auto f = ParseObject(req.body, {{"password", JsonType::kString}});
+        if (!f.ok()) return http::ErrorResponse(f.status());
+        if (!f->Get("password")) return http::ErrorResponse(Status::InvalidArgument("password is required"));
+        const std::string name(req.Param("name"));
+        auto id = UserIdByName(d.meta, name);
+        if (!id.ok()) return http::ErrorResponse(id.status());
+        Status st = auth::SetPassword(d.meta, name, *f->Get("password"), d.params);
+        if (!st.ok()) return http::ErrorResponse(st);
+        Forget(d, *id);
+        return Response::Empty(204);
+      },
+      kAdminJson);
+}
+
 }  // namespace
 
 void RegisterAccountRoutes(http::Router& router, AccountDeps d) {
+  RegisterProfileRoutes(router, d);
+  RegisterAdminRoutes(router, d);
   RegisterAuthRoutes(router, d);
   router.Add("GET", "/api/openapi.json", [](Request&) {
     Response r = Response::Json(200, std::string(OpenApiDocument()));

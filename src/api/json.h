@@ -21,6 +21,15 @@ struct JsonFields {
   }
 };
 
+enum class JsonType { kString, kBool, kInt };
+
+// Parses `body` as a JSON object whose keys are all in `allowed`, each
+// value of its declared type (null counts as absent). Values come back as
+// text: booleans "true"/"false", integers in decimal. InvalidArgument names
+// the problem.
+Result<JsonFields> ParseObject(std::string_view body,
+                               const std::vector<std::pair<std::string, JsonType>>& allowed);
+
 // Parses `body` as a JSON object whose keys are all in `allowed` and whose
 // values are all strings (null counts as absent). InvalidArgument names the
 // problem: malformed JSON, not an object, unknown field, wrong type.

@@ -76,7 +76,7 @@ Result<meta::UserRow> CreateUser(meta::MetaStore& meta, const NewUser& nu, const
 }
 
 Status SetPassword(meta::MetaStore& meta, std::string_view username, std::string_view password,
-                   const PasswordParams& p) {
+                   const PasswordParams& p, std::string_view keep_session) {
   NUBO_RETURN_IF_ERROR(CheckPasswordPolicy(password, p));
   NUBO_ASSIGN_OR_RETURN(std::string hash, HashPassword(password, p));
   return meta.Write([&](meta::WriteTxn& txn) -> Status {
@@ -84,8 +84,13 @@ Status SetPassword(meta::MetaStore& meta, std::string_view username, std::string
     u.password_hash = hash;
     ++u.credentials_version;
     NUBO_RETURN_IF_ERROR(txn.UpdateUser(u));
-    // A new password ends every sign-in made with the old one.
-    return txn.RevokeUserSessions(u.id, 0, UnixMillis());
+    // A new password ends every other sign-in made with the old one.
+    int64_t keep = 0;
+    if (!keep_session.empty()) {
+      NUBO_ASSIGN_OR_RETURN(auto s, txn.GetSession(std::string(keep_session)));
+      if (s && s->user_id == u.id) keep = s->id;
+    }
+    return txn.RevokeUserSessions(u.id, keep, UnixMillis());
   });
 }
 
@@ -109,6 +114,32 @@ Status SetActive(meta::MetaStore& meta, std::string_view username, bool active) 
     ++after.credentials_version;
     NUBO_RETURN_IF_ERROR(txn.UpdateUser(after));
     return active ? Status::Ok() : txn.RevokeUserSessions(u.id, 0, UnixMillis());
+  });
+}
+
+Status UpdateProfile(meta::MetaStore& meta, std::string_view username,
+                     const std::optional<std::string>& display_name, const std::optional<std::string>& email) {
+  if (display_name && (display_name->empty() || display_name->size() > 200)) {
+    return Status::InvalidArgument("display_name must be 1 to 200 characters long");
+  }
+  if (email && !email->empty() && (email->find('@') == std::string::npos || email->size() > 254)) {
+    return Status::InvalidArgument("email must look like name@domain");
+  }
+  return meta.Write([&](meta::WriteTxn& txn) -> Status {
+    NUBO_ASSIGN_OR_RETURN(meta::UserRow u, MustGet(txn, username));
+    if (display_name) u.display_name = *display_name;
+    if (email) u.email = email->empty() ? std::nullopt : email;
+    Status st = txn.UpdateUser(u);
+    if (st.code() == Code::kAlreadyExists) return Status::AlreadyExists("email is already taken");
+    return st;
+  });
+}
+
+Status SetQuota(meta::MetaStore& meta, std::string_view username, std::optional<int64_t> quota_bytes) {
+  return meta.Write([&](meta::WriteTxn& txn) -> Status {
+    NUBO_ASSIGN_OR_RETURN(meta::UserRow u, MustGet(txn, username));
+    u.quota_bytes = quota_bytes;
+    return txn.UpdateUser(u);
   });
 }
 

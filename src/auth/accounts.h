@@ -35,12 +35,21 @@ Result<meta::UserRow> CreateUser(meta::MetaStore& meta, const NewUser& u, const 
 
 // Sets a new password and bumps the user's credentials version (cached
 // credentials and, later, sessions die with it). NotFound for an unknown user.
+// Every session of the user is revoked except `keep_session` (a public
+// session id; empty: none kept).
 Status SetPassword(meta::MetaStore& meta, std::string_view username, std::string_view password,
-                   const PasswordParams& p);
+                   const PasswordParams& p, std::string_view keep_session = {});
 
 // Conflict when it would leave no active admin.
 Status SetRole(meta::MetaStore& meta, std::string_view username, bool admin);
 Status SetActive(meta::MetaStore& meta, std::string_view username, bool active);
+
+// Profile fields a user may change; nullopt leaves a field as it is. An
+// empty email removes it.
+Status UpdateProfile(meta::MetaStore& meta, std::string_view username,
+                     const std::optional<std::string>& display_name, const std::optional<std::string>& email);
+// nullopt: unlimited.
+Status SetQuota(meta::MetaStore& meta, std::string_view username, std::optional<int64_t> quota_bytes);
 
 struct NewAppPassword {
   meta::AppPasswordRow row;

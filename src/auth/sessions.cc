@@ -129,6 +129,25 @@ Status Sessions::Logout(const std::string& session_id) {
   return Status::Ok();
 }
 
+Status Sessions::RevokeOwn(int64_t user_id, const std::string& session_id) {
+  const int64_t now = UnixMillis();
+  NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& txn) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto s, txn.GetSession(session_id));
+    if (!s || s->user_id != user_id || s->revoked_at_ms) return Status::NotFound("no such session");
+    return txn.RevokeSession(s->id, now);
+  }));
+  std::lock_guard lock(mu_);
+  checked_.erase(session_id);
+  return Status::Ok();
+}
+
+void Sessions::ForgetUser(int64_t user_id) {
+  std::lock_guard lock(mu_);
+  for (auto it = checked_.begin(); it != checked_.end();) {
+    it = it->second.caller.user_id == user_id ? checked_.erase(it) : std::next(it);
+  }
+}
+
 Status Sessions::RevokeOthers(int64_t user_id, const std::string& keep_session_id) {
   const int64_t now = UnixMillis();
   NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& txn) -> Status {

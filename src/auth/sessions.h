@@ -53,6 +53,11 @@ class Sessions {
                           std::string_view user_agent, std::string_view ip);
   Result<TokenPair> Refresh(std::string_view refresh_token);
   Status Logout(const std::string& session_id);
+  // Revokes `session_id` if it belongs to `user_id` (NotFound otherwise,
+  // exactly as for a missing one).
+  Status RevokeOwn(int64_t user_id, const std::string& session_id);
+  // Forgets cached checks of the user's sessions (role or state changed).
+  void ForgetUser(int64_t user_id);
   // Revokes every other session of the user (after a password change).
   Status RevokeOthers(int64_t user_id, const std::string& keep_session_id);
 

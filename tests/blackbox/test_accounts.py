@@ -157,6 +157,75 @@ class SessionTest(unittest.TestCase):
             srv.close()
 
 
+def login(srv, user, password):
+    status, _, t = call(srv, "POST", "/api/v1/auth/login", body={"username": user, "password": password})
+    assert status == 200, (status, t)
+    return {"Authorization": "Bearer " + t["access_token"]}, t["session_id"]
+
+
+class AdminAndProfileTest(unittest.TestCase):
+    def test_admin_and_profile_endpoints(self):
+        srv = Server(env=FAST, test_routes=False)
+        try:
+            self.assertEqual(call(srv, "POST", "/api/v1/setup",
+                                  body={"username": "root", "password": "root password!"})[0], 201)
+            root, _ = login(srv, "root", "root password!")
+            status, _, bob = call(srv, "POST", "/api/v1/admin/users", root,
+                                  {"username": "bob", "password": "bob password!"})
+            self.assertEqual((status, bob["role"]), (201, "user"))
+            self.assertEqual(call(srv, "POST", "/api/v1/admin/users", root,
+                                  {"username": "BOB", "password": "bob password!"})[0], 409)
+            self.assertEqual(call(srv, "POST", "/api/v1/admin/users", root,
+                                  {"username": "x", "password": "bob password!", "admin": "yes"})[0], 400)
+            bob_a, bob_a_id = login(srv, "bob", "bob password!")
+            self.assertEqual(call(srv, "POST", "/api/v1/admin/users", bob_a,
+                                  {"username": "eve", "password": "eve password!"})[0], 403)
+            # The last active admin stays.
+            status, _, body = call(srv, "PATCH", "/api/v1/admin/users/root", root, {"active": False})
+            self.assertEqual(status, 409, body)
+            self.assertEqual(call(srv, "PATCH", "/api/v1/admin/users/nobody", root, {"role": "user"})[0], 404)
+            self.assertEqual(call(srv, "PATCH", "/api/v1/admin/users/bob", root, {"role": "boss"})[0], 400)
+            # Promote bob; his existing token gains admin at once; demote him; it loses it at once.
+            status, _, body = call(srv, "PATCH", "/api/v1/admin/users/bob", root, {"role": "admin"})
+            self.assertEqual((status, body["role"]), (200, "admin"))
+            self.assertEqual(call(srv, "GET", "/api/v1/admin/users", bob_a)[0], 200)
+            self.assertEqual(call(srv, "PATCH", "/api/v1/admin/users/bob", root, {"role": "user"})[0], 200)
+            self.assertEqual(call(srv, "GET", "/api/v1/admin/users", bob_a)[0], 403)
+            # Quotas.
+            _, _, body = call(srv, "PATCH", "/api/v1/admin/users/bob", root, {"quota_bytes": 1000})
+            self.assertEqual(body["quota_bytes"], 1000)
+            _, _, body = call(srv, "PATCH", "/api/v1/admin/users/bob", root, {"unlimited": True})
+            self.assertIsNone(body["quota_bytes"])
+            self.assertEqual(call(srv, "PATCH", "/api/v1/admin/users/bob", root, {"quota_bytes": -5})[0], 400)
+            # Profile.
+            status, _, body = call(srv, "PATCH", "/api/v1/me", bob_a, {"display_name": "Bob B", "email": "b@example.org"})
+            self.assertEqual((status, body["display_name"], body["email"]), (200, "Bob B", "b@example.org"))
+            self.assertEqual(call(srv, "PATCH", "/api/v1/me", bob_a, {"email": "not-an-email"})[0], 400)
+            self.assertEqual(call(srv, "PATCH", "/api/v1/me", root, {"email": "B@example.org"})[0], 409)
+            # Password change keeps this session and ends the others.
+            bob_b, bob_b_id = login(srv, "bob", "bob password!")
+            status, _, body = call(srv, "POST", "/api/v1/me/password", bob_a,
+                                   {"current_password": "wrong wrong", "new_password": "bob's new password"})
+            self.assertEqual(status, 403)
+            self.assertEqual(call(srv, "POST", "/api/v1/me/password", bob_a,
+                                  {"current_password": "bob password!", "new_password": "bob's new password"})[0], 204)
+            self.assertEqual(call(srv, "GET", "/api/v1/me", bob_a)[0], 200)
+            self.assertEqual(call(srv, "GET", "/api/v1/me", bob_b)[0], 401)
+            bob_c, bob_c_id = login(srv, "bob", "bob's new password")
+            # Revoking a session: own yes, someone else's is a 404 like a missing one.
+            _, root_id = login(srv, "root", "root password!")
+            self.assertEqual(call(srv, "DELETE", "/api/v1/me/sessions/" + root_id, bob_a)[0], 404)
+            self.assertEqual(call(srv, "DELETE", "/api/v1/me/sessions/" + bob_c_id, bob_a)[0], 204)
+            self.assertEqual(call(srv, "GET", "/api/v1/me", bob_c)[0], 401)
+            # An admin reset ends every session of the account.
+            self.assertEqual(call(srv, "POST", "/api/v1/admin/users/bob/password", root,
+                                  {"password": "reset password"})[0], 204)
+            self.assertEqual(call(srv, "GET", "/api/v1/me", bob_a)[0], 401)
+            login(srv, "bob", "reset password")
+        finally:
+            srv.close()
+
+
 class BrowserSessionTest(unittest.TestCase):
     def test_cookie_mode_with_csrf(self):
         srv = Server(env=FAST, test_routes=False)
