@@ -112,9 +112,14 @@ void RegisterAuthRoutes(http::Router& router, const AccountDeps& d) {
         auto f = ParseStringObject(req.body.empty() ? std::string_view("{}") : std::string_view(req.body),
                                    {"refresh_token"});
         if (!f.ok()) return http::ErrorResponse(f.status());
+        const std::string refresh_key = "refresh:" + req.client_ip;
+        if (auto wait = d.limiter.RetryAfter(refresh_key, UnixMillis())) return http::TooManyAttempts(*wait);
         if (auto token = f->Get("refresh_token")) {
           auto t = d.sessions.Refresh(*token);
-          if (!t.ok()) return http::ErrorResponse(t.status());
+          if (!t.ok()) {
+            d.limiter.RecordFailure(refresh_key, UnixMillis());
+            return http::ErrorResponse(t.status());
+          }
           return Response::Json(200, TokensJson(*t));
         }
         // Browser mode: the refresh token is a cookie, so the request must
@@ -128,6 +133,7 @@ void RegisterAuthRoutes(http::Router& router, const AccountDeps& d) {
         }
         auto t = d.sessions.Refresh(*cookie);
         if (!t.ok()) {
+          d.limiter.RecordFailure(refresh_key, UnixMillis());
           Response r = http::ErrorResponse(t.status());
           ClearCookies(r, d.secure_cookies);
           return r;
@@ -235,8 +241,85 @@ void RegisterProfileRoutes(http::Router& router, const AccountDeps& d) {
       kUser);
 }
 
+Result<bool> RegistrationOpen(meta::MetaStore& meta) {
+  std::optional<std::string> v;
+  NUBO_RETURN_IF_ERROR(meta.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(v, t.GetSetting("registration"));
+    return Status::Ok();
+  }));
+  return v && *v == "open";
+}
+
+// Every attempt counts (not only failures): at most `lockout_failures`
+// registrations or setups per IP per lockout window.
+std::optional<Response> Throttle(const AccountDeps& d, const std::string& what, const std::string& ip) {
+  const int64_t now = UnixMillis();
+  const std::string key = what + ":" + ip;
+  if (auto wait = d.limiter.RetryAfter(key, now)) return http::TooManyAttempts(*wait);
+  d.limiter.RecordFailure(key, now);
+  return std::nullopt;
+}
+
+void RegisterSignupRoutes(http::Router& router, const AccountDeps& d) {
+  router.Add(
+      "POST", "/api/v1/register",
+      [d](Request& req) {
+        if (auto t = Throttle(d, "register", req.client_ip)) return std::move(*t);
+        auto open = RegistrationOpen(d.meta);
+        if (!open.ok()) return http::ErrorResponse(open.status());
+        if (!*open) return http::ErrorResponse(403, Code::kPermissionDenied, "registration is closed");
+        auto f = ParseObject(req.body, {{"username", JsonType::kString}, {"password", JsonType::kString},
+                                        {"email", JsonType::kString}, {"display_name", JsonType::kString}});
+        if (!f.ok()) return http::ErrorResponse(f.status());
+        if (!f->Get("username") || !f->Get("password")) {
+          return http::ErrorResponse(Status::InvalidArgument("username and password are required"));
+        }
+        auth::NewUser nu{*f->Get("username"), *f->Get("password"), false, f->Get("email"),
+                         f->Get("display_name").value_or(""), false};
+        auto u = auth::CreateUser(d.meta, nu, d.params);
+        if (!u.ok()) return http::ErrorResponse(u.status());
+        return Response::Json(201, UserJson(*u) + "\n");
+      },
+      {http::Access::kPublic, http::BodyPolicy::kBuffered, 64 << 10, true});
+  router.Add(
+      "GET", "/api/v1/admin/settings",
+      [d](Request&) {
+        auto open = RegistrationOpen(d.meta);
+        if (!open.ok()) return http::ErrorResponse(open.status());
+        return Response::Json(200, std::string("{\"registration\":") + (*open ? "true" : "false") + "}\n");
+      },
+      kAdmin);
+  router.Add(
+      "PATCH", "/api/v1/admin/settings",
+      [d](Request& req) {
+        auto f = ParseObject(req.body, {{"registration", JsonType::kBool}});
+        if (!f.ok()) return http::ErrorResponse(f.status());
+        if (auto reg = f->Get("registration")) {
+          Status st = d.meta.Write([&](meta::WriteTxn& t) -> Status {
+            return t.SetSetting("registration", *reg == "true" ? "open" : "closed");
+          });
+          if (!st.ok()) return http::ErrorResponse(st);
+        }
+        auto open = RegistrationOpen(d.meta);
+        if (!open.ok()) return http::ErrorResponse(open.status());
+        return Response::Json(200, std::string("{\"registration\":") + (*open ? "true" : "false") + "}\n");
+      },
+      {http::Access::kAdmin, http::BodyPolicy::kBuffered, 64 << 10, true});
+}
+
 void RegisterAdminRoutes(http::Router& router, const AccountDeps& d) {
   constexpr http::RouteOptions kAdminJson{http::Access::kAdmin, http::BodyPolicy::kBuffered, 64 << 10, true};
+  router.Add(
+      "DELETE", "/api/v1/admin/users/{name}/sessions",
+      [d](Request& req) {
+        auto id = UserIdByName(d.meta, std::string(req.Param("name")));
+        if (!id.ok()) return http::ErrorResponse(id.status());
+        Status st = d.sessions.RevokeOthers(*id, "");
+        if (!st.ok()) return http::ErrorResponse(st);
+        Forget(d, *id);
+        return Response::Empty(204);
+      },
+      kAdmin);
   router.Add(
       "POST", "/api/v1/admin/users",
       [d](Request& req) {
@@ -303,6 +386,7 @@ void RegisterAdminRoutes(http::Router& router, const AccountDeps& d) {
 }  // namespace
 
 void RegisterAccountRoutes(http::Router& router, AccountDeps d) {
+  RegisterSignupRoutes(router, d);
   RegisterProfileRoutes(router, d);
   RegisterAdminRoutes(router, d);
   RegisterAuthRoutes(router, d);
@@ -314,6 +398,7 @@ void RegisterAccountRoutes(http::Router& router, AccountDeps d) {
   router.Add(
       "POST", "/api/v1/setup",
       [d](Request& req) {
+        if (auto t = Throttle(d, "setup", req.client_ip)) return std::move(*t);
         auto f = ParseStringObject(req.body, {"username", "password", "email", "display_name"});
         if (!f.ok()) return http::ErrorResponse(f.status());
         if (!f->Get("username") || !f->Get("password")) {
@@ -388,13 +473,15 @@ void RegisterAccountRoutes(http::Router& router, AccountDeps d) {
       "GET", "/api/v1/admin/users",
       [d](Request& req) {
         std::string after = req.Query("after").value_or("");
+        std::string prefix = req.Query("q").value_or("");
+        if (prefix.size() > 64) return http::ErrorResponse(Status::InvalidArgument("q is at most 64 characters"));
         auto limit = ParseUint64(req.Query("limit").value_or("100"));
         if (!limit || *limit == 0 || *limit > 1000) {
           return http::ErrorResponse(Status::InvalidArgument("limit must be 1 to 1000"));
         }
         std::vector<meta::UserRow> page;
         Status st = d.meta.Read([&](meta::ReadTxn& t) -> Status {
-          NUBO_ASSIGN_OR_RETURN(page, t.ListUsers(after, *limit));
+          NUBO_ASSIGN_OR_RETURN(page, t.ListUsers(after, *limit, prefix));
           return Status::Ok();
         });
         if (!st.ok()) return http::ErrorResponse(st);

@@ -115,8 +115,10 @@ class ReadTxn {
   // Users. Names compare case-insensitively.
   virtual Result<std::optional<UserRow>> GetUserByName(const std::string& username) = 0;
   virtual Result<std::optional<UserRow>> GetUser(int64_t id) = 0;
-  // Users with lower(username) > `after_key`, by name.
-  virtual Result<std::vector<UserRow>> ListUsers(const std::string& after_key, size_t limit) = 0;
+  // Users with lower(username) > `after_key` (and starting with `prefix`,
+  // compared case-insensitively, when given), by name.
+  virtual Result<std::vector<UserRow>> ListUsers(const std::string& after_key, size_t limit,
+                                                 const std::string& prefix = "") = 0;
   virtual Result<int64_t> CountUsers() = 0;
   virtual Result<int64_t> CountActiveAdmins() = 0;
 
@@ -166,6 +168,7 @@ class WriteTxn : public ReadTxn {
   // Every live session of the user except `keep_id` (0: none kept).
   virtual Status RevokeUserSessions(int64_t user_id, int64_t keep_id, int64_t now_ms) = 0;
 
+  virtual Status SetSetting(const std::string& key, const std::string& value) = 0;
   // Inserts `key` only if absent; returns the stored value either way.
   virtual Result<std::string> SetSettingIfAbsent(const std::string& key, const std::string& value) = 0;
 };

@@ -261,6 +261,13 @@ TEST_P(MetaStoreConformance, UsersAndAppPasswords) {
       after = page.back().username;
     }
     EXPECT_EQ(names, (std::vector<std::string>{"Alice", "bob", "dave", "erin"}));
+    NUBO_ASSIGN_OR_RETURN(auto pre, t.ListUsers("", 10, "D"));
+    EXPECT_EQ(pre.size(), 1u);
+    if (!pre.empty()) {
+      EXPECT_EQ(pre[0].username, "dave");
+    }
+    NUBO_ASSIGN_OR_RETURN(auto none, t.ListUsers("", 10, "z"));
+    EXPECT_TRUE(none.empty());
 
     AppPasswordRow ap{0, alice_id, "phone", D("secret"), 5, std::nullopt};
     NUBO_ASSIGN_OR_RETURN(int64_t id, t.InsertAppPassword(ap));

@@ -226,6 +226,42 @@ class AdminAndProfileTest(unittest.TestCase):
             srv.close()
 
 
+class RegistrationAndAdminExtrasTest(unittest.TestCase):
+    def test_registration_switch_search_and_session_revocation(self):
+        srv = Server(env=dict(FAST, NUBO_LOCKOUT_FAILURES="4", NUBO_LOCKOUT="60s"), test_routes=False)
+        try:
+            self.assertEqual(call(srv, "POST", "/api/v1/setup",
+                                  body={"username": "root", "password": "root password!"})[0], 201)
+            root, _ = login(srv, "root", "root password!")
+            # Closed by default.
+            status, _, body = call(srv, "POST", "/api/v1/register", body={"username": "amy", "password": "amy password"})
+            self.assertEqual((status, body["message"]), (403, "registration is closed"))
+            self.assertEqual(call(srv, "GET", "/api/v1/admin/settings", root)[2], {"registration": False})
+            self.assertEqual(call(srv, "PATCH", "/api/v1/admin/settings", root, {"registration": "yes"})[0], 400)
+            self.assertEqual(call(srv, "PATCH", "/api/v1/admin/settings", root, {"registration": True})[2],
+                             {"registration": True})
+            status, _, amy = call(srv, "POST", "/api/v1/register", body={"username": "amy", "password": "amy password"})
+            self.assertEqual((status, amy["role"]), (201, "user"))
+            amy_h, _ = login(srv, "amy", "amy password")
+            self.assertEqual(call(srv, "PATCH", "/api/v1/admin/settings", amy_h, {"registration": False})[0], 403)
+            # Registration attempts are throttled per IP (4 per window here; 2 used).
+            self.assertEqual(call(srv, "POST", "/api/v1/register", body={"username": "ann", "password": "ann password"})[0], 201)
+            self.assertEqual(call(srv, "POST", "/api/v1/register", body={"username": "amy", "password": "x password"})[0], 409)
+            status, hdrs, _ = call(srv, "POST", "/api/v1/register", body={"username": "zed", "password": "zed password"})
+            self.assertEqual(status, 429)
+            self.assertIn("retry-after", hdrs)
+            # Search by name prefix, case-insensitive.
+            _, _, page = call(srv, "GET", "/api/v1/admin/users?q=A", root)
+            self.assertEqual([u["username"] for u in page["users"]], ["amy", "ann"])
+            # An admin ends every session of an account.
+            self.assertEqual(call(srv, "GET", "/api/v1/me", amy_h)[0], 200)
+            self.assertEqual(call(srv, "DELETE", "/api/v1/admin/users/amy/sessions", root)[0], 204)
+            self.assertEqual(call(srv, "GET", "/api/v1/me", amy_h)[0], 401)
+            self.assertEqual(call(srv, "DELETE", "/api/v1/admin/users/nobody/sessions", root)[0], 404)
+        finally:
+            srv.close()
+
+
 class BrowserSessionTest(unittest.TestCase):
     def test_cookie_mode_with_csrf(self):
         srv = Server(env=FAST, test_routes=False)

@@ -354,12 +354,17 @@ class SqliteTxn final : public WriteTxn {
     if (!row) return std::optional<UserRow>();
     return std::optional<UserRow>(UserFrom(s));
   }
-  Result<std::vector<UserRow>> ListUsers(const std::string& after_key, size_t limit) override {
-    static const std::string sql =
-        std::string("SELECT ") + kUserCols + " FROM users WHERE name_key > ? ORDER BY name_key LIMIT ?";
+  Result<std::vector<UserRow>> ListUsers(const std::string& after_key, size_t limit,
+                                         const std::string& prefix) override {
+    // A prefix is a key range: names are ASCII, so prefix + '\x7f' bounds it.
+    static const std::string sql = std::string("SELECT ") + kUserCols +
+                                   " FROM users WHERE name_key > ? AND name_key >= ? AND name_key < ? "
+                                   "ORDER BY name_key LIMIT ?";
     NUBO_PREPARE(s, c_, sql.c_str());
     std::string key = Lower(after_key);
-    s.Bind(1, key).Bind(2, static_cast<int64_t>(limit));
+    std::string lo = Lower(prefix);
+    std::string hi = lo + "\x7f";
+    s.Bind(1, key).Bind(2, lo).Bind(3, hi).Bind(4, static_cast<int64_t>(limit));
     std::vector<UserRow> out;
     for (;;) {
       NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
@@ -461,6 +466,12 @@ class SqliteTxn final : public WriteTxn {
     NUBO_PREPARE(s, c_,
                  "UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND id != ? AND revoked_at IS NULL");
     s.Bind(1, now_ms).Bind(2, user_id).Bind(3, keep_id);
+    return s.Exec();
+  }
+  Status SetSetting(const std::string& key, const std::string& value) override {
+    NUBO_PREPARE(s, c_,
+                 "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+    s.Bind(1, key).Bind(2, value);
     return s.Exec();
   }
   Result<std::string> SetSettingIfAbsent(const std::string& key, const std::string& value) override {
