@@ -57,6 +57,29 @@ void BM_Argon2Verify(benchmark::State& state) {
 }
 BENCHMARK(BM_Argon2Verify)->Unit(benchmark::kMillisecond)->Iterations(5);
 
+// A wrong password for a real account and any password for an unknown one
+// must cost the same (no user enumeration by timing).
+void BM_WrongPassword(benchmark::State& state) {
+  static Fixture f;
+  auth::Authenticator a(*f.meta, f.params, {});
+  for (auto _ : state) {
+    auto r = a.VerifyBasic("bench", "not the password");
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_WrongPassword)->Unit(benchmark::kMillisecond)->Iterations(8);
+
+void BM_UnknownUser(benchmark::State& state) {
+  static Fixture f;
+  auth::Authenticator a(*f.meta, f.params, {});
+  (void)a.VerifyBasic("warmup-unknown", "x");  // the equalizer hash is made on first need
+  for (auto _ : state) {
+    auto r = a.VerifyBasic("nobody-here", "not the password");
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_UnknownUser)->Unit(benchmark::kMillisecond)->Iterations(8);
+
 // Not a timing loop: one herd, reported as counters.
 void BM_Herd8(benchmark::State& state) {
   static Fixture f;
