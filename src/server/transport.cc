@@ -442,8 +442,11 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
   if (res.close) keep = false;
   bool ok = co_await WriteResponse(c, req, res, version, keep, blocking, bytes_out);
   const int64_t dt = MonotonicNanos() - t0;
-  metrics.RecordRequest(req.route.empty() ? "unmatched" : req.route, req.method, res.status, dt,
-                        bytes_in, bytes_out);
+  // Label values must come from a closed set: a client inventing methods
+  // must not be able to create unbounded metric series.
+  metrics.RecordRequest(req.route.empty() ? "unmatched" : req.route,
+                        http::Router::KnownMethod(req.method) ? std::string_view(req.method) : "other",
+                        res.status, dt, bytes_in, bytes_out);
   if (opt.access_log) {
     spdlog::info("{} \"{} {}\" {} in={} out={} {:.3f}ms id={}", remote, req.method, req.target,
                  res.status, bytes_in, bytes_out, static_cast<double>(dt) / 1e6, req.request_id);

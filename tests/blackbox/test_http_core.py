@@ -136,6 +136,14 @@ class HttpCoreTest(unittest.TestCase):
         self.assertEqual(headers["allow"], "GET, HEAD, OPTIONS")
         self.assertEqual(json.loads(body)["error"], "unsupported")
 
+    def test_invented_methods_do_not_grow_metric_series(self):
+        for i in range(5):
+            exchange(self.srv, "FROB%d" % i, "/health")
+        _, _, body = exchange(self.srv, "GET", "/metrics")
+        text = body.decode()
+        self.assertNotIn('method="FROB', text)
+        self.assertRegex(text, r'method="other",status="501"\} ([5-9]|[1-9][0-9]+)\n')
+
     def test_known_but_unsupported_method_answers_405_with_allow(self):
         status, headers, _ = exchange(self.srv, "PROPFIND", "/health")
         self.assertEqual(status, 405)
