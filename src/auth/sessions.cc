@@ -72,14 +72,21 @@ Result<TokenPair> Sessions::Login(std::string_view username, std::string_view pa
   }
   if (!VerifyPassword(password, user->password_hash) || !user->active) return Denied();
   const int64_t now = UnixMillis();
+  // Upgrade the hash to the current parameters now that we know the
+  // password: outside the write transaction, as Argon2 takes ~100 ms.
+  std::optional<std::string> rehashed;
+  if (NeedsRehash(user->password_hash, params_)) {
+    auto h = HashPassword(password, params_);
+    if (h.ok()) rehashed = *h;
+  }
   TokenPair out;
   NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& txn) -> Status {
-    meta::UserRow u = *user;
+    // Re-read inside the transaction: a concurrent password change wins.
+    NUBO_ASSIGN_OR_RETURN(auto fresh, txn.GetUser(user->id));
+    if (!fresh || !fresh->active) return Denied();
+    meta::UserRow u = *fresh;
     u.last_login_at_ms = now;
-    if (NeedsRehash(u.password_hash, params_)) {
-      auto h = HashPassword(password, params_);
-      if (h.ok()) u.password_hash = *h;
-    }
+    if (rehashed && u.password_hash == user->password_hash) u.password_hash = *rehashed;
     NUBO_RETURN_IF_ERROR(txn.UpdateUser(u));
     NUBO_ASSIGN_OR_RETURN(out, Issue(txn, u, NewUuidV7(), user_agent, ip, now));
     return Status::Ok();

@@ -75,5 +75,18 @@ TEST_F(SessionsTest, PasswordChangeDeactivationAndDemotionBiteOnTheNextRequest) 
   EXPECT_FALSE(after->admin);
 }
 
+TEST_F(SessionsTest, LoginUpgradesAnOutdatedHash) {
+  PasswordParams stronger = Cheap();
+  stronger.ops_limit = 2;
+  auto upgraded = std::move(Sessions::Open(*meta_, stronger, {})).value();
+  ASSERT_TRUE(upgraded->Login("bob", "bob password", "", "").ok());
+  ASSERT_TRUE(meta_->Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto u, t.GetUserByName("bob"));
+    EXPECT_FALSE(NeedsRehash(u->password_hash, stronger));
+    EXPECT_TRUE(VerifyPassword("bob password", u->password_hash));
+    return Status::Ok();
+  }).ok());
+}
+
 }  // namespace
 }  // namespace nubo::auth
