@@ -95,6 +95,17 @@ class Stmt {
   sqlite3_stmt* s_;
 };
 
+// Steps `s` to the end, converting each row with `from`.
+template <typename T>
+Result<std::vector<T>> Rows(Stmt& s, T (*from)(const Stmt&)) {
+  std::vector<T> out;
+  for (;;) {
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return out;
+    out.push_back(from(s));
+  }
+}
+
 class Conn {
  public:
   ~Conn() {
@@ -253,13 +264,7 @@ class SqliteTxn final : public WriteTxn {
   Result<std::vector<ManifestRow>> ListManifests(int64_t after_id, size_t limit) override {
     NUBO_PREPARE(s, c_, "SELECT id, hash, size, refs FROM manifests WHERE id > ? ORDER BY id LIMIT ?");
     s.Bind(1, after_id).Bind(2, static_cast<int64_t>(limit));
-    std::vector<ManifestRow> out;
-    for (;;) {
-      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-      if (!row) break;
-      out.push_back(ManifestFrom(s));
-    }
-    return out;
+    return Rows<ManifestRow>(s, ManifestFrom);
   }
   Result<std::vector<ChunkRow>> ListChunks(const std::optional<Digest>& after, size_t limit) override {
     std::vector<ChunkRow> out;
@@ -287,13 +292,7 @@ class SqliteTxn final : public WriteTxn {
                  "SELECT hash, size, refs, orphaned_at FROM chunks WHERE refs = 0 AND orphaned_at <= ? "
                  "ORDER BY orphaned_at LIMIT ?");
     s.Bind(1, before_ms).Bind(2, static_cast<int64_t>(limit));
-    std::vector<ChunkRow> out;
-    for (;;) {
-      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-      if (!row) break;
-      out.push_back(ChunkFrom(s));
-    }
-    return out;
+    return Rows<ChunkRow>(s, ChunkFrom);
   }
   Result<std::optional<int64_t>> GetPin(const std::string& name) override {
     NUBO_PREPARE(s, c_, "SELECT manifest_id FROM pins WHERE name = ?");
@@ -365,13 +364,7 @@ class SqliteTxn final : public WriteTxn {
     std::string lo = Lower(prefix);
     std::string hi = lo + "\x7f";
     s.Bind(1, key).Bind(2, lo).Bind(3, hi).Bind(4, static_cast<int64_t>(limit));
-    std::vector<UserRow> out;
-    for (;;) {
-      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-      if (!row) break;
-      out.push_back(UserFrom(s));
-    }
-    return out;
+    return Rows<UserRow>(s, UserFrom);
   }
   Result<int64_t> CountUsers() override {
     NUBO_PREPARE(s, c_, "SELECT COUNT(*) FROM users");
@@ -397,13 +390,7 @@ class SqliteTxn final : public WriteTxn {
                  "SELECT id, user_id, label, secret_hash, created_at, last_used_at FROM app_passwords "
                  "WHERE user_id = ? ORDER BY id");
     s.Bind(1, user_id);
-    std::vector<AppPasswordRow> out;
-    for (;;) {
-      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-      if (!row) break;
-      out.push_back(AppPasswordFrom(s));
-    }
-    return out;
+    return Rows<AppPasswordRow>(s, AppPasswordFrom);
   }
 
   Result<std::optional<SessionRow>> FindSessionByRefresh(const Digest& refresh_hash) override {
@@ -427,13 +414,7 @@ class SqliteTxn final : public WriteTxn {
                                    "WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY id DESC";
     NUBO_PREPARE(s, c_, sql.c_str());
     s.Bind(1, user_id).Bind(2, now_ms);
-    std::vector<SessionRow> out;
-    for (;;) {
-      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-      if (!row) break;
-      out.push_back(SessionFrom(s));
-    }
-    return out;
+    return Rows<SessionRow>(s, SessionFrom);
   }
   Result<std::optional<std::string>> GetSetting(const std::string& key) override {
     NUBO_PREPARE(s, c_, "SELECT value FROM settings WHERE key = ?");
