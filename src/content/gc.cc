@@ -55,7 +55,9 @@ Result<GcStats> CollectGarbage(meta::MetaStore& meta, blob::ChunkStore& chunks, 
     if (info.mtime_ms <= cutoff) files.emplace_back(h, info);
     return Status::Ok();
   }));
-  for (const auto& [hash, info] : files) {
+  for (const auto& file : files) {
+    // Not a structured binding: clang 14 cannot capture those in a lambda.
+    const meta::Digest& hash = file.first;
     NUBO_RETURN_IF_ERROR(meta.Write([&](meta::WriteTxn& txn) -> Status {
       NUBO_ASSIGN_OR_RETURN(auto row, txn.GetChunk(hash));
       if (row) return Status::Ok();
