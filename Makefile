@@ -6,7 +6,7 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 
-.PHONY: run test test-release build test-asan fuzz bench bench-health format clean deps
+.PHONY: run test test-release build test-asan fuzz soak bench bench-health format clean deps
 
 deps:
 	@bash scripts/deps.sh build
@@ -56,6 +56,15 @@ fuzz:
 	  $(BUILD)/fuzz/$$n -merge=1 $(BUILD)/fuzz/min fuzz/corpus/$$n 2>/dev/null && \
 	  find fuzz/corpus/$$n -type f ! -regex '.*/[0-9a-f]\{40\}' -exec cp -n {} $(BUILD)/fuzz/min/ \; ; \
 	  rm -rf fuzz/corpus/$$n && mv $(BUILD)/fuzz/min fuzz/corpus/$$n; done
+
+# Long crash-consistency soak (kill -9 trials; SOAK_TRIALS, default 1000).
+SOAK_TRIALS ?= 1000
+soak:
+	@bash scripts/deps.sh test
+	@$(MAKE) --no-print-directory $(BUILD)/test/build.ninja
+	ninja -C $(BUILD)/test -j $(JOBS) nubo
+	cd tests/blackbox && NUBO_BIN=$(CURDIR)/$(BUILD)/test/nubo NUBO_CRASH_TRIALS=$(SOAK_TRIALS) \
+	  NUBO_CRASH_SEED=$$(date +%s) /usr/bin/python3 -m unittest -v test_crash
 
 # Benchmarks are never part of `make test` (see bench/README.md).
 bench: build
