@@ -34,10 +34,11 @@ Result<JsonFields> ParseObject(std::string_view body,
         out.strings[key] = val.as_bool() ? "true" : "false";
         break;
       case JsonType::kInt:
+        // Up to INT64_MAX: every integer nubo stores is a signed 64-bit column.
         if (val.is_int64() && val.as_int64() >= 0) {
           out.strings[key] = std::to_string(val.as_int64());
         } else if (val.is_uint64()) {
-          out.strings[key] = std::to_string(val.as_uint64());
+          return Status::InvalidArgument("field '" + key + "' is too large");
         } else {
           return Status::InvalidArgument("field '" + key + "' must be a non-negative integer");
         }

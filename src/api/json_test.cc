@@ -25,5 +25,22 @@ TEST(Json, RefusalsSayWhy) {
   EXPECT_FALSE(ParseStringObject(deep, {"a"}).ok());
 }
 
+TEST(Json, TypedFields) {
+  auto r = ParseObject(R"({"active":true,"quota_bytes":1000,"role":"user"})",
+                       {{"active", JsonType::kBool}, {"quota_bytes", JsonType::kInt}, {"role", JsonType::kString}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->Get("active"), "true");
+  EXPECT_EQ(r->Get("quota_bytes"), "1000");
+  const std::vector<std::pair<std::string, JsonType>> q = {{"quota_bytes", JsonType::kInt}};
+  EXPECT_FALSE(ParseObject(R"({"quota_bytes":-1})", q).ok());
+  EXPECT_FALSE(ParseObject(R"({"quota_bytes":1.5})", q).ok());
+  EXPECT_FALSE(ParseObject(R"({"quota_bytes":"5"})", q).ok());
+  // Past INT64_MAX it would turn negative in a signed column: refused.
+  auto big = ParseObject(R"({"quota_bytes":18446744073709551615})", q);
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.status().message().find("too large"), std::string::npos);
+  EXPECT_TRUE(ParseObject(R"({"quota_bytes":9223372036854775807})", q).ok());
+}
+
 }  // namespace
 }  // namespace nubo::api

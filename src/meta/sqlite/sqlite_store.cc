@@ -106,6 +106,14 @@ Result<std::vector<T>> Rows(Stmt& s, T (*from)(const Stmt&)) {
   }
 }
 
+// Steps `s` once: the row converted with `from`, or nullopt when none.
+template <typename T>
+Result<std::optional<T>> One(Stmt& s, T (*from)(const Stmt&)) {
+  NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return std::optional<T>();
+  return std::optional<T>(from(s));
+}
+
 class Conn {
  public:
   ~Conn() {
@@ -229,16 +237,12 @@ class SqliteTxn final : public WriteTxn {
   Result<std::optional<ManifestRow>> FindManifest(const Digest& hash) override {
     NUBO_PREPARE(s, c_, "SELECT id, hash, size, refs FROM manifests WHERE hash = ?");
     s.Bind(1, hash);
-    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) return std::optional<ManifestRow>();
-    return std::optional<ManifestRow>(ManifestFrom(s));
+    return One<ManifestRow>(s, ManifestFrom);
   }
   Result<std::optional<ManifestRow>> GetManifest(int64_t id) override {
     NUBO_PREPARE(s, c_, "SELECT id, hash, size, refs FROM manifests WHERE id = ?");
     s.Bind(1, id);
-    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) return std::optional<ManifestRow>();
-    return std::optional<ManifestRow>(ManifestFrom(s));
+    return One<ManifestRow>(s, ManifestFrom);
   }
   Result<std::vector<ManifestChunk>> ManifestChunks(int64_t manifest_id) override {
     NUBO_PREPARE(s, c_,
@@ -257,9 +261,7 @@ class SqliteTxn final : public WriteTxn {
   Result<std::optional<ChunkRow>> GetChunk(const Digest& hash) override {
     NUBO_PREPARE(s, c_, "SELECT hash, size, refs, orphaned_at FROM chunks WHERE hash = ?");
     s.Bind(1, hash);
-    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) return std::optional<ChunkRow>();
-    return std::optional<ChunkRow>(ChunkFrom(s));
+    return One<ChunkRow>(s, ChunkFrom);
   }
   Result<std::vector<ManifestRow>> ListManifests(int64_t after_id, size_t limit) override {
     NUBO_PREPARE(s, c_, "SELECT id, hash, size, refs FROM manifests WHERE id > ? ORDER BY id LIMIT ?");
@@ -341,17 +343,13 @@ class SqliteTxn final : public WriteTxn {
     NUBO_PREPARE(s, c_, sql.c_str());
     std::string key = Lower(username);
     s.Bind(1, key);
-    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) return std::optional<UserRow>();
-    return std::optional<UserRow>(UserFrom(s));
+    return One<UserRow>(s, UserFrom);
   }
   Result<std::optional<UserRow>> GetUser(int64_t id) override {
     static const std::string sql = std::string("SELECT ") + kUserCols + " FROM users WHERE id = ?";
     NUBO_PREPARE(s, c_, sql.c_str());
     s.Bind(1, id);
-    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) return std::optional<UserRow>();
-    return std::optional<UserRow>(UserFrom(s));
+    return One<UserRow>(s, UserFrom);
   }
   Result<std::vector<UserRow>> ListUsers(const std::string& after_key, size_t limit,
                                          const std::string& prefix) override {
@@ -381,9 +379,7 @@ class SqliteTxn final : public WriteTxn {
                  "SELECT id, user_id, label, secret_hash, created_at, last_used_at FROM app_passwords "
                  "WHERE secret_hash = ?");
     s.Bind(1, secret_hash);
-    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) return std::optional<AppPasswordRow>();
-    return std::optional<AppPasswordRow>(AppPasswordFrom(s));
+    return One<AppPasswordRow>(s, AppPasswordFrom);
   }
   Result<std::vector<AppPasswordRow>> ListAppPasswords(int64_t user_id) override {
     NUBO_PREPARE(s, c_,
@@ -397,17 +393,13 @@ class SqliteTxn final : public WriteTxn {
     static const std::string sql = std::string(kSessionSelect) + "WHERE refresh_hash = ?";
     NUBO_PREPARE(s, c_, sql.c_str());
     s.Bind(1, refresh_hash);
-    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) return std::optional<SessionRow>();
-    return std::optional<SessionRow>(SessionFrom(s));
+    return One<SessionRow>(s, SessionFrom);
   }
   Result<std::optional<SessionRow>> GetSession(const std::string& public_id) override {
     static const std::string sql = std::string(kSessionSelect) + "WHERE public_id = ?";
     NUBO_PREPARE(s, c_, sql.c_str());
     s.Bind(1, public_id);
-    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) return std::optional<SessionRow>();
-    return std::optional<SessionRow>(SessionFrom(s));
+    return One<SessionRow>(s, SessionFrom);
   }
   Result<std::vector<SessionRow>> ListSessions(int64_t user_id, int64_t now_ms) override {
     static const std::string sql = std::string(kSessionSelect) +
