@@ -8,6 +8,7 @@ build_pkgs=(
   libboost1.81-dev libboost-url1.81-dev libboost-json1.81-dev
   libcli11-dev libspdlog-dev libfmt-dev libtomlplusplus-dev
   librust-blake3-dev libssl-dev libsodium-dev libsqlite3-dev libjwt-dev libicu-dev
+  libmagic-dev libarchive-dev
 )
 test_pkgs=(libgtest-dev libgmock-dev python3 curl)
 bench_pkgs=(nginx-light wrk curl b3sum time libbenchmark-dev)
