@@ -43,6 +43,17 @@ Result<JsonFields> ParseObject(std::string_view body,
           return Status::InvalidArgument("field '" + key + "' must be a non-negative integer");
         }
         break;
+      case JsonType::kStringArray: {
+        if (!val.is_array()) return Status::InvalidArgument("field '" + key + "' must be an array of strings");
+        auto& list = out.arrays[key];
+        for (const auto& item : val.as_array()) {
+          if (!item.is_string()) {
+            return Status::InvalidArgument("field '" + key + "' must be an array of strings");
+          }
+          list.emplace_back(item.as_string().data(), item.as_string().size());
+        }
+        break;
+      }
     }
   }
   return out;

@@ -15,13 +15,14 @@ namespace nubo::api {
 
 struct JsonFields {
   std::map<std::string, std::string> strings;
+  std::map<std::string, std::vector<std::string>> arrays;  // kStringArray fields
   std::optional<std::string> Get(const std::string& key) const {
     auto it = strings.find(key);
     return it == strings.end() ? std::nullopt : std::optional<std::string>(it->second);
   }
 };
 
-enum class JsonType { kString, kBool, kInt };
+enum class JsonType { kString, kBool, kInt, kStringArray };
 
 // Parses `body` as a JSON object whose keys are all in `allowed`, each
 // value of its declared type (null counts as absent). Values come back as

@@ -42,5 +42,16 @@ TEST(Json, TypedFields) {
   EXPECT_TRUE(ParseObject(R"({"quota_bytes":9223372036854775807})", q).ok());
 }
 
+TEST(Json, StringArrays) {
+  auto f = ParseObject(R"({"ids":["a","b"],"op":"move"})",
+                       {{"ids", JsonType::kStringArray}, {"op", JsonType::kString}});
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ(f->arrays.at("ids"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(*f->Get("op"), "move");
+  EXPECT_FALSE(ParseObject(R"({"ids":["a",1]})", {{"ids", JsonType::kStringArray}}).ok());
+  EXPECT_FALSE(ParseObject(R"({"ids":"a"})", {{"ids", JsonType::kStringArray}}).ok());
+}
+
 }  // namespace
 }  // namespace nubo::api
+

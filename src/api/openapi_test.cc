@@ -9,6 +9,9 @@
 #include <set>
 
 #include "api/account_routes.h"
+#include "api/file_routes.h"
+#include "blob/mem/mem_chunk_store.h"
+#include "files/files.h"
 #include "auth/authenticator.h"
 #include "auth/sessions.h"
 #include "http/router.h"
@@ -34,6 +37,9 @@ TEST(OpenApi, DocumentAndRouterAgree) {
     auto sessions = std::move(auth::Sessions::Open(*meta, p, {})).value();
     http::Router router;
     RegisterAccountRoutes(router, {*meta, authn, p, *sessions, limiter});
+    blob::MemChunkStore chunks;
+    files::Files files(*meta, chunks, {});
+    RegisterFileRoutes(router, files);
 
     boost::system::error_code ec;
     auto doc = boost::json::parse(OpenApiDocument(), ec);

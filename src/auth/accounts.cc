@@ -69,7 +69,25 @@ Result<meta::UserRow> CreateUser(meta::MetaStore& meta, const NewUser& nu, const
     if (ins.code() == Code::kAlreadyExists) {
       return Status::AlreadyExists("username or email is already taken");
     }
-    return ins;
+    NUBO_RETURN_IF_ERROR(ins);
+    // Every account owns a personal drive from its first moment, created
+    // with the account so neither can exist without the other.
+    meta::DriveRow drive;
+    drive.public_id = NewUuidV7();
+    drive.kind = "personal";
+    drive.name = "Personal";
+    drive.owner_id = row.id;
+    drive.created_at_ms = row.created_at_ms;
+    NUBO_RETURN_IF_ERROR(txn.InsertDrive(drive));
+    meta::NodeRow root;
+    root.public_id = NewUuidV7();
+    root.drive_id = drive.id;
+    root.kind = meta::NodeKind::kFolder;
+    root.mime = "inode/directory";
+    root.mtime_ms = root.ctime_ms = row.created_at_ms;
+    root.created_by = root.updated_by = row.id;
+    NUBO_RETURN_IF_ERROR(txn.InsertNode(root));
+    return txn.SetDriveRoot(drive.id, root.id);
   });
   if (!st.ok()) return st;
   return row;

@@ -152,11 +152,24 @@ Status CheckManifests(meta::MetaStore& meta, blob::ChunkStore& chunks, FsckRepor
   }
 }
 
+// Folder rollups (sizes behind usage and quotas) agree with their children.
+Status CheckTree(meta::MetaStore& meta, FsckReport& r) {
+  return meta.Read([&](meta::ReadTxn& txn) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto bad, txn.FolderRollupMismatches(100));
+    for (const auto& [id, stored, want] : bad) {
+      r.problems.push_back("folder " + id + " records " + std::to_string(stored) +
+                           " bytes below it, its children hold " + std::to_string(want));
+    }
+    return Status::Ok();
+  });
+}
+
 }  // namespace
 
 Result<FsckReport> Fsck(meta::MetaStore& meta, blob::ChunkStore& chunks, bool repair) {
   FsckReport r;
   NUBO_RETURN_IF_ERROR(CheckCounts(meta, repair, r));
+  NUBO_RETURN_IF_ERROR(CheckTree(meta, r));
   std::map<meta::Digest, bool> good;
   NUBO_RETURN_IF_ERROR(CheckChunks(meta, chunks, r, good));
   NUBO_RETURN_IF_ERROR(CheckManifests(meta, chunks, r, good));

@@ -39,7 +39,8 @@ Result<std::string> NormalizeName(std::string_view name) {
   UErrorCode err = U_ZERO_ERROR;
   const icu::Normalizer2* nfc = icu::Normalizer2::getNFCInstance(err);
   if (U_FAILURE(err)) return Status::Internal("ICU NFC normalizer unavailable");
-  icu::UnicodeString u = icu::UnicodeString::fromUTF8(icu::StringPiece(name.data(), static_cast<int32_t>(name.size())));
+  icu::UnicodeString u = icu::UnicodeString::fromUTF8(
+      icu::StringPiece(name.data(), static_cast<int32_t>(name.size())));
   icu::UnicodeString normalized = nfc->normalize(u, err);
   if (U_FAILURE(err)) return Status::InvalidArgument("name cannot be normalized");
   std::string out;

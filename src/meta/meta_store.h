@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "util/blake3_hash.h"
@@ -28,7 +29,7 @@ struct ManifestRow {
   int64_t id = 0;
   Digest hash{};      // BLAKE3 of the whole content
   uint64_t size = 0;  // bytes
-  int64_t refs = 0;   // referencing rows (pins; later nodes, versions, upload sessions)
+  int64_t refs = 0;   // referencing rows (pins, file nodes; later versions, upload sessions)
 };
 
 struct ManifestChunk {
@@ -82,6 +83,69 @@ struct SessionRow {
   std::string ip;
 };
 
+struct DriveRow {
+  int64_t id = 0;
+  std::string public_id;
+  std::string kind;  // "personal" | "shared"
+  std::string name;
+  std::optional<int64_t> owner_id;
+  int64_t root_id = 0;
+  int64_t change_seq = 0;
+  int64_t created_at_ms = 0;
+};
+
+// PERSISTED: never renumber (nodes.kind; folders sort before files).
+enum class NodeKind : int { kFolder = 0, kFile = 1 };
+
+struct NodeRow {
+  int64_t id = 0;
+  std::string public_id;
+  int64_t drive_id = 0;
+  std::optional<int64_t> parent_id;  // nullopt: the drive root
+  std::string name;                  // NFC
+  std::string name_key;              // case-folded NFC (files/names.h)
+  NodeKind kind = NodeKind::kFolder;
+  std::optional<int64_t> manifest_id;  // files only
+  uint64_t size = 0;  // file: content bytes; folder: live file bytes below
+  std::string mime;
+  int64_t mtime_ms = 0;
+  int64_t ctime_ms = 0;
+  int64_t tree_seq = 0;  // folders: drive change_seq of the last change below
+  std::optional<int64_t> trashed_at_ms;  // on the node the user trashed
+  std::optional<int64_t> trash_root;     // on its whole subtree
+  std::optional<int64_t> trash_parent;   // the trashed node's parent then
+  int64_t created_by = 0;
+  int64_t updated_by = 0;
+  // Read-only, joined: the manifest's hash (files), whether the viewer of
+  // the query marked the node a favorite, the parent's public id.
+  Digest hash{};
+  bool favorite = false;
+  std::string parent_public_id;
+
+  bool folder() const { return kind == NodeKind::kFolder; }
+  bool live() const { return !trash_root.has_value(); }
+};
+
+// Listing order (nodes.kind first, always folders first).
+enum class NodeSort { kName, kSize, kModified, kType };
+
+// A keyset position in a listing: the last row returned.
+struct NodeCursor {
+  NodeKind kind = NodeKind::kFolder;
+  int64_t int_key = 0;    // size or mtime
+  std::string str_key;    // mime for kType
+  std::string name_key;
+  int64_t id = 0;
+};
+
+struct SearchFilter {
+  std::string needle;  // case-folded NFC substring of name_key; empty: any
+  std::optional<NodeKind> kind;
+  std::string mime_prefix;
+  std::optional<uint64_t> min_size, max_size;
+  std::optional<int64_t> modified_after_ms, modified_before_ms;
+};
+
 class ReadTxn {
  public:
   virtual ~ReadTxn() = default;
@@ -131,6 +195,51 @@ class ReadTxn {
   virtual Result<std::vector<SessionRow>> ListSessions(int64_t user_id, int64_t now_ms) = 0;
 
   virtual Result<std::optional<std::string>> GetSetting(const std::string& key) = 0;
+
+  // Drives and nodes. `viewer` (a user id) only fills NodeRow::favorite.
+  virtual Result<std::optional<DriveRow>> GetDrive(int64_t id) = 0;
+  virtual Result<std::optional<DriveRow>> GetPersonalDrive(int64_t owner_id) = 0;
+  virtual Result<std::optional<NodeRow>> GetNode(int64_t id, int64_t viewer) = 0;
+  virtual Result<std::optional<NodeRow>> GetNodeByPublicId(const std::string& public_id,
+                                                           int64_t viewer) = 0;
+  // The live child of `parent_id` whose name_key is `name_key`.
+  virtual Result<std::optional<NodeRow>> FindChild(int64_t parent_id, const std::string& name_key,
+                                                   int64_t viewer) = 0;
+  // One keyset page of live children of one kind, after `after` (none: from
+  // the start), in the given order (name_key, then id break ties).
+  virtual Result<std::vector<NodeRow>> ListChildren(int64_t parent_id, NodeKind kind, NodeSort sort,
+                                                    bool descending,
+                                                    const std::optional<NodeCursor>& after,
+                                                    size_t limit, int64_t viewer) = 0;
+  // Children (live only, or all) with id > after_id, by id: for tree walks.
+  virtual Result<std::vector<NodeRow>> ListChildrenById(int64_t parent_id, int64_t after_id,
+                                                        size_t limit, bool include_trashed) = 0;
+  // `id` and its ancestors, nearest first, ending with the drive root.
+  virtual Result<std::vector<NodeRow>> Ancestors(int64_t id) = 0;
+  // Manifest ids of every file in the subtree of `id` (one per file row).
+  virtual Result<std::vector<int64_t>> SubtreeManifests(int64_t id) = 0;
+  // Nodes the user trashed, newest first, before (trashed_at, id).
+  virtual Result<std::vector<NodeRow>> ListTrash(int64_t drive_id,
+                                                 std::optional<std::pair<int64_t, int64_t>> before,
+                                                 size_t limit, int64_t viewer) = 0;
+  // Trashed-node ids of any drive trashed at or before `before_ms`.
+  virtual Result<std::vector<int64_t>> ListExpiredTrash(int64_t before_ms, size_t limit) = 0;
+  // Live nodes of the drive matching `filter`, by (name_key, id) after `after`.
+  virtual Result<std::vector<NodeRow>> SearchNodes(
+      int64_t drive_id, const SearchFilter& filter,
+      const std::optional<std::pair<std::string, int64_t>>& after, size_t limit, int64_t viewer) = 0;
+  // A manifest with `hash` referenced by a file of the drive (live or trashed).
+  virtual Result<std::optional<int64_t>> FindDriveManifest(int64_t drive_id, const Digest& hash) = 0;
+  // Favorites (live nodes only), newest first, before favorite seq `before`.
+  virtual Result<std::vector<std::pair<int64_t, NodeRow>>> ListFavorites(
+      int64_t user_id, std::optional<int64_t> before_seq, size_t limit) = 0;
+  // Recently used live nodes, newest first.
+  virtual Result<std::vector<NodeRow>> ListRecent(int64_t user_id, size_t limit) = 0;
+  // For fsck: folders whose size rollup differs from the sum of their
+  // children in the same state (live, or the same trashed subtree), as
+  // (public id, stored size, recomputed size).
+  virtual Result<std::vector<std::tuple<std::string, int64_t, int64_t>>> FolderRollupMismatches(
+      size_t limit) = 0;
 };
 
 class WriteTxn : public ReadTxn {
@@ -171,6 +280,33 @@ class WriteTxn : public ReadTxn {
   virtual Status SetSetting(const std::string& key, const std::string& value) = 0;
   // Inserts `key` only if absent; returns the stored value either way.
   virtual Result<std::string> SetSettingIfAbsent(const std::string& key, const std::string& value) = 0;
+
+  // Fills `row.id`. AlreadyExists for a second personal drive.
+  virtual Status InsertDrive(DriveRow& row) = 0;
+  virtual Status SetDriveRoot(int64_t drive_id, int64_t root_id) = 0;
+  // Bumps and returns the drive's change counter.
+  virtual Result<int64_t> NextChangeSeq(int64_t drive_id) = 0;
+  // Fills `row.id`. AlreadyExists when a live sibling has the same name_key.
+  virtual Status InsertNode(NodeRow& row) = 0;
+  // Writes the mutable fields (parent, names, manifest, size, mime, times,
+  // trash fields, updated_by) of `row`, matched by id. AlreadyExists on a
+  // sibling name clash.
+  virtual Status UpdateNode(const NodeRow& row) = 0;
+  // On `id` and every ancestor: tree_seq = seq, size += size_delta.
+  virtual Status BumpAncestors(int64_t id, int64_t seq, int64_t size_delta) = 0;
+  // trash_root = root_id on the live part of the subtree of `root_id`
+  // (mark), or back to NULL where it is root_id (unmark).
+  virtual Status MarkSubtreeTrashed(int64_t root_id) = 0;
+  virtual Status UnmarkSubtreeTrashed(int64_t root_id) = 0;
+  // Deletes the subtree rows (with favorites and recent entries). Returns
+  // the number of nodes deleted. The caller releases SubtreeManifests first.
+  virtual Result<int64_t> DeleteSubtree(int64_t id) = 0;
+
+  // Favorites and recent entries.
+  virtual Status AddFavorite(int64_t user_id, int64_t node_id, int64_t now_ms) = 0;
+  virtual Status RemoveFavorite(int64_t user_id, int64_t node_id) = 0;
+  // Records use of the node; keeps the user's newest `keep` entries.
+  virtual Status TouchRecent(int64_t user_id, int64_t node_id, int64_t now_ms, size_t keep) = 0;
 };
 
 class MetaStore {

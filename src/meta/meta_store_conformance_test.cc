@@ -9,6 +9,7 @@
 #include <functional>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "meta/migrations.h"
 #include "meta/sqlite/sqlite_store.h"
@@ -284,6 +285,103 @@ TEST_P(MetaStoreConformance, UsersAndAppPasswords) {
     EXPECT_FALSE(gone.has_value());
     return Status::Ok();
   }).ok());
+}
+
+// Nodes: one live sibling per name key; trashed names are free; keyset
+// listings walk every child exactly once in the requested order.
+TEST_P(MetaStoreConformance, NodesSiblingsTrashAndKeysetListing) {
+  UserRow u;
+  u.public_id = "u1";
+  u.username = "alice";
+  u.display_name = "alice";
+  u.role = "user";
+  Status st = store_->Write([&](WriteTxn& t) -> Status {
+    NUBO_RETURN_IF_ERROR(t.InsertUser(u));
+    DriveRow d;
+    d.public_id = "d1";
+    d.kind = "personal";
+    d.name = "Personal";
+    d.owner_id = u.id;
+    NUBO_RETURN_IF_ERROR(t.InsertDrive(d));
+    EXPECT_EQ(t.InsertDrive(d).code(), Code::kAlreadyExists);  // one personal drive per owner
+    NodeRow root;
+    root.public_id = "root";
+    root.drive_id = d.id;
+    root.mime = "inode/directory";
+    NUBO_RETURN_IF_ERROR(t.InsertNode(root));
+    NUBO_RETURN_IF_ERROR(t.SetDriveRoot(d.id, root.id));
+    NUBO_ASSIGN_OR_RETURN(int64_t manifest, t.InsertManifest(D("content"), 0, {}));
+    for (int i = 0; i < 30; ++i) {
+      NodeRow n;
+      n.public_id = "n" + std::to_string(i);
+      n.drive_id = d.id;
+      n.parent_id = root.id;
+      n.name = n.name_key = "name" + std::to_string(100 + (i * 7) % 30);
+      n.kind = i % 3 == 0 ? NodeKind::kFolder : NodeKind::kFile;
+      n.mime = n.kind == NodeKind::kFolder ? "inode/directory" : "text/plain";
+      if (n.kind == NodeKind::kFile) n.manifest_id = manifest;  // files always have content
+      n.size = static_cast<uint64_t>(i % 4);
+      NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+    }
+    NodeRow dup;
+    dup.public_id = "dup";
+    dup.drive_id = d.id;
+    dup.parent_id = root.id;
+    dup.name = dup.name_key = "name100";
+    dup.mime = "inode/directory";
+    EXPECT_EQ(t.InsertNode(dup).code(), Code::kAlreadyExists);
+    // Trashing frees the name; the trash marker covers the node.
+    NUBO_ASSIGN_OR_RETURN(auto victim, t.FindChild(root.id, "name100", u.id));
+    EXPECT_TRUE(victim.has_value());
+    NUBO_RETURN_IF_ERROR(t.MarkSubtreeTrashed(victim->id));
+    NUBO_RETURN_IF_ERROR(t.InsertNode(dup));
+    NUBO_ASSIGN_OR_RETURN(auto seq, t.NextChangeSeq(d.id));
+    EXPECT_EQ(seq, 1);
+    NUBO_RETURN_IF_ERROR(t.BumpAncestors(dup.id, seq, 5));
+    NUBO_ASSIGN_OR_RETURN(auto r, t.GetNode(root.id, u.id));
+    EXPECT_EQ(r->size, 5u);
+    EXPECT_EQ(r->tree_seq, 1);
+    return Status::Ok();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  for (NodeSort sort : {NodeSort::kName, NodeSort::kSize, NodeSort::kModified, NodeSort::kType}) {
+    for (bool desc : {false, true}) {
+      std::vector<NodeRow> all;
+      ASSERT_TRUE(store_->Read([&](ReadTxn& t) -> Status {
+        NUBO_ASSIGN_OR_RETURN(auto root, t.GetNodeByPublicId("root", u.id));
+        for (NodeKind kind : {NodeKind::kFolder, NodeKind::kFile}) {
+          std::optional<NodeCursor> after;
+          for (;;) {
+            NUBO_ASSIGN_OR_RETURN(auto page, t.ListChildren(root->id, kind, sort, desc, after, 4, u.id));
+            if (page.empty()) break;
+            const NodeRow& last = page.back();
+            after = NodeCursor{last.kind, sort == NodeSort::kSize ? static_cast<int64_t>(last.size) : last.mtime_ms,
+                               last.mime, last.name_key, last.id};
+            for (auto& n : page) all.push_back(std::move(n));
+          }
+        }
+        return Status::Ok();
+      }).ok());
+      ASSERT_EQ(all.size(), 30u);  // 29 live originals + "dup"
+      std::set<std::string> ids;
+      for (const auto& n : all) ids.insert(n.public_id);
+      EXPECT_EQ(ids.size(), 30u);
+      EXPECT_FALSE(ids.count("n0"));  // the trashed one
+      for (size_t i = 1; i < all.size(); ++i) {
+        const NodeRow& a = all[i - 1];
+        const NodeRow& b = all[i];
+        if (a.kind != b.kind) {
+          EXPECT_EQ(a.kind, NodeKind::kFolder);  // folders first, either direction
+          continue;
+        }
+        auto key = [&](const NodeRow& n) {
+          return std::make_tuple(sort == NodeSort::kSize ? static_cast<int64_t>(n.size) : 0,
+                                 sort == NodeSort::kType ? n.mime : std::string(), n.name_key, n.id);
+        };
+        EXPECT_TRUE(desc ? key(a) > key(b) : key(a) < key(b)) << a.name << " / " << b.name;
+      }
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, MetaStoreConformance, ::testing::ValuesIn(kBackends),

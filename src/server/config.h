@@ -31,6 +31,9 @@ struct Config {
   uint64_t write_timeout_ms = 60'000;
   uint64_t shutdown_grace_ms = 30'000;
   uint64_t gc_grace_ms = 3'600'000;
+  uint64_t maintenance_interval_ms = 3'600'000;
+  uint64_t max_upload = 0;  // 0: unlimited
+  uint64_t trash_retention_ms = 30ull * 24 * 3'600'000;
   uint64_t argon2_ops = 3;
   uint64_t argon2_mem = 64ull << 20;
   bool basic_account_passwords = true;

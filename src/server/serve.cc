@@ -3,13 +3,18 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <condition_variable>
 #include <cstdlib>
+#include <mutex>
 #include <filesystem>
 #include <thread>
 
 #include "api/account_routes.h"
+#include "api/file_routes.h"
 #include "auth/authenticator.h"
 #include "auth/rate_limiter.h"
+#include "content/gc.h"
+#include "files/files.h"
 #include "http/router.h"
 #include "server/auth_guard.h"
 #include "server/log.h"
@@ -19,6 +24,7 @@
 #include "server/test_routes.h"
 #include "server/transport.h"
 #include "util/posix_error.h"
+#include "util/time.h"
 
 namespace nubo::server {
 
@@ -40,6 +46,63 @@ Status DataDirWritable(const std::string& dir) {
   if (access(dir.c_str(), W_OK | X_OK) != 0) return PosixError("data directory " + dir, errno);
   return Status::Ok();
 }
+
+// Background upkeep while serving: recent-file notes are written in
+// batches (twice a second), expired trash is purged and unreferenced chunks
+// are collected every `interval_ms`. Stops promptly when destroyed.
+class Maintenance {
+ public:
+  Maintenance(files::Files& files, blob::ChunkStore& chunks, uint64_t interval_ms, uint64_t gc_grace_ms)
+      : files_(files), chunks_(chunks), interval_ms_(interval_ms), gc_grace_ms_(gc_grace_ms),
+        thread_([this] { Loop(); }) {}
+  ~Maintenance() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+    (void)files_.FlushRecent();
+  }
+
+ private:
+  void Loop() {
+    int64_t next_sweep = UnixMillis();
+    std::unique_lock lock(mu_);
+    while (!stop_) {
+      cv_.wait_for(lock, std::chrono::milliseconds(500), [&] { return stop_; });
+      if (stop_) break;
+      lock.unlock();
+      if (Status st = files_.FlushRecent(); !st.ok()) spdlog::warn("recent: {}", st.ToString());
+      const int64_t now = UnixMillis();
+      if (now >= next_sweep) {
+        next_sweep = now + static_cast<int64_t>(interval_ms_);
+        auto purged = files_.PurgeExpiredTrash(now);
+        if (!purged.ok()) {
+          spdlog::warn("trash purge: {}", purged.status().ToString());
+        } else if (*purged > 0) {
+          spdlog::info("trash purge: {} expired items deleted", *purged);
+        }
+        auto gc = content::CollectGarbage(files_.meta(), chunks_, static_cast<int64_t>(gc_grace_ms_), now);
+        if (!gc.ok()) {
+          spdlog::warn("gc: {}", gc.status().ToString());
+        } else if (gc->chunks_deleted + gc->files_swept > 0) {
+          spdlog::info("gc: {} chunks and {} stray files deleted, {} bytes freed", gc->chunks_deleted,
+                       gc->files_swept, gc->bytes_freed);
+        }
+      }
+      lock.lock();
+    }
+  }
+
+  files::Files& files_;
+  blob::ChunkStore& chunks_;
+  uint64_t interval_ms_, gc_grace_ms_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
 
 }  // namespace
 
@@ -81,6 +144,12 @@ int RunServe(const Config& cfg) {
   }
   router.SetGuard(MakeAuthGuard(authn, limiter, **sessions));
   api::RegisterAccountRoutes(router, {meta, authn, params, **sessions, limiter, cfg.secure_cookies});
+  files::FilesOptions fopt;
+  fopt.max_upload = cfg.max_upload;
+  fopt.trash_retention_ms = static_cast<int64_t>(cfg.trash_retention_ms);
+  files::Files files(meta, *storage->chunks, fopt);
+  api::RegisterFileRoutes(router, files);
+  Maintenance maintenance(files, *storage->chunks, cfg.maintenance_interval_ms, cfg.gc_grace_ms);
   if (cfg.test_routes) {
     spdlog::warn("test-only routes under /_test/ are enabled: never do this in production");
     RegisterTestRoutes(router);

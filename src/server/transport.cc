@@ -423,6 +423,12 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
         }
         if (!st.ok()) early = http::ErrorResponse(st);
         req.sink = sink.get();
+      } else if (!early && sink) {
+        // An empty body (a 0-byte upload) still ends: the sink commits it.
+        Status st = Status::Ok();
+        co_await Call(blocking, [&] { st = sink->Finish(); });
+        if (!st.ok()) early = http::ErrorResponse(st);
+        req.sink = sink.get();
       }
     }
     if (early) {

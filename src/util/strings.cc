@@ -98,6 +98,7 @@ std::optional<uint64_t> ParseDurationMs(std::string_view s) {
   if (unit.empty() || unit == "s") return CheckedMul(n, 1000);
   if (unit == "m" || unit == "min") return CheckedMul(n, 60'000);
   if (unit == "h") return CheckedMul(n, 3'600'000);
+  if (unit == "d") return CheckedMul(n, 86'400'000);
   return std::nullopt;
 }
 

@@ -20,7 +20,7 @@ std::vector<std::string_view> Split(std::string_view s, char sep);
 std::optional<uint64_t> ParseUint64(std::string_view s);
 // "64MiB", "4G", "1024", "512k" → bytes (binary multiples). nullopt if malformed.
 std::optional<uint64_t> ParseByteSize(std::string_view s);
-// "30s", "500ms", "2m", "1h" or plain seconds → milliseconds. nullopt if malformed.
+// "30s", "500ms", "2m", "1h", "30d" or plain seconds → milliseconds. nullopt if malformed.
 std::optional<uint64_t> ParseDurationMs(std::string_view s);
 std::optional<bool> ParseBool(std::string_view s);  // true/false/1/0/yes/no/on/off
 

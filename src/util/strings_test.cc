@@ -30,9 +30,10 @@ TEST(Strings, ParseDuration) {
   EXPECT_EQ(ParseDurationMs("500ms"), 500u);
   EXPECT_EQ(ParseDurationMs("30s"), 30000u);
   EXPECT_EQ(ParseDurationMs("30"), 30000u);
+  EXPECT_EQ(ParseDurationMs("30d"), 30u * 86400000u);
   EXPECT_EQ(ParseDurationMs("2m"), 120000u);
   EXPECT_EQ(ParseDurationMs("1h"), 3600000u);
-  EXPECT_EQ(ParseDurationMs("1d"), std::nullopt);
+  EXPECT_EQ(ParseDurationMs("1w"), std::nullopt);
   EXPECT_EQ(ParseDurationMs("fast"), std::nullopt);
 }
 

@@ -230,6 +230,114 @@ ChunkRow ChunkFrom(const Stmt& s) {
   return r;
 }
 
+
+constexpr const char* kDriveSelect =
+    "SELECT id, public_id, kind, name, owner_id, COALESCE(root_id, 0), change_seq, created_at FROM drives ";
+
+DriveRow DriveFrom(const Stmt& s) {
+  DriveRow d;
+  d.id = s.Int(0);
+  d.public_id = s.Text(1);
+  d.kind = s.Text(2);
+  d.name = s.Text(3);
+  if (!s.IsNull(4)) d.owner_id = s.Int(4);
+  d.root_id = s.Int(5);
+  d.change_seq = s.Int(6);
+  d.created_at_ms = s.Int(7);
+  return d;
+}
+
+// Node queries bind the viewer as ?1 (for the favorite flag).
+#define NUBO_NODE_COLS                                                                         \
+  "n.id, n.public_id, n.drive_id, n.parent_id, n.name, n.name_key, n.kind, n.manifest_id, "   \
+  "n.size, n.mime, n.mtime, n.ctime, n.tree_seq, n.trashed_at, n.trash_root, n.trash_parent, " \
+  "n.created_by, n.updated_by, m.hash, "                                                      \
+  "EXISTS (SELECT 1 FROM favorites f WHERE f.user_id = ?1 AND f.node_id = n.id), "            \
+  "(SELECT p.public_id FROM nodes p WHERE p.id = n.parent_id)"
+constexpr const char* kNodeCols = NUBO_NODE_COLS;
+constexpr int kNodeColCount = 21;
+constexpr const char* kNodeSelect =
+    "SELECT " NUBO_NODE_COLS " FROM nodes n LEFT JOIN manifests m ON m.id = n.manifest_id ";
+
+std::optional<int64_t> OptInt(const Stmt& s, int col) {
+  return s.IsNull(col) ? std::nullopt : std::optional<int64_t>(s.Int(col));
+}
+
+NodeRow NodeFrom(const Stmt& s) {
+  NodeRow n;
+  n.id = s.Int(0);
+  n.public_id = s.Text(1);
+  n.drive_id = s.Int(2);
+  n.parent_id = OptInt(s, 3);
+  n.name = s.Text(4);
+  n.name_key = s.Text(5);
+  n.kind = s.Int(6) == 1 ? NodeKind::kFile : NodeKind::kFolder;
+  n.manifest_id = OptInt(s, 7);
+  n.size = static_cast<uint64_t>(s.Int(8));
+  n.mime = s.Text(9);
+  n.mtime_ms = s.Int(10);
+  n.ctime_ms = s.Int(11);
+  n.tree_seq = s.Int(12);
+  n.trashed_at_ms = OptInt(s, 13);
+  n.trash_root = OptInt(s, 14);
+  n.trash_parent = OptInt(s, 15);
+  n.created_by = s.Int(16);
+  n.updated_by = s.Int(17);
+  if (!s.IsNull(18)) n.hash = s.Hash(18);
+  n.favorite = s.Int(19) != 0;
+  n.parent_public_id = s.Text(20);
+  return n;
+}
+
+void BindOpt(Stmt& s, int i, const std::optional<int64_t>& v) {
+  if (v) {
+    s.Bind(i, *v);
+  } else {
+    s.BindNull(i);
+  }
+}
+
+// Parameters ?3..?17 shared by InsertNode and UpdateNode.
+void BindNodeFields(Stmt& s, const NodeRow& n) {
+  BindOpt(s, 3, n.parent_id);
+  s.Bind(4, n.name).Bind(5, n.name_key);
+  BindOpt(s, 7, n.manifest_id);
+  s.Bind(8, static_cast<int64_t>(n.size)).Bind(9, n.mime).Bind(10, n.mtime_ms).Bind(12, n.tree_seq);
+  BindOpt(s, 13, n.trashed_at_ms);
+  BindOpt(s, 14, n.trash_root);
+  BindOpt(s, 15, n.trash_parent);
+  s.Bind(17, n.updated_by);
+}
+
+// Listing statements, one per (sort, direction, first page or not); built
+// once so each keeps a stable address for the statement cache. Parameters:
+// ?1 viewer, ?2 parent, ?3 kind, ?4 limit, ?5 sort key, ?6 name_key, ?7 id.
+const std::string& ListSql(NodeSort sort, bool desc, bool after) {
+  static const std::vector<std::string> all = [] {
+    std::vector<std::string> v;
+    for (int so = 0; so < 4; ++so) {
+      for (int d = 0; d < 2; ++d) {
+        for (int a = 0; a < 2; ++a) {
+          const char* key = so == 1 ? "n.size" : so == 2 ? "n.mtime" : so == 3 ? "n.mime" : nullptr;
+          const char* dir = d ? " DESC" : "";
+          std::string q = std::string(kNodeSelect) +
+                          "WHERE n.parent_id = ?2 AND n.kind = ?3 AND n.trash_root IS NULL ";
+          if (a) {
+            q += key ? std::string("AND (") + key + ", n.name_key, n.id) " + (d ? "<" : ">") + " (?5, ?6, ?7) "
+                     : std::string("AND (n.name_key, n.id) ") + (d ? "<" : ">") + " (?6, ?7) ";
+          }
+          q += "ORDER BY ";
+          if (key) q += std::string(key) + dir + ", ";
+          q += std::string("n.name_key") + dir + ", n.id" + dir + " LIMIT ?4";
+          v.push_back(std::move(q));
+        }
+      }
+    }
+    return v;
+  }();
+  return all[static_cast<size_t>(sort) * 4 + (desc ? 2 : 0) + (after ? 1 : 0)];
+}
+
 class SqliteTxn final : public WriteTxn {
  public:
   explicit SqliteTxn(Conn& c) : c_(c) {}
@@ -316,7 +424,11 @@ class SqliteTxn final : public WriteTxn {
     return out;
   }
   Result<std::vector<std::pair<int64_t, int64_t>>> CountManifestReferences() override {
-    NUBO_PREPARE(s, c_, "SELECT manifest_id, COUNT(*) FROM pins GROUP BY manifest_id ORDER BY manifest_id");
+    // Every referencing table: pins and file nodes (live or trashed).
+    NUBO_PREPARE(s, c_,
+                 "SELECT manifest_id, COUNT(*) FROM (SELECT manifest_id FROM pins UNION ALL "
+                 "SELECT manifest_id FROM nodes WHERE manifest_id IS NOT NULL) "
+                 "GROUP BY manifest_id ORDER BY manifest_id");
     std::vector<std::pair<int64_t, int64_t>> out;
     for (;;) {
       NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
@@ -456,6 +568,299 @@ class SqliteTxn final : public WriteTxn {
     NUBO_ASSIGN_OR_RETURN(auto v, GetSetting(key));
     if (!v) return Status::Internal("setting " + key + " vanished");
     return *v;
+  }
+
+  // ---- Drives and nodes ----
+
+  Result<std::optional<DriveRow>> GetDrive(int64_t id) override {
+    static const std::string sql = std::string(kDriveSelect) + "WHERE id = ?";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, id);
+    return One<DriveRow>(s, DriveFrom);
+  }
+  Result<std::optional<DriveRow>> GetPersonalDrive(int64_t owner_id) override {
+    static const std::string sql = std::string(kDriveSelect) + "WHERE owner_id = ? AND kind = 'personal'";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, owner_id);
+    return One<DriveRow>(s, DriveFrom);
+  }
+  Result<std::optional<NodeRow>> GetNode(int64_t id, int64_t viewer) override {
+    static const std::string sql = std::string(kNodeSelect) + "WHERE n.id = ?2";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, viewer).Bind(2, id);
+    return One<NodeRow>(s, NodeFrom);
+  }
+  Result<std::optional<NodeRow>> GetNodeByPublicId(const std::string& public_id, int64_t viewer) override {
+    static const std::string sql = std::string(kNodeSelect) + "WHERE n.public_id = ?2";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, viewer).Bind(2, public_id);
+    return One<NodeRow>(s, NodeFrom);
+  }
+  Result<std::optional<NodeRow>> FindChild(int64_t parent_id, const std::string& name_key,
+                                           int64_t viewer) override {
+    static const std::string sql =
+        std::string(kNodeSelect) + "WHERE n.parent_id = ?2 AND n.name_key = ?3 AND n.trash_root IS NULL";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, viewer).Bind(2, parent_id).Bind(3, name_key);
+    return One<NodeRow>(s, NodeFrom);
+  }
+  Result<std::vector<NodeRow>> ListChildren(int64_t parent_id, NodeKind kind, NodeSort sort,
+                                            bool descending, const std::optional<NodeCursor>& after,
+                                            size_t limit, int64_t viewer) override {
+    const std::string& sql = ListSql(sort, descending, after.has_value());
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, viewer).Bind(2, parent_id).Bind(3, static_cast<int64_t>(kind));
+    s.Bind(4, static_cast<int64_t>(limit));
+    if (after) {
+      switch (sort) {
+        case NodeSort::kName: break;
+        case NodeSort::kSize:
+        case NodeSort::kModified: s.Bind(5, after->int_key); break;
+        case NodeSort::kType: s.Bind(5, after->str_key); break;
+      }
+      s.Bind(6, after->name_key).Bind(7, after->id);
+    }
+    return Rows<NodeRow>(s, NodeFrom);
+  }
+  Result<std::vector<NodeRow>> ListChildrenById(int64_t parent_id, int64_t after_id, size_t limit,
+                                                bool include_trashed) override {
+    static const std::string live = std::string(kNodeSelect) +
+                                    "WHERE n.parent_id = ?2 AND n.id > ?3 AND n.trash_root IS NULL "
+                                    "AND ?1 = ?1 ORDER BY n.id LIMIT ?4";
+    static const std::string all = std::string(kNodeSelect) +
+                                   "WHERE n.parent_id = ?2 AND n.id > ?3 AND ?1 = ?1 ORDER BY n.id LIMIT ?4";
+    NUBO_PREPARE(s, c_, include_trashed ? all.c_str() : live.c_str());
+    s.Bind(1, int64_t{0}).Bind(2, parent_id).Bind(3, after_id).Bind(4, static_cast<int64_t>(limit));
+    return Rows<NodeRow>(s, NodeFrom);
+  }
+  Result<std::vector<NodeRow>> Ancestors(int64_t id) override {
+    static const std::string sql =
+        "WITH RECURSIVE anc(id, depth) AS (SELECT ?2, 0 UNION ALL "
+        "SELECT p.parent_id, anc.depth + 1 FROM nodes p JOIN anc ON p.id = anc.id "
+        "WHERE p.parent_id IS NOT NULL) " +
+        std::string(kNodeSelect) + "JOIN anc ON anc.id = n.id WHERE ?1 = ?1 ORDER BY anc.depth";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, int64_t{0}).Bind(2, id);
+    return Rows<NodeRow>(s, NodeFrom);
+  }
+  Result<std::vector<int64_t>> SubtreeManifests(int64_t id) override {
+    NUBO_PREPARE(s, c_,
+                 "WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL SELECT n.id FROM nodes n JOIN sub "
+                 "ON n.parent_id = sub.id) SELECT n.manifest_id FROM nodes n JOIN sub ON n.id = sub.id "
+                 "WHERE n.manifest_id IS NOT NULL");
+    s.Bind(1, id);
+    std::vector<int64_t> out;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) return out;
+      out.push_back(s.Int(0));
+    }
+  }
+  Result<std::vector<NodeRow>> ListTrash(int64_t drive_id, std::optional<std::pair<int64_t, int64_t>> before,
+                                         size_t limit, int64_t viewer) override {
+    static const std::string sql =
+        std::string(kNodeSelect) +
+        "WHERE n.drive_id = ?2 AND n.trashed_at IS NOT NULL AND (n.trashed_at, n.id) < (?3, ?4) "
+        "ORDER BY n.trashed_at DESC, n.id DESC LIMIT ?5";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, viewer).Bind(2, drive_id);
+    s.Bind(3, before ? before->first : INT64_MAX).Bind(4, before ? before->second : INT64_MAX);
+    s.Bind(5, static_cast<int64_t>(limit));
+    return Rows<NodeRow>(s, NodeFrom);
+  }
+  Result<std::vector<int64_t>> ListExpiredTrash(int64_t before_ms, size_t limit) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT id FROM nodes WHERE trashed_at IS NOT NULL AND trashed_at <= ? "
+                 "ORDER BY trashed_at LIMIT ?");
+    s.Bind(1, before_ms).Bind(2, static_cast<int64_t>(limit));
+    std::vector<int64_t> out;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) return out;
+      out.push_back(s.Int(0));
+    }
+  }
+  Result<std::vector<NodeRow>> SearchNodes(int64_t drive_id, const SearchFilter& f,
+                                           const std::optional<std::pair<std::string, int64_t>>& after,
+                                           size_t limit, int64_t viewer) override {
+    // Names are case-folded NFC in name_key, so a byte substring test on
+    // the folded needle is a Unicode-aware case-insensitive match.
+    static const std::string sql =
+        std::string(kNodeSelect) +
+        "WHERE n.drive_id = ?2 AND n.trash_root IS NULL AND n.parent_id IS NOT NULL "
+        "AND (n.name_key, n.id) > (?3, ?4) AND instr(n.name_key, ?5) > 0 "
+        "AND (?6 < 0 OR n.kind = ?6) AND substr(n.mime, 1, length(?7)) = ?7 "
+        "AND n.size >= ?8 AND n.size <= ?9 AND n.mtime >= ?10 AND n.mtime <= ?11 "
+        "ORDER BY n.name_key, n.id LIMIT ?12";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    std::string after_key = after ? after->first : std::string();
+    s.Bind(1, viewer).Bind(2, drive_id).Bind(3, after_key).Bind(4, after ? after->second : int64_t{-1});
+    s.Bind(5, f.needle).Bind(6, f.kind ? static_cast<int64_t>(*f.kind) : int64_t{-1}).Bind(7, f.mime_prefix);
+    s.Bind(8, static_cast<int64_t>(f.min_size.value_or(0)));
+    s.Bind(9, static_cast<int64_t>(std::min<uint64_t>(f.max_size.value_or(INT64_MAX), INT64_MAX)));
+    s.Bind(10, f.modified_after_ms.value_or(INT64_MIN)).Bind(11, f.modified_before_ms.value_or(INT64_MAX));
+    s.Bind(12, static_cast<int64_t>(limit));
+    return Rows<NodeRow>(s, NodeFrom);
+  }
+  Result<std::optional<int64_t>> FindDriveManifest(int64_t drive_id, const Digest& hash) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT m.id FROM manifests m JOIN nodes n ON n.manifest_id = m.id "
+                 "WHERE m.hash = ? AND n.drive_id = ? LIMIT 1");
+    s.Bind(1, hash).Bind(2, drive_id);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return std::optional<int64_t>();
+    return std::optional<int64_t>(s.Int(0));
+  }
+  Result<std::vector<std::pair<int64_t, NodeRow>>> ListFavorites(int64_t user_id,
+                                                                 std::optional<int64_t> before_seq,
+                                                                 size_t limit) override {
+    static const std::string sql = "SELECT " + std::string(kNodeCols) +
+                                   ", fav.seq FROM favorites fav JOIN nodes n ON n.id = fav.node_id "
+                                   "LEFT JOIN manifests m ON m.id = n.manifest_id "
+                                   "WHERE fav.user_id = ?1 AND fav.seq < ?2 AND n.trash_root IS NULL "
+                                   "ORDER BY fav.seq DESC LIMIT ?3";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, user_id).Bind(2, before_seq.value_or(INT64_MAX)).Bind(3, static_cast<int64_t>(limit));
+    std::vector<std::pair<int64_t, NodeRow>> out;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) return out;
+      out.emplace_back(s.Int(kNodeColCount), NodeFrom(s));
+    }
+  }
+  Result<std::vector<NodeRow>> ListRecent(int64_t user_id, size_t limit) override {
+    static const std::string sql = "SELECT " + std::string(kNodeCols) +
+                                   " FROM recent r JOIN nodes n ON n.id = r.node_id "
+                                   "LEFT JOIN manifests m ON m.id = n.manifest_id "
+                                   "WHERE r.user_id = ?1 AND n.trash_root IS NULL "
+                                   "ORDER BY r.seq DESC LIMIT ?2";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, user_id).Bind(2, static_cast<int64_t>(limit));
+    return Rows<NodeRow>(s, NodeFrom);
+  }
+
+  Result<std::vector<std::tuple<std::string, int64_t, int64_t>>> FolderRollupMismatches(
+      size_t limit) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT public_id, size, want FROM (SELECT f.public_id, f.size, "
+                 "(SELECT COALESCE(SUM(c.size), 0) FROM nodes c WHERE c.parent_id = f.id "
+                 "AND c.trash_root IS f.trash_root) AS want FROM nodes f WHERE f.kind = 0) "
+                 "WHERE size != want LIMIT ?");
+    s.Bind(1, static_cast<int64_t>(limit));
+    std::vector<std::tuple<std::string, int64_t, int64_t>> out;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) return out;
+      out.emplace_back(s.Text(0), s.Int(1), s.Int(2));
+    }
+  }
+
+  Status InsertDrive(DriveRow& d) override {
+    NUBO_PREPARE(s, c_,
+                 "INSERT INTO drives (public_id, kind, name, owner_id, root_id, change_seq, created_at) "
+                 "VALUES (?, ?, ?, ?, NULL, 0, ?)");
+    s.Bind(1, d.public_id).Bind(2, d.kind).Bind(3, d.name).Bind(5, d.created_at_ms);
+    BindOpt(s, 4, d.owner_id);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    d.id = sqlite3_last_insert_rowid(c_.db());
+    return Status::Ok();
+  }
+  Status SetDriveRoot(int64_t drive_id, int64_t root_id) override {
+    NUBO_PREPARE(s, c_, "UPDATE drives SET root_id = ? WHERE id = ?");
+    s.Bind(1, root_id).Bind(2, drive_id);
+    return s.Exec();
+  }
+  Result<int64_t> NextChangeSeq(int64_t drive_id) override {
+    NUBO_PREPARE(s, c_, "UPDATE drives SET change_seq = change_seq + 1 WHERE id = ? RETURNING change_seq");
+    s.Bind(1, drive_id);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return Status::NotFound("no such drive");
+    int64_t seq = s.Int(0);
+    NUBO_RETURN_IF_ERROR(s.Exec());  // finish the statement
+    return seq;
+  }
+  Status InsertNode(NodeRow& n) override {
+    NUBO_PREPARE(s, c_,
+                 "INSERT INTO nodes (public_id, drive_id, parent_id, name, name_key, kind, manifest_id, size, "
+                 "mime, mtime, ctime, tree_seq, trashed_at, trash_root, trash_parent, created_by, updated_by) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
+    s.Bind(1, n.public_id).Bind(2, n.drive_id);
+    BindNodeFields(s, n);
+    s.Bind(6, static_cast<int64_t>(n.kind)).Bind(11, n.ctime_ms).Bind(16, n.created_by);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    n.id = sqlite3_last_insert_rowid(c_.db());
+    return Status::Ok();
+  }
+  Status UpdateNode(const NodeRow& n) override {
+    NUBO_PREPARE(s, c_,
+                 "UPDATE nodes SET parent_id = ?3, name = ?4, name_key = ?5, manifest_id = ?7, size = ?8, "
+                 "mime = ?9, mtime = ?10, tree_seq = ?12, trashed_at = ?13, trash_root = ?14, "
+                 "trash_parent = ?15, updated_by = ?17 WHERE id = ?1");
+    s.Bind(1, n.id);
+    BindNodeFields(s, n);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    if (s.changes() != 1) return Status::NotFound("no such node");
+    return Status::Ok();
+  }
+  Status BumpAncestors(int64_t id, int64_t seq, int64_t size_delta) override {
+    NUBO_PREPARE(s, c_,
+                 "WITH RECURSIVE anc(id) AS (SELECT ?1 UNION ALL SELECT p.parent_id FROM nodes p "
+                 "JOIN anc ON p.id = anc.id WHERE p.parent_id IS NOT NULL) "
+                 "UPDATE nodes SET tree_seq = ?2, size = size + ?3 WHERE id IN (SELECT id FROM anc)");
+    s.Bind(1, id).Bind(2, seq).Bind(3, size_delta);
+    return s.Exec();
+  }
+  Status MarkSubtreeTrashed(int64_t root_id) override {
+    NUBO_PREPARE(s, c_,
+                 "WITH RECURSIVE sub(id) AS (SELECT ?1 UNION ALL SELECT n.id FROM nodes n JOIN sub "
+                 "ON n.parent_id = sub.id WHERE n.trash_root IS NULL) "
+                 "UPDATE nodes SET trash_root = ?1 WHERE id IN (SELECT id FROM sub) AND trash_root IS NULL");
+    s.Bind(1, root_id);
+    return s.Exec();
+  }
+  Status UnmarkSubtreeTrashed(int64_t root_id) override {
+    NUBO_PREPARE(s, c_,
+                 "WITH RECURSIVE sub(id) AS (SELECT ?1 UNION ALL SELECT n.id FROM nodes n JOIN sub "
+                 "ON n.parent_id = sub.id WHERE n.trash_root = ?1) "
+                 "UPDATE nodes SET trash_root = NULL WHERE id IN (SELECT id FROM sub) AND trash_root = ?1");
+    s.Bind(1, root_id);
+    return s.Exec();
+  }
+  Result<int64_t> DeleteSubtree(int64_t id) override {
+    NUBO_PREPARE(s, c_,
+                 "WITH RECURSIVE sub(id) AS (SELECT ?1 UNION ALL SELECT n.id FROM nodes n JOIN sub "
+                 "ON n.parent_id = sub.id) DELETE FROM nodes WHERE id IN (SELECT id FROM sub)");
+    s.Bind(1, id);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    return static_cast<int64_t>(s.changes());
+  }
+  Status AddFavorite(int64_t user_id, int64_t node_id, int64_t now_ms) override {
+    NUBO_PREPARE(s, c_,
+                 "INSERT INTO favorites (user_id, node_id, created_at, seq) VALUES (?1, ?2, ?3, "
+                 "(SELECT COALESCE(MAX(seq), 0) + 1 FROM favorites WHERE user_id = ?1)) "
+                 "ON CONFLICT DO NOTHING");
+    s.Bind(1, user_id).Bind(2, node_id).Bind(3, now_ms);
+    return s.Exec();
+  }
+  Status RemoveFavorite(int64_t user_id, int64_t node_id) override {
+    NUBO_PREPARE(s, c_, "DELETE FROM favorites WHERE user_id = ? AND node_id = ?");
+    s.Bind(1, user_id).Bind(2, node_id);
+    return s.Exec();
+  }
+  Status TouchRecent(int64_t user_id, int64_t node_id, int64_t now_ms, size_t keep) override {
+    {
+      NUBO_PREPARE(s, c_,
+                   "INSERT INTO recent (user_id, node_id, at, seq) VALUES (?1, ?2, ?3, "
+                   "(SELECT COALESCE(MAX(seq), 0) + 1 FROM recent WHERE user_id = ?1)) "
+                   "ON CONFLICT DO UPDATE SET at = excluded.at, seq = excluded.seq");
+      s.Bind(1, user_id).Bind(2, node_id).Bind(3, now_ms);
+      NUBO_RETURN_IF_ERROR(s.Exec());
+    }
+    NUBO_PREPARE(s, c_,
+                 "DELETE FROM recent WHERE user_id = ?1 AND seq <= (SELECT seq FROM recent WHERE "
+                 "user_id = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2)");
+    s.Bind(1, user_id).Bind(2, static_cast<int64_t>(keep));
+    return s.Exec();
   }
 
   Status InsertUser(UserRow& u) override {

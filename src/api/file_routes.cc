@@ -1,0 +1,793 @@
+#include "api/file_routes.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "api/json.h"
+#include "content/reader.h"
+#include "files/files.h"
+#include "files/mime.h"
+#include "files/zip_stream.h"
+#include "http/body.h"
+#include "http/conditional.h"
+#include "http/disposition.h"
+#include "http/multipart.h"
+#include "http/range.h"
+#include "http/router.h"
+#include "http/status_map.h"
+#include "util/ids.h"
+#include "util/strings.h"
+#include "util/time.h"
+
+namespace nubo::api {
+
+namespace {
+
+using files::Files;
+using http::Request;
+using http::Response;
+using meta::NodeRow;
+
+int64_t UserOf(const Request& req) { return req.caller->user_id; }
+
+std::string NodeJson(const NodeRow& n) {
+  std::string j =
+      "{\"id\":" + JsonQuote(n.public_id) + ",\"parent_id\":" +
+      (n.parent_public_id.empty() ? std::string("null") : JsonQuote(n.parent_public_id)) +
+      ",\"name\":" + JsonQuote(n.name) + ",\"kind\":" + (n.folder() ? "\"folder\"" : "\"file\"") +
+      ",\"size\":" + std::to_string(n.size) + ",\"mime\":" + JsonQuote(n.mime) +
+      ",\"modified\":" + std::to_string(n.mtime_ms) + ",\"created\":" + std::to_string(n.ctime_ms) +
+      ",\"etag\":" + JsonQuote(files::NodeETag(n));
+  if (!n.folder()) j += ",\"hash\":" + JsonQuote(files::HashHex(n.hash));
+  j += std::string(",\"favorite\":") + (n.favorite ? "true" : "false");
+  if (n.trashed_at_ms) j += ",\"trashed_at\":" + std::to_string(*n.trashed_at_ms);
+  j += "}";
+  return j;
+}
+
+std::string PageJson(const files::Page& p) {
+  std::string j = "{\"items\":[";
+  for (size_t i = 0; i < p.items.size(); ++i) {
+    if (i) j += ",";
+    j += NodeJson(p.items[i]);
+  }
+  j += "],\"next_cursor\":" +
+       (p.next_cursor.empty() ? std::string("null") : JsonQuote(p.next_cursor)) + "}\n";
+  return j;
+}
+
+Response NodeResponse(int status, const NodeRow& n) {
+  Response r = Response::Json(status, NodeJson(n) + "\n");
+  r.headers.Set("ETag", files::NodeETag(n));
+  return r;
+}
+
+Result<size_t> LimitParam(const Request& req, size_t fallback = 100) {
+  auto v = req.Query("limit");
+  if (!v) return fallback;
+  auto n = ParseUint64(*v);
+  if (!n || *n < 1 || *n > 500) return Status::InvalidArgument("limit must be 1..500");
+  return static_cast<size_t>(*n);
+}
+
+Result<std::optional<int64_t>> MillisParam(const Request& req, const char* key) {
+  auto v = req.Query(key);
+  if (!v) return std::optional<int64_t>();
+  auto n = ParseUint64(*v);
+  if (!n || *n > static_cast<uint64_t>(INT64_MAX)) {
+    return Status::InvalidArgument(std::string(key) + " must be milliseconds since the epoch");
+  }
+  return std::optional<int64_t>(static_cast<int64_t>(*n));
+}
+
+#define NUBO_OR_ERROR(var, expr)                                             \
+  auto var##_result = (expr);                                                \
+  if (!var##_result.ok()) return http::ErrorResponse(var##_result.status()); \
+  auto& var = *var##_result
+
+// ---- Uploads ----
+
+class UploadSink final : public http::BodySink {
+ public:
+  explicit UploadSink(std::unique_ptr<files::Upload> up) : up_(std::move(up)) {}
+  Status Write(const char* data, size_t len) override { return up_->Write(data, len); }
+  Status Finish() override {
+    result_ = up_->Finish();
+    return result_.status();
+  }
+  const Result<files::UploadResult>& result() const { return result_; }
+
+ private:
+  std::unique_ptr<files::Upload> up_;
+  Result<files::UploadResult> result_ = Status::Internal("upload not finished");
+};
+
+std::string ChecksumHeader(const Request& req) {
+  if (auto v = req.headers.Get("X-Checksum")) return std::string(Trim(*v));
+  // Nextcloud clients: "OC-Checksum: SHA1:<hex>".
+  if (auto v = req.headers.Get("OC-Checksum")) return std::string(Trim(*v));
+  return "";
+}
+
+// Per-part results of a multipart upload: each file part streams into its
+// own Upload; a part that fails (name, conflict, quota) is reported and the
+// rest go on (partial success is per item, never all-or-nothing).
+class MultipartSink final : public http::BodySink, public http::MultipartHandler {
+ public:
+  MultipartSink(Files& files, int64_t user, std::string parent, files::Conflict conflict,
+                std::string boundary)
+      : files_(files),
+        user_(user),
+        parent_(std::move(parent)),
+        conflict_(conflict),
+        parser_(std::move(boundary), *this) {}
+
+  Status Write(const char* data, size_t len) override { return parser_.Write(data, len); }
+  Status Finish() override { return parser_.Finish(); }
+
+  Status OnPartBegin(const http::MultipartPart& part) override {
+    up_.reset();
+    if (!part.filename) {
+      current_ = -1;  // a plain form field: ignored
+      return Status::Ok();
+    }
+    if (results_.size() >= 10000) return Status::InvalidArgument("at most 10000 files per request");
+    current_ = static_cast<int64_t>(results_.size());
+    results_.push_back(Item{*part.filename, Status::Ok(), {}});
+    // "dir/sub/name.txt" (a dropped folder) creates the folders first.
+    std::string rel = *part.filename;
+    std::string folder = parent_;
+    size_t slash = rel.rfind('/');
+    std::string name = slash == std::string::npos ? rel : rel.substr(slash + 1);
+    if (slash != std::string::npos) {
+      auto f = files_.EnsureFolders(user_, parent_, rel.substr(0, slash));
+      if (!f.ok()) return Fail(f.status());
+      folder = *f;
+    }
+    files::UploadRequest r;
+    r.parent_id = folder;
+    r.name = name;
+    r.conflict = conflict_;
+    auto up = files_.BeginUpload(user_, std::move(r));
+    if (!up.ok()) return Fail(up.status());
+    up_ = std::move(up).value();
+    return Status::Ok();
+  }
+  Status OnPartData(const char* data, size_t len) override {
+    if (!up_) return Status::Ok();  // field, or a part that already failed: skip its bytes
+    Status st = up_->Write(data, len);
+    if (!st.ok()) {
+      up_.reset();
+      return Fail(st);
+    }
+    return Status::Ok();
+  }
+  Status OnPartEnd() override {
+    if (!up_) return Status::Ok();
+    auto r = up_->Finish();
+    up_.reset();
+    if (!r.ok()) return Fail(r.status());
+    results_[static_cast<size_t>(current_)].result = *r;
+    return Status::Ok();
+  }
+
+  std::string Json() const {
+    std::string j = "{\"items\":[";
+    for (size_t i = 0; i < results_.size(); ++i) {
+      const Item& it = results_[i];
+      if (i) j += ",";
+      j += "{\"name\":" + JsonQuote(it.name) + ",\"status\":";
+      if (!it.error.ok()) {
+        j += std::to_string(http::HttpStatusFor(it.error.code())) +
+             ",\"error\":{\"error\":" + JsonQuote(CodeName(it.error.code())) + ",\"message\":" +
+             JsonQuote(http::HttpStatusFor(it.error.code()) == 500 ? "internal server error"
+                                                                   : it.error.message()) +
+             "}}";
+      } else {
+        j += std::string(it.result.created ? "201" : "200") +
+             ",\"node\":" + NodeJson(it.result.node) + "}";
+      }
+    }
+    return j + "]}\n";
+  }
+
+ private:
+  struct Item {
+    std::string name;
+    Status error;
+    files::UploadResult result;
+  };
+  // A failing part is recorded; only server faults stop the request.
+  Status Fail(const Status& st) {
+    if (current_ >= 0) results_[static_cast<size_t>(current_)].error = st;
+    if (http::HttpStatusFor(st.code()) >= 500 && st.code() != Code::kQuotaExceeded) return st;
+    return Status::Ok();
+  }
+
+  Files& files_;
+  int64_t user_;
+  std::string parent_;
+  files::Conflict conflict_;
+  http::MultipartParser parser_;
+  std::unique_ptr<files::Upload> up_;
+  int64_t current_ = -1;
+  std::vector<Item> results_;
+};
+
+// ---- Downloads ----
+
+class RangeSource final : public http::BodySource {
+ public:
+  explicit RangeSource(content::ManifestReader r) : r_(std::move(r)), size_(r_.remaining()) {}
+  std::optional<uint64_t> Size() const override { return size_; }
+  Result<size_t> Read(char* buf, size_t cap) override { return r_.Read(buf, cap); }
+
+ private:
+  content::ManifestReader r_;
+  uint64_t size_;
+};
+
+// RFC 9110 §14.6 multipart/byteranges: part headers interleaved with the
+// ranges' bytes, each range read straight from its chunks.
+class ByteRangesSource final : public http::BodySource {
+ public:
+  ByteRangesSource(blob::ChunkStore& store, files::FileContent fc,
+                   std::vector<http::ByteRange> ranges, std::string boundary)
+      : store_(store),
+        fc_(std::move(fc)),
+        ranges_(std::move(ranges)),
+        boundary_(std::move(boundary)) {
+    for (size_t i = 0; i < ranges_.size(); ++i) size_ += PartHead(i).size() + ranges_[i].length();
+    size_ += Tail().size();
+  }
+  std::optional<uint64_t> Size() const override { return size_; }
+  Result<size_t> Read(char* buf, size_t cap) override {
+    for (;;) {
+      if (!pending_.empty()) {
+        size_t n = std::min(cap, pending_.size() - pending_pos_);
+        std::memcpy(buf, pending_.data() + pending_pos_, n);
+        pending_pos_ += n;
+        if (pending_pos_ == pending_.size()) {
+          pending_.clear();
+          pending_pos_ = 0;
+        }
+        return n;
+      }
+      if (reader_) {
+        NUBO_ASSIGN_OR_RETURN(size_t n, reader_->Read(buf, cap));
+        if (n > 0) return n;
+        reader_.reset();
+        ++index_;
+        continue;
+      }
+      if (index_ < ranges_.size()) {
+        pending_ = PartHead(index_);
+        const auto& r = ranges_[index_];
+        NUBO_ASSIGN_OR_RETURN(auto rd, content::ManifestReader::Open(
+                                           store_, fc_.chunks, fc_.node.size, r.first, r.length()));
+        reader_ = std::make_unique<content::ManifestReader>(std::move(rd));
+        continue;
+      }
+      if (!tail_done_) {
+        tail_done_ = true;
+        pending_ = Tail();
+        continue;
+      }
+      return size_t{0};
+    }
+  }
+  std::string ContentType() const { return "multipart/byteranges; boundary=" + boundary_; }
+
+ private:
+  std::string PartHead(size_t i) const {
+    return "\r\n--" + boundary_ + "\r\nContent-Type: " + fc_.node.mime +
+           "\r\nContent-Range: bytes " + std::to_string(ranges_[i].first) + "-" +
+           std::to_string(ranges_[i].last) + "/" + std::to_string(fc_.node.size) + "\r\n\r\n";
+  }
+  std::string Tail() const { return "\r\n--" + boundary_ + "--\r\n"; }
+
+  blob::ChunkStore& store_;
+  files::FileContent fc_;
+  std::vector<http::ByteRange> ranges_;
+  std::string boundary_;
+  uint64_t size_ = 0;
+  size_t index_ = 0;
+  std::string pending_;
+  size_t pending_pos_ = 0;
+  std::unique_ptr<content::ManifestReader> reader_;
+  bool tail_done_ = false;
+};
+
+Response Download(Files& files, Request& req) {
+  NUBO_OR_ERROR(fc, files.OpenContent(UserOf(req), req.Param("id")));
+  const NodeRow& n = fc.node;
+  http::Validators v;
+  v.etag = files::NodeETag(n);
+  v.last_modified = static_cast<std::time_t>(n.mtime_ms / 1000);
+  auto common = [&](Response& r) {
+    r.headers.Set("ETag", *v.etag);
+    r.headers.Set("Last-Modified", FormatHttpDate(*v.last_modified));
+    r.headers.Set("Accept-Ranges", "bytes");
+    r.headers.Set("Cache-Control", "private, no-cache");
+    r.headers.Set("X-Content-Type-Options", "nosniff");
+  };
+  switch (http::EvaluatePreconditions(req.method, req.headers, v)) {
+    case http::Precondition::kNotModified: {
+      Response r = Response::Empty(304);
+      common(r);
+      return r;
+    }
+    case http::Precondition::kFailed:
+      return http::ErrorResponse(412, Code::kPreconditionFailed, "precondition failed");
+    case http::Precondition::kProceed:
+      break;
+  }
+  http::RangeSpec spec;
+  if (auto range = req.headers.Get("Range"); range && http::IfRangeMatches(req.headers, v)) {
+    spec = http::ParseRange(*range, n.size);
+  }
+  Response r;
+  common(r);
+  if (spec.kind == http::RangeSpec::Kind::kUnsatisfiable) {
+    r = http::ErrorResponse(416, Code::kRangeNotSatisfiable, "range outside the file");
+    r.headers.Set("Content-Range", "bytes */" + std::to_string(n.size));
+    return r;
+  }
+  const bool attachment = req.Query("download").has_value() || !files::InlineSafe(n.mime);
+  r.headers.Set("Content-Disposition", http::ContentDisposition(attachment, n.name));
+  if (spec.kind == http::RangeSpec::Kind::kPartial && spec.ranges.size() > 1) {
+    auto src = std::make_unique<ByteRangesSource>(files.chunks(), fc, spec.ranges, RandomHex(12));
+    r.status = 206;
+    r.headers.Set("Content-Type", src->ContentType());
+    r.source = std::move(src);
+    return r;
+  }
+  uint64_t first = 0, length = n.size;
+  if (spec.kind == http::RangeSpec::Kind::kPartial) {
+    first = spec.ranges[0].first;
+    length = spec.ranges[0].length();
+    r.status = 206;
+    r.headers.Set("Content-Range", "bytes " + std::to_string(spec.ranges[0].first) + "-" +
+                                       std::to_string(spec.ranges[0].last) + "/" +
+                                       std::to_string(n.size));
+  }
+  NUBO_OR_ERROR(reader,
+                content::ManifestReader::Open(files.chunks(), fc.chunks, n.size, first, length));
+  r.headers.Set("Content-Type", n.mime);
+  r.source = std::make_unique<RangeSource>(std::move(reader));
+  // A video player's range requests are one viewing, not many uses.
+  if (req.method == "GET" && first == 0) files.NoteRecent(UserOf(req), n.id);
+  return r;
+}
+
+class ZipSource final : public http::BodySource {
+ public:
+  explicit ZipSource(std::unique_ptr<files::ZipEntries> e) : zip_(std::move(e)) {}
+  std::optional<uint64_t> Size() const override { return std::nullopt; }
+  Result<size_t> Read(char* buf, size_t cap) override { return zip_.Read(buf, cap); }
+
+ private:
+  files::ZipStream zip_;
+};
+
+Response ZipResponse(Files& files, Request& req, const std::vector<std::string>& ids,
+                     std::string name) {
+  NUBO_OR_ERROR(entries, files.ZipNodes(UserOf(req), ids));
+  Response r;
+  r.headers.Set("Content-Type", "application/zip");
+  r.headers.Set("Content-Disposition", http::ContentDisposition(true, name + ".zip"));
+  r.headers.Set("Cache-Control", "no-store");
+  r.source = std::make_unique<ZipSource>(std::move(entries));
+  return r;
+}
+
+// ---- Batch ----
+
+struct BatchOp {
+  std::string op;
+  std::string parent;
+  files::Conflict conflict;
+};
+
+std::string ItemResult(const std::string& id, const Status& st, int ok_status,
+                       const NodeRow* node) {
+  std::string j = "{\"id\":" + JsonQuote(id) + ",\"status\":";
+  if (!st.ok()) {
+    int code = http::HttpStatusFor(st.code());
+    return j + std::to_string(code) + ",\"error\":{\"error\":" + JsonQuote(CodeName(st.code())) +
+           ",\"message\":" + JsonQuote(code == 500 ? "internal server error" : st.message()) + "}}";
+  }
+  j += std::to_string(ok_status);
+  if (node) j += ",\"node\":" + NodeJson(*node);
+  return j + "}";
+}
+
+std::string RunBatchItem(Files& files, int64_t user, const BatchOp& b, const std::string& id) {
+  if (b.op == "move") {
+    auto r = files.Update(user, id, std::nullopt, b.parent, b.conflict);
+    return ItemResult(id, r.status(), 200, r.ok() ? &*r : nullptr);
+  }
+  if (b.op == "copy") {
+    auto r = files.Copy(user, id, b.parent, std::nullopt, b.conflict);
+    return ItemResult(id, r.status(), 201, r.ok() ? &*r : nullptr);
+  }
+  if (b.op == "trash") return ItemResult(id, files.Trash(user, id), 204, nullptr);
+  if (b.op == "delete") return ItemResult(id, files.DeletePermanently(user, id), 204, nullptr);
+  auto r = files.Restore(user, id);  // "restore"
+  return ItemResult(id, r.status(), 200, r.ok() ? &*r : nullptr);
+}
+
+constexpr http::RouteOptions kRead{http::Access::kUser, http::BodyPolicy::kNone, 0, true};
+constexpr http::RouteOptions kJson{http::Access::kUser, http::BodyPolicy::kBuffered, 256 << 10,
+                                   true};
+
+}  // namespace
+
+void RegisterFileRoutes(http::Router& router, Files& files) {
+  Files* f = &files;
+
+  router.Add(
+      "GET", "/api/v1/drives",
+      [f](Request& req) {
+        NUBO_OR_ERROR(d, f->PersonalDrive(UserOf(req)));
+        NUBO_OR_ERROR(u, f->GetUsage(UserOf(req)));
+        std::string root_public;
+        Status st = f->meta().Read([&](meta::ReadTxn& t) -> Status {
+          NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(d.root_id, UserOf(req)));
+          if (n) root_public = n->public_id;
+          return Status::Ok();
+        });
+        if (!st.ok()) return http::ErrorResponse(st);
+        return Response::Json(
+            200,
+            "{\"drives\":[{\"id\":" + JsonQuote(d.public_id) + ",\"kind\":" + JsonQuote(d.kind) +
+                ",\"name\":" + JsonQuote(d.name) + ",\"root_id\":" + JsonQuote(root_public) +
+                ",\"used_bytes\":" + std::to_string(u.used_bytes) + ",\"quota_bytes\":" +
+                (u.quota_bytes ? std::to_string(*u.quota_bytes) : std::string("null")) + "}]}\n");
+      },
+      kRead);
+  router.Add(
+      "GET", "/api/v1/me/usage",
+      [f](Request& req) {
+        NUBO_OR_ERROR(u, f->GetUsage(UserOf(req)));
+        return Response::Json(
+            200, "{\"used_bytes\":" + std::to_string(u.used_bytes) + ",\"quota_bytes\":" +
+                     (u.quota_bytes ? std::to_string(*u.quota_bytes) : std::string("null")) +
+                     "}\n");
+      },
+      kRead);
+
+  router.Add(
+      "GET", "/api/v1/nodes/{id}",
+      [f](Request& req) {
+        NUBO_OR_ERROR(n, f->Get(UserOf(req), req.Param("id")));
+        NUBO_OR_ERROR(path, f->Path(UserOf(req), n));
+        std::string j = NodeJson(n);
+        j.pop_back();
+        j += ",\"path\":[";
+        for (size_t i = 0; i < path.size(); ++i) {
+          if (i) j += ",";
+          j += "{\"id\":" + JsonQuote(path[i].public_id) + ",\"name\":" + JsonQuote(path[i].name) +
+               "}";
+        }
+        Response r = Response::Json(200, j + "]}\n");
+        r.headers.Set("ETag", files::NodeETag(n));
+        return r;
+      },
+      kRead);
+
+  router.Add(
+      "GET", "/api/v1/nodes/{id}/children",
+      [f](Request& req) {
+        std::string sort_s = req.Query("sort").value_or("name");
+        std::string order = req.Query("order").value_or("asc");
+        meta::NodeSort sort;
+        if (sort_s == "name") {
+          sort = meta::NodeSort::kName;
+        } else if (sort_s == "size") {
+          sort = meta::NodeSort::kSize;
+        } else if (sort_s == "modified") {
+          sort = meta::NodeSort::kModified;
+        } else if (sort_s == "type") {
+          sort = meta::NodeSort::kType;
+        } else {
+          return http::ErrorResponse(
+              Status::InvalidArgument("sort must be name, size, modified or type"));
+        }
+        if (order != "asc" && order != "desc") {
+          return http::ErrorResponse(Status::InvalidArgument("order must be asc or desc"));
+        }
+        NUBO_OR_ERROR(limit, LimitParam(req));
+        NUBO_OR_ERROR(page, f->List(UserOf(req), req.Param("id"), sort, order == "desc",
+                                    req.Query("cursor").value_or(""), limit));
+        NUBO_OR_ERROR(folder, f->Get(UserOf(req), req.Param("id")));
+        std::string j = PageJson(page);
+        return Response::Json(200, "{\"folder\":" + NodeJson(folder) + "," + j.substr(1));
+      },
+      kRead);
+
+  router.Add(
+      "POST", "/api/v1/nodes/{id}/folders",
+      [f](Request& req) {
+        NUBO_OR_ERROR(body, ParseStringObject(req.body, {"name", "conflict"}));
+        if (!body.Get("name"))
+          return http::ErrorResponse(Status::InvalidArgument("name is required"));
+        NUBO_OR_ERROR(conflict, files::ParseConflict(body.Get("conflict").value_or("")));
+        NUBO_OR_ERROR(n,
+                      f->CreateFolder(UserOf(req), req.Param("id"), *body.Get("name"), conflict));
+        return NodeResponse(201, n);
+      },
+      kJson);
+
+  router.AddStream(
+      "PUT", "/api/v1/nodes/{id}/files/{name}",
+      [f](Request& req) -> Result<std::unique_ptr<http::BodySink>> {
+        files::UploadRequest u;
+        u.parent_id = std::string(req.Param("id"));
+        u.name = std::string(req.Param("name"));
+        NUBO_ASSIGN_OR_RETURN(u.conflict, files::ParseConflict(req.Query("conflict").value_or("")));
+        if (auto m = req.headers.Get("If-Match")) {
+          if (u.conflict != files::Conflict::kOverwrite) {
+            return Status::InvalidArgument("If-Match needs conflict=overwrite");
+          }
+          u.if_match = std::string(*m);
+        }
+        u.checksum = ChecksumHeader(req);
+        if (!req.chunked) u.expected_size = req.content_length.value_or(0);
+        NUBO_ASSIGN_OR_RETURN(u.mtime_ms, MillisParam(req, "modified"));
+        NUBO_ASSIGN_OR_RETURN(auto up, f->BeginUpload(UserOf(req), std::move(u)));
+        return std::unique_ptr<http::BodySink>(new UploadSink(std::move(up)));
+      },
+      [](Request& req) {
+        auto* sink = static_cast<UploadSink*>(req.sink);
+        if (!sink) return http::ErrorResponse(Status::Internal("upload sink missing"));
+        const auto& r = sink->result();
+        if (!r.ok()) return http::ErrorResponse(r.status());
+        return NodeResponse(r->created ? 201 : 200, r->node);
+      },
+      {http::Access::kUser, http::BodyPolicy::kStream, 0, true});
+
+  router.AddStream(
+      "POST", "/api/v1/nodes/{id}/upload",
+      [f](Request& req) -> Result<std::unique_ptr<http::BodySink>> {
+        NUBO_ASSIGN_OR_RETURN(auto conflict,
+                              files::ParseConflict(req.Query("conflict").value_or("")));
+        auto ct = req.headers.Get("Content-Type");
+        if (!ct) return Status::Unsupported("Content-Type must be multipart/form-data");
+        auto boundary = http::MultipartParser::BoundaryFromContentType(*ct);
+        if (!boundary.ok()) return Status::Unsupported(boundary.status().message());
+        // The folder must exist before any byte is read.
+        NUBO_RETURN_IF_ERROR(f->Get(UserOf(req), req.Param("id")).status());
+        return std::unique_ptr<http::BodySink>(
+            new MultipartSink(*f, UserOf(req), std::string(req.Param("id")), conflict, *boundary));
+      },
+      [](Request& req) {
+        auto* sink = static_cast<MultipartSink*>(req.sink);
+        if (!sink) return http::ErrorResponse(Status::InvalidArgument("empty multipart body"));
+        return Response::Json(200, sink->Json());
+      },
+      {http::Access::kUser, http::BodyPolicy::kStream, 0, true});
+
+  router.Add(
+      "POST", "/api/v1/nodes/{id}/instant",
+      [f](Request& req) {
+        NUBO_OR_ERROR(body, ParseObject(req.body, {{"name", JsonType::kString},
+                                                   {"hash", JsonType::kString},
+                                                   {"size", JsonType::kInt},
+                                                   {"conflict", JsonType::kString},
+                                                   {"modified", JsonType::kInt}}));
+        if (!body.Get("name") || !body.Get("hash")) {
+          return http::ErrorResponse(Status::InvalidArgument("name and hash are required"));
+        }
+        std::string hex = AsciiLowerCopy(*body.Get("hash"));
+        meta::Digest hash{};
+        bool ok =
+            hex.size() == 64 && hex.find_first_not_of("0123456789abcdef") == std::string::npos;
+        for (size_t i = 0; ok && i < 32; ++i) {
+          auto nib = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
+          hash[i] = static_cast<uint8_t>(nib(hex[2 * i]) * 16 + nib(hex[2 * i + 1]));
+        }
+        if (!ok)
+          return http::ErrorResponse(
+              Status::InvalidArgument("hash must be 64 hex digits (BLAKE3)"));
+        files::UploadRequest u;
+        u.parent_id = std::string(req.Param("id"));
+        u.name = *body.Get("name");
+        NUBO_OR_ERROR(conflict, files::ParseConflict(body.Get("conflict").value_or("")));
+        u.conflict = conflict;
+        if (auto m = body.Get("modified")) u.mtime_ms = static_cast<int64_t>(*ParseUint64(*m));
+        if (auto s = body.Get("size")) u.expected_size = *ParseUint64(*s);
+        NUBO_OR_ERROR(r, f->InstantUpload(UserOf(req), u, hash));
+        return NodeResponse(r.created ? 201 : 200, r.node);
+      },
+      kJson);
+
+  router.Add(
+      "GET", "/api/v1/nodes/{id}/content", [f](Request& req) { return Download(*f, req); }, kRead);
+
+  router.Add(
+      "PATCH", "/api/v1/nodes/{id}",
+      [f](Request& req) {
+        NUBO_OR_ERROR(body, ParseStringObject(req.body, {"name", "parent_id", "conflict"}));
+        if (!body.Get("name") && !body.Get("parent_id")) {
+          return http::ErrorResponse(Status::InvalidArgument("name or parent_id is required"));
+        }
+        NUBO_OR_ERROR(conflict, files::ParseConflict(body.Get("conflict").value_or("")));
+        NUBO_OR_ERROR(n, f->Update(UserOf(req), req.Param("id"), body.Get("name"),
+                                   body.Get("parent_id"), conflict));
+        return NodeResponse(200, n);
+      },
+      kJson);
+
+  router.Add(
+      "POST", "/api/v1/nodes/{id}/copy",
+      [f](Request& req) {
+        NUBO_OR_ERROR(body, ParseStringObject(req.body, {"name", "parent_id", "conflict"}));
+        if (!body.Get("parent_id"))
+          return http::ErrorResponse(Status::InvalidArgument("parent_id is required"));
+        NUBO_OR_ERROR(conflict, files::ParseConflict(body.Get("conflict").value_or("")));
+        NUBO_OR_ERROR(n, f->Copy(UserOf(req), req.Param("id"), *body.Get("parent_id"),
+                                 body.Get("name"), conflict));
+        return NodeResponse(201, n);
+      },
+      kJson);
+
+  router.Add(
+      "DELETE", "/api/v1/nodes/{id}",
+      [f](Request& req) {
+        auto permanent = ParseBool(req.Query("permanent").value_or("false"));
+        if (!permanent)
+          return http::ErrorResponse(Status::InvalidArgument("permanent must be true or false"));
+        Status st = *permanent ? f->DeletePermanently(UserOf(req), req.Param("id"))
+                               : f->Trash(UserOf(req), req.Param("id"));
+        if (!st.ok()) return http::ErrorResponse(st);
+        return Response::Empty(204);
+      },
+      kRead);
+
+  router.Add(
+      "POST", "/api/v1/nodes/{id}/restore",
+      [f](Request& req) {
+        NUBO_OR_ERROR(n, f->Restore(UserOf(req), req.Param("id")));
+        return NodeResponse(200, n);
+      },
+      kJson);
+
+  router.Add(
+      "GET", "/api/v1/trash",
+      [f](Request& req) {
+        NUBO_OR_ERROR(limit, LimitParam(req));
+        NUBO_OR_ERROR(page, f->ListTrash(UserOf(req), req.Query("cursor").value_or(""), limit));
+        return Response::Json(200, PageJson(page));
+      },
+      kRead);
+  router.Add(
+      "DELETE", "/api/v1/trash",
+      [f](Request& req) {
+        NUBO_OR_ERROR(n, f->EmptyTrash(UserOf(req)));
+        return Response::Json(200, "{\"deleted\":" + std::to_string(n) + "}\n");
+      },
+      kRead);
+
+  router.Add(
+      "POST", "/api/v1/batch",
+      [f](Request& req) {
+        NUBO_OR_ERROR(body, ParseObject(req.body, {{"op", JsonType::kString},
+                                                   {"ids", JsonType::kStringArray},
+                                                   {"parent_id", JsonType::kString},
+                                                   {"conflict", JsonType::kString}}));
+        BatchOp b;
+        b.op = body.Get("op").value_or("");
+        if (b.op != "move" && b.op != "copy" && b.op != "trash" && b.op != "restore" &&
+            b.op != "delete") {
+          return http::ErrorResponse(
+              Status::InvalidArgument("op must be move, copy, trash, restore or delete"));
+        }
+        auto it = body.arrays.find("ids");
+        if (it == body.arrays.end() || it->second.empty() || it->second.size() > 1000) {
+          return http::ErrorResponse(Status::InvalidArgument("ids must list 1..1000 ids"));
+        }
+        if ((b.op == "move" || b.op == "copy") && !body.Get("parent_id")) {
+          return http::ErrorResponse(Status::InvalidArgument("parent_id is required for " + b.op));
+        }
+        b.parent = body.Get("parent_id").value_or("");
+        NUBO_OR_ERROR(conflict, files::ParseConflict(body.Get("conflict").value_or("")));
+        b.conflict = conflict;
+        std::string j = "{\"results\":[";
+        for (size_t i = 0; i < it->second.size(); ++i) {
+          if (i) j += ",";
+          j += RunBatchItem(*f, UserOf(req), b, it->second[i]);
+        }
+        return Response::Json(200, j + "]}\n");
+      },
+      kJson);
+
+  router.Add(
+      "GET", "/api/v1/favorites",
+      [f](Request& req) {
+        NUBO_OR_ERROR(limit, LimitParam(req));
+        NUBO_OR_ERROR(page, f->ListFavorites(UserOf(req), req.Query("cursor").value_or(""), limit));
+        return Response::Json(200, PageJson(page));
+      },
+      kRead);
+  router.Add(
+      "PUT", "/api/v1/favorites/{id}",
+      [f](Request& req) {
+        Status st = f->SetFavorite(UserOf(req), req.Param("id"), true);
+        return st.ok() ? Response::Empty(204) : http::ErrorResponse(st);
+      },
+      kRead);
+  router.Add(
+      "DELETE", "/api/v1/favorites/{id}",
+      [f](Request& req) {
+        Status st = f->SetFavorite(UserOf(req), req.Param("id"), false);
+        return st.ok() ? Response::Empty(204) : http::ErrorResponse(st);
+      },
+      kRead);
+  router.Add(
+      "GET", "/api/v1/recent",
+      [f](Request& req) {
+        NUBO_OR_ERROR(limit, LimitParam(req, 100));
+        NUBO_OR_ERROR(page, f->ListRecent(UserOf(req), limit));
+        return Response::Json(200, PageJson(page));
+      },
+      kRead);
+
+  router.Add(
+      "GET", "/api/v1/nodes/{id}/zip",
+      [f](Request& req) {
+        NUBO_OR_ERROR(n, f->Get(UserOf(req), req.Param("id")));
+        return ZipResponse(*f, req, {n.public_id}, n.parent_id ? n.name : std::string("files"));
+      },
+      kRead);
+  router.Add(
+      "GET", "/api/v1/zip",
+      [f](Request& req) {
+        std::vector<std::string> ids;
+        const std::string list = req.Query("ids").value_or("");
+        for (std::string_view id : Split(list, ',')) {
+          if (!Trim(id).empty()) ids.emplace_back(Trim(id));
+        }
+        return ZipResponse(*f, req, ids, "download");
+      },
+      kRead);
+
+  router.Add(
+      "GET", "/api/v1/search",
+      [f](Request& req) {
+        meta::SearchFilter filter;
+        if (auto k = req.Query("kind")) {
+          if (*k == "file") {
+            filter.kind = meta::NodeKind::kFile;
+          } else if (*k == "folder") {
+            filter.kind = meta::NodeKind::kFolder;
+          } else {
+            return http::ErrorResponse(Status::InvalidArgument("kind must be file or folder"));
+          }
+        }
+        filter.mime_prefix = req.Query("mime").value_or("");
+        for (auto [key, field] :
+             {std::pair{"min_size", &filter.min_size}, std::pair{"max_size", &filter.max_size}}) {
+          if (auto v = req.Query(key)) {
+            auto n = ParseUint64(*v);
+            if (!n)
+              return http::ErrorResponse(
+                  Status::InvalidArgument(std::string(key) + " must be bytes"));
+            *field = *n;
+          }
+        }
+        NUBO_OR_ERROR(after, MillisParam(req, "modified_after"));
+        NUBO_OR_ERROR(before, MillisParam(req, "modified_before"));
+        filter.modified_after_ms = after;
+        filter.modified_before_ms = before;
+        NUBO_OR_ERROR(limit, LimitParam(req));
+        NUBO_OR_ERROR(page, f->Search(UserOf(req), filter, req.Query("q").value_or(""),
+                                      req.Query("cursor").value_or(""), limit));
+        return Response::Json(200, PageJson(page));
+      },
+      kRead);
+}
+
+}  // namespace nubo::api

@@ -1,0 +1,75 @@
+#include "files/checksum.h"
+
+#include <openssl/evp.h>
+
+#include "util/strings.h"
+
+namespace nubo::files {
+
+struct Checksum::Evp {
+  EVP_MD_CTX* ctx = nullptr;
+  ~Evp() { EVP_MD_CTX_free(ctx); }
+};
+
+Result<std::unique_ptr<Checksum>> Checksum::Parse(std::string_view spec) {
+  size_t colon = spec.find(':');
+  if (colon == std::string_view::npos) {
+    return Status::InvalidArgument("checksum must look like <algorithm>:<hex digest>");
+  }
+  std::unique_ptr<Checksum> c(new Checksum);
+  c->algo_ = AsciiLowerCopy(Trim(spec.substr(0, colon)));
+  c->expected_ = AsciiLowerCopy(Trim(spec.substr(colon + 1)));
+  size_t want_hex = 0;
+  const EVP_MD* md = nullptr;
+  if (c->algo_ == "blake3") {
+    want_hex = 64;
+  } else if (c->algo_ == "sha256") {
+    md = EVP_sha256();
+  } else if (c->algo_ == "sha1") {
+    md = EVP_sha1();
+  } else if (c->algo_ == "md5") {
+    md = EVP_md5();
+  } else {
+    return Status::InvalidArgument("unsupported checksum algorithm \"" + c->algo_ +
+                                   "\" (blake3, sha256, sha1, md5)");
+  }
+  if (md) want_hex = static_cast<size_t>(EVP_MD_get_size(md)) * 2;
+  bool hex = c->expected_.find_first_not_of("0123456789abcdef") == std::string::npos;
+  if (c->expected_.size() != want_hex || !hex) {
+    return Status::InvalidArgument(c->algo_ + " checksum must be " + std::to_string(want_hex) +
+                                   " hex digits");
+  }
+  if (md) {
+    c->evp_ = std::make_unique<Evp>();
+    c->evp_->ctx = EVP_MD_CTX_new();
+    if (!c->evp_->ctx || EVP_DigestInit_ex(c->evp_->ctx, md, nullptr) != 1) {
+      return Status::Internal("cannot initialize " + c->algo_);
+    }
+  }
+  return c;
+}
+
+Checksum::~Checksum() = default;
+
+void Checksum::Update(const char* data, size_t len) {
+  if (evp_) EVP_DigestUpdate(evp_->ctx, data, len);
+}
+
+Status Checksum::Verify(const Blake3Digest& blake3) {
+  std::string got;
+  if (evp_) {
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    if (EVP_DigestFinal_ex(evp_->ctx, md, &n) != 1) return Status::Internal("digest failed");
+    got = HexEncode(md, n);
+  } else {
+    got = DigestHex(blake3);
+  }
+  if (got != expected_) {
+    return Status::InvalidArgument(algo_ + " checksum mismatch: the body hashes to " + got +
+                                   ", the request said " + expected_ + "; nothing was stored");
+  }
+  return Status::Ok();
+}
+
+}  // namespace nubo::files

@@ -1,0 +1,224 @@
+#include "files/files.h"
+
+#include <gtest/gtest.h>
+
+#include "auth/accounts.h"
+#include "auth/test_support.h"
+#include "blob/faulty_chunk_store.h"
+#include "blob/mem/mem_chunk_store.h"
+#include "content/fsck.h"
+#include "content/reader.h"
+
+namespace nubo::files {
+namespace {
+
+using meta::NodeRow;
+
+class FilesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto a = auth::CreateUser(*db_.store, {"alice", "correct horse battery"},
+                              auth::testing::CheapParams());
+    auto b = auth::CreateUser(*db_.store, {"bob", "correct horse battery"},
+                              auth::testing::CheapParams());
+    ASSERT_TRUE(a.ok() && b.ok());
+    alice_ = a->id;
+    bob_ = b->id;
+    root_ = RootOf(alice_);
+  }
+
+  std::string RootOf(int64_t user) {
+    std::string id;
+    auto d = files_.PersonalDrive(user);
+    EXPECT_TRUE(d.ok());
+    EXPECT_TRUE(db_.store
+                    ->Read([&](meta::ReadTxn& t) -> Status {
+                      NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(d->root_id, user));
+                      id = n->public_id;
+                      return Status::Ok();
+                    })
+                    .ok());
+    return id;
+  }
+
+  Result<UploadResult> Put(const std::string& parent, const std::string& name,
+                           const std::string& data, Conflict c = Conflict::kFail) {
+    UploadRequest r;
+    r.parent_id = parent;
+    r.name = name;
+    r.conflict = c;
+    NUBO_ASSIGN_OR_RETURN(auto up, files_.BeginUpload(alice_, r));
+    NUBO_RETURN_IF_ERROR(up->Write(data.data(), data.size()));
+    return up->Finish();
+  }
+
+  uint64_t Used(int64_t user) { return files_.GetUsage(user)->used_bytes; }
+
+  void ExpectFsckClean() {
+    auto r = content::Fsck(*db_.store, chunks_, false);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    for (const auto& p : r->problems) ADD_FAILURE() << p;
+  }
+
+  auth::testing::TempMeta db_;
+  blob::MemChunkStore chunks_;
+  Files files_{*db_.store, chunks_, {}};
+  int64_t alice_ = 0, bob_ = 0;
+  std::string root_;
+};
+
+TEST_F(FilesTest, RollupsFollowEveryChange) {
+  auto a = files_.CreateFolder(alice_, root_, "a", Conflict::kFail);
+  auto b = files_.CreateFolder(alice_, a->public_id, "b", Conflict::kFail);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE(Put(b->public_id, "x.bin", std::string(1000, 'x')).ok());
+  ASSERT_TRUE(Put(a->public_id, "y.bin", std::string(10, 'y')).ok());
+  EXPECT_EQ(files_.Get(alice_, a->public_id)->size, 1010u);
+  EXPECT_EQ(Used(alice_), 1010u);
+  // Overwrite shrinks; the rollup follows.
+  ASSERT_TRUE(Put(b->public_id, "x.bin", "small", Conflict::kOverwrite).ok());
+  EXPECT_EQ(files_.Get(alice_, a->public_id)->size, 15u);
+  // Move b to the root: a loses it, the root keeps it.
+  ASSERT_TRUE(files_.Update(alice_, b->public_id, std::nullopt, root_, Conflict::kFail).ok());
+  EXPECT_EQ(files_.Get(alice_, a->public_id)->size, 10u);
+  EXPECT_EQ(Used(alice_), 15u);
+  // Trash does not count; restore counts again.
+  ASSERT_TRUE(files_.Trash(alice_, b->public_id).ok());
+  EXPECT_EQ(Used(alice_), 10u);
+  ASSERT_TRUE(files_.Restore(alice_, b->public_id).ok());
+  EXPECT_EQ(Used(alice_), 15u);
+  // Copy adds its bytes (logical size: dedup does not credit).
+  ASSERT_TRUE(files_.Copy(alice_, b->public_id, a->public_id, std::nullopt, Conflict::kFail).ok());
+  EXPECT_EQ(Used(alice_), 20u);
+  ASSERT_TRUE(files_.DeletePermanently(alice_, a->public_id).ok());
+  EXPECT_EQ(Used(alice_), 5u);
+  ExpectFsckClean();
+}
+
+TEST_F(FilesTest, FolderETagChangesOnlyAlongTheChangedPath) {
+  auto a = files_.CreateFolder(alice_, root_, "a", Conflict::kFail);
+  auto b = files_.CreateFolder(alice_, root_, "b", Conflict::kFail);
+  auto deep = files_.CreateFolder(alice_, a->public_id, "deep", Conflict::kFail);
+  std::string ea = NodeETag(*files_.Get(alice_, a->public_id));
+  std::string eb = NodeETag(*files_.Get(alice_, b->public_id));
+  ASSERT_TRUE(Put(deep->public_id, "f", "1").ok());
+  EXPECT_NE(NodeETag(*files_.Get(alice_, a->public_id)), ea);
+  EXPECT_EQ(NodeETag(*files_.Get(alice_, b->public_id)), eb);
+}
+
+TEST_F(FilesTest, MoveIntoOwnSubtreeIsRefused) {
+  auto a = files_.CreateFolder(alice_, root_, "a", Conflict::kFail);
+  auto b = files_.CreateFolder(alice_, a->public_id, "b", Conflict::kFail);
+  auto c = files_.CreateFolder(alice_, b->public_id, "c", Conflict::kFail);
+  for (const auto* target : {&*a, &*b, &*c}) {
+    auto r = files_.Update(alice_, a->public_id, std::nullopt, target->public_id, Conflict::kFail);
+    EXPECT_EQ(r.status().code(), Code::kConflict) << target->name;
+    auto cp = files_.Copy(alice_, a->public_id, target->public_id, std::nullopt, Conflict::kFail);
+    EXPECT_EQ(cp.status().code(), Code::kConflict) << target->name;
+  }
+  EXPECT_EQ(files_.Get(alice_, c->public_id)->parent_public_id, b->public_id);
+}
+
+TEST_F(FilesTest, OtherUsersSeeNothing) {
+  auto f = Put(root_, "secret.txt", "s3cret");
+  ASSERT_TRUE(f.ok());
+  const std::string id = f->node.public_id;
+  EXPECT_EQ(files_.Get(bob_, id).status().code(), Code::kNotFound);
+  EXPECT_EQ(files_.Get(bob_, id).status().message(),
+            files_.Get(bob_, "no-such-id").status().message());
+  EXPECT_EQ(files_.OpenContent(bob_, id).status().code(), Code::kNotFound);
+  EXPECT_EQ(files_.Trash(bob_, id).code(), Code::kNotFound);
+  EXPECT_EQ(files_.DeletePermanently(bob_, id).code(), Code::kNotFound);
+  EXPECT_EQ(files_.SetFavorite(bob_, id, true).code(), Code::kNotFound);
+  EXPECT_EQ(files_.Copy(bob_, id, RootOf(bob_), std::nullopt, Conflict::kFail).status().code(),
+            Code::kNotFound);
+  EXPECT_EQ(files_.InstantUpload(bob_, {RootOf(bob_), "x"}, f->node.hash).status().code(),
+            Code::kNotFound);
+  EXPECT_TRUE(files_.Get(alice_, id).ok());
+}
+
+TEST_F(FilesTest, TrashHidesTheSubtreeAndRestoreRenames) {
+  auto a = files_.CreateFolder(alice_, root_, "docs", Conflict::kFail);
+  auto f = Put(a->public_id, "inner.txt", "inner");
+  ASSERT_TRUE(files_.SetFavorite(alice_, f->node.public_id, true).ok());
+  ASSERT_TRUE(files_.Trash(alice_, a->public_id).ok());
+  EXPECT_EQ(files_.Get(alice_, f->node.public_id).status().code(), Code::kNotFound);
+  EXPECT_TRUE(files_.ListFavorites(alice_, "", 10)->items.empty());
+  meta::SearchFilter filter;
+  EXPECT_TRUE(files_.Search(alice_, filter, "inner", "", 10)->items.empty());
+  // The inner file cannot be restored on its own; the folder can.
+  EXPECT_EQ(files_.Restore(alice_, f->node.public_id).status().code(), Code::kNotFound);
+  ASSERT_TRUE(files_.CreateFolder(alice_, root_, "DOCS", Conflict::kFail).ok());
+  auto back = files_.Restore(alice_, a->public_id);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->name, "docs (1)");
+  EXPECT_TRUE(files_.Get(alice_, f->node.public_id).ok());
+  EXPECT_EQ(files_.ListFavorites(alice_, "", 10)->items.size(), 1u);
+  ExpectFsckClean();
+}
+
+TEST_F(FilesTest, QuotaHoldsOnEveryWritePath) {
+  ASSERT_TRUE(auth::SetQuota(*db_.store, "alice", 100).ok());
+  auto f = Put(root_, "a.bin", std::string(60, 'a'));
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(Put(root_, "b.bin", std::string(50, 'b')).status().code(), Code::kQuotaExceeded);
+  EXPECT_EQ(files_.Copy(alice_, f->node.public_id, root_, std::nullopt, Conflict::kRename)
+                .status()
+                .code(),
+            Code::kQuotaExceeded);
+  EXPECT_EQ(files_.InstantUpload(alice_, {root_, "c.bin"}, f->node.hash).status().code(),
+            Code::kQuotaExceeded);
+  ASSERT_TRUE(files_.Trash(alice_, f->node.public_id).ok());
+  ASSERT_TRUE(Put(root_, "d.bin", std::string(50, 'd')).ok());
+  EXPECT_EQ(files_.Restore(alice_, f->node.public_id).status().code(), Code::kQuotaExceeded);
+  EXPECT_EQ(Used(alice_), 50u);
+  ExpectFsckClean();
+}
+
+TEST_F(FilesTest, CopiesShareContentAndOutliveTheOriginal) {
+  auto a = files_.CreateFolder(alice_, root_, "a", Conflict::kFail);
+  std::string data(3 << 20, '\0');
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>((i * 2654435761u) >> 13);
+  auto f = Put(a->public_id, "big.bin", data);
+  ASSERT_TRUE(f.ok());
+  auto copy = files_.Copy(alice_, a->public_id, root_, std::string("b"), Conflict::kFail);
+  ASSERT_TRUE(copy.ok());
+  ASSERT_TRUE(files_.DeletePermanently(alice_, a->public_id).ok());
+  auto list = files_.List(alice_, copy->public_id, meta::NodeSort::kName, false, "", 10);
+  ASSERT_EQ(list->items.size(), 1u);
+  auto fc = files_.OpenContent(alice_, list->items[0].public_id);
+  ASSERT_TRUE(fc.ok());
+  auto r = content::ManifestReader::Open(chunks_, fc->chunks, fc->node.size, 0, fc->node.size);
+  ASSERT_TRUE(r.ok());
+  std::string back(data.size(), '\0');
+  size_t got = 0;
+  while (got < back.size()) {
+    auto n = r->Read(back.data() + got, back.size() - got);
+    ASSERT_TRUE(n.ok() && *n > 0);
+    got += *n;
+  }
+  EXPECT_EQ(back, data);
+  ExpectFsckClean();
+}
+
+TEST_F(FilesTest, FailedChunkWriteLeavesNoNode) {
+  // A chunk store that fails: the upload errors and no node appears.
+  blob::FaultPlan plan;
+  plan.Arm(0, blob::FaultPlan::Fault::kEnospc, /*sticky=*/true);
+  blob::FaultyChunkStore faulty(chunks_, plan);
+  Files files(*db_.store, faulty, {});
+  UploadRequest r;
+  r.parent_id = root_;
+  r.name = "doomed.bin";
+  auto up = files.BeginUpload(alice_, r);
+  ASSERT_TRUE(up.ok());
+  std::string data(2 << 20, 'z');
+  Status st = (*up)->Write(data.data(), data.size());
+  Result<UploadResult> fin = st.ok() ? (*up)->Finish() : Result<UploadResult>(st);
+  EXPECT_FALSE(fin.ok());
+  EXPECT_TRUE(files_.List(alice_, root_, meta::NodeSort::kName, false, "", 10)->items.empty());
+  ExpectFsckClean();
+}
+
+}  // namespace
+}  // namespace nubo::files
