@@ -5,21 +5,30 @@ with the ratio nubo/peer measured in the same run.
 
 Usage: bench.py SCENARIO [--rounds N] [--duration SECONDS]
 Scenarios: health (keep-alive GET /health, 64 connections; peer: nginx static file)
+           storage (1 GiB ingest and read; peers: b3sum, dd, cat)
+           files (REST API: listing pages flat in depth; streamed 1 GiB PUT/GET; peers: b3sum, cat)
 """
 import argparse
+import base64
+import hashlib
+import http.client
+import json
 import os
+import random
 import re
 import shutil
 import signal
 import socket
 import statistics
+import string
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-NUBO = os.environ.get("NUBO_BIN", os.path.join(ROOT, "build/release/nubo"))
+NUBO = os.environ.get("NUBO_BENCH_BIN") or os.environ.get("NUBO_BIN") or os.path.join(ROOT, "build/release/nubo")
 LUA = os.path.join(ROOT, "bench/wrk_report.lua")
 
 
@@ -61,10 +70,14 @@ def child_pids(pid):
 class Nubo:
     name = "nubo"
 
-    def __init__(self, tmp):
+    def __init__(self, tmp, env=None):
+        """env: extra variables for the server (the caller's NUBO_* are dropped)."""
         self.port = free_port()
-        self.log = open(os.path.join(tmp, "nubo.log"), "wb")
+        self.log_path = os.path.join(tmp, "nubo.log")
+        self.log = open(self.log_path, "wb")
+        extra = env or {}
         env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
+        env.update(extra)
         self.proc = subprocess.Popen(
             [NUBO, "serve", "--listen", "127.0.0.1:%d" % self.port, "--data", os.path.join(tmp, "nubo-data")],
             stdout=self.log, stderr=subprocess.STDOUT, env=env)
@@ -315,11 +328,487 @@ def scenario_storage(args):
           % (med["b3sum"] / med["ingest"], med["b3sum1"] / med["ingest"], med["cat"] / med["read"]))
 
 
+# ----------------------------------------------------------------------------
+# files: the REST API (/api/v1) — listing pages flat in depth, streamed big
+# uploads and downloads.
+
+FAST_ARGON2 = {"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB"}  # setup and the first Basic auth stay cheap
+API = "/api/v1"
+ADMIN = ("root", "bench password!")
+MiB = 1 << 20
+
+
+class ServerError(Exception):
+    """The server answered something the contract does not allow."""
+
+
+class Api:
+    """One keep-alive HTTP/1.1 connection to nubo's REST API with Basic auth."""
+
+    def __init__(self, port, user, password):
+        self.port = port
+        self.auth = "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
+        self.conn = None
+
+    def connect(self):
+        self.close()
+        self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=600)
+        self.conn.connect()
+        self.conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return self.conn
+
+    def close(self):
+        if self.conn:
+            self.conn.close()
+            self.conn = None
+
+    def _conn(self):
+        return self.conn or self.connect()
+
+    def _done(self, resp):
+        if resp.will_close:
+            self.close()
+
+    def raw(self, method, path, body=None, headers=None, auth=True):
+        """(status, body bytes); `path` is below /api/v1."""
+        h = {"Authorization": self.auth} if auth else {}
+        h.update(headers or {})
+        conn = self._conn()
+        conn.request(method, API + path, body=body, headers=h)
+        resp = conn.getresponse()
+        data = resp.read()
+        self._done(resp)
+        return resp.status, data
+
+    def call(self, method, path, body=None, headers=None, expect=200, auth=True):
+        """JSON in, JSON out; a status other than `expect` is a ServerError."""
+        h = dict(headers or {})
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body).encode()
+            h.setdefault("Content-Type", "application/json")
+        status, data = self.raw(method, path, body, h, auth=auth)
+        if status != expect:
+            raise ServerError("%s %s answered %d (expected %d): %r" % (method, API + path, status, expect, data[:500]))
+        return json.loads(data) if data else None
+
+    def put_file(self, path, src, size):
+        """Streamed PUT of `src` (Content-Length, 1 MiB pieces): (status, body)."""
+        conn = self._conn()
+        conn.putrequest("PUT", API + path, skip_accept_encoding=True)
+        conn.putheader("Authorization", self.auth)
+        conn.putheader("Content-Type", "application/octet-stream")
+        conn.putheader("Content-Length", str(size))
+        conn.endheaders()
+        buf = bytearray(MiB)
+        view = memoryview(buf)
+        with open(src, "rb") as f:
+            while True:
+                n = f.readinto(buf)
+                if not n:
+                    break
+                conn.send(view[:n])
+        resp = conn.getresponse()
+        data = resp.read()
+        self._done(resp)
+        return resp.status, data
+
+    def get_content(self, node_id, digest=None):
+        """Streamed GET of a file's bytes in 1 MiB pieces, fed to `digest` (a
+        hashlib object) on the fly when given: (status, bytes received)."""
+        conn = self._conn()
+        conn.request("GET", API + "/nodes/%s/content" % node_id, headers={"Authorization": self.auth})
+        resp = conn.getresponse()
+        if resp.status != 200:
+            data = resp.read()
+            self._done(resp)
+            raise ServerError("GET content answered %d: %r" % (resp.status, data[:500]))
+        buf = bytearray(MiB)
+        view = memoryview(buf)
+        total = 0
+        while True:
+            n = resp.readinto(view)
+            if not n:
+                break
+            if digest is not None:
+                digest.update(view[:n])
+            total += n
+        self._done(resp)
+        return resp.status, total
+
+
+def multipart_body(parts):
+    """parts: [(filename, bytes)] → (content type, body)."""
+    boundary = "nubo-bench-" + os.urandom(12).hex()
+    b = boundary.encode()
+    out = []
+    for filename, data in parts:
+        out.append(b"--" + b + b'\r\nContent-Disposition: form-data; name="file"; filename="' +
+                   filename.encode() + b'"\r\nContent-Type: application/octet-stream\r\n\r\n' + data + b"\r\n")
+    out.append(b"--" + b + b"--\r\n")
+    return "multipart/form-data; boundary=" + boundary, b"".join(out)
+
+
+def listing_specs(n, seed):
+    """n (name, bytes) pairs: ASCII names of 1..60 characters (mixed case,
+    so the case-folded sort key matters), unique case-insensitively, and
+    0..2000 random bytes each; the same for the same seed."""
+    rng = random.Random(seed)
+    alphabet = string.ascii_letters + string.digits + "-_"
+    exts = ("", ".txt", ".jpg", ".pdf", ".tar.gz", ".md", ".json", ".JPG")
+    seen, out = set(), []
+    while len(out) < n:
+        name = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 52))) + rng.choice(exts)
+        if name.casefold() in seen:
+            continue
+        seen.add(name.casefold())
+        out.append((name, rng.randbytes(rng.randint(0, 2000))))
+    return out
+
+
+def pct(xs, q):
+    """Nearest-rank percentile q (0..100) of xs."""
+    s = sorted(xs)
+    return s[max(0, min(len(s) - 1, -(-len(s) * q // 100) - 1))]
+
+
+def reset_hwm(pid):
+    """Resets the process's VmHWM to its current RSS (clear_refs 5, Linux >= 4.0)."""
+    try:
+        with open("/proc/%d/clear_refs" % pid, "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def rss_breakdown_kib(pid):
+    """Current (anonymous, file-backed, of which magic.mgc mappings) RSS in KiB:
+    VmHWM counts shared clean file pages once per mapping."""
+    anon = file_ = magic = 0
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("RssAnon:"):
+                anon = int(line.split()[1])
+            elif line.startswith("RssFile:"):
+                file_ = int(line.split()[1])
+    cur = ""
+    with open("/proc/%d/smaps" % pid) as f:
+        for line in f:
+            parts = line.split()
+            if not parts[0].endswith(":"):
+                cur = parts[5] if len(parts) > 5 else ""
+            elif parts[0] == "Rss:" and cur.endswith("/magic.mgc"):
+                magic += int(parts[1])
+    return anon, file_, magic
+
+
+LIST_SORTS = (
+    # label, query, key of an item as the server must order it (name_key is casefold for ASCII), reverse
+    ("name asc", "", lambda n: n["name"].casefold(), False),
+    ("size asc", "&sort=size", lambda n: (n["size"], n["name"].casefold()), False),
+    ("modified desc", "&sort=modified&order=desc", lambda n: (n["modified"], n["name"].casefold()), True),
+)
+PAGE_LIMIT = 200
+
+
+def files_listing(api, root, args):
+    n = args.list_entries
+    folder = api.call("POST", "/nodes/%s/folders" % root, {"name": "listing"}, expect=201)["id"]
+    specs = listing_specs(n, args.seed)
+    want_size = {name: len(data) for name, data in specs}
+    t0 = time.perf_counter()
+    for i in range(0, n, 1000):
+        batch = specs[i:i + 1000]
+        ctype, body = multipart_body(batch)
+        got = api.call("POST", "/nodes/%s/upload" % folder, body, {"Content-Type": ctype})["items"]
+        if len(got) != len(batch):
+            raise ServerError("multipart upload of %d files answered %d items" % (len(batch), len(got)))
+        for (name, data), item in zip(batch, got):
+            if item.get("status") != 201 or item["node"]["name"] != name or item["node"]["size"] != len(data):
+                raise ServerError("multipart item for %r: %r" % (name, item))
+    create_s = time.perf_counter() - t0
+
+    pages = max(1, -(-n // PAGE_LIMIT))
+    far = min(100, pages)  # the "page 100" of the target, or the last page when there are fewer
+    names = [name for name, _ in specs]
+    results = {}
+    for label, query, key, reverse in LIST_SORTS:
+        base = "/nodes/%s/children?limit=%d%s" % (folder, PAGE_LIMIT, query)
+        # Equivalence gate: one walk over all pages, every name once, in order.
+        items, cursor, page_no, far_cursor, far_page = [], None, 0, None, None
+        while True:
+            page = api.call("GET", base + ("&cursor=" + urllib.parse.quote(cursor, safe="") if cursor else ""))
+            page_no += 1
+            if page_no == far:
+                far_cursor, far_page = cursor, [it["id"] for it in page["items"]]
+            if page["next_cursor"] and len(page["items"]) != PAGE_LIMIT:
+                raise ServerError("%s: page %d has %d items and a next cursor" % (label, page_no, len(page["items"])))
+            items += page["items"]
+            cursor = page["next_cursor"]
+            if not cursor:
+                break
+        got = [it["name"] for it in items]
+        if len(got) != n or set(got) != set(names) or len(set(got)) != n:
+            raise SystemExit("equivalence gate failed (%s): %d items, %d distinct, %d of %d created names" % (
+                label, len(got), len(set(got)), len(set(got) & set(names)), n))
+        if any(it["kind"] != "file" or it["size"] != want_size[it["name"]] for it in items):
+            raise SystemExit("equivalence gate failed (%s): a kind or size differs from what was uploaded" % label)
+        keys = [key(it) for it in items]
+        if keys != sorted(keys, reverse=reverse):
+            bad = next(i for i in range(1, len(keys)) if (keys[i] < keys[i - 1]) != reverse and keys[i] != keys[i - 1])
+            raise SystemExit("equivalence gate failed (%s): out of order at %d: %r then %r" % (
+                label, bad, keys[bad - 1], keys[bad]))
+        if page_no != pages:
+            raise SystemExit("equivalence gate failed (%s): %d pages, expected %d" % (label, page_no, pages))
+        # Timing: page 1 and page `far` (its cursor reused), interleaved on this connection.
+        paths = (base, base + ("&cursor=" + urllib.parse.quote(far_cursor, safe="") if far_cursor else ""))
+        times = ([], [])
+        conn = api._conn()
+        hdrs = {"Authorization": api.auth}
+        for rep in range(args.list_reps):
+            for which in (0, 1):
+                t = time.perf_counter()
+                conn.request("GET", API + paths[which], headers=hdrs)
+                resp = conn.getresponse()
+                data = resp.read()
+                times[which].append((time.perf_counter() - t) * 1000)
+                if resp.status != 200 or resp.will_close:
+                    raise ServerError("%s page %s answered %d (will_close %s): %r" % (
+                        label, (1, far)[which], resp.status, resp.will_close, data[:300]))
+                if rep == 0:
+                    ids = [it["id"] for it in json.loads(data)["items"]]
+                    want = [it["id"] for it in items[:PAGE_LIMIT]] if which == 0 else far_page
+                    if ids != want:
+                        raise SystemExit("equivalence gate failed (%s): page %d differs from the walk's" % (
+                            label, (1, far)[which]))
+        results[label] = times
+    return create_s, far, results
+
+
+def write_random(path, size):
+    """Fresh random bytes (so no round dedups against another): sha256 hex."""
+    h = hashlib.sha256()
+    with open(path, "wb") as f, open("/dev/urandom", "rb") as r:
+        left = size
+        while left:
+            b = r.read(min(left, 1 << 24))
+            h.update(b)
+            f.write(b)
+            left -= len(b)
+    return h.hexdigest()
+
+
+def files_big(api, root, nubo, tmp, args):
+    size = args.files_bytes
+    src = os.path.join(tmp, "input.bin")
+    m = {"upload": [], "download": [], "b3sum": [], "cat": []}
+    rss, parts = [], []
+    hwm_reset = True
+    for rnd in range(args.rounds):
+        want_sha = write_random(src, size)
+        dt, _, out = timed(["b3sum", "--no-names", src], stdout=None)
+        want_b3 = out.split()[0]
+        m["b3sum"].append(dt)
+        dt, _, _ = timed(["cat", src])
+        m["cat"].append(dt)
+        hwm_reset = reset_hwm(nubo.proc.pid) and hwm_reset
+        t = time.perf_counter()
+        status, body = api.put_file("/nodes/%s/files/big-%d.bin" % (root, rnd), src, size)
+        m["upload"].append(time.perf_counter() - t)
+        if status != 201:
+            raise ServerError("PUT big-%d.bin answered %d: %r" % (rnd, status, body[:500]))
+        node = json.loads(body)
+        if node.get("size") != size or node.get("hash") != want_b3:
+            raise SystemExit("equivalence gate failed: node size %r hash %r vs %d bytes, b3sum %s" % (
+                node.get("size"), node.get("hash"), size, want_b3))
+        digest = None if args.no_download_hash else hashlib.sha256()
+        t = time.perf_counter()
+        _, got = api.get_content(node["id"], digest)
+        m["download"].append(time.perf_counter() - t)
+        if got != size or (digest is not None and digest.hexdigest() != want_sha):
+            raise SystemExit("equivalence gate failed: downloaded %d bytes, sha256 %s vs %d bytes, %s" % (
+                got, digest.hexdigest() if digest else "-", size, want_sha))
+        rss.append(peak_rss_kib([nubo.proc.pid]))
+        parts.append(rss_breakdown_kib(nubo.proc.pid))
+    return m, rss, parts, hwm_reset
+
+
+def client_sha256_mbps():
+    """The harness's own hashing speed: the ceiling the hashed download sees."""
+    b = os.urandom(MiB)
+    h = hashlib.sha256()
+    t = time.perf_counter()
+    for _ in range(256):
+        h.update(b)
+    return 256 * MiB / 1e6 / (time.perf_counter() - t)
+
+
+def scenario_files(args):
+    fresh = None
+    where = args.tmpdir
+    if where is None and os.geteuid() == 0 and shutil.which("mkfs.ext4"):
+        # input + every round's stored copy + chunk staging, plus the listing's tiny files and SQLite.
+        fresh = FreshFs((args.rounds + 2) * args.files_bytes + args.list_entries * 16384 + (1 << 30))
+        where = fresh.mnt
+    tmp = tempfile.mkdtemp(prefix="nubo-bench-", dir=where)
+    nubo = None
+    try:
+        nubo = Nubo(tmp, env=FAST_ARGON2)
+        api = Api(nubo.port, *ADMIN)
+        api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
+        root = api.call("GET", "/drives")["drives"][0]["root_id"]
+        create_s, far, listing = files_listing(api, root, args)
+        rss_listing = peak_rss_kib([nubo.proc.pid])
+        big, rss, parts, hwm_reset = files_big(api, root, nubo, tmp, args)
+        api.close()
+        nubo.stop()
+        if nubo.proc.returncode != 0:
+            raise ServerError("nubo exited with %d on SIGTERM" % nubo.proc.returncode)
+    except (ServerError, http.client.HTTPException, OSError) as e:
+        log = ""
+        if nubo:
+            if nubo.proc.poll() is None:
+                nubo.stop()
+            with open(nubo.log_path, "rb") as f:
+                log = f.read()[-4000:].decode("utf-8", "replace")
+        raise SystemExit("files scenario: the server misbehaved: %s: %s\nnubo exit code: %s\n--- nubo.log tail ---\n%s"
+                         % (type(e).__name__, e, nubo.proc.returncode if nubo else None, log))
+    finally:
+        if nubo and nubo.proc.poll() is None:
+            nubo.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+        if fresh:
+            fresh.close()
+
+    on = "a fresh ext4 loop device" if fresh else where or tempfile.gettempdir()
+    print("\nscenario files, listing: one folder of %d files (multipart, 1000 per request: %.1f s, %.0f files/s), "
+          "GET children?limit=%d on one keep-alive connection, page 1 vs page %d (cursor reused), %d reps "
+          "interleaved; load before: %s; data dir on %s"
+          % (args.list_entries, create_s, args.list_entries / create_s, PAGE_LIMIT, far, args.list_reps, args.load, on))
+    print("| sort | page | p50 ms | p95 ms | p99 ms | p50 page %d / page 1 |" % far)
+    print("|---|---|---|---|---|---|")
+    ratios = {}
+    for label, (t1, tf) in listing.items():
+        ratios[label] = pct(tf, 50) / pct(t1, 50)
+        print("| %s | 1 | %.3f | %.3f | %.3f | |" % (label, pct(t1, 50), pct(t1, 95), pct(t1, 99)))
+        print("| %s | %d | %.3f | %.3f | %.3f | %.2f |" % (label, far, pct(tf, 50), pct(tf, 95), pct(tf, 99),
+                                                         ratios[label]))
+    worst = max(max(pct(t1, 50), pct(tf, 50)) for t1, tf in listing.values())
+    ok = all(0.8 <= r <= 1.2 for r in ratios.values()) and worst <= 2.0
+    print("targets: ratio within 0.80..1.20 and p50 <= 2 ms per page: %s (worst p50 %.3f ms)%s"
+          % ("met" if ok else "NOT met", worst,
+             "" if far == 100 else "; only %d pages here, so page %d stands in for page 100" % (far, far)))
+    print("gate: each sort's walk returned every name once, in order (name_key = casefold for these ASCII names)")
+
+    med = {k: statistics.median(v) for k, v in big.items()}
+    mb = args.files_bytes / 1e6
+    rate = {k: mb / v for k, v in med.items()}
+    print("\nscenario files, large file: %d MiB random file (fresh each round), %d rounds, median; "
+          "streamed PUT and GET on one keep-alive connection, 1 MiB pieces%s; load before: %s; data dir on %s"
+          % (args.files_bytes >> 20, args.rounds,
+             "" if args.no_download_hash else ", GET hashed with sha256 on the fly (client sha256: %.0f MB/s)"
+             % client_sha256_mbps(), args.load, on))
+    print("| operation | seconds | MB/s | peak RSS MiB |")
+    print("|---|---|---|---|")
+    print("| nubo PUT /nodes/{root}/files/big-N.bin | %.3f | %.0f | %.1f |" % (med["upload"], rate["upload"],
+                                                                           max(rss) / 1024))
+    print("| nubo GET /nodes/{id}/content | %.3f | %.0f | (same) |" % (med["download"], rate["download"]))
+    print("| b3sum (all cores) | %.3f | %.0f | |" % (med["b3sum"], rate["b3sum"]))
+    print("| cat file > /dev/null | %.3f | %.0f | |" % (med["cat"], rate["cat"]))
+    print("ratio upload/b3sum: %.2f; download/cat: %.2f; server peak RSS during upload+download (VmHWM%s, max of "
+          "rounds): %.1f MiB (target < 64; per round: %s; after the listing phase: %.1f MiB)"
+          % (rate["upload"] / rate["b3sum"], rate["download"] / rate["cat"],
+             " reset before each upload" if hwm_reset else " since start: clear_refs refused", max(rss) / 1024,
+             ", ".join("%.1f" % (r / 1024) for r in rss), rss_listing / 1024))
+    anon, file_, magic = (max(p[i] for p in parts) / 1024 for i in range(3))
+    print("server RSS after the last transfer (max of rounds): anonymous %.1f MiB, file-backed %.1f MiB, of which "
+          "/usr/lib/file/magic.mgc mappings %.1f MiB" % (anon, file_, magic))
+    print("gate: each upload's node hash equals b3sum of the input%s"
+          % ("" if args.no_download_hash else "; each download's sha256 equals the input's"))
+
+
+
+def scenario_listing_ab(args):
+    """BEFORE/AFTER of a listing change from one run: two binaries serve the
+    same data directory at once, and the same requests alternate between
+    them. Gate: for every request both answer byte-identical bodies."""
+    if not args.before or not os.path.exists(args.before):
+        raise SystemExit("listing-ab needs --before BINARY (the build to compare against)")
+    global NUBO
+    after_bin = NUBO
+    tmp = tempfile.mkdtemp(prefix="nubo-bench-ab-", dir=args.tmpdir)
+    servers = []
+    try:
+        servers.append(Nubo(tmp, env=FAST_ARGON2))
+        api = Api(servers[0].port, *ADMIN)
+        api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
+        root = api.call("GET", "/drives")["drives"][0]["root_id"]
+        folder = api.call("POST", "/nodes/%s/folders" % root, {"name": "listing"}, expect=201)["id"]
+        specs = listing_specs(args.list_entries, args.seed)
+        for i in range(0, len(specs), 1000):
+            ctype, body = multipart_body(specs[i:i + 1000])
+            api.call("POST", "/nodes/%s/upload" % folder, body, {"Content-Type": ctype})
+        api.close()
+        NUBO = args.before
+        try:
+            servers.append(Nubo(tmp, env=FAST_ARGON2))  # same data dir: BEFORE
+        finally:
+            NUBO = after_bin
+        apis = [Api(srv.port, *ADMIN) for srv in servers]  # [AFTER, BEFORE]
+        rows = []
+        for label, query, _, _ in LIST_SORTS:
+            base = "/nodes/%s/children?limit=%d%s" % (folder, PAGE_LIMIT, query)
+            cursor = None
+            for _ in range(99):
+                page = apis[0].call("GET", base + ("&cursor=" + urllib.parse.quote(cursor, safe="") if cursor else ""))
+                cursor = page["next_cursor"] or cursor
+            for page_label, path in (("1", base), ("100", base + "&cursor=" + urllib.parse.quote(cursor, safe=""))):
+                times = ([], [])
+                conns = [a._conn() for a in apis]
+                for rep in range(args.list_reps):
+                    bodies = []
+                    for which in ((0, 1) if rep % 2 else (1, 0)):
+                        t = time.perf_counter()
+                        conns[which].request("GET", API + path, headers={"Authorization": apis[which].auth})
+                        resp = conns[which].getresponse()
+                        data = resp.read()
+                        times[which].append((time.perf_counter() - t) * 1000)
+                        if resp.status != 200:
+                            raise ServerError("%s page %s: %d %r" % (label, page_label, resp.status, data[:200]))
+                        bodies.append(data)
+                    if bodies[0] != bodies[1]:
+                        raise SystemExit("equivalence gate failed: %s page %s differs between BEFORE and AFTER"
+                                         % (label, page_label))
+                rows.append((label, page_label, pct(times[1], 50), pct(times[0], 50)))
+        for a in apis:
+            a.close()
+    finally:
+        for srv in servers:
+            if srv.proc.poll() is None:
+                srv.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("\nscenario listing-ab: %d entries, limit %d, %d reps alternating BEFORE (%s) and AFTER (%s) on one data "
+          "dir; load before: %s" % (args.list_entries, PAGE_LIMIT, args.list_reps, args.before, after_bin, args.load))
+    print("| sort | page | BEFORE p50 ms | AFTER p50 ms | AFTER/BEFORE |")
+    print("|---|---|---|---|---|")
+    for label, page, before, after in rows:
+        print("| %s | %s | %.3f | %.3f | %.2f |" % (label, page, before, after, after / before))
+    print("gate: every response body byte-identical between BEFORE and AFTER")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("scenario", choices=["health", "storage", "all"])
+    ap.add_argument("scenario", choices=["health", "storage", "files", "listing-ab", "all"])
+    ap.add_argument("--before", default=None, help="listing-ab: the binary to compare against")
     ap.add_argument("--storage-bytes", type=int, default=1 << 30)
-    ap.add_argument("--tmpdir", default=None, help="where the storage scenario writes (a fresh fs is best)")
+    ap.add_argument("--tmpdir", default=None,
+                    help="where the storage and files scenarios write (default: a fresh ext4 loop device as root)")
+    ap.add_argument("--list-entries", type=int, default=20000, help="files: entries in the listed folder")
+    ap.add_argument("--list-reps", type=int, default=300, help="files: timed requests per page and sort")
+    ap.add_argument("--files-bytes", type=int, default=1 << 30, help="files: size of the big file")
+    ap.add_argument("--seed", type=int, default=5, help="files: seed of the listing's names and sizes")
+    ap.add_argument("--no-download-hash", action="store_true",
+                    help="files: do not sha256 the download on the fly (the gate then rests on the node hash)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--duration", type=int, default=5)
     args = ap.parse_args()
@@ -330,6 +819,10 @@ def main():
         scenario_health(args)
     if args.scenario in ("storage", "all"):
         scenario_storage(args)
+    if args.scenario in ("files", "all"):
+        scenario_files(args)
+    if args.scenario == "listing-ab":
+        scenario_listing_ab(args)
 
 
 if __name__ == "__main__":
