@@ -1,0 +1,209 @@
+#include "dav/xml_writer.h"
+
+#include <cassert>
+#include <cstdint>
+
+namespace nubo::dav {
+
+namespace {
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+constexpr std::string_view kXmlNamespace = "http://www.w3.org/XML/1998/namespace";
+
+// Length of the well-formed UTF-8 sequence at s[i] (RFC 3629 §4: no
+// overlongs, no surrogates, nothing above U+10FFFF) and its code point;
+// 0 when the bytes there are not one.
+size_t DecodeUtf8(std::string_view s, size_t i, uint32_t* cp) {
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  auto cont = [&](size_t k) { return k < s.size() && (byte(k) & 0xC0) == 0x80; };
+  unsigned char b = byte(i);
+  if (b < 0x80) {
+    *cp = b;
+    return 1;
+  }
+  if (b >= 0xC2 && b <= 0xDF && cont(i + 1)) {
+    *cp = (b & 0x1Fu) << 6 | (byte(i + 1) & 0x3Fu);
+    return 2;
+  }
+  if (b >= 0xE0 && b <= 0xEF && cont(i + 1) && cont(i + 2)) {
+    uint32_t c = (b & 0x0Fu) << 12 | (byte(i + 1) & 0x3Fu) << 6 | (byte(i + 2) & 0x3Fu);
+    if (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF)) return 0;
+    *cp = c;
+    return 3;
+  }
+  if (b >= 0xF0 && b <= 0xF4 && cont(i + 1) && cont(i + 2) && cont(i + 3)) {
+    uint32_t c = (b & 0x07u) << 18 | (byte(i + 1) & 0x3Fu) << 12 | (byte(i + 2) & 0x3Fu) << 6 |
+                 (byte(i + 3) & 0x3Fu);
+    if (c < 0x10000 || c > 0x10FFFF) return 0;
+    *cp = c;
+    return 4;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AppendXmlEscaped(std::string& out, std::string_view text, bool attribute) {
+  out.reserve(out.size() + text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    uint32_t cp = 0;
+    size_t n = DecodeUtf8(text, i, &cp);
+    if (n == 0) {
+      // One replacement per offending byte: simple, and never swallows a
+      // following valid character.
+      out += kReplacement;
+      ++i;
+      continue;
+    }
+    if (n > 1) {
+      // XML 1.0 §2.2 Char excludes U+FFFE and U+FFFF.
+      if (cp == 0xFFFE || cp == 0xFFFF) {
+        out += kReplacement;
+      } else {
+        out.append(text.substr(i, n));
+      }
+      i += n;
+      continue;
+    }
+    char c = text[i++];
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";  // also keeps "]]>" out of character data
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\r':
+        out += "&#13;";  // a literal CR would be normalized to LF (XML 1.0 §2.11)
+        break;
+      case '\t':
+        out += attribute ? "&#9;" : "\t";
+        break;
+      case '\n':
+        out += attribute ? "&#10;" : "\n";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += kReplacement;
+        } else {
+          out += c;
+        }
+    }
+  }
+}
+
+XmlWriter::XmlWriter() { out_ = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"; }
+
+const std::string* XmlWriter::FindPrefix(std::string_view uri) const {
+  // Innermost first; a prefix rebound further in shadows its outer binding.
+  for (size_t i = bindings_.size(); i-- > 0;) {
+    const Binding& b = bindings_[i];
+    if (b.uri != uri) continue;
+    bool shadowed = false;
+    for (size_t j = i + 1; j < bindings_.size(); ++j) {
+      if (bindings_[j].prefix == b.prefix) shadowed = true;
+    }
+    if (!shadowed) return &b.prefix;
+  }
+  return nullptr;
+}
+
+bool XmlWriter::PrefixInScope(std::string_view prefix) const {
+  for (const auto& b : bindings_) {
+    if (b.prefix == prefix) return true;
+  }
+  return false;
+}
+
+std::string XmlWriter::StartTag(std::string_view ns, std::string_view name,
+                                const std::vector<std::pair<std::string, std::string>>& declare) {
+  std::string decls;
+  for (const auto& [prefix, uri] : declare) {
+    decls += prefix.empty() ? " xmlns=\"" : " xmlns:" + prefix + "=\"";
+    AppendXmlEscaped(decls, uri, /*attribute=*/true);
+    decls += '"';
+    bindings_.push_back({prefix, uri});
+  }
+  std::string qname;
+  if (ns.empty()) {
+    // No namespace: legal only where no default namespace is in effect.
+    const std::string* def = nullptr;
+    for (size_t i = bindings_.size(); i-- > 0;) {
+      if (bindings_[i].prefix.empty()) {
+        def = &bindings_[i].uri;
+        break;
+      }
+    }
+    if (def != nullptr && !def->empty()) {
+      decls += " xmlns=\"\"";
+      bindings_.push_back({"", ""});
+    }
+    qname = name;
+  } else if (ns == kXmlNamespace) {
+    qname = "xml:" + std::string(name);  // bound by definition, never declarable
+  } else if (const std::string* p = FindPrefix(ns)) {
+    qname = p->empty() ? std::string(name) : *p + ":" + std::string(name);
+  } else {
+    std::string prefix;
+    for (int n = 1;; ++n) {
+      prefix = "ns" + std::to_string(n);
+      if (!PrefixInScope(prefix)) break;
+    }
+    decls += " xmlns:" + prefix + "=\"";
+    AppendXmlEscaped(decls, ns, /*attribute=*/true);
+    decls += '"';
+    bindings_.push_back({prefix, std::string(ns)});
+    qname = prefix + ":" + std::string(name);
+  }
+  out_ += '<';
+  out_ += qname;
+  out_ += decls;
+  return qname;
+}
+
+void XmlWriter::Open(std::string_view ns, std::string_view name,
+                     std::vector<std::pair<std::string, std::string>> declare) {
+  size_t before = bindings_.size();
+  std::string qname = StartTag(ns, name, declare);
+  out_ += '>';
+  open_.push_back({std::move(qname), before});
+}
+
+void XmlWriter::Close() {
+  assert(!open_.empty() && "XmlWriter::Close with no open element");
+  if (open_.empty()) return;
+  out_ += "</";
+  out_ += open_.back().qname;
+  out_ += '>';
+  bindings_.resize(open_.back().bindings);
+  open_.pop_back();
+}
+
+void XmlWriter::Leaf(std::string_view ns, std::string_view name, std::string_view text) {
+  size_t before = bindings_.size();
+  std::string qname = StartTag(ns, name, {});
+  out_ += '>';
+  AppendXmlEscaped(out_, text);
+  out_ += "</";
+  out_ += qname;
+  out_ += '>';
+  bindings_.resize(before);
+}
+
+void XmlWriter::Empty(std::string_view ns, std::string_view name) {
+  size_t before = bindings_.size();
+  StartTag(ns, name, {});
+  out_ += "/>";
+  bindings_.resize(before);
+}
+
+void XmlWriter::Raw(std::string_view xml) { out_.append(xml); }
+
+}  // namespace nubo::dav
