@@ -8,9 +8,9 @@ build_pkgs=(
   libboost1.81-dev libboost-url1.81-dev libboost-json1.81-dev
   libcli11-dev libspdlog-dev libfmt-dev libtomlplusplus-dev
   librust-blake3-dev libssl-dev libsodium-dev libsqlite3-dev libjwt-dev libicu-dev
-  libmagic-dev libarchive-dev
+  libmagic-dev libarchive-dev libexpat1-dev
 )
-test_pkgs=(libgtest-dev libgmock-dev python3 curl)
+test_pkgs=(libgtest-dev libgmock-dev python3 curl litmus cadaver rclone)
 bench_pkgs=(nginx-light wrk curl b3sum time libbenchmark-dev)
 fuzz_pkgs=(clang-14 libclang-rt-14-dev)
 

@@ -45,7 +45,8 @@ struct FilesOptions {
   size_t recent_keep = 100;  // recent entries kept per user
 };
 
-// The strong ETag of a node: files "\"<blake3 hex>\"", folders derived from
+// The strong ETag of a node: files "\"<first 32 hex digits of the BLAKE3
+// hash>\"", folders derived from
 // the rollup counter, so it changes when anything below changes.
 std::string NodeETag(const meta::NodeRow& n);
 std::string HashHex(const meta::Digest& d);
@@ -53,6 +54,7 @@ std::string HashHex(const meta::Digest& d);
 struct Page {
   std::vector<meta::NodeRow> items;
   std::string next_cursor;  // empty: no more
+  std::optional<meta::NodeRow> folder;  // List: the listed folder, read in the same snapshot
 };
 
 struct UploadRequest {
@@ -90,6 +92,16 @@ struct Usage {
 struct FileContent {
   meta::NodeRow node;
   std::vector<meta::ManifestChunk> chunks;
+};
+
+// A path below a drive's root, resolved name by name (WebDAV addresses
+// nodes by path).
+struct Resolved {
+  int64_t drive_id = 0;
+  std::optional<meta::NodeRow> node;    // the target, when it exists (live)
+  std::optional<meta::NodeRow> parent;  // its parent, when that is a live folder
+  std::string name;                     // the last segment, NFC ("" for the root)
+  std::string path_key;                 // "/" + case-folded names: how locks address URLs
 };
 
 class Files {
@@ -135,9 +147,16 @@ class Files {
   // Rename and/or move. Conflict kOverwrite is not allowed here.
   Result<meta::NodeRow> Update(int64_t user, std::string_view id, std::optional<std::string> name,
                                std::optional<std::string> parent_id, Conflict conflict);
-  // Zero-copy (manifest references), recursive for folders.
+  // Zero-copy (manifest references), recursive for folders unless
+  // `shallow` (a folder copied without its members: WebDAV Depth 0).
+  // Dead properties are copied with their nodes.
   Result<meta::NodeRow> Copy(int64_t user, std::string_view id, std::string_view parent_id,
-                             std::optional<std::string> name, Conflict conflict);
+                             std::optional<std::string> name, Conflict conflict,
+                             bool shallow = false);
+
+  // Resolves `segments` (decoded, below the caller's personal drive root).
+  // InvalidArgument when a segment is not a valid name.
+  Result<Resolved> Resolve(int64_t user, const std::vector<std::string>& segments);
   Status Trash(int64_t user, std::string_view id);
   // Restores a trashed node to its parent, or to the drive root when that
   // parent is itself in the trash; a taken name gets " (n)".

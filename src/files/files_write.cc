@@ -348,7 +348,7 @@ Result<NodeRow> Files::Update(int64_t user, std::string_view id, std::optional<s
 }
 
 Result<NodeRow> Files::Copy(int64_t user, std::string_view id, std::string_view parent_id,
-                            std::optional<std::string> name, Conflict conflict) {
+                            std::optional<std::string> name, Conflict conflict, bool shallow) {
   if (conflict == Conflict::kOverwrite) {
     return Status::InvalidArgument("conflict=overwrite is not supported for copy");
   }
@@ -368,7 +368,8 @@ Result<NodeRow> Files::Copy(int64_t user, std::string_view id, std::string_view 
           return Status::Conflict("cannot copy a folder into itself or one of its subfolders");
       }
     }
-    NUBO_RETURN_IF_ERROR(CheckQuota(t, dest.drive_id, static_cast<int64_t>(src.size)));
+    const int64_t bytes = shallow && src.folder() ? 0 : static_cast<int64_t>(src.size);
+    NUBO_RETURN_IF_ERROR(CheckQuota(t, dest.drive_id, bytes));
     NUBO_ASSIGN_OR_RETURN(std::string final_name, PlaceName(t, dest, name ? *name : src.name,
                                                             src.folder(), conflict, nullptr));
     NUBO_ASSIGN_OR_RETURN(int64_t seq, t.NextChangeSeq(dest.drive_id));
@@ -384,12 +385,14 @@ Result<NodeRow> Files::Copy(int64_t user, std::string_view id, std::string_view 
       c.mtime_ms = from.mtime_ms;
       c.tree_seq = seq;
       if (c.manifest_id) NUBO_RETURN_IF_ERROR(content::AddManifestRef(t, *c.manifest_id));
+      if (shallow && !c.manifest_id) c.size = 0;  // a folder without its members
       NUBO_RETURN_IF_ERROR(NameTaken(t.InsertNode(c), as));
+      NUBO_RETURN_IF_ERROR(t.CopyDeadProps(from.id, c.id));
       return c;
     };
     NUBO_ASSIGN_OR_RETURN(NodeRow top, clone(src, dest, final_name));
     std::vector<std::pair<int64_t, NodeRow>> stack;  // (source folder id, its copy)
-    if (src.folder()) stack.emplace_back(src.id, top);
+    if (src.folder() && !shallow) stack.emplace_back(src.id, top);
     while (!stack.empty()) {
       auto [from_id, to] = std::move(stack.back());
       stack.pop_back();
@@ -404,7 +407,7 @@ Result<NodeRow> Files::Copy(int64_t user, std::string_view id, std::string_view 
         }
       }
     }
-    NUBO_RETURN_IF_ERROR(t.BumpAncestors(dest.id, seq, static_cast<int64_t>(src.size)));
+    NUBO_RETURN_IF_ERROR(t.BumpAncestors(dest.id, seq, bytes));
     NUBO_ASSIGN_OR_RETURN(out, Reload(t, top.id, user));
     return Status::Ok();
   }));

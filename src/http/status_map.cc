@@ -16,10 +16,12 @@ int HttpStatusFor(Code code) {
     case Code::kConflict: return 409;
     case Code::kAborted: return 409;
     case Code::kPreconditionFailed: return 412;
+    case Code::kLocked: return 423;
     case Code::kTooLarge: return 413;
     case Code::kUnsupported: return 415;
     case Code::kRangeNotSatisfiable: return 416;
-    case Code::kResourceExhausted: return 503;
+    // Disk or database full (ENOSPC, SQLITE_FULL): RFC 4918 §11.5 507.
+    case Code::kResourceExhausted: return 507;
     case Code::kUnavailable: return 503;
     // RFC 4918 §11.5: the Nextcloud and WebDAV clients understand 507 as "quota".
     case Code::kQuotaExceeded: return 507;

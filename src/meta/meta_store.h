@@ -146,6 +146,24 @@ struct SearchFilter {
   std::optional<int64_t> modified_after_ms, modified_before_ms;
 };
 
+struct DeadProp {
+  std::string ns, name;
+  std::string value;  // XML content
+};
+
+struct DavLockRow {
+  std::string token;
+  int64_t drive_id = 0;
+  std::string path;  // case-folded, "/a/b"; "/" for the drive root
+  bool depth_infinity = false;
+  bool exclusive = true;
+  std::string owner_xml;
+  int64_t user_id = 0;
+  int64_t timeout_s = 0;
+  int64_t expires_at_ms = 0;
+  std::string root_href;
+};
+
 class ReadTxn {
  public:
   virtual ~ReadTxn() = default;
@@ -206,7 +224,8 @@ class ReadTxn {
   virtual Result<std::optional<NodeRow>> FindChild(int64_t parent_id, const std::string& name_key,
                                                    int64_t viewer) = 0;
   // One keyset page of live children of one kind, after `after` (none: from
-  // the start), in the given order (name_key, then id break ties).
+  // the start), in the given order (name_key, then id break ties). Rows
+  // leave parent_public_id empty: it is the listed folder's.
   virtual Result<std::vector<NodeRow>> ListChildren(int64_t parent_id, NodeKind kind, NodeSort sort,
                                                     bool descending,
                                                     const std::optional<NodeCursor>& after,
@@ -235,6 +254,15 @@ class ReadTxn {
       int64_t user_id, std::optional<int64_t> before_seq, size_t limit) = 0;
   // Recently used live nodes, newest first.
   virtual Result<std::vector<NodeRow>> ListRecent(int64_t user_id, size_t limit) = 0;
+  // WebDAV dead properties of a node, by (ns, name).
+  virtual Result<std::vector<DeadProp>> ListDeadProps(int64_t node_id) = 0;
+  // Unexpired locks of the drive whose path is one of `paths` or, when
+  // `below` is set, lies below `below` ("/a" → "/a/..."), by path.
+  virtual Result<std::vector<DavLockRow>> FindDavLocks(int64_t drive_id,
+                                                       const std::vector<std::string>& paths,
+                                                       const std::string& below, int64_t now_ms) = 0;
+  virtual Result<std::optional<DavLockRow>> GetDavLock(const std::string& token) = 0;
+
   // For fsck: folders whose size rollup differs from the sum of their
   // children in the same state (live, or the same trashed subtree), as
   // (public id, stored size, recomputed size).
@@ -301,6 +329,16 @@ class WriteTxn : public ReadTxn {
   // Deletes the subtree rows (with favorites and recent entries). Returns
   // the number of nodes deleted. The caller releases SubtreeManifests first.
   virtual Result<int64_t> DeleteSubtree(int64_t id) = 0;
+
+  virtual Status SetDeadProp(int64_t node_id, const DeadProp& p) = 0;
+  virtual Status RemoveDeadProp(int64_t node_id, const std::string& ns, const std::string& name) = 0;
+  virtual Status CopyDeadProps(int64_t from_node, int64_t to_node) = 0;
+
+  virtual Status InsertDavLock(const DavLockRow& row) = 0;
+  virtual Status RefreshDavLock(const std::string& token, int64_t timeout_s, int64_t expires_at_ms) = 0;
+  virtual Status DeleteDavLock(const std::string& token) = 0;
+  // Drops the locks at `path` and below it (the resource went away).
+  virtual Status DeleteDavLocksAt(int64_t drive_id, const std::string& path) = 0;
 
   // Favorites and recent entries.
   virtual Status AddFavorite(int64_t user_id, int64_t node_id, int64_t now_ms) = 0;

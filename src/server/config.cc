@@ -100,6 +100,12 @@ const std::vector<Setting>& Table() {
       {"storage.gc_grace", "NUBO_GC_GRACE", "1h",
        "unreferenced chunks are deleted by gc only after this long", false,
        Duration(&Config::gc_grace_ms, 0, 365ull * 24 * 3'600'000)},
+      {"server.web_dir", "NUBO_WEB_DIR", "./web/dist", "the web UI's build (served at /)", false,
+       [](Config& c, std::string_view v) -> Status {
+         if (v.empty()) return Expect("expected a directory path");
+         c.web_dir = std::string(v);
+         return Status::Ok();
+       }},
       {"storage.maintenance_interval", "NUBO_MAINTENANCE_INTERVAL", "1h",
        "how often the server purges expired trash and collects unreferenced chunks", false,
        Duration(&Config::maintenance_interval_ms, 100, 7ull * 24 * 3'600'000)},
@@ -109,6 +115,9 @@ const std::vector<Setting>& Table() {
       {"files.trash_retention", "NUBO_FILES_TRASH_RETENTION", "30d",
        "trashed files are deleted for good after this long", false,
        Duration(&Config::trash_retention_ms, 0, 3650ull * 24 * 3'600'000)},
+      {"dav.propfind_infinity", "NUBO_DAV_PROPFIND_INFINITY", "false",
+       "answer PROPFIND Depth: infinity (streamed) instead of 403 propfind-finite-depth", false,
+       Bool(&Config::dav_propfind_infinity)},
       {"auth.argon2_ops", "NUBO_ARGON2_OPS", "3", "Argon2id passes per password hash", false,
        Uint(&Config::argon2_ops, 1, 10)},
       {"auth.argon2_mem", "NUBO_ARGON2_MEM", "64MiB", "Argon2id memory per password hash", false,

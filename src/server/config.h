@@ -20,6 +20,7 @@ struct Config {
   std::string listen_host = "127.0.0.1";
   uint16_t listen_port = 8086;
   std::string data_dir = "./nubo-data";
+  std::string web_dir = "./web/dist";
   int io_threads = 0;  // 0: one per core
   int blocking_threads = 16;
   uint64_t max_connections = 10000;
@@ -33,6 +34,7 @@ struct Config {
   uint64_t gc_grace_ms = 3'600'000;
   uint64_t maintenance_interval_ms = 3'600'000;
   uint64_t max_upload = 0;  // 0: unlimited
+  bool dav_propfind_infinity = false;
   uint64_t trash_retention_ms = 30ull * 24 * 3'600'000;
   uint64_t argon2_ops = 3;
   uint64_t argon2_mem = 64ull << 20;

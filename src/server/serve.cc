@@ -13,10 +13,14 @@
 #include "api/file_routes.h"
 #include "auth/authenticator.h"
 #include "auth/rate_limiter.h"
+#include "dav/dav.h"
 #include "content/gc.h"
 #include "files/files.h"
 #include "http/router.h"
+#include "blob/faulty_chunk_store.h"
 #include "server/auth_guard.h"
+#include "server/faulty_meta_store.h"
+#include "server/web_routes.h"
 #include "server/log.h"
 #include "server/metrics.h"
 #include "server/ops_routes.h"
@@ -122,7 +126,17 @@ int RunServe(const Config& cfg) {
     FlushLogs();
     return 1;
   }
-  meta::MetaStore& meta = *storage->meta;
+  // Test-only: fault injectors around both stores, armed by /_test/faults.
+  blob::FaultPlan chunk_faults, meta_faults;
+  std::unique_ptr<blob::FaultyChunkStore> faulty_chunks;
+  std::unique_ptr<FaultyMetaStore> faulty_meta;
+  if (cfg.test_routes) {
+    faulty_chunks = std::make_unique<blob::FaultyChunkStore>(*storage->chunks, chunk_faults);
+    faulty_meta = std::make_unique<FaultyMetaStore>(*storage->meta, meta_faults);
+  }
+  meta::MetaStore& meta = faulty_meta ? static_cast<meta::MetaStore&>(*faulty_meta) : *storage->meta;
+  blob::ChunkStore& chunks =
+      faulty_chunks ? static_cast<blob::ChunkStore&>(*faulty_chunks) : *storage->chunks;
 
   http::Router router;
   Metrics metrics;
@@ -147,12 +161,16 @@ int RunServe(const Config& cfg) {
   files::FilesOptions fopt;
   fopt.max_upload = cfg.max_upload;
   fopt.trash_retention_ms = static_cast<int64_t>(cfg.trash_retention_ms);
-  files::Files files(meta, *storage->chunks, fopt);
+  files::Files files(meta, chunks, fopt);
   api::RegisterFileRoutes(router, files);
-  Maintenance maintenance(files, *storage->chunks, cfg.maintenance_interval_ms, cfg.gc_grace_ms);
+  dav::DavOptions dopt;
+  dopt.allow_depth_infinity = cfg.dav_propfind_infinity;
+  dav::RegisterDavRoutes(router, files, dopt);
+  Maintenance maintenance(files, chunks, cfg.maintenance_interval_ms, cfg.gc_grace_ms);
+  RegisterWebRoutes(router, cfg.web_dir);
   if (cfg.test_routes) {
     spdlog::warn("test-only routes under /_test/ are enabled: never do this in production");
-    RegisterTestRoutes(router);
+    RegisterTestRoutes(router, {&chunk_faults, &meta_faults});
   }
 
   TransportOptions t;

@@ -7,6 +7,7 @@ std::string_view CodeName(Code code) {
     case Code::kOk: return "ok";
     case Code::kInvalidArgument: return "invalid_argument";
     case Code::kNotFound: return "not_found";
+    case Code::kLocked: return "locked";
     case Code::kAlreadyExists: return "already_exists";
     case Code::kConflict: return "conflict";
     case Code::kPermissionDenied: return "permission_denied";

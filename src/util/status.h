@@ -25,6 +25,7 @@ enum class Code {
   kPermissionDenied,    // authenticated, but not allowed (surfaces may map to 404)
   kUnauthenticated,     // no or bad credentials
   kPreconditionFailed,  // If-Match / If-Unmodified-Since failed
+  kLocked,              // a WebDAV lock the request did not present (RFC 4918 §11.3)
   kTooLarge,            // body or entity over a limit
   kRangeNotSatisfiable, // Range outside the representation
   kUnsupported,         // recognized but not supported (media type, method)
@@ -56,6 +57,7 @@ class [[nodiscard]] Status {
   static Status PreconditionFailed(std::string m) {
     return {Code::kPreconditionFailed, std::move(m)};
   }
+  static Status Locked(std::string m) { return {Code::kLocked, std::move(m)}; }
   static Status TooLarge(std::string m) { return {Code::kTooLarge, std::move(m)}; }
   static Status RangeNotSatisfiable(std::string m) {
     return {Code::kRangeNotSatisfiable, std::move(m)};

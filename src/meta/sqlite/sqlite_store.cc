@@ -114,6 +114,8 @@ Result<std::optional<T>> One(Stmt& s, T (*from)(const Stmt&)) {
   return std::optional<T>(from(s));
 }
 
+int64_t FirstInt(const Stmt& s) { return s.Int(0); }
+
 class Conn {
  public:
   ~Conn() {
@@ -254,6 +256,7 @@ DriveRow DriveFrom(const Stmt& s) {
   "n.created_by, n.updated_by, m.hash, "                                                      \
   "EXISTS (SELECT 1 FROM favorites f WHERE f.user_id = ?1 AND f.node_id = n.id), "            \
   "(SELECT p.public_id FROM nodes p WHERE p.id = n.parent_id)"
+constexpr const char* kParentPublicIdCol = "(SELECT p.public_id FROM nodes p WHERE p.id = n.parent_id)";
 constexpr const char* kNodeCols = NUBO_NODE_COLS;
 constexpr int kNodeColCount = 21;
 constexpr const char* kNodeSelect =
@@ -320,8 +323,11 @@ const std::string& ListSql(NodeSort sort, bool desc, bool after) {
         for (int a = 0; a < 2; ++a) {
           const char* key = so == 1 ? "n.size" : so == 2 ? "n.mtime" : so == 3 ? "n.mime" : nullptr;
           const char* dir = d ? " DESC" : "";
+          // Every row's parent is the listed folder: the caller fills
+          // parent_public_id once instead of a lookup per row.
           std::string q = std::string(kNodeSelect) +
                           "WHERE n.parent_id = ?2 AND n.kind = ?3 AND n.trash_root IS NULL ";
+          q.replace(q.find(kParentPublicIdCol), std::strlen(kParentPublicIdCol), "NULL");
           if (a) {
             q += key ? std::string("AND (") + key + ", n.name_key, n.id) " + (d ? "<" : ">") + " (?5, ?6, ?7) "
                      : std::string("AND (n.name_key, n.id) ") + (d ? "<" : ">") + " (?6, ?7) ";
@@ -336,6 +342,25 @@ const std::string& ListSql(NodeSort sort, bool desc, bool after) {
     return v;
   }();
   return all[static_cast<size_t>(sort) * 4 + (desc ? 2 : 0) + (after ? 1 : 0)];
+}
+
+constexpr const char* kDavLockSelect =
+    "SELECT token, drive_id, path, depth_infinity, exclusive, owner_xml, user_id, timeout_s, expires_at, "
+    "root_href FROM dav_locks ";
+
+DavLockRow DavLockFrom(const Stmt& s) {
+  DavLockRow l;
+  l.token = s.Text(0);
+  l.drive_id = s.Int(1);
+  l.path = s.Text(2);
+  l.depth_infinity = s.Int(3) != 0;
+  l.exclusive = s.Int(4) != 0;
+  l.owner_xml = s.Text(5);
+  l.user_id = s.Int(6);
+  l.timeout_s = s.Int(7);
+  l.expires_at_ms = s.Int(8);
+  l.root_href = s.Text(9);
+  return l;
 }
 
 class SqliteTxn final : public WriteTxn {
@@ -649,12 +674,7 @@ class SqliteTxn final : public WriteTxn {
                  "ON n.parent_id = sub.id) SELECT n.manifest_id FROM nodes n JOIN sub ON n.id = sub.id "
                  "WHERE n.manifest_id IS NOT NULL");
     s.Bind(1, id);
-    std::vector<int64_t> out;
-    for (;;) {
-      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-      if (!row) return out;
-      out.push_back(s.Int(0));
-    }
+    return Rows<int64_t>(s, FirstInt);
   }
   Result<std::vector<NodeRow>> ListTrash(int64_t drive_id, std::optional<std::pair<int64_t, int64_t>> before,
                                          size_t limit, int64_t viewer) override {
@@ -673,12 +693,7 @@ class SqliteTxn final : public WriteTxn {
                  "SELECT id FROM nodes WHERE trashed_at IS NOT NULL AND trashed_at <= ? "
                  "ORDER BY trashed_at LIMIT ?");
     s.Bind(1, before_ms).Bind(2, static_cast<int64_t>(limit));
-    std::vector<int64_t> out;
-    for (;;) {
-      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-      if (!row) return out;
-      out.push_back(s.Int(0));
-    }
+    return Rows<int64_t>(s, FirstInt);
   }
   Result<std::vector<NodeRow>> SearchNodes(int64_t drive_id, const SearchFilter& f,
                                            const std::optional<std::pair<std::string, int64_t>>& after,
@@ -747,12 +762,94 @@ class SqliteTxn final : public WriteTxn {
                  "AND c.trash_root IS f.trash_root) AS want FROM nodes f WHERE f.kind = 0) "
                  "WHERE size != want LIMIT ?");
     s.Bind(1, static_cast<int64_t>(limit));
-    std::vector<std::tuple<std::string, int64_t, int64_t>> out;
-    for (;;) {
-      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-      if (!row) return out;
-      out.emplace_back(s.Text(0), s.Int(1), s.Int(2));
+    using Row = std::tuple<std::string, int64_t, int64_t>;
+    return Rows<Row>(s, [](const Stmt& r) { return Row{r.Text(0), r.Int(1), r.Int(2)}; });
+  }
+
+  Result<std::vector<DeadProp>> ListDeadProps(int64_t node_id) override {
+    NUBO_PREPARE(s, c_, "SELECT ns, name, value FROM dead_props WHERE node_id = ? ORDER BY ns, name");
+    s.Bind(1, node_id);
+    return Rows<DeadProp>(s, [](const Stmt& r) { return DeadProp{r.Text(0), r.Text(1), r.Text(2)}; });
+  }
+  Result<std::vector<DavLockRow>> FindDavLocks(int64_t drive_id, const std::vector<std::string>& paths,
+                                               const std::string& below, int64_t now_ms) override {
+    std::vector<DavLockRow> out;
+    auto collect = [&](Stmt& s) -> Status {
+      for (;;) {
+        NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+        if (!row) return Status::Ok();
+        out.push_back(DavLockFrom(s));
+      }
+    };
+    for (const std::string& p : paths) {
+      static const std::string sql = std::string(kDavLockSelect) + "WHERE drive_id = ? AND path = ? AND expires_at > ?";
+      NUBO_PREPARE(s, c_, sql.c_str());
+      s.Bind(1, drive_id).Bind(2, p).Bind(3, now_ms);
+      NUBO_RETURN_IF_ERROR(collect(s));
     }
+    if (!below.empty()) {
+      // Paths below "/a" are the key range ["/a/", "/a0"): '0' follows '/'.
+      static const std::string sql =
+          std::string(kDavLockSelect) + "WHERE drive_id = ? AND path >= ? AND path < ? AND expires_at > ?";
+      NUBO_PREPARE(s, c_, sql.c_str());
+      std::string lo = below == "/" ? "/" : below + "/";
+      std::string hi = below == "/" ? "0" : below + "0";
+      s.Bind(1, drive_id).Bind(2, lo).Bind(3, hi).Bind(4, now_ms);
+      NUBO_RETURN_IF_ERROR(collect(s));
+    }
+    return out;
+  }
+  Result<std::optional<DavLockRow>> GetDavLock(const std::string& token) override {
+    static const std::string sql = std::string(kDavLockSelect) + "WHERE token = ?";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, token);
+    return One<DavLockRow>(s, DavLockFrom);
+  }
+  Status SetDeadProp(int64_t node_id, const DeadProp& p) override {
+    NUBO_PREPARE(s, c_,
+                 "INSERT INTO dead_props (node_id, ns, name, value) VALUES (?, ?, ?, ?) "
+                 "ON CONFLICT (node_id, ns, name) DO UPDATE SET value = excluded.value");
+    s.Bind(1, node_id).Bind(2, p.ns).Bind(3, p.name).Bind(4, p.value);
+    return s.Exec();
+  }
+  Status RemoveDeadProp(int64_t node_id, const std::string& ns, const std::string& name) override {
+    NUBO_PREPARE(s, c_, "DELETE FROM dead_props WHERE node_id = ? AND ns = ? AND name = ?");
+    s.Bind(1, node_id).Bind(2, ns).Bind(3, name);
+    return s.Exec();
+  }
+  Status CopyDeadProps(int64_t from_node, int64_t to_node) override {
+    NUBO_PREPARE(s, c_,
+                 "INSERT INTO dead_props (node_id, ns, name, value) SELECT ?, ns, name, value "
+                 "FROM dead_props WHERE node_id = ?");
+    s.Bind(1, to_node).Bind(2, from_node);
+    return s.Exec();
+  }
+  Status InsertDavLock(const DavLockRow& l) override {
+    NUBO_PREPARE(s, c_,
+                 "INSERT INTO dav_locks (token, drive_id, path, depth_infinity, exclusive, owner_xml, user_id, "
+                 "timeout_s, expires_at, root_href) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    s.Bind(1, l.token).Bind(2, l.drive_id).Bind(3, l.path).Bind(4, int64_t{l.depth_infinity});
+    s.Bind(5, int64_t{l.exclusive}).Bind(6, l.owner_xml).Bind(7, l.user_id).Bind(8, l.timeout_s);
+    s.Bind(9, l.expires_at_ms).Bind(10, l.root_href);
+    return s.Exec();
+  }
+  Status RefreshDavLock(const std::string& token, int64_t timeout_s, int64_t expires_at_ms) override {
+    NUBO_PREPARE(s, c_, "UPDATE dav_locks SET timeout_s = ?, expires_at = ? WHERE token = ?");
+    s.Bind(1, timeout_s).Bind(2, expires_at_ms).Bind(3, token);
+    return s.Exec();
+  }
+  Status DeleteDavLock(const std::string& token) override {
+    NUBO_PREPARE(s, c_, "DELETE FROM dav_locks WHERE token = ?");
+    s.Bind(1, token);
+    return s.Exec();
+  }
+  Status DeleteDavLocksAt(int64_t drive_id, const std::string& path) override {
+    NUBO_PREPARE(s, c_,
+                 "DELETE FROM dav_locks WHERE drive_id = ?1 AND (path = ?2 OR (path >= ?3 AND path < ?4))");
+    std::string lo = path == "/" ? "/" : path + "/";
+    std::string hi = path == "/" ? "0" : path + "0";
+    s.Bind(1, drive_id).Bind(2, path).Bind(3, lo).Bind(4, hi);
+    return s.Exec();
   }
 
   Status InsertDrive(DriveRow& d) override {

@@ -1,0 +1,20 @@
+// One file's content as an HTTP response, for GET and HEAD on every
+// surface (REST and WebDAV): validators (ETag = content hash,
+// Last-Modified), RFC 9110 preconditions (304/412), single and multiple
+// ranges (206, multipart/byteranges, 416), Content-Type, RFC 6266
+// Content-Disposition (inline only for safe types; `?download` forces
+// attachment). The body streams from the chunks. Thread-safe.
+#pragma once
+
+#include <cstdint>
+
+#include "files/files.h"
+#include "http/request.h"
+#include "http/response.h"
+
+namespace nubo::api {
+
+http::Response ContentResponse(files::Files& files, http::Request& req, const files::FileContent& fc,
+                               int64_t user);
+
+}  // namespace nubo::api

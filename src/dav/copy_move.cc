@@ -1,0 +1,67 @@
+// RFC 4918 §9.8 COPY and §9.9 MOVE. The Destination must lie on this
+// server under a WebDAV mount (else 502, §9.8.5); Overwrite: F with an
+// existing destination is 412; with T the destination first goes to the
+// trash (§9.8.4 "as if DELETE"), so an overwrite is recoverable. 201 when
+// the destination did not exist, 204 when it was replaced. COPY keeps
+// content shared (zero-copy) and copies dead properties; Depth 0 copies a
+// collection without its members.
+#include "dav/context.h"
+#include "dav/request_headers.h"
+
+namespace nubo::dav {
+
+http::Response HandleCopyMove(DavContext& c) {
+  const bool move = c.req.method == "MOVE";
+  const files::Resolved& src = c.target;
+  if (!src.node) return DavError(404);
+  auto dv = c.req.headers.Get("Destination");
+  if (!dv) return DavError(400);
+  auto dest = ParseDestination(*dv, c.req.headers.Get("Host").value_or(""));
+  if (!dest.ok()) return DavError(dest.status().code() == Code::kUnsupported ? 502 : 400);
+  if (dest->segments.empty() || (dest->segments[0] != "dav" && dest->segments[0] != "webdav")) {
+    return DavError(502);
+  }
+  std::vector<std::string> dsegs(dest->segments.begin() + 1, dest->segments.end());
+  auto overwrite = ParseOverwrite(c.req.headers.Get("Overwrite"));
+  if (!overwrite.ok()) return DavError(400);
+  auto depth = ParseDepth(c.req.headers.Get("Depth"), Depth::kInfinity);
+  if (!depth.ok() || *depth == Depth::kOne) return DavError(400);
+  if (move && src.node->folder() && *depth != Depth::kInfinity) return DavError(400);  // §9.9.2
+  if (c.segments.empty() || dsegs.empty()) return DavError(403);  // the drive root
+  auto dst = c.files.Resolve(c.user, dsegs);
+  if (!dst.ok()) return DavError(dst.status().code() == Code::kInvalidArgument ? 400 : 500);
+  if (dst->path_key == src.path_key) return DavError(403);  // §9.8.5: same resource
+  // Into itself or below it: the tree would contain itself.
+  if (dst->path_key.rfind(src.path_key + "/", 0) == 0) return DavError(409);
+  if (!dst->parent) return DavError(409);  // §9.8.5: missing destination parent
+  const bool existed = dst->node.has_value();
+  if (existed) {
+    if (!*overwrite) return DavError(412);
+    // Replacing an ancestor of the source would delete the source itself.
+    if (src.path_key.rfind(dst->path_key + "/", 0) == 0) return DavError(409);
+  }
+  if (move) {
+    if (Status st = CheckLocks(c, src.drive_id, src.path_key, true, true); !st.ok()) return DavError(st);
+  }
+  if (Status st = CheckLocks(c, dst->drive_id, dst->path_key, existed, true); !st.ok()) return DavError(st);
+  if (existed) {
+    if (Status st = c.files.Trash(c.user, dst->node->public_id); !st.ok()) return DavError(st);
+    (void)c.files.meta().Write(
+        [&](meta::WriteTxn& w) { return w.DeleteDavLocksAt(dst->drive_id, dst->path_key); });
+  }
+  if (move) {
+    auto r = c.files.Update(c.user, src.node->public_id, dst->name, dst->parent->public_id,
+                            files::Conflict::kFail);
+    if (!r.ok()) return DavError(r.status());
+    // §9.9.1: locks do not move with the resource.
+    (void)c.files.meta().Write(
+        [&](meta::WriteTxn& w) { return w.DeleteDavLocksAt(src.drive_id, src.path_key); });
+  } else {
+    auto r = c.files.Copy(c.user, src.node->public_id, dst->parent->public_id, dst->name,
+                          files::Conflict::kFail, *depth == Depth::kZero);
+    if (!r.ok()) return DavError(r.status());
+  }
+  return http::Response::Empty(existed ? 204 : 201);
+}
+
+}  // namespace nubo::dav

@@ -1,0 +1,31 @@
+// WebDAV (RFC 4918, class 1, 2 and 3) over the files domain, mounted at
+// /dav/ and /webdav/, rooted at the caller's personal drive. Other drives
+// and principals will get their own prefixes (/dav-drives/<id>/,
+// /dav-principals/) so /dav/ stays a plain file tree whose first segment is
+// always a user's own name.
+//
+// The method → handler table lives in routes.cc (OPTIONS' Allow comes from
+// it); each method is in its own file; properties are a table in props.cc.
+#pragma once
+
+#include <cstdint>
+
+namespace nubo::files {
+class Files;
+}
+namespace nubo::http {
+class Router;
+}
+
+namespace nubo::dav {
+
+struct DavOptions {
+  bool allow_depth_infinity = false;  // PROPFIND Depth: infinity (streamed) instead of 403
+  uint64_t max_xml_body = 1 << 20;
+  uint64_t max_lock_timeout_s = 7 * 24 * 3600;
+  uint64_t default_lock_timeout_s = 3600;
+};
+
+void RegisterDavRoutes(http::Router& router, files::Files& files, DavOptions options);
+
+}  // namespace nubo::dav

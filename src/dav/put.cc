@@ -1,0 +1,53 @@
+// RFC 4918 §9.7 PUT: streams the body into a new version of the file
+// (201 when created, 204 when replaced). If-Match / If-None-Match: * guard
+// lost updates (RFC 9110 §13.1); a missing parent is 409 (§9.7.1); a
+// collection cannot be overwritten by PUT (405).
+#include "api/upload_sink.h"
+#include "dav/context.h"
+#include "files/files.h"
+#include "http/status_map.h"
+#include "util/strings.h"
+
+namespace nubo::dav {
+
+Result<std::unique_ptr<http::BodySink>> OpenPutSink(DavContext& c) {
+  const files::Resolved& t = c.target;
+  if (t.node && t.node->folder()) return Status::Unsupported("a collection cannot be replaced by PUT");
+  if (!t.node && !t.parent) return Status::Conflict("the parent collection does not exist");
+  if (c.segments.empty()) return Status::Unsupported("a collection cannot be replaced by PUT");
+  const auto& h = c.req.headers;
+  files::UploadRequest u;
+  u.parent_id = t.parent ? t.parent->public_id : std::string();
+  if (t.node && !t.parent) return Status::Internal("file without parent");
+  u.name = t.name;
+  u.conflict = files::Conflict::kOverwrite;
+  if (auto inm = h.Get("If-None-Match"); inm && Trim(*inm) == "*") {
+    if (t.node) return Status::PreconditionFailed("the resource exists (If-None-Match: *)");
+    u.conflict = files::Conflict::kFail;
+  }
+  if (auto im = h.Get("If-Match")) {
+    if (!t.node) return Status::PreconditionFailed("If-Match on a resource that does not exist");
+    u.if_match = std::string(Trim(*im));
+  }
+  NUBO_RETURN_IF_ERROR(CheckLocks(c, t.drive_id, t.path_key, false, !t.node));
+  if (auto v = h.Get("X-Checksum")) {
+    u.checksum = std::string(Trim(*v));
+  } else if (auto oc = h.Get("OC-Checksum")) {
+    u.checksum = std::string(Trim(*oc));  // Nextcloud clients: "SHA1:<hex>"
+  }
+  if (!c.req.chunked) u.expected_size = c.req.content_length.value_or(0);
+  NUBO_ASSIGN_OR_RETURN(auto up, c.files.BeginUpload(c.user, std::move(u)));
+  return std::unique_ptr<http::BodySink>(new api::UploadSink(std::move(up)));
+}
+
+http::Response HandlePut(DavContext& c) {
+  auto* sink = static_cast<api::UploadSink*>(c.upload);
+  if (!sink) return DavError(Status::Internal("PUT without a sink"));
+  const auto& r = sink->result();
+  if (!r.ok()) return DavError(r.status());
+  http::Response resp = http::Response::Empty(r->created ? 201 : 204);
+  resp.headers.Set("ETag", files::NodeETag(r->node));
+  return resp;
+}
+
+}  // namespace nubo::dav

@@ -1,0 +1,285 @@
+// The WebDAV dispatch table and the work done once before any handler:
+// resolving the target path, evaluating the If header (RFC 4918 §10.4),
+// collecting submitted lock tokens.
+#include <algorithm>
+
+#include "dav/context.h"
+#include "dav/dav.h"
+#include "dav/request_headers.h"
+#include "dav/xml_reader.h"
+#include "dav/xml_writer.h"
+#include "http/router.h"
+#include "http/status_map.h"
+#include "util/strings.h"
+#include "util/time.h"
+
+namespace nubo::dav {
+
+namespace {
+
+using http::Request;
+using http::Response;
+
+enum class Body { kNone, kXml, kStream };
+
+struct Method {
+  const char* name;
+  Response (*handler)(DavContext&);
+  Body body;
+  // kStream: opens the sink after the shared checks, before any body byte.
+  Result<std::unique_ptr<http::BodySink>> (*open_sink)(DavContext&) = nullptr;
+};
+
+// The one table: OPTIONS' Allow header is derived from it.
+constexpr Method kMethods[] = {
+    {"OPTIONS", HandleOptions, Body::kNone},    {"PROPFIND", HandlePropfind, Body::kXml},
+    {"PROPPATCH", HandleProppatch, Body::kXml}, {"MKCOL", HandleMkcol, Body::kXml},
+    {"GET", HandleGet, Body::kNone},            {"PUT", HandlePut, Body::kStream, OpenPutSink},
+    {"PATCH", HandlePatch, Body::kStream, OpenPatchSink},
+    {"DELETE", HandleDelete, Body::kNone},      {"COPY", HandleCopyMove, Body::kNone},
+    {"MOVE", HandleCopyMove, Body::kNone},      {"LOCK", HandleLock, Body::kXml},
+    {"UNLOCK", HandleUnlock, Body::kNone},
+};
+
+// Methods that create or change the target: a name that cannot exist is a
+// client error here, and merely "not found" for the others.
+bool Writes(std::string_view m) {
+  return m == "PUT" || m == "MKCOL" || m == "LOCK" || m == "PROPPATCH" || m == "PATCH";
+}
+
+// Resolves an If-header tag or Destination (absolute URI or path) to a
+// path below one of our mounts.
+std::optional<std::vector<std::string>> MountPath(std::string_view uri, std::string_view host) {
+  auto d = ParseDestination(uri, host);
+  if (!d.ok() || d->segments.empty()) return std::nullopt;
+  if (d->segments[0] != "dav" && d->segments[0] != "webdav") return std::nullopt;
+  return std::vector<std::string>(d->segments.begin() + 1, d->segments.end());
+}
+
+Result<DavContext*> Prepare(DavContext& c) {
+  const Request& req = c.req;
+  c.user = req.caller->user_id;
+  c.mount = "/" + req.segments[0];
+  c.segments.assign(req.segments.begin() + 1, req.segments.end());
+  auto r = c.files.Resolve(c.user, c.segments);
+  if (!r.ok()) {
+    if (r.status().code() == Code::kInvalidArgument && !Writes(req.method)) {
+      return Status::NotFound("no such file or folder");
+    }
+    return r.status();
+  }
+  c.target = std::move(*r);
+  if (auto v = req.headers.Get("If")) {
+    auto h = ParseIfHeader(*v);
+    if (!h.ok()) return h.status();
+    const std::string host(req.headers.Get("Host").value_or(""));
+    auto resolve = [&](std::string_view tag) -> IfResourceState {
+      IfResourceState st;
+      files::Resolved res;
+      if (tag == "") {
+        res = c.target;
+      } else {
+        auto segs = MountPath(tag, host);
+        if (!segs) return st;
+        auto rr = c.files.Resolve(c.user, *segs);
+        if (!rr.ok()) return st;
+        res = std::move(*rr);
+      }
+      if (res.node) {
+        st.exists = true;
+        st.etag = files::NodeETag(*res.node);
+      }
+      auto locks = CoveringLocks(c.files, res.drive_id, res.path_key);
+      if (locks.ok()) {
+        for (const auto& l : *locks) st.lock_tokens.push_back(l.token);
+      }
+      return st;
+    };
+    if (!EvaluateIf(*h, "", resolve)) {
+      return Status::PreconditionFailed("the If header evaluated to false");
+    }
+    c.submitted_tokens = SubmittedLockTokens(*h);
+    c.if_header = std::move(*h);
+  }
+  return &c;
+}
+
+Response Dispatch(files::Files& files, const DavOptions& opt, Request& req,
+                  Response (*handler)(DavContext&)) {
+  DavContext c{files, opt, req};
+  auto p = Prepare(c);
+  if (!p.ok()) return DavError(p.status());
+  return handler(c);
+}
+
+// A PUT's context outlives the sink: the handler answers from it.
+class PutState final : public http::BodySink {
+ public:
+  PutState(files::Files& files, const DavOptions& opt, Request& req)
+      : ctx_{files, opt, req} {}
+  DavContext& ctx() { return ctx_; }
+  void set_inner(std::unique_ptr<http::BodySink> s) { inner_ = std::move(s); }
+  http::BodySink* inner() { return inner_.get(); }
+  Status Write(const char* data, size_t len) override { return inner_->Write(data, len); }
+  Status Finish() override { return inner_->Finish(); }
+  void Abort() override { inner_->Abort(); }
+
+ private:
+  DavContext ctx_;
+  std::unique_ptr<http::BodySink> inner_;
+};
+
+}  // namespace
+
+std::string DavContext::Href(const std::vector<std::string>& segs, bool collection) const {
+  return mount + EncodeHref(segs, collection);
+}
+
+std::string DavContext::TargetHref() const {
+  return Href(segments, target.node && target.node->folder());
+}
+
+std::string ParentKey(const std::string& path_key) {
+  size_t slash = path_key.rfind('/');
+  if (slash == 0 || slash == std::string::npos) return "/";
+  return path_key.substr(0, slash);
+}
+
+Response DavError(int status, std::string_view condition, std::string_view href) {
+  if (condition.empty()) return Response::Empty(status);
+  XmlWriter w;
+  w.Open(kDavNs, "error", {{"d", std::string(kDavNs)}});
+  if (href.empty()) {
+    w.Empty(kDavNs, condition);
+  } else {
+    w.Open(kDavNs, condition);
+    w.Leaf(kDavNs, "href", href);
+    w.Close();
+  }
+  w.Close();
+  return Response::Text(status, std::move(w.buffer()), "application/xml; charset=utf-8");
+}
+
+Response DavError(const Status& st) {
+  // §16: a lock the request did not present names the lock's root.
+  if (st.code() == Code::kLocked) return DavError(423, "lock-token-submitted", st.message());
+  const int code = http::HttpStatusFor(st.code());
+  Response r = Response::Text(code, code == 500 ? std::string("internal server error\n") : st.message() + "\n");
+  return r;
+}
+
+Result<std::vector<meta::DavLockRow>> CoveringLocks(files::Files& files, int64_t drive_id,
+                                                    const std::string& path_key) {
+  // The path itself and each ancestor; ancestors count only with Depth
+  // infinity (§6.1: a Depth 0 lock covers just its resource).
+  std::vector<std::string> paths{path_key};
+  for (std::string p = path_key; p != "/";) {
+    p = ParentKey(p);
+    paths.push_back(p);
+  }
+  std::vector<meta::DavLockRow> rows;
+  NUBO_RETURN_IF_ERROR(files.meta().Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(rows, t.FindDavLocks(drive_id, paths, "", UnixMillis()));
+    return Status::Ok();
+  }));
+  std::vector<meta::DavLockRow> out;
+  for (auto& l : rows) {
+    if (l.path == path_key || l.depth_infinity) out.push_back(std::move(l));
+  }
+  return out;
+}
+
+Status CheckLocks(DavContext& c, int64_t drive_id, const std::string& path_key, bool recursive,
+                  bool membership) {
+  NUBO_ASSIGN_OR_RETURN(auto locks, CoveringLocks(c.files, drive_id, path_key));
+  if (membership && path_key != "/") {
+    // §7.4: adding or removing a member changes the parent collection,
+    // which a lock of any depth on the parent protects.
+    const std::string parent = ParentKey(path_key);
+    NUBO_ASSIGN_OR_RETURN(auto plocks, CoveringLocks(c.files, drive_id, parent));
+    for (auto& l : plocks) {
+      if (std::none_of(locks.begin(), locks.end(), [&](const auto& x) { return x.token == l.token; })) {
+        locks.push_back(std::move(l));
+      }
+    }
+  }
+  auto submitted = [&](const meta::DavLockRow& l) {
+    return l.user_id == c.user && std::find(c.submitted_tokens.begin(), c.submitted_tokens.end(), l.token) !=
+                                      c.submitted_tokens.end();
+  };
+  // Holding one shared lock of a resource is enough to write it (§6.2).
+  const bool any_shared =
+      std::any_of(locks.begin(), locks.end(), [&](const auto& l) { return !l.exclusive && submitted(l); });
+  for (const auto& l : locks) {
+    if (submitted(l) || (!l.exclusive && any_shared)) continue;
+    return Status::Locked(l.root_href);
+  }
+  if (recursive) {
+    std::vector<meta::DavLockRow> below;
+    NUBO_RETURN_IF_ERROR(c.files.meta().Read([&](meta::ReadTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(below, t.FindDavLocks(drive_id, {}, path_key, UnixMillis()));
+      return Status::Ok();
+    }));
+    for (const auto& l : below) {
+      if (!submitted(l)) return Status::Locked(l.root_href);
+    }
+  }
+  return Status::Ok();
+}
+
+Response HandleOptions(DavContext& c) {
+  Response r = Response::Empty(200);
+  std::string allow;
+  for (const Method& m : kMethods) {
+    if (!allow.empty()) allow += ", ";
+    allow += m.name;
+  }
+  allow += ", HEAD";
+  r.headers.Set("Allow", allow);
+  // RFC 4918 §10.1: class 1 and 2, and 3 (the 4918 revision of both).
+  r.headers.Set("DAV", "1, 2, 3");
+  r.headers.Set("MS-Author-Via", "DAV");  // Windows' Web Folders look for it
+  r.headers.Set("Accept-Ranges", "bytes");
+  return r;
+}
+
+void RegisterDavRoutes(http::Router& router, files::Files& files, DavOptions options) {
+  files::Files* f = &files;
+  auto opt = std::make_shared<DavOptions>(options);
+  for (const char* mount : {"/dav/{path...}", "/webdav/{path...}"}) {
+    for (const Method& m : kMethods) {
+      http::RouteOptions ro;
+      ro.access = http::Access::kUser;
+      ro.blocking = true;
+      if (m.body == Body::kXml) {
+        ro.body = http::BodyPolicy::kBuffered;
+        ro.max_body = opt->max_xml_body;
+      }
+      if (m.body == Body::kStream) {
+        ro.body = http::BodyPolicy::kStream;
+        router.AddStream(
+            m.name, mount,
+            [f, opt, open = m.open_sink](Request& req) -> Result<std::unique_ptr<http::BodySink>> {
+              auto state = std::make_unique<PutState>(*f, *opt, req);
+              NUBO_RETURN_IF_ERROR(Prepare(state->ctx()).status());
+              NUBO_ASSIGN_OR_RETURN(auto inner, open(state->ctx()));
+              state->set_inner(std::move(inner));
+              return std::unique_ptr<http::BodySink>(std::move(state));
+            },
+            [handler = m.handler](Request& req) {
+              auto* state = static_cast<PutState*>(req.sink);
+              if (!state) return DavError(Status::Internal("upload without a sink"));
+              state->ctx().upload = state->inner();
+              return handler(state->ctx());
+            },
+            ro);
+        continue;
+      }
+      auto handler = m.handler;
+      router.Add(
+          m.name, mount, [f, opt, handler](Request& req) { return Dispatch(*f, *opt, req, handler); }, ro);
+    }
+  }
+}
+
+}  // namespace nubo::dav
