@@ -65,6 +65,8 @@ soak:
 	ninja -C $(BUILD)/test -j $(JOBS) nubo
 	cd tests/blackbox && NUBO_BIN=$(CURDIR)/$(BUILD)/test/nubo NUBO_CRASH_TRIALS=$(SOAK_TRIALS) \
 	  NUBO_CRASH_SEED=$$(date +%s) /usr/bin/python3 -m unittest -v test_crash
+	cd tests/crash && NUBO_BIN=$(CURDIR)/$(BUILD)/test/nubo NUBO_SERVER_CRASH_TRIALS=$(SOAK_TRIALS) \
+	  NUBO_CRASH_SEED=$$(date +%s) /usr/bin/python3 -m unittest -v test_server_crash
 
 # Benchmarks are never part of `make test` (see bench/README.md).
 bench: build

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <thread>
 
+#include "api/json.h"
+#include "blob/fault_plan.h"
 #include "http/body.h"
 #include "http/router.h"
 #include "http/status_map.h"
@@ -81,7 +83,61 @@ void FillPattern(uint64_t seed, uint64_t offset, char* out, size_t len) {
   }
 }
 
-void RegisterTestRoutes(http::Router& router) {
+namespace {
+
+std::string PlanJson(const blob::FaultPlan* p) {
+  if (!p) return "null";
+  return fmt::format("{{\"fired\":{},\"points\":{}}}", p->fired(), p->points());
+}
+
+}  // namespace
+
+void RegisterTestRoutes(http::Router& router, TestHooks hooks) {
+  const http::Router* table = &router;
+  router.Add("GET", "/_test/routes", [table](http::Request&) {
+    std::string j = "{\"routes\":[";
+    bool first = true;
+    table->ForEach([&](const http::Endpoint& e) {
+      const char* access = e.options.access == http::Access::kPublic ? "public"
+                           : e.options.access == http::Access::kAdmin ? "admin"
+                                                                       : "user";
+      j += fmt::format("{}{{\"method\":{},\"pattern\":{},\"access\":\"{}\"}}", first ? "" : ",",
+                       JsonQuote(e.method), JsonQuote(e.pattern), access);
+      first = false;
+    });
+    return http::Response::Json(200, j + "]}\n");
+  });
+  router.Add(
+      "POST", "/_test/faults",
+      [hooks](http::Request& req) {
+        auto f = api::ParseObject(req.body, {{"target", api::JsonType::kString},
+                                             {"after", api::JsonType::kInt},
+                                             {"fault", api::JsonType::kString},
+                                             {"sticky", api::JsonType::kBool}});
+        if (!f.ok()) return http::ErrorResponse(f.status());
+        const std::string target = f->Get("target").value_or("");
+        blob::FaultPlan* plan = target == "chunks" ? hooks.chunk_faults
+                                : target == "meta" ? hooks.meta_faults
+                                                   : nullptr;
+        if (!plan) return http::ErrorResponse(Status::InvalidArgument("target must be chunks or meta"));
+        const std::string fault = f->Get("fault").value_or("eio");
+        blob::FaultPlan::Fault kind = fault == "enospc" ? blob::FaultPlan::Fault::kEnospc
+                                      : fault == "short" ? blob::FaultPlan::Fault::kShortWrite
+                                                         : blob::FaultPlan::Fault::kEio;
+        plan->Arm(ParseUint64(f->Get("after").value_or("0")).value_or(0), kind,
+                  f->Get("sticky").value_or("false") == "true");
+        return http::Response::Empty(204);
+      },
+      {.body = http::BodyPolicy::kBuffered});
+  router.Add("DELETE", "/_test/faults", [hooks](http::Request&) {
+    if (hooks.chunk_faults) hooks.chunk_faults->Disarm();
+    if (hooks.meta_faults) hooks.meta_faults->Disarm();
+    return http::Response::Empty(204);
+  });
+  router.Add("GET", "/_test/faults", [hooks](http::Request&) {
+    return http::Response::Json(200, "{\"chunks\":" + PlanJson(hooks.chunk_faults) +
+                                         ",\"meta\":" + PlanJson(hooks.meta_faults) + "}\n");
+  });
   router.AddStream(
       "PUT", "/_test/sink",
       [](http::Request& req) -> Result<std::unique_ptr<http::BodySink>> {

@@ -15,10 +15,22 @@
 namespace nubo::http {
 class Router;
 }
+namespace nubo::blob {
+class FaultPlan;
+}
 
 namespace nubo::server {
 
-void RegisterTestRoutes(http::Router& router);
+// Fault plans the test routes may arm (null: not wrapped).
+struct TestHooks {
+  blob::FaultPlan* chunk_faults = nullptr;
+  blob::FaultPlan* meta_faults = nullptr;
+};
+
+// /_test/ routes: body sinks and sources for the transport tests,
+// GET /_test/routes (the route table, for the authorization matrix), and
+// /_test/faults (arm/disarm/read the fault plans).
+void RegisterTestRoutes(http::Router& router, TestHooks hooks = {});
 
 // The test pattern: 8-byte little-endian words, word k = SplitMix64(seed + k),
 // so every byte depends on its offset and a lost, duplicated or reordered

@@ -1,0 +1,271 @@
+"""Crash consistency of the whole server (ARCHITECTURE.md §4.1): a client
+drives a mixed workload over REST and WebDAV (uploads, overwrites, moves,
+copies, deletes to the trash, restores) while the server is killed with
+SIGKILL at random instants. The client keeps an oracle of what the server
+acknowledged. After every restart:
+
+- every acknowledged file reads back byte-identical at its path;
+- the operation in flight at the kill is either wholly done or not at all
+  (a new file is absent or complete, an overwrite shows the old or the new
+  bytes, a move leaves the file at exactly one of its two paths);
+- every listed file reads back whole (no truncation, no mix);
+
+and at the end `nubo fsck` finds nothing. NUBO_SERVER_CRASH_TRIALS (default
+50) sets the number of kills; `make soak` runs thousands."""
+import base64
+import hashlib
+import http.client
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.parse
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "blackbox"))
+from harness import NUBO_BIN  # noqa: E402
+
+TRIALS = int(os.environ.get("NUBO_SERVER_CRASH_TRIALS", "50"))
+SEED = int(os.environ.get("NUBO_CRASH_SEED", "20261130"))
+USER, PASSWORD = "crash", "crash test password"
+AUTH = "Basic " + base64.b64encode(("%s:%s" % (USER, PASSWORD)).encode()).decode()
+NAMES = ["f%02d.bin" % i for i in range(12)]
+
+
+class Server:
+    def __init__(self, data, log_path):
+        env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
+        env.update({"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB", "NUBO_LOG_LEVEL": "info",
+                    "NUBO_ACCESS_LOG": "false"})
+        self.log = open(log_path, "ab")
+        self.proc = subprocess.Popen([NUBO_BIN, "serve", "--listen", "127.0.0.1:0", "--data", data],
+                                     stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        self.port = self._port(log_path)
+
+    def _port(self, log_path, timeout=20):
+        deadline = time.time() + timeout
+        start = self.log.tell()
+        while time.time() < deadline:
+            with open(log_path, "rb") as f:
+                f.seek(start)
+                m = re.search(rb"listening on http://127\.0\.0\.1:(\d+)", f.read())
+            if m:
+                return int(m.group(1))
+            if self.proc.poll() is not None:
+                raise RuntimeError("nubo exited during start-up")
+            time.sleep(0.01)
+        raise RuntimeError("nubo did not start")
+
+    def kill(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+        self.log.close()
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        code = self.proc.wait(timeout=60)
+        self.log.close()
+        return code
+
+
+def call(port, method, path, body=None, headers=None, timeout=30):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        h = {"Authorization": AUTH}
+        h.update(headers or {})
+        conn.request(method, path, body=body, headers=h)
+        resp = conn.getresponse()
+        return resp.status, resp.read()
+    finally:
+        conn.close()
+
+
+def api(port, method, path, obj=None):
+    body = json.dumps(obj).encode() if obj is not None else None
+    status, data = call(port, method, "/api/v1" + path, body,
+                        {"Content-Type": "application/json"} if body else None)
+    return status, (json.loads(data) if data and data[:1] == b"{" else None)
+
+
+def dav(name):
+    return "/dav/crash/" + urllib.parse.quote(name)
+
+
+class ServerCrashTest(unittest.TestCase):
+    def test_kill_9_during_mixed_rest_and_dav_workload(self):
+        rng = random.Random(SEED)
+        with tempfile.TemporaryDirectory(prefix="nubo-srv-crash-") as tmp:
+            data = os.path.join(tmp, "data")
+            log_path = os.path.join(tmp, "server.log")
+            srv = Server(data, log_path)
+            status, _ = call(srv.port, "POST", "/api/v1/setup",
+                             json.dumps({"username": USER, "password": PASSWORD}).encode(),
+                             {"Content-Type": "application/json"})
+            self.assertEqual(status, 201)
+            self.assertEqual(call(srv.port, "MKCOL", "/dav/crash")[0], 201)
+            oracle = {}      # name → bytes the server acknowledged
+            ops_done = 0
+            kills = 0
+            for trial in range(TRIALS):
+                # Acknowledged operations for a random while...
+                deadline = time.time() + rng.uniform(0.0, 0.3)
+                while time.time() < deadline:
+                    op, _ = self._pick(rng, oracle)
+                    self._run(srv.port, op, oracle)
+                    ops_done += 1
+                # ...then one more in flight in another process, and the
+                # kill at a random instant during it (or before/after).
+                op, pending = self._pick(rng, oracle)
+                op_path = os.path.join(tmp, "inflight.json")
+                with open(op_path, "w") as f:
+                    json.dump(op, f)
+                inflight = subprocess.Popen([sys.executable, "-c", INFLIGHT, str(srv.port), op_path],
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                time.sleep(rng.uniform(0.0, 0.15))  # python start-up takes ~40 ms of it
+                srv.kill()
+                kills += 1
+                inflight.wait()
+                srv = Server(data, log_path)
+                self._verify(srv.port, oracle, pending, trial)
+            self.assertEqual(srv.stop(), 0)
+            fsck = subprocess.run([NUBO_BIN, "--data", data, "fsck"], capture_output=True, text=True,
+                                  env={k: v for k, v in os.environ.items() if not k.startswith("NUBO_")})
+            self.assertEqual(fsck.returncode, 0, fsck.stdout + fsck.stderr)
+            self.assertRegex(fsck.stdout, r" 0 problems")
+            print("\nserver crash test: %d kills, %d acknowledged operations, %d files at the end"
+                  % (kills, ops_done, len(oracle)), file=sys.stderr)
+            self.assertGreaterEqual(kills, min(TRIALS, 50))
+
+    # An operation is a dict the in-flight helper can replay; `pending`
+    # describes its allowed outcomes for the verifier.
+    def _pick(self, rng, oracle):
+        names = sorted(oracle)
+        free = [n for n in NAMES if n not in oracle]
+        r = rng.random()
+        if (r < 0.35 and free) or not names:
+            name = rng.choice(free or NAMES)
+            content = rng.randbytes(rng.choice([0, 1, 4096, rng.randint(1, 700000)]))
+            via = rng.choice(["rest", "dav"])
+            return ({"op": "put", "name": name, "via": via, "data": content.hex()},
+                    {"kind": "put", "name": name, "old": oracle.get(name), "new": content})
+        name = rng.choice(names)
+        if r < 0.55:
+            content = rng.randbytes(rng.randint(1, 700000))
+            via = rng.choice(["rest", "dav"])
+            return ({"op": "put", "name": name, "via": via, "data": content.hex()},
+                    {"kind": "put", "name": name, "old": oracle[name], "new": content})
+        if r < 0.7 and free:
+            to = rng.choice(free)
+            return ({"op": "move", "name": name, "to": to},
+                    {"kind": "move", "name": name, "to": to, "data": oracle[name]})
+        if r < 0.82 and free:
+            to = rng.choice(free)
+            return ({"op": "copy", "name": name, "to": to},
+                    {"kind": "copy", "name": name, "to": to, "data": oracle[name]})
+        return ({"op": "delete", "name": name}, {"kind": "delete", "name": name, "data": oracle[name]})
+
+    def _run(self, port, op, oracle):
+        status = run_op(port, op)
+        name = op["name"]
+        if op["op"] == "put":
+            self.assertIn(status, (200, 201, 204), op)
+            oracle[name] = bytes.fromhex(op["data"])
+        elif op["op"] == "move":
+            self.assertIn(status, (201, 204), op)
+            oracle[op["to"]] = oracle.pop(name)
+        elif op["op"] == "copy":
+            self.assertIn(status, (201, 204), op)
+            oracle[op["to"]] = oracle[name]
+        elif op["op"] == "delete":
+            self.assertEqual(status, 204, op)
+            del oracle[name]
+
+    def _verify(self, port, oracle, pending, trial):
+        # Resolve the in-flight operation: whichever outcome the server
+        # shows must be one of the two allowed, and becomes the truth.
+        if pending:
+            k, name = pending["kind"], pending["name"]
+            if k == "put":
+                got = self._get(port, name)
+                allowed = [pending["new"], pending["old"]]
+                self.assertIn(got, allowed, "trial %d: %s after a put in flight: %s bytes" %
+                              (trial, name, None if got is None else len(got)))
+                if got is None:
+                    oracle.pop(name, None)
+                else:
+                    oracle[name] = got
+            elif k == "move":
+                a, b = self._get(port, name), self._get(port, pending["to"])
+                self.assertTrue((a, b) in ((pending["data"], None), (None, pending["data"])),
+                                "trial %d: move in flight left %s / %s" % (trial, a is not None, b is not None))
+                oracle.pop(name, None)
+                oracle[pending["to"] if b is not None else name] = pending["data"]
+            elif k == "copy":
+                b = self._get(port, pending["to"])
+                self.assertIn(b, (None, pending["data"]), "trial %d: copy in flight" % trial)
+                if b is not None:
+                    oracle[pending["to"]] = b
+            elif k == "delete":
+                a = self._get(port, name)
+                self.assertIn(a, (None, pending["data"]), "trial %d: delete in flight" % trial)
+                if a is None:
+                    oracle.pop(name, None)
+        # Every acknowledged file, byte for byte; nothing else listed.
+        for name, content in oracle.items():
+            got = self._get(port, name)
+            self.assertIsNotNone(got, "trial %d: acknowledged %s is gone" % (trial, name))
+            self.assertEqual(hashlib.sha256(got).hexdigest(), hashlib.sha256(content).hexdigest(),
+                             "trial %d: %s differs (%d vs %d bytes)" % (trial, name, len(got), len(content)))
+        status, body = call(port, "PROPFIND", "/dav/crash/", headers={"Depth": "1"})
+        self.assertEqual(status, 207)
+        hrefs = [h.decode() for h in re.findall(rb"<d:href>([^<]*)</d:href>", body)]
+        listed = {urllib.parse.unquote(h.rsplit("/", 1)[-1]) for h in hrefs if not h.endswith("/")}
+        self.assertEqual(listed, set(oracle), "trial %d: listing differs from the oracle" % trial)
+
+    def _get(self, port, name):
+        status, body = call(port, "GET", dav(name))
+        if status == 404:
+            return None
+        self.assertEqual(status, 200, name)
+        return body
+
+
+def run_op(port, op):
+    name = op["name"]
+    if op["op"] == "put":
+        data = bytes.fromhex(op["data"])
+        if op["via"] == "dav":
+            return call(port, "PUT", dav(name), data)[0]
+        status, drives = api(port, "GET", "/drives")
+        root = drives["drives"][0]["root_id"]
+        status, kids = api(port, "GET", "/nodes/%s/children?limit=500" % root)
+        folder = [n for n in kids["items"] if n["name"] == "crash"][0]["id"]
+        return call(port, "PUT", "/api/v1/nodes/%s/files/%s?conflict=overwrite" % (folder, urllib.parse.quote(name, safe="")),
+                    data)[0]
+    if op["op"] in ("move", "copy"):
+        return call(port, op["op"].upper(), dav(name),
+                    headers={"Destination": "http://127.0.0.1:%d%s" % (port, dav(op["to"])), "Overwrite": "F"})[0]
+    if op["op"] == "delete":
+        return call(port, "DELETE", dav(name))[0]
+    raise ValueError(op)
+
+
+INFLIGHT = """
+import json, sys
+sys.path.insert(0, %r)
+from test_server_crash import run_op
+try:
+    with open(sys.argv[2]) as f:
+        run_op(int(sys.argv[1]), json.load(f))
+except Exception:
+    pass
+""" % os.path.dirname(os.path.abspath(__file__))
+
+
+if __name__ == "__main__":
+    unittest.main()
