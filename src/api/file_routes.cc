@@ -109,10 +109,18 @@ class MultipartSink final : public http::BodySink, public http::MultipartHandler
         user_(user),
         parent_(std::move(parent)),
         conflict_(conflict),
-        parser_(std::move(boundary), *this) {}
+        parser_(std::move(boundary), *this, Limits()) {}
 
   Status Write(const char* data, size_t len) override { return parser_.Write(data, len); }
   Status Finish() override { return parser_.Finish(); }
+
+  // Parts of any kind count: a body of 100,000 tiny form fields is refused
+  // after 10,000 rather than parsed to the end.
+  static http::MultipartLimits Limits() {
+    http::MultipartLimits l;
+    l.max_parts = 10000;
+    return l;
+  }
 
   Status OnPartBegin(const http::MultipartPart& part) override {
     up_.reset();

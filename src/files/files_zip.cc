@@ -13,6 +13,18 @@ using meta::NodeRow;
 
 namespace {
 
+// A name as a ZIP entry component. Backslashes are legal in names here
+// (Linux, macOS) but Windows extractors split entry names on them, so
+// "..\\..\\x" would climb out of the extraction folder ("zip slip"):
+// they become "_".
+std::string ZipName(const std::string& name) {
+  std::string out = name;
+  for (char& ch : out) {
+    if (ch == '\\') ch = '_';
+  }
+  return out;
+}
+
 class ManifestContent final : public ZipContent {
  public:
   explicit ManifestContent(content::ManifestReader r) : r_(std::move(r)) {}
@@ -55,12 +67,12 @@ class TreeEntries final : public ZipEntries {
         const std::string prefix = f.path + "/";
         // Children are visited before the frame's next page; pending_ holds
         // one page at most, and the stack grows only with depth.
-        for (NodeRow& k : kids) pending_.push_back(Item{prefix + k.name, std::move(k)});
+        for (NodeRow& k : kids) pending_.push_back(Item{prefix + ZipName(k.name), std::move(k)});
         continue;
       }
       if (next_top_ < tops_.size()) {
         NodeRow& top = tops_[next_top_++];
-        pending_.push_back(Item{top.name, top});
+        pending_.push_back(Item{ZipName(top.name), top});
         continue;
       }
       return std::optional<ZipEntry>();
