@@ -6,7 +6,7 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 
-.PHONY: run test test-release build test-asan fuzz soak bench bench-health format clean deps
+.PHONY: run test test-release build test-asan fuzz soak soak-load bench bench-health format clean deps
 
 deps:
 	@bash scripts/deps.sh build
@@ -67,6 +67,11 @@ soak:
 	  NUBO_CRASH_SEED=$$(date +%s) /usr/bin/python3 -m unittest -v test_crash
 	cd tests/crash && NUBO_BIN=$(CURDIR)/$(BUILD)/test/nubo NUBO_SERVER_CRASH_TRIALS=$(SOAK_TRIALS) \
 	  NUBO_CRASH_SEED=$$(date +%s) /usr/bin/python3 -m unittest -v test_server_crash
+
+# Mixed REST + WebDAV load for SOAK_SECONDS (default 600) on the release
+# build: errors must be 0, RSS flat, fsck clean.
+soak-load: build
+	NUBO_BIN=$(CURDIR)/$(BUILD)/release/nubo /usr/bin/python3 tests/soak/soak_load.py
 
 # Benchmarks are never part of `make test` (see bench/README.md).
 bench: build
