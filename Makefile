@@ -6,7 +6,7 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 
-.PHONY: run test test-release build test-asan fuzz soak soak-load bench bench-health format clean deps
+.PHONY: run test test-release test-web web build test-asan fuzz soak soak-load bench bench-quick bench-health format clean deps
 
 deps:
 	@bash scripts/deps.sh build
@@ -17,15 +17,26 @@ $(BUILD)/release/build.ninja:
 build: deps $(BUILD)/release/build.ninja
 	ninja -C $(BUILD)/release -j $(JOBS) nubo
 
-run: build
+# The web UI (web/dist), built with the committed lockfile.
+web:
+	cd web && npm ci --no-audit --no-fund && npm run build
+
+run: build web
 	exec $(BUILD)/release/nubo serve
 
 $(BUILD)/test/build.ninja:
 	cmake -S . -B $(BUILD)/test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNUBO_WERROR=ON
 
-# Every test on the optimized build, then every test again under the
-# sanitizers. Each ctest run ends with its summary line.
-test: test-release test-asan
+# Every test on the optimized build, the web UI's tests (vitest, then
+# end to end in Debian's Chromium against the optimized build), then every
+# test again under the sanitizers. Each run ends with its summary line.
+test: test-release test-web test-asan
+
+test-web:
+	@bash scripts/deps.sh web
+	@$(MAKE) --no-print-directory web
+	cd web && npm test
+	cd web && NUBO_BIN=$(CURDIR)/$(BUILD)/test/nubo npm run e2e
 
 test-release:
 	@bash scripts/deps.sh test
@@ -80,6 +91,11 @@ bench: build
 	ninja -C $(BUILD)/release -j $(JOBS) nubo nubo_micro_bench
 	bash bench/run.sh all
 	$(BUILD)/release/nubo_micro_bench
+
+# The same suite with smaller sizes and one round (under 5 minutes).
+bench-quick: build
+	@bash scripts/deps.sh bench
+	bash bench/run.sh all --quick
 
 bench-health: build
 	@bash scripts/deps.sh bench

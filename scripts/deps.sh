@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages a target needs, skipping the network entirely
-# when every one of them is already present. Usage: scripts/deps.sh build|test|bench|fuzz
+# when every one of them is already present. Usage: scripts/deps.sh build|test|bench|fuzz|web
 set -euo pipefail
 
 build_pkgs=(
@@ -11,8 +11,12 @@ build_pkgs=(
   libmagic-dev libarchive-dev libexpat1-dev
 )
 test_pkgs=(libgtest-dev libgmock-dev python3 curl litmus cadaver rclone)
-bench_pkgs=(nginx-light wrk curl b3sum time libbenchmark-dev)
+bench_pkgs=(nginx-light libnginx-mod-http-dav-ext apache2 apache2-utils lighttpd lighttpd-mod-webdav
+  php-cli php-sabre-dav rclone wrk curl b3sum time e2fsprogs libbenchmark-dev)
 fuzz_pkgs=(clang-14 libclang-rt-14-dev)
+# The web UI's end-to-end tests drive Debian's Chromium (never a
+# downloaded browser); Node.js and npm come with the machine.
+web_pkgs=(chromium)
 
 want=()
 for group in "$@"; do
@@ -21,7 +25,8 @@ for group in "$@"; do
     test) want+=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
     bench) want+=("${build_pkgs[@]}" "${bench_pkgs[@]}") ;;
     fuzz) want+=("${build_pkgs[@]}" "${fuzz_pkgs[@]}") ;;
-    *) echo "deps.sh: unknown group '$group' (build|test|bench|fuzz)" >&2; exit 2 ;;
+    web) want+=("${web_pkgs[@]}") ;;
+    *) echo "deps.sh: unknown group '$group' (build|test|bench|fuzz|web)" >&2; exit 2 ;;
   esac
 done
 

@@ -412,6 +412,21 @@ void RegisterAccountRoutes(http::Router& router, AccountDeps d) {
       },
       {http::Access::kPublic, http::BodyPolicy::kBuffered, 64 << 10, true});
 
+  // Whether first-run setup is still open, without side effects (the web
+  // UI decides between "sign in" and "create the administrator").
+  router.Add(
+      "GET", "/api/v1/setup",
+      [d](Request&) {
+        int64_t users = 0;
+        Status st = d.meta.Read([&](meta::ReadTxn& t) -> Status {
+          NUBO_ASSIGN_OR_RETURN(users, t.CountUsers());
+          return Status::Ok();
+        });
+        if (!st.ok()) return http::ErrorResponse(st);
+        return Response::Json(200, std::string("{\"open\":") + (users == 0 ? "true" : "false") + "}\n");
+      },
+      {http::Access::kPublic, http::BodyPolicy::kNone, 0, true});
+
   router.Add(
       "GET", "/api/v1/me",
       [d](Request& req) {

@@ -35,7 +35,13 @@ http::Guard MakeAuthGuard(auth::Authenticator& authn, auth::FailureLimiter& limi
     auto header = req.headers.Get("Authorization");
     if (!header) {
       auto cookie = http::GetCookie(req.headers, "nubo_access");
-      if (!cookie) return Challenge("authentication required");
+      if (!cookie) {
+        // An expired access cookie is gone while the CSRF cookie (refresh
+        // lifetime) remains: that is still a browser, which must not get
+        // a Basic challenge (it would pop a password dialog over the UI).
+        if (http::GetCookie(req.headers, "nubo_csrf")) return BrowserDenied("session expired");
+        return Challenge("authentication required");
+      }
       auto c = sessions.Authenticate(*cookie);
       if (!c.ok()) return BrowserDenied(c.status().message());
       // Double-submit CSRF check (the token is bound to the session): a

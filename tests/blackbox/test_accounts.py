@@ -42,6 +42,8 @@ class AccountsTest(unittest.TestCase):
         status, hdrs, doc = call(srv, "GET", "/api/openapi.json")
         self.assertEqual(status, 200)
         self.assertIn("/api/v1/me", doc["paths"])
+        # Setup is open until the first account exists; asking changes nothing.
+        self.assertEqual(call(srv, "GET", "/api/v1/setup")[2], {"open": True})
         # Before setup nobody can sign in.
         status, hdrs, body = call(srv, "GET", "/api/v1/me")
         self.assertEqual(status, 401)
@@ -59,6 +61,7 @@ class AccountsTest(unittest.TestCase):
                                body={"username": "Root", "password": "root password!"})
         self.assertEqual(status, 201, body)
         self.assertEqual(body["role"], "admin")
+        self.assertEqual(call(srv, "GET", "/api/v1/setup")[2], {"open": False})
         status, _, body = call(srv, "POST", "/api/v1/setup",
                                body={"username": "other", "password": "other password"})
         self.assertEqual(status, 409)
@@ -311,6 +314,14 @@ class BrowserSessionTest(unittest.TestCase):
             status, hdrs, _ = call(srv, "GET", "/api/v1/me", jar2)
             self.assertEqual(status, 401)
             self.assertNotIn("www-authenticate", hdrs)
+            # An expired access cookie has dropped out, the CSRF cookie is
+            # still there: still a browser, still no Basic challenge.
+            only_csrf = {"Cookie": "nubo_csrf=%s" % new["nubo_csrf"]}
+            status, hdrs, _ = call(srv, "GET", "/api/v1/me", only_csrf)
+            self.assertEqual(status, 401)
+            self.assertNotIn("www-authenticate", hdrs)
+            # A client with no cookies at all is challenged (WebDAV, curl).
+            self.assertIn("Basic", call(srv, "GET", "/api/v1/me")[1]["www-authenticate"])
         finally:
             srv.close()
 

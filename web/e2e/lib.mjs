@@ -1,0 +1,147 @@
+// Shared by the end-to-end test and the benchmark: start a real nubo on a
+// fresh data directory, make sure the built UI is reachable on the same
+// origin as the API, start headless Chromium, read ZIP listings.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import net from 'node:net';
+
+export const WEB = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const DIST = join(WEB, 'dist');
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--headless=new',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-default-apps',
+];
+
+/** Starts `nubo serve` on 127.0.0.1:0 and resolves once it prints its address. */
+export async function startNubo({ bin = process.env.NUBO_BIN, extraEnv = {} } = {}) {
+  if (!bin) throw new Error('set NUBO_BIN to the nubo binary (e.g. /work/main/build/test/nubo)');
+  if (!existsSync(DIST)) throw new Error(`${DIST} is missing: run npm run build first`);
+  const data = mkdtempSync(join(tmpdir(), 'nubo-e2e-'));
+  const proc = spawn(bin, ['serve', '--listen', '127.0.0.1:0', '--data', data], {
+    env: {
+      ...process.env,
+      NUBO_ARGON2_OPS: '1',
+      NUBO_ARGON2_MEM: '8MiB',
+      NUBO_WEB_DIR: DIST,
+      NUBO_ACCESS_LOG: 'false',
+      ...extraEnv,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  const url = await new Promise((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error('nubo did not start in 20 s:\n' + log)), 20000);
+    const onData = (chunk) => {
+      log += chunk;
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(log);
+      if (m) {
+        clearTimeout(timer);
+        resolveUrl(m[1]);
+      }
+    };
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', onData);
+    proc.on('exit', (code) => reject(new Error(`nubo exited with ${code}:\n${log}`)));
+  });
+  // Keep draining the pipes so nubo never blocks on a full one.
+  proc.stdout.on('data', () => {});
+  proc.stderr.on('data', () => {});
+  return {
+    url,
+    data,
+    proc,
+    async stop() {
+      if (proc.exitCode === null) {
+        const exited = new Promise((r) => proc.once('exit', r));
+        proc.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        if (proc.exitCode === null) proc.kill('SIGKILL');
+      }
+      rmSync(data, { recursive: true, force: true });
+    },
+  };
+}
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+    s.on('error', rej);
+  });
+}
+
+/**
+ * The origin the browser should use. When nubo serves web/dist itself (the
+ * real deployment), that is nubo. Until it does, `vite preview` serves dist
+ * with the production CSP and proxies /api to nubo, so the UI still runs
+ * against the real server on one origin.
+ */
+export async function uiOrigin(nuboUrl) {
+  const res = await fetch(nuboUrl + '/files', { headers: { Accept: 'text/html' } }).catch(() => null);
+  const html = res && res.ok ? await res.text() : '';
+  if (html.includes('<div id="app">')) return { origin: nuboUrl, mode: 'nubo', stop: async () => {} };
+  process.env.NUBO_API = nuboUrl;
+  const { preview } = await import('vite');
+  const port = await freePort();
+  const server = await preview({
+    root: WEB,
+    logLevel: 'warn',
+    preview: { host: '127.0.0.1', port, strictPort: true, open: false },
+  });
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    mode: 'vite-preview',
+    stop: () => new Promise((r) => server.httpServer.close(() => r())),
+  };
+}
+
+export async function launchChromium() {
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+/** Names in a ZIP archive, read from its central directory (ZIP64 aware). */
+export function zipEntries(buf) {
+  let eocd = -1;
+  for (let i = buf.length - 22; i >= Math.max(0, buf.length - 65557); i--) {
+    if (buf.readUInt32LE(i) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) throw new Error('not a zip: no end of central directory');
+  let count = buf.readUInt16LE(eocd + 10);
+  let offset = buf.readUInt32LE(eocd + 16);
+  if (offset === 0xffffffff || count === 0xffff) {
+    const loc = eocd - 20;
+    if (buf.readUInt32LE(loc) !== 0x07064b50) throw new Error('zip64 locator missing');
+    const z64 = Number(buf.readBigUInt64LE(loc + 8));
+    if (buf.readUInt32LE(z64) !== 0x06064b50) throw new Error('zip64 end record missing');
+    count = Number(buf.readBigUInt64LE(z64 + 32));
+    offset = Number(buf.readBigUInt64LE(z64 + 48));
+  }
+  const names = [];
+  let p = offset;
+  for (let i = 0; i < count; i++) {
+    if (buf.readUInt32LE(p) !== 0x02014b50) throw new Error(`bad central directory entry ${i}`);
+    const nameLen = buf.readUInt16LE(p + 28);
+    const extraLen = buf.readUInt16LE(p + 30);
+    const commentLen = buf.readUInt16LE(p + 32);
+    names.push(buf.subarray(p + 46, p + 46 + nameLen).toString('utf8'));
+    p += 46 + nameLen + extraLen + commentLen;
+  }
+  return names;
+}

@@ -1,0 +1,91 @@
+import { describe, it, expect, vi, afterEach } from 'vitest';
+import { render, fireEvent, cleanup } from '@testing-library/svelte';
+import { tick } from 'svelte';
+import FileTable from './FileTable.svelte';
+import { Selection } from '../lib/state/selection.svelte';
+import type { Node } from '../lib/api/schema.gen';
+
+const nodes = (n: number): Node[] =>
+  Array.from({ length: n }, (_, i) => ({
+    id: `id${i}`,
+    parent_id: 'root',
+    name: `file-${String(i).padStart(5, '0')}.txt`,
+    kind: 'file',
+    size: i,
+    mime: 'text/plain',
+    modified: 0,
+    created: 0,
+    etag: '"e"',
+    favorite: false,
+  }));
+
+function setup(items: Node[], hasMore = false) {
+  const selection = new Selection();
+  const props = {
+    items,
+    hasMore,
+    loading: false,
+    sort: 'name' as const,
+    order: 'asc' as const,
+    selection,
+    onsort: vi.fn(),
+    onopen: vi.fn(),
+    onmore: vi.fn(),
+    oncontext: vi.fn(),
+    onrename: vi.fn(),
+    onkeyaction: vi.fn(),
+  };
+  const r = render(FileTable, { props });
+  return { ...r, props, selection };
+}
+
+afterEach(cleanup);
+
+describe('FileTable', () => {
+  it('keeps the DOM row count bounded for a 20,000-entry folder', () => {
+    const { container } = setup(nodes(20000));
+    const rows = container.querySelectorAll('[role=option]');
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.length).toBeLessThan(60);
+    const spacer = container.querySelector('.spacer') as HTMLElement;
+    expect(spacer.style.height).toBe(`${20000 * 44}px`);
+  });
+
+  it('asks for the next page when the loaded end is near', async () => {
+    const { props } = setup(nodes(20), true);
+    await tick();
+    expect(props.onmore).toHaveBeenCalled();
+  });
+
+  it('selects with click, shift-range and ctrl-toggle', async () => {
+    const { container, selection } = setup(nodes(10));
+    const row = (i: number) => container.querySelector(`[data-name="file-0000${i}.txt"]`) as HTMLElement;
+    await fireEvent.click(row(2));
+    await fireEvent.click(row(5), { shiftKey: true });
+    expect(selection.ids().sort()).toEqual(['id2', 'id3', 'id4', 'id5']);
+    await fireEvent.click(row(3), { ctrlKey: true });
+    expect(selection.ids().sort()).toEqual(['id2', 'id4', 'id5']);
+    expect(row(4).getAttribute('aria-selected')).toBe('true');
+    expect(row(3).getAttribute('aria-selected')).toBe('false');
+  });
+
+  it('maps keys: Ctrl+A, arrows, Enter, Delete, F2', async () => {
+    const { getByTestId, selection, props } = setup(nodes(5));
+    const list = getByTestId('file-list');
+    await fireEvent.keyDown(list, { key: 'a', ctrlKey: true });
+    expect(selection.count).toBe(5);
+    await fireEvent.keyDown(list, { key: 'ArrowDown' });
+    expect(selection.ids()).toHaveLength(1);
+    await fireEvent.keyDown(list, { key: 'Enter' });
+    expect(props.onopen).toHaveBeenCalledTimes(1);
+    await fireEvent.keyDown(list, { key: 'Delete' });
+    await fireEvent.keyDown(list, { key: 'F2' });
+    expect(props.onkeyaction.mock.calls.map((c) => c[0])).toEqual(['delete', 'rename']);
+  });
+
+  it('sorts by a column header', async () => {
+    const { getByRole, props } = setup(nodes(3));
+    await fireEvent.click(getByRole('button', { name: /Sort by Size/ }));
+    expect(props.onsort).toHaveBeenCalledWith('size');
+  });
+});

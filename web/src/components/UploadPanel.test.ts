@@ -1,0 +1,27 @@
+import { describe, it, expect, afterEach } from 'vitest';
+import { render, cleanup } from '@testing-library/svelte';
+import { tick } from 'svelte';
+import UploadPanel from './UploadPanel.svelte';
+import { UploadQueue, type TransportResult } from '../lib/state/upload-queue.svelte';
+
+afterEach(cleanup);
+
+describe('UploadPanel', () => {
+  it('shows total progress and a clear quota message', async () => {
+    const finishers: ((r: TransportResult) => void)[] = [];
+    const queue = new UploadQueue({
+      send: () => ({ done: new Promise<TransportResult>((r) => finishers.push(r)), abort: () => {} }),
+    });
+    const { getByTestId, container, findByText } = render(UploadPanel, { props: { queue } });
+    queue.add('root', [{ file: new File(['abc'], 'ok.txt') }, { file: new File(['defg'], 'big.bin') }]);
+    await tick();
+    expect(getByTestId('upload-total').textContent).toBe('0 %');
+    finishers[0]({ status: 201 });
+    finishers[1]({ status: 507, message: 'quota exceeded' });
+    await new Promise((r) => setTimeout(r, 0));
+    await tick();
+    await findByText('Not enough space: your storage quota is full.');
+    expect(container.querySelector('[data-name="ok.txt"]')?.getAttribute('data-status')).toBe('done');
+    expect(container.querySelector('[data-name="big.bin"]')?.getAttribute('data-status')).toBe('error');
+  });
+});

@@ -1,0 +1,74 @@
+// Signing in and out, first-run setup, and finding out at start-up whether a
+// browser session is alive.
+import { ApiError } from '../api/client';
+import { api, accessExpiresAt, stopRefreshTimer } from './api';
+import { session } from '../state/session.svelte';
+import { uploads } from '../state/uploads.svelte';
+
+async function loadIdentity() {
+  const [user, drives] = await Promise.all([api.call('GET /api/v1/me'), api.call('GET /api/v1/drives')]);
+  session.user = user;
+  session.drive = drives.drives[0] ?? null;
+  session.status = 'signed-in';
+  session.expired = false;
+}
+
+/**
+ * Start-up: without the readable nubo_csrf cookie there is no session and no
+ * request is made (an unauthenticated API call gets a Basic challenge). With
+ * it, a stale access cookie is refreshed first, for the same reason.
+ */
+export async function boot(): Promise<void> {
+  if (!api.hasSession()) {
+    session.status = 'anonymous';
+    return;
+  }
+  try {
+    if (accessExpiresAt() < Date.now() + 5000 && !(await api.refresh())) {
+      session.status = 'anonymous';
+      return;
+    }
+    await loadIdentity();
+  } catch (e) {
+    session.status = 'anonymous';
+    if (!(e instanceof ApiError && e.status === 401)) throw e;
+  }
+}
+
+export async function login(username: string, password: string): Promise<void> {
+  await api.call('POST /api/v1/auth/login', { body: { username, password, mode: 'cookie' } });
+  await loadIdentity();
+}
+
+export async function logout(): Promise<void> {
+  uploads.cancelAll();
+  try {
+    await api.call('POST /api/v1/auth/logout');
+  } catch (e) {
+    // Signing out of a session that already ended is still signing out.
+    if (!(e instanceof ApiError && (e.status === 401 || e.status === 400))) throw e;
+  } finally {
+    stopRefreshTimer();
+    session.status = 'anonymous';
+    session.user = null;
+    session.drive = null;
+  }
+}
+
+export type SetupOutcome = 'created' | 'already-done';
+
+/** First run: creates the administrator (409 once any account exists). */
+export async function setup(username: string, password: string, email?: string): Promise<SetupOutcome> {
+  try {
+    await api.call('POST /api/v1/setup', { body: { username, password, ...(email ? { email } : {}) } });
+    return 'created';
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 409) return 'already-done';
+    throw e;
+  }
+}
+
+export async function refreshUsage(): Promise<void> {
+  const drives = await api.call('GET /api/v1/drives');
+  session.drive = drives.drives[0] ?? null;
+}
