@@ -154,6 +154,15 @@ export interface BatchResult {
 export type ConflictPolicy = "fail" | "rename" | "overwrite";
 
 export interface Operations {
+  /** Whether first-run setup is still open (no account exists yet) */
+  "GET /api/v1/setup": {
+    path: Record<never, never>;
+    query: Record<never, never>;
+    body: undefined;
+    response: {
+      open: boolean;
+    };
+  };
   /** Create the first administrator (only while no account exists) */
   "POST /api/v1/setup": {
     path: Record<never, never>;
@@ -620,6 +629,7 @@ export interface Operations {
 export type OperationKey = keyof Operations;
 
 export const OPERATION_KEYS: readonly OperationKey[] = [
+  "GET /api/v1/setup",
   "POST /api/v1/setup",
   "POST /api/v1/auth/login",
   "POST /api/v1/auth/refresh",
