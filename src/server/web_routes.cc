@@ -93,6 +93,8 @@ void RegisterWebRoutes(http::Router& router, const std::string& dir) {
       if (asset) return http::ErrorResponse(404, Code::kNotFound, "no such asset");
     }
     if (auto r = ServeFile(dir + "/index.html", false)) return std::move(*r);
+    // No UI build: only "/" explains; any other path is an honest 404.
+    if (!rel.empty()) return http::ErrorResponse(404, Code::kNotFound, "no such resource");
     return http::Response::Text(
         200, "nubo is running; the web UI is not built (cd web && npm ci && npm run build).\n");
   };

@@ -55,6 +55,19 @@ class WebStaticTest(unittest.TestCase):
         self.assertIn(b'"not_found"', body)
         self.assertEqual(exchange(self.srv, "GET", "/dav/")[0], 401)
 
+    def test_without_a_build_unknown_paths_are_404(self):
+        with tempfile.TemporaryDirectory(prefix="nubo-noweb-") as empty:
+            srv = Server(env={"NUBO_WEB_DIR": empty})
+            try:
+                status, _, body = exchange(srv, "GET", "/")
+                self.assertEqual(status, 200)
+                self.assertIn(b"not built", body)
+                status, h, body = exchange(srv, "GET", "/files/deep/link")
+                self.assertEqual((status, h["content-type"]), (404, "application/json"))
+            finally:
+                srv.terminate()
+                srv.close()
+
     def test_hidden_files_and_traversal(self):
         for path in ("/.secret", "/assets/../.secret", "/%2e%2e/%2e%2e/etc/passwd", "/assets/%2e%2e/.secret",
                      "/..%2f..%2fetc%2fpasswd"):
