@@ -3,8 +3,10 @@
 with the same load in alternating rounds, and prints one table per scenario
 with the ratio nubo/peer measured in the same run.
 
-Usage: bench.py SCENARIO [--rounds N] [--duration SECONDS]
-Scenarios: health (keep-alive GET /health, 64 connections; peer: nginx static file)
+Usage: bench.py SCENARIO [--quick] [--rounds N] [--duration SECONDS] ...
+Scenarios: all (health + the peer suite), peers, s1 .. s8 (the peer suite in suite.py: nubo vs
+           Apache mod_dav, nginx + dav-ext, lighttpd, rclone, sabre/dav; see bench/README.md)
+           health (keep-alive GET /health, 64 connections; peer: nginx static file)
            storage (1 GiB ingest and read; peers: b3sum, dd, cat)
            files (REST API: listing pages flat in depth; streamed 1 GiB PUT/GET; peers: b3sum, cat)
 """
@@ -201,10 +203,13 @@ def scenario_health(args):
         print("| %s | %.3f | %.3f | %.3f | %.0f | %d | %.1f |" % (
             name, med[name]["p50"], med[name]["p95"], med[name]["p99"], med[name]["rps"], errors,
             rss[name] / 1024))
+        med[name] = {"p50_ms": med[name]["p50"], "p95_ms": med[name]["p95"], "p99_ms": med[name]["p99"],
+                     "rps": med[name]["rps"], "errors": errors, "peak_rss_mib": rss[name] / 1024}
     ratio = med["nubo"]["rps"] / med["nginx"]["rps"]
+    med["nginx"]["ratio"] = {"rps": round(ratio, 4)}
     print("ratio nubo/nginx req/s: %.2f (target >= 0.80)  per round: %s" % (
         ratio, ", ".join("%.2f" % (a["rps"] / b["rps"]) for a, b in zip(results["nubo"], results["nginx"]))))
-    return ratio
+    return med
 
 
 def timed(cmd, stdout=subprocess.DEVNULL):
@@ -239,7 +244,10 @@ class FreshFs:
         subprocess.run(["mount", "-o", "loop", self.img, self.mnt], check=True)
 
     def close(self):
-        subprocess.run(["umount", self.mnt])
+        for _ in range(40):  # a server's last process may still be exiting
+            if subprocess.run(["umount", self.mnt], stderr=subprocess.DEVNULL).returncode == 0:
+                break
+            time.sleep(0.25)
         os.rmdir(self.mnt)
         os.unlink(self.img)
 
@@ -797,29 +805,56 @@ def scenario_listing_ab(args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("scenario", choices=["health", "storage", "files", "listing-ab", "all"])
+    ap = argparse.ArgumentParser(description="nubo benchmarks; see bench/README.md")
+    ap.add_argument("scenario", choices=["all", "peers", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8",
+                                         "health", "storage", "files", "listing-ab"],
+                    help="all = health + the peer suite s1..s8; peers = s1..s8; the rest run alone")
+    ap.add_argument("--quick", action="store_true", help="suite: smaller sizes, one round (under 5 minutes)")
+    ap.add_argument("--peers", default=None,
+                    help="suite: comma-separated peers (default apache,nginx,lighttpd,rclone,sabre)")
+    ap.add_argument("--out", default=None, help="suite: JSON result path (default bench/results/DATE-SCENARIO.json)")
+    ap.add_argument("--md", default=None, help="suite: also write the printed tables to this file")
+    ap.add_argument("--baseline", default=None, help="suite: compare with this JSON (default: the newest of the "
+                                                     "same mode in bench/results/)")
+    ap.add_argument("--no-compare", action="store_true", help="suite: no baseline deltas")
+    ap.add_argument("--no-wait", action="store_true",
+                    help="suite: do not wait for running builds/tests (ninja, ctest, cc1plus) to finish")
+    ap.add_argument("--max-busy", type=float, default=0.5,
+                    help="suite: wait while other processes keep more than this many cores busy")
+    ap.add_argument("--keep", action="store_true", help="suite: keep the temp folder (servers' data and logs)")
+    ap.add_argument("--skip-health", action="store_true", help="all: skip the health scenario")
+    ap.add_argument("--s3-files", type=int, default=None, help="s3: PUTs per round")
+    ap.add_argument("--s4-bytes", type=int, default=None, help="s4: size of the large file")
     ap.add_argument("--before", default=None, help="listing-ab: the binary to compare against")
     ap.add_argument("--storage-bytes", type=int, default=1 << 30)
     ap.add_argument("--tmpdir", default=None,
-                    help="where the storage and files scenarios write (default: a fresh ext4 loop device as root)")
+                    help="where the data goes (default: a fresh ext4 loop device as root)")
     ap.add_argument("--list-entries", type=int, default=20000, help="files: entries in the listed folder")
     ap.add_argument("--list-reps", type=int, default=300, help="files: timed requests per page and sort")
     ap.add_argument("--files-bytes", type=int, default=1 << 30, help="files: size of the big file")
     ap.add_argument("--seed", type=int, default=5, help="files: seed of the listing's names and sizes")
     ap.add_argument("--no-download-hash", action="store_true",
                     help="files: do not sha256 the download on the fly (the gate then rests on the node hash)")
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=None, help="rounds per scenario (default 3; --quick: 1)")
     ap.add_argument("--duration", type=int, default=5)
     args = ap.parse_args()
+    args.rounds_given = args.rounds is not None
+    if args.rounds is None:
+        args.rounds = 1 if args.quick else 3
     args.load = loadavg()
     if not os.path.exists(NUBO):
         raise SystemExit("build nubo first (make build): %s missing" % NUBO)
-    if args.scenario in ("health", "all"):
+    if args.scenario in ("all", "peers") or re.fullmatch(r"s\d", args.scenario):
+        sys.modules.setdefault("bench", sys.modules["__main__"])
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import suite
+        suite.run(args, args.scenario)
+        return
+    if args.scenario == "health":
         scenario_health(args)
-    if args.scenario in ("storage", "all"):
+    if args.scenario == "storage":
         scenario_storage(args)
-    if args.scenario in ("files", "all"):
+    if args.scenario == "files":
         scenario_files(args)
     if args.scenario == "listing-ab":
         scenario_listing_ab(args)

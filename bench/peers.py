@@ -1,0 +1,471 @@
+"""The servers of the peer suite: nubo and WebDAV peers from Debian's packages,
+each configured by the harness in its own folder on loopback (no file under
+/etc is read for configuration except /etc/mime.types and nginx's mime.types;
+none is written). Every server serves the same user's files at /dav/ with
+Basic auth, and (except rclone) an unauthenticated 16-byte /health file.
+
+Configuration summary (also in bench/README.md):
+- nubo: `nubo serve` with default settings (Argon2id t=3 m=64 MiB, verifier
+  cache 30 s, access log on, fsync'd uploads), account created by POST /setup.
+- apache: apache2 2.4 (`apache2 -f conf -DFOREGROUND`), mpm_event with
+  Debian's default sizes, mod_dav + mod_dav_fs (DavLockDB), mod_auth_basic +
+  mod_authn_file (htpasswd, apr1-MD5), KeepAlive On / MaxKeepAliveRequests 100
+  / KeepAliveTimeout 5 (Debian's apache2.conf), LimitRequestBody 0, access log.
+- nginx: nginx-light 1.22 + libnginx-mod-http-dav-ext (load_module),
+  worker_processes auto, worker_connections 768, sendfile on, tcp_nopush on
+  (Debian's nginx.conf), dav_methods PUT DELETE MKCOL COPY MOVE,
+  dav_ext_methods PROPFIND OPTIONS LOCK UNLOCK with a lock zone,
+  create_full_put_path on, client_max_body_size 0, auth_basic (htpasswd), access log.
+- lighttpd: lighttpd 1.4 + lighttpd-mod-webdav (SQLite for properties and
+  locks), mod_auth + mod_authn_file (htpasswd), access log.
+- rclone: `rclone serve webdav DIR --baseurl /dav --user --pass` (VFS cache
+  mode off, rclone's defaults otherwise).
+- sabre: sabre/dav (php-sabre-dav) in `php -S` with PHP_CLI_SERVER_WORKERS=4,
+  Sabre\\DAV\\Server over an FS\\Directory root, Auth plugin (Basic,
+  constant-time compare), Locks plugin with the File backend.
+"""
+import os
+import shutil
+import signal
+import subprocess
+import time
+
+import httpc
+
+USER = "root"
+PASSWORD = "bench password!"
+AUTH = httpc.basic(USER, PASSWORD)
+HEALTH_BODY = b'{"status":"ok"}\n'
+PROPFIND0 = (b'<?xml version="1.0" encoding="utf-8"?>\n<d:propfind xmlns:d="DAV:"><d:prop><d:resourcetype/>'
+             b'<d:getcontentlength/><d:getlastmodified/><d:getetag/></d:prop></d:propfind>')
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def tree_pids(pid):
+    """pid and all its descendants."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            with open("/proc/%d/task/%d/children" % (p, p)) as f:
+                todo += [int(x) for x in f.read().split()]
+        except OSError:
+            pass
+    return out
+
+
+def proc_status_kib(pids, field):
+    total = 0
+    for pid in pids:
+        try:
+            with open("/proc/%d/status" % pid) as f:
+                for line in f:
+                    if line.startswith(field + ":"):
+                        total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
+
+
+def proc_cpu_s(pids):
+    """utime + stime of the processes, all their threads (10 ms ticks; this kernel's schedstat is off)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+        except OSError:
+            pass
+    return total / tick
+
+
+def reset_hwm(pids):
+    ok = True
+    for pid in pids:
+        try:
+            with open("/proc/%d/clear_refs" % pid, "w") as f:
+                f.write("5")
+        except OSError:
+            ok = False
+    return ok
+
+
+def chown_www(path):
+    subprocess.run(["chown", "-R", "www-data:www-data", path], check=True)
+
+
+class Server:
+    """Base: subclasses set name, build the config in start()."""
+    name = "?"
+    fs_root = None      # the folder behind /dav/ (peers): seeded directly
+    has_health = True   # unauthenticated GET /health (16 bytes)
+    runs_as_www = False
+    proc = None
+    failed = None       # why the server could not be started
+
+    def __init__(self, tmp):
+        self.tmp = os.path.join(tmp, self.name)
+        os.makedirs(self.tmp, exist_ok=True)
+        os.chmod(self.tmp, 0o755)
+        self.port = None
+        self.log = None
+
+    # -- lifecycle ---------------------------------------------------------
+    def command(self):
+        raise NotImplementedError
+
+    def env(self):
+        return {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
+
+    def ready_probe(self):
+        if self.has_health:
+            return ("GET", "/health", None)
+        return ("PROPFIND", "/dav/", {"Authorization": AUTH, "Depth": "0"})
+
+    def start(self):
+        """Starts the server; returns the cold start time (s) to its first successful response."""
+        if self.port is None:
+            self.port = free_port()
+        self.prepare()
+        self.log = open(os.path.join(self.tmp, "server.log"), "ab")
+        t0 = time.perf_counter()
+        self.proc = subprocess.Popen(self.command(), stdout=self.log, stderr=subprocess.STDOUT, env=self.env(),
+                                     cwd=self.tmp, start_new_session=True)
+        method, path, headers = self.ready_probe()
+        try:
+            httpc.wait_ready(self.port, method, path, headers, timeout=60)
+        except Exception:
+            self.stop()
+            raise
+        return time.perf_counter() - t0
+
+    def prepare(self):
+        pass
+
+    def pids(self):
+        if self.proc is None or self.proc.poll() is not None:
+            return []
+        return tree_pids(self.proc.pid)
+
+    def stop_signal(self):
+        return signal.SIGTERM
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.kill(self.proc.pid, self.stop_signal())
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        if self.proc is not None:
+            try:  # leftovers of the process group (php workers, apache children)
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                for _ in range(100):
+                    time.sleep(0.05)
+                    os.killpg(self.proc.pid, 0)
+            except OSError:
+                pass
+        if self.log:
+            self.log.close()
+            self.log = None
+
+    def log_tail(self, n=2000):
+        try:
+            with open(os.path.join(self.tmp, "server.log"), "rb") as f:
+                return f.read()[-n:].decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+    def write_common(self):
+        """htpasswd (apr1-MD5, htpasswd's default) and the health file."""
+        with open(os.path.join(self.tmp, "health"), "wb") as f:
+            f.write(HEALTH_BODY)
+        hp = os.path.join(self.tmp, "htpasswd")
+        if not os.path.exists(hp):
+            subprocess.run(["htpasswd", "-b", "-c", hp, USER, PASSWORD], check=True, capture_output=True)
+        if self.runs_as_www:
+            os.chmod(hp, 0o644)
+
+
+class Nubo(Server):
+    name = "nubo"
+    bin = None
+
+    def __init__(self, tmp, binary):
+        super().__init__(tmp)
+        self.bin = binary
+        self.data = os.path.join(self.tmp, "data")
+
+    def command(self):
+        return [self.bin, "serve", "--listen", "127.0.0.1:%d" % self.port, "--data", self.data]
+
+
+class Apache(Server):
+    name = "apache"
+    runs_as_www = True
+    MODS = ("mpm_event", "authz_core", "authn_core", "authn_file", "auth_basic", "authz_user", "dav", "dav_fs",
+            "alias", "mime", "dir")
+    CONF = """ServerRoot {tmp}
+Listen 127.0.0.1:{port}
+ServerName 127.0.0.1
+PidFile {tmp}/apache.pid
+DefaultRuntimeDir {tmp}/run
+Mutex file:{tmp}/run default
+User www-data
+Group www-data
+ErrorLog {tmp}/error.log
+LogLevel warn
+{modules}
+TypesConfig /etc/mime.types
+# Debian's apache2.conf and mods-available/mpm_event.conf
+Timeout 300
+KeepAlive On
+MaxKeepAliveRequests 100
+KeepAliveTimeout 5
+StartServers 2
+MinSpareThreads 25
+MaxSpareThreads 75
+ThreadLimit 64
+ThreadsPerChild 25
+MaxRequestWorkers 150
+MaxConnectionsPerChild 0
+LogFormat "%h %l %u %t \\"%r\\" %>s %O \\"%{{Referer}}i\\" \\"%{{User-Agent}}i\\"" combined
+CustomLog {tmp}/access.log combined
+DocumentRoot {tmp}/www
+DavLockDB {tmp}/run/davlock
+Alias /health {tmp}/health
+Alias /dav {root}
+<Directory {root}>
+  Require all granted
+</Directory>
+<Directory {tmp}/www>
+  Require all granted
+</Directory>
+<Files health>
+  ForceType application/json
+</Files>
+<Location /dav/>
+  Dav On
+  AuthType Basic
+  AuthName "nubo-bench"
+  AuthUserFile {tmp}/htpasswd
+  Require valid-user
+  LimitRequestBody 0
+</Location>
+"""
+
+    def __init__(self, tmp):
+        super().__init__(tmp)
+        self.fs_root = os.path.join(self.tmp, "dav")
+        os.makedirs(self.fs_root, exist_ok=True)
+
+    def prepare(self):
+        self.write_common()
+        for d in ("run", "www"):
+            os.makedirs(os.path.join(self.tmp, d), exist_ok=True)
+        chown_www(os.path.join(self.tmp, "run"))
+        mods = "\n".join("LoadModule %s_module /usr/lib/apache2/modules/mod_%s.so" % (m, m) for m in self.MODS)
+        conf = os.path.join(self.tmp, "apache2.conf")
+        with open(conf, "w") as f:
+            f.write(self.CONF.format(tmp=self.tmp, port=self.port, root=self.fs_root, modules=mods))
+
+    def command(self):
+        return ["/usr/sbin/apache2", "-f", os.path.join(self.tmp, "apache2.conf"), "-DFOREGROUND"]
+
+    def stop_signal(self):
+        return signal.SIGWINCH  # graceful stop
+
+
+class Nginx(Server):
+    name = "nginx"
+    runs_as_www = True
+    CONF = """load_module /usr/lib/nginx/modules/ngx_http_dav_ext_module.so;
+user www-data;
+worker_processes auto;
+daemon off;
+pid {tmp}/nginx.pid;
+error_log {tmp}/error.log;
+events {{ worker_connections 768; }}
+http {{
+  sendfile on;
+  tcp_nopush on;
+  types_hash_max_size 2048;
+  include /etc/nginx/mime.types;
+  default_type application/octet-stream;
+  access_log {tmp}/access.log;
+  client_body_temp_path {root}.tmp;
+  proxy_temp_path {tmp}/proxy;
+  fastcgi_temp_path {tmp}/fastcgi;
+  uwsgi_temp_path {tmp}/uwsgi;
+  scgi_temp_path {tmp}/scgi;
+  dav_ext_lock_zone zone=davlock:10m;
+  server {{
+    listen 127.0.0.1:{port};
+    location = /health {{ alias {tmp}/health; default_type application/json; }}
+    location /dav/ {{
+      alias {root}/;
+      dav_methods PUT DELETE MKCOL COPY MOVE;
+      dav_ext_methods PROPFIND OPTIONS LOCK UNLOCK;
+      dav_ext_lock zone=davlock;
+      dav_access user:rw group:rw all:r;
+      create_full_put_path on;
+      client_max_body_size 0;
+      auth_basic "nubo-bench";
+      auth_basic_user_file {tmp}/htpasswd;
+    }}
+  }}
+}}
+"""
+
+    def __init__(self, tmp):
+        super().__init__(tmp)
+        self.fs_root = os.path.join(self.tmp, "dav")
+        os.makedirs(self.fs_root, exist_ok=True)
+
+    def prepare(self):
+        self.write_common()
+        os.makedirs(self.fs_root + ".tmp", exist_ok=True)
+        chown_www(self.fs_root + ".tmp")
+        conf = os.path.join(self.tmp, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write(self.CONF.format(tmp=self.tmp, port=self.port, root=self.fs_root))
+
+    def command(self):
+        return ["/usr/sbin/nginx", "-c", os.path.join(self.tmp, "nginx.conf"), "-e", os.path.join(self.tmp, "error.log")]
+
+    def stop_signal(self):
+        return signal.SIGQUIT
+
+
+class Lighttpd(Server):
+    name = "lighttpd"
+    runs_as_www = True
+    CONF = """server.modules = ("mod_alias", "mod_auth", "mod_authn_file", "mod_webdav", "mod_accesslog")
+server.bind = "127.0.0.1"
+server.port = {port}
+server.document-root = "{tmp}/www"
+server.pid-file = "{tmp}/lighttpd.pid"
+server.errorlog = "{tmp}/error.log"
+accesslog.filename = "{tmp}/access.log"
+server.username = "www-data"
+server.groupname = "www-data"
+server.upload-dirs = ("{root}.tmp")
+mimetype.assign = (".json" => "application/json", ".txt" => "text/plain", ".jpg" => "image/jpeg",
+                   ".pdf" => "application/pdf", ".md" => "text/markdown", "" => "application/octet-stream")
+alias.url = ("/health" => "{tmp}/health", "/dav/" => "{root}/")
+$HTTP["url"] =~ "^/dav/" {{
+  webdav.activate = "enable"
+  webdav.is-readonly = "disable"
+  webdav.sqlite-db-name = "{tmp}/run/webdav.db"
+  auth.backend = "htpasswd"
+  auth.backend.htpasswd.userfile = "{tmp}/htpasswd"
+  auth.require = ("" => ("method" => "basic", "realm" => "nubo-bench", "require" => "valid-user"))
+}}
+"""
+
+    def __init__(self, tmp):
+        super().__init__(tmp)
+        self.fs_root = os.path.join(self.tmp, "dav")
+        os.makedirs(self.fs_root, exist_ok=True)
+
+    def prepare(self):
+        self.write_common()
+        for d in ("run", "www"):
+            os.makedirs(os.path.join(self.tmp, d), exist_ok=True)
+        os.makedirs(self.fs_root + ".tmp", exist_ok=True)
+        subprocess.run(["chown", "www-data:www-data", self.tmp], check=True)  # lighttpd opens its logs as www-data
+        chown_www(os.path.join(self.tmp, "run"))
+        chown_www(self.fs_root + ".tmp")
+        conf = os.path.join(self.tmp, "lighttpd.conf")
+        with open(conf, "w") as f:
+            f.write(self.CONF.format(tmp=self.tmp, port=self.port, root=self.fs_root))
+
+    def command(self):
+        return ["/usr/sbin/lighttpd", "-D", "-f", os.path.join(self.tmp, "lighttpd.conf")]
+
+    def stop_signal(self):
+        return signal.SIGINT
+
+
+class Rclone(Server):
+    name = "rclone"
+    has_health = False
+
+    def __init__(self, tmp):
+        super().__init__(tmp)
+        self.fs_root = os.path.join(self.tmp, "dav")
+        os.makedirs(self.fs_root, exist_ok=True)
+
+    def env(self):
+        e = super().env()
+        e["RCLONE_CONFIG"] = os.path.join(self.tmp, "rclone.conf")
+        return e
+
+    def command(self):
+        return ["rclone", "serve", "webdav", self.fs_root, "--addr", "127.0.0.1:%d" % self.port, "--baseurl", "/dav",
+                "--user", USER, "--pass", PASSWORD, "--log-level", "ERROR"]
+
+
+class Sabre(Server):
+    name = "sabre"
+    SCRIPT = r"""<?php
+// sabre/dav behind `php -S` (bench/peers.py writes this file).
+require '/usr/share/php/Sabre/autoload.php';
+if ($_SERVER['REQUEST_URI'] === '/health') {
+    header('Content-Type: application/json');
+    readfile(getenv('BENCH_HEALTH'));
+    return true;
+}
+class BenchAuth extends Sabre\DAV\Auth\Backend\AbstractBasic {
+    protected function validateUserPass($username, $password) {
+        return $username === getenv('BENCH_USER') && hash_equals(getenv('BENCH_PASS'), $password);
+    }
+}
+$server = new Sabre\DAV\Server(new Sabre\DAV\FS\Directory(getenv('BENCH_ROOT')));
+$server->setBaseUri('/dav/');
+$server->addPlugin(new Sabre\DAV\Auth\Plugin(new BenchAuth(), 'nubo-bench'));
+$server->addPlugin(new Sabre\DAV\Locks\Plugin(new Sabre\DAV\Locks\Backend\File(getenv('BENCH_LOCKS'))));
+$server->exec();
+"""
+    WORKERS = 4
+
+    def __init__(self, tmp):
+        super().__init__(tmp)
+        self.fs_root = os.path.join(self.tmp, "dav")
+        os.makedirs(self.fs_root, exist_ok=True)
+
+    def prepare(self):
+        self.write_common()
+        with open(os.path.join(self.tmp, "server.php"), "w") as f:
+            f.write(self.SCRIPT)
+
+    def env(self):
+        e = super().env()
+        e.update({"PHP_CLI_SERVER_WORKERS": str(self.WORKERS), "BENCH_ROOT": self.fs_root,
+                  "BENCH_LOCKS": os.path.join(self.tmp, "locks.dat"), "BENCH_HEALTH": os.path.join(self.tmp, "health"),
+                  "BENCH_USER": USER, "BENCH_PASS": PASSWORD})
+        return e
+
+    def command(self):
+        return ["php", "-d", "memory_limit=-1", "-d", "error_reporting=E_ALL & ~E_DEPRECATED", "-d",
+                "display_errors=stderr", "-S", "127.0.0.1:%d" % self.port, os.path.join(self.tmp, "server.php")]
+
+
+PEERS = {"apache": Apache, "nginx": Nginx, "lighttpd": Lighttpd, "rclone": Rclone, "sabre": Sabre}
+
+
+def have(peer):
+    need = {"apache": "/usr/sbin/apache2", "nginx": "/usr/lib/nginx/modules/ngx_http_dav_ext_module.so",
+            "lighttpd": "/usr/lib/lighttpd/mod_webdav.so", "rclone": shutil.which("rclone") or "/nonexistent",
+            "sabre": "/usr/share/php/Sabre/autoload.php"}[peer]
+    return os.path.exists(need) and (peer != "sabre" or shutil.which("php"))
