@@ -38,7 +38,7 @@ Result<meta::NodeRow> AccessFolder(meta::ReadTxn& txn, int64_t user, std::string
 Status Touch(meta::WriteTxn& txn, int64_t drive_id, int64_t from, int64_t size_delta);
 
 // QuotaExceeded unless `extra` more live bytes fit the drive owner's quota.
-Status CheckQuota(meta::WriteTxn& txn, int64_t drive_id, int64_t extra);
+Status CheckQuota(meta::ReadTxn& txn, int64_t drive_id, int64_t extra);
 
 // The name a new child of `parent` gets under `conflict`: `name` if free,
 // else a " (n)" variant (kRename) or AlreadyExists. `existing` receives the

@@ -67,7 +67,7 @@ Status Touch(meta::WriteTxn& txn, int64_t drive_id, int64_t from, int64_t size_d
   return txn.BumpAncestors(from, seq, size_delta);
 }
 
-Status CheckQuota(meta::WriteTxn& txn, int64_t drive_id, int64_t extra) {
+Status CheckQuota(meta::ReadTxn& txn, int64_t drive_id, int64_t extra) {
   if (extra <= 0) return Status::Ok();
   NUBO_ASSIGN_OR_RETURN(auto d, txn.GetDrive(drive_id));
   if (!d || !d->owner_id) return Status::Ok();

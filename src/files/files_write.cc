@@ -238,21 +238,7 @@ Result<std::unique_ptr<Upload>> Files::BeginUpload(int64_t user, UploadRequest r
     } else if (req.if_match && *req.if_match != "*") {
       return Status::PreconditionFailed("If-Match given but \"" + req.name + "\" does not exist");
     }
-    if (extra <= 0) return Status::Ok();
-    // CheckQuota needs a write transaction type only for its signature's
-    // sake; the same arithmetic here, read-only.
-    NUBO_ASSIGN_OR_RETURN(auto d, t.GetDrive(parent.drive_id));
-    if (!d || !d->owner_id) return Status::Ok();
-    NUBO_ASSIGN_OR_RETURN(auto u, t.GetUser(*d->owner_id));
-    if (!u || !u->quota_bytes) return Status::Ok();
-    NUBO_ASSIGN_OR_RETURN(auto root, t.GetNode(d->root_id, 0));
-    const int64_t used = root ? static_cast<int64_t>(root->size) : 0;
-    if (used + extra > *u->quota_bytes) {
-      return Status::QuotaExceeded("storage quota exceeded: " + std::to_string(used) + " of " +
-                                   std::to_string(*u->quota_bytes) + " bytes used, " +
-                                   std::to_string(extra) + " more needed");
-    }
-    return Status::Ok();
+    return CheckQuota(t, parent.drive_id, extra);
   }));
   return std::unique_ptr<Upload>(
       new IngestUpload(*this, user, std::move(req), std::move(checksum)));
