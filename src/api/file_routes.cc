@@ -128,7 +128,6 @@ class MultipartSink final : public http::BodySink, public http::MultipartHandler
       current_ = -1;  // a plain form field: ignored
       return Status::Ok();
     }
-    if (results_.size() >= 10000) return Status::InvalidArgument("at most 10000 files per request");
     current_ = static_cast<int64_t>(results_.size());
     results_.push_back(Item{*part.filename, Status::Ok(), {}});
     // "dir/sub/name.txt" (a dropped folder) creates the folders first.

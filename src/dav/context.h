@@ -52,6 +52,9 @@ Status CheckLocks(DavContext& c, int64_t drive_id, const std::string& path_key, 
 // lockdiscovery), unexpired.
 Result<std::vector<meta::DavLockRow>> CoveringLocks(files::Files& files, int64_t drive_id,
                                                     const std::string& path_key);
+// True for the first path segment of a WebDAV mount ("dav", "webdav").
+bool IsDavMount(std::string_view first_segment);
+
 // The parent's path key ("/a/b" → "/a"; "/a" → "/").
 std::string ParentKey(const std::string& path_key);
 

@@ -18,7 +18,7 @@ http::Response HandleCopyMove(DavContext& c) {
   if (!dv) return DavError(400);
   auto dest = ParseDestination(*dv, c.req.headers.Get("Host").value_or(""));
   if (!dest.ok()) return DavError(dest.status().code() == Code::kUnsupported ? 502 : 400);
-  if (dest->segments.empty() || (dest->segments[0] != "dav" && dest->segments[0] != "webdav")) {
+  if (dest->segments.empty() || !IsDavMount(dest->segments[0])) {
     return DavError(502);
   }
   std::vector<std::string> dsegs(dest->segments.begin() + 1, dest->segments.end());

@@ -52,7 +52,7 @@ bool Writes(std::string_view m) {
 std::optional<std::vector<std::string>> MountPath(std::string_view uri, std::string_view host) {
   auto d = ParseDestination(uri, host);
   if (!d.ok() || d->segments.empty()) return std::nullopt;
-  if (d->segments[0] != "dav" && d->segments[0] != "webdav") return std::nullopt;
+  if (!IsDavMount(d->segments[0])) return std::nullopt;
   return std::vector<std::string>(d->segments.begin() + 1, d->segments.end());
 }
 
@@ -137,6 +137,10 @@ std::string DavContext::Href(const std::vector<std::string>& segs, bool collecti
 
 std::string DavContext::TargetHref() const {
   return Href(segments, target.node && target.node->folder());
+}
+
+bool IsDavMount(std::string_view first_segment) {
+  return first_segment == "dav" || first_segment == "webdav";
 }
 
 std::string ParentKey(const std::string& path_key) {
