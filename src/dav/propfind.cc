@@ -97,15 +97,17 @@ class PropfindSource final : public http::BodySource {
     if (!frames_.empty()) {
       Frame f = std::move(frames_.back());
       frames_.pop_back();
-      NUBO_ASSIGN_OR_RETURN(files::Page page, c_.files.List(c_.user, f.folder_id, meta::NodeSort::kName,
-                                                             false, f.cursor, 200));
+      NUBO_ASSIGN_OR_RETURN(
+          files::Page page,
+          c_.files.List(c_.user, f.folder_id, meta::NodeSort::kName, false, f.cursor, 200));
       std::vector<Frame> below;
       for (const NodeRow& n : page.items) {
         std::vector<std::string> segs = f.segs;
         segs.push_back(n.name);
         std::string key = (f.path_key == "/" ? "" : f.path_key) + "/" + n.name_key;
         WriteResponse(n, segs, key);
-        if (depth_ == Depth::kInfinity && n.folder()) below.push_back(Frame{n.public_id, segs, key, ""});
+        if (depth_ == Depth::kInfinity && n.folder())
+          below.push_back(Frame{n.public_id, segs, key, ""});
       }
       if (!page.next_cursor.empty()) {
         f.cursor = page.next_cursor;
@@ -123,7 +125,8 @@ class PropfindSource final : public http::BodySource {
     w_.Leaf(kDavNs, "status", code == 200 ? "HTTP/1.1 200 OK" : "HTTP/1.1 404 Not Found");
   }
 
-  void WriteResponse(const NodeRow& n, const std::vector<std::string>& segs, const std::string& path_key) {
+  void WriteResponse(const NodeRow& n, const std::vector<std::string>& segs,
+                     const std::string& path_key) {
     PropEnv env(c_, n, path_key);
     w_.Open(kDavNs, "response");
     w_.Leaf(kDavNs, "href", c_.Href(segs, n.folder()));

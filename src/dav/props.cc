@@ -47,14 +47,17 @@ const std::vector<LiveProp> kLive = {
        }
      }},
     {kDavNs, "getcontentlength", true, FileOnly,
-     [](XmlWriter& w, PropEnv& e) { w.Leaf(kDavNs, "getcontentlength", std::to_string(e.node().size)); }},
+     [](XmlWriter& w, PropEnv& e) {
+       w.Leaf(kDavNs, "getcontentlength", std::to_string(e.node().size));
+     }},
     {kDavNs, "getcontenttype", true, FileOnly,
      [](XmlWriter& w, PropEnv& e) { w.Leaf(kDavNs, "getcontenttype", e.node().mime); }},
     {kDavNs, "getetag", true, Always,
      [](XmlWriter& w, PropEnv& e) { w.Leaf(kDavNs, "getetag", files::NodeETag(e.node())); }},
     {kDavNs, "getlastmodified", true, Always,
      [](XmlWriter& w, PropEnv& e) {
-       w.Leaf(kDavNs, "getlastmodified", FormatHttpDate(static_cast<std::time_t>(e.node().mtime_ms / 1000)));
+       w.Leaf(kDavNs, "getlastmodified",
+              FormatHttpDate(static_cast<std::time_t>(e.node().mtime_ms / 1000)));
      }},
     {kDavNs, "creationdate", true, Always,
      [](XmlWriter& w, PropEnv& e) { w.Leaf(kDavNs, "creationdate", Rfc3339(e.node().ctime_ms)); }},
@@ -80,14 +83,17 @@ const std::vector<LiveProp> kLive = {
      }},
     // RFC 4331: on collections, not part of allprop (§3: they may be costly).
     {kDavNs, "quota-used-bytes", false, FolderOnly,
-     [](XmlWriter& w, PropEnv& e) { w.Leaf(kDavNs, "quota-used-bytes", std::to_string(e.Usage().used_bytes)); }},
+     [](XmlWriter& w, PropEnv& e) {
+       w.Leaf(kDavNs, "quota-used-bytes", std::to_string(e.Usage().used_bytes));
+     }},
     {kDavNs, "quota-available-bytes", false, FolderOnly,
      [](XmlWriter& w, PropEnv& e) {
        const auto& u = e.Usage();
        // Without a quota: what the disk holds is not ours to promise; a
        // large number tells clients there is room.
-       int64_t avail = u.quota_bytes ? std::max<int64_t>(0, *u.quota_bytes - static_cast<int64_t>(u.used_bytes))
-                                     : (int64_t{1} << 50);
+       int64_t avail =
+           u.quota_bytes ? std::max<int64_t>(0, *u.quota_bytes - static_cast<int64_t>(u.used_bytes))
+                         : (int64_t{1} << 50);
        w.Leaf(kDavNs, "quota-available-bytes", std::to_string(avail));
      }},
 };

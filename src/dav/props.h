@@ -36,9 +36,9 @@ class PropEnv {
 struct LiveProp {
   std::string_view ns;
   std::string_view name;
-  bool in_allprop;                               // §9.1: returned by allprop
-  bool (*applies)(const meta::NodeRow&);         // absent on this node → 404 in propstat
-  void (*write)(XmlWriter& w, PropEnv& env);     // writes the whole property element
+  bool in_allprop;                            // §9.1: returned by allprop
+  bool (*applies)(const meta::NodeRow&);      // absent on this node → 404 in propstat
+  void (*write)(XmlWriter& w, PropEnv& env);  // writes the whole property element
 };
 
 const std::vector<LiveProp>& LiveProps();

@@ -32,12 +32,17 @@ struct Method {
 
 // The one table: OPTIONS' Allow header is derived from it.
 constexpr Method kMethods[] = {
-    {"OPTIONS", HandleOptions, Body::kNone},    {"PROPFIND", HandlePropfind, Body::kXml},
-    {"PROPPATCH", HandleProppatch, Body::kXml}, {"MKCOL", HandleMkcol, Body::kXml},
-    {"GET", HandleGet, Body::kNone},            {"PUT", HandlePut, Body::kStream, OpenPutSink},
+    {"OPTIONS", HandleOptions, Body::kNone},
+    {"PROPFIND", HandlePropfind, Body::kXml},
+    {"PROPPATCH", HandleProppatch, Body::kXml},
+    {"MKCOL", HandleMkcol, Body::kXml},
+    {"GET", HandleGet, Body::kNone},
+    {"PUT", HandlePut, Body::kStream, OpenPutSink},
     {"PATCH", HandlePatch, Body::kStream, OpenPatchSink},
-    {"DELETE", HandleDelete, Body::kNone},      {"COPY", HandleCopyMove, Body::kNone},
-    {"MOVE", HandleCopyMove, Body::kNone},      {"LOCK", HandleLock, Body::kXml},
+    {"DELETE", HandleDelete, Body::kNone},
+    {"COPY", HandleCopyMove, Body::kNone},
+    {"MOVE", HandleCopyMove, Body::kNone},
+    {"LOCK", HandleLock, Body::kXml},
     {"UNLOCK", HandleUnlock, Body::kNone},
 };
 
@@ -115,8 +120,7 @@ Response Dispatch(files::Files& files, const DavOptions& opt, Request& req,
 // A PUT's context outlives the sink: the handler answers from it.
 class PutState final : public http::BodySink {
  public:
-  PutState(files::Files& files, const DavOptions& opt, Request& req)
-      : ctx_{files, opt, req} {}
+  PutState(files::Files& files, const DavOptions& opt, Request& req) : ctx_{files, opt, req} {}
   DavContext& ctx() { return ctx_; }
   void set_inner(std::unique_ptr<http::BodySink> s) { inner_ = std::move(s); }
   http::BodySink* inner() { return inner_.get(); }
@@ -168,7 +172,8 @@ Response DavError(const Status& st) {
   // §16: a lock the request did not present names the lock's root.
   if (st.code() == Code::kLocked) return DavError(423, "lock-token-submitted", st.message());
   const int code = http::HttpStatusFor(st.code());
-  Response r = Response::Text(code, code == 500 ? std::string("internal server error\n") : st.message() + "\n");
+  Response r = Response::Text(
+      code, code == 500 ? std::string("internal server error\n") : st.message() + "\n");
   return r;
 }
 
@@ -202,18 +207,19 @@ Status CheckLocks(DavContext& c, int64_t drive_id, const std::string& path_key, 
     const std::string parent = ParentKey(path_key);
     NUBO_ASSIGN_OR_RETURN(auto plocks, CoveringLocks(c.files, drive_id, parent));
     for (auto& l : plocks) {
-      if (std::none_of(locks.begin(), locks.end(), [&](const auto& x) { return x.token == l.token; })) {
+      if (std::none_of(locks.begin(), locks.end(),
+                       [&](const auto& x) { return x.token == l.token; })) {
         locks.push_back(std::move(l));
       }
     }
   }
   auto submitted = [&](const meta::DavLockRow& l) {
-    return l.user_id == c.user && std::find(c.submitted_tokens.begin(), c.submitted_tokens.end(), l.token) !=
-                                      c.submitted_tokens.end();
+    return l.user_id == c.user && std::find(c.submitted_tokens.begin(), c.submitted_tokens.end(),
+                                            l.token) != c.submitted_tokens.end();
   };
   // Holding one shared lock of a resource is enough to write it (§6.2).
-  const bool any_shared =
-      std::any_of(locks.begin(), locks.end(), [&](const auto& l) { return !l.exclusive && submitted(l); });
+  const bool any_shared = std::any_of(locks.begin(), locks.end(),
+                                      [&](const auto& l) { return !l.exclusive && submitted(l); });
   for (const auto& l : locks) {
     if (submitted(l) || (!l.exclusive && any_shared)) continue;
     return Status::Locked(l.root_href);
@@ -281,7 +287,8 @@ void RegisterDavRoutes(http::Router& router, files::Files& files, DavOptions opt
       }
       auto handler = m.handler;
       router.Add(
-          m.name, mount, [f, opt, handler](Request& req) { return Dispatch(*f, *opt, req, handler); }, ro);
+          m.name, mount,
+          [f, opt, handler](Request& req) { return Dispatch(*f, *opt, req, handler); }, ro);
     }
   }
 }

@@ -53,7 +53,7 @@ std::string HashHex(const meta::Digest& d);
 
 struct Page {
   std::vector<meta::NodeRow> items;
-  std::string next_cursor;  // empty: no more
+  std::string next_cursor;              // empty: no more
   std::optional<meta::NodeRow> folder;  // List: the listed folder, read in the same snapshot
 };
 

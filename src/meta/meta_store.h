@@ -33,7 +33,7 @@ struct ManifestRow {
 };
 
 struct ManifestChunk {
-  uint32_t seq = 0;     // 0-based order in the manifest
+  uint32_t seq = 0;  // 0-based order in the manifest
   Digest hash{};
   uint64_t offset = 0;  // of the chunk's first byte in the content
   uint32_t size = 0;
@@ -42,7 +42,7 @@ struct ManifestChunk {
 struct ChunkRow {
   Digest hash{};
   uint64_t size = 0;
-  int64_t refs = 0;  // distinct manifests listing the chunk
+  int64_t refs = 0;                       // distinct manifests listing the chunk
   std::optional<int64_t> orphaned_at_ms;  // set when refs dropped to 0
 };
 
@@ -74,8 +74,8 @@ struct SessionRow {
   int64_t id = 0;
   std::string public_id;
   int64_t user_id = 0;
-  std::string family_id;      // every rotation of one sign-in shares it
-  Digest refresh_hash{};      // BLAKE3 of the current refresh token
+  std::string family_id;  // every rotation of one sign-in shares it
+  Digest refresh_hash{};  // BLAKE3 of the current refresh token
   int64_t created_at_ms = 0;
   int64_t expires_at_ms = 0;
   std::optional<int64_t> revoked_at_ms;
@@ -106,11 +106,11 @@ struct NodeRow {
   std::string name_key;              // case-folded NFC (files/names.h)
   NodeKind kind = NodeKind::kFolder;
   std::optional<int64_t> manifest_id;  // files only
-  uint64_t size = 0;  // file: content bytes; folder: live file bytes below
+  uint64_t size = 0;                   // file: content bytes; folder: live file bytes below
   std::string mime;
   int64_t mtime_ms = 0;
   int64_t ctime_ms = 0;
-  int64_t tree_seq = 0;  // folders: drive change_seq of the last change below
+  int64_t tree_seq = 0;                  // folders: drive change_seq of the last change below
   std::optional<int64_t> trashed_at_ms;  // on the node the user trashed
   std::optional<int64_t> trash_root;     // on its whole subtree
   std::optional<int64_t> trash_parent;   // the trashed node's parent then
@@ -132,8 +132,8 @@ enum class NodeSort { kName, kSize, kModified, kType };
 // A keyset position in a listing: the last row returned.
 struct NodeCursor {
   NodeKind kind = NodeKind::kFolder;
-  int64_t int_key = 0;    // size or mtime
-  std::string str_key;    // mime for kType
+  int64_t int_key = 0;  // size or mtime
+  std::string str_key;  // mime for kType
   std::string name_key;
   int64_t id = 0;
 };
@@ -188,7 +188,7 @@ class ReadTxn {
   virtual Result<std::optional<int64_t>> GetPin(const std::string& name) = 0;
   // (name, manifest id) pairs with name > `after`, by name.
   virtual Result<std::vector<std::pair<std::string, int64_t>>> ListPins(const std::string& after,
-                                                                       size_t limit) = 0;
+                                                                        size_t limit) = 0;
   // Number of referencing rows per manifest (for fsck), keyed by id.
   virtual Result<std::vector<std::pair<int64_t, int64_t>>> CountManifestReferences() = 0;
   // Number of distinct manifests listing each chunk (for fsck).
@@ -246,9 +246,11 @@ class ReadTxn {
   // Live nodes of the drive matching `filter`, by (name_key, id) after `after`.
   virtual Result<std::vector<NodeRow>> SearchNodes(
       int64_t drive_id, const SearchFilter& filter,
-      const std::optional<std::pair<std::string, int64_t>>& after, size_t limit, int64_t viewer) = 0;
+      const std::optional<std::pair<std::string, int64_t>>& after, size_t limit,
+      int64_t viewer) = 0;
   // A manifest with `hash` referenced by a file of the drive (live or trashed).
-  virtual Result<std::optional<int64_t>> FindDriveManifest(int64_t drive_id, const Digest& hash) = 0;
+  virtual Result<std::optional<int64_t>> FindDriveManifest(int64_t drive_id,
+                                                           const Digest& hash) = 0;
   // Favorites (live nodes only), newest first, before favorite seq `before`.
   virtual Result<std::vector<std::pair<int64_t, NodeRow>>> ListFavorites(
       int64_t user_id, std::optional<int64_t> before_seq, size_t limit) = 0;
@@ -260,7 +262,8 @@ class ReadTxn {
   // `below` is set, lies below `below` ("/a" → "/a/..."), by path.
   virtual Result<std::vector<DavLockRow>> FindDavLocks(int64_t drive_id,
                                                        const std::vector<std::string>& paths,
-                                                       const std::string& below, int64_t now_ms) = 0;
+                                                       const std::string& below,
+                                                       int64_t now_ms) = 0;
   virtual Result<std::optional<DavLockRow>> GetDavLock(const std::string& token) = 0;
 
   // For fsck: folders whose size rollup differs from the sum of their
@@ -307,7 +310,8 @@ class WriteTxn : public ReadTxn {
 
   virtual Status SetSetting(const std::string& key, const std::string& value) = 0;
   // Inserts `key` only if absent; returns the stored value either way.
-  virtual Result<std::string> SetSettingIfAbsent(const std::string& key, const std::string& value) = 0;
+  virtual Result<std::string> SetSettingIfAbsent(const std::string& key,
+                                                 const std::string& value) = 0;
 
   // Fills `row.id`. AlreadyExists for a second personal drive.
   virtual Status InsertDrive(DriveRow& row) = 0;
@@ -331,11 +335,13 @@ class WriteTxn : public ReadTxn {
   virtual Result<int64_t> DeleteSubtree(int64_t id) = 0;
 
   virtual Status SetDeadProp(int64_t node_id, const DeadProp& p) = 0;
-  virtual Status RemoveDeadProp(int64_t node_id, const std::string& ns, const std::string& name) = 0;
+  virtual Status RemoveDeadProp(int64_t node_id, const std::string& ns,
+                                const std::string& name) = 0;
   virtual Status CopyDeadProps(int64_t from_node, int64_t to_node) = 0;
 
   virtual Status InsertDavLock(const DavLockRow& row) = 0;
-  virtual Status RefreshDavLock(const std::string& token, int64_t timeout_s, int64_t expires_at_ms) = 0;
+  virtual Status RefreshDavLock(const std::string& token, int64_t timeout_s,
+                                int64_t expires_at_ms) = 0;
   virtual Status DeleteDavLock(const std::string& token) = 0;
   // Drops the locks at `path` and below it (the resource went away).
   virtual Status DeleteDavLocksAt(int64_t drive_id, const std::string& path) = 0;

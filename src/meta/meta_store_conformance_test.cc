@@ -4,8 +4,8 @@
 
 #include <sqlite3.h>
 
-#include <filesystem>
 #include <atomic>
+#include <filesystem>
 #include <functional>
 #include <set>
 #include <thread>
@@ -65,38 +65,44 @@ TEST_P(MetaStoreConformance, MigrationsApplyFromEmptyAndAreIdempotent) {
 }
 
 TEST_P(MetaStoreConformance, ManifestsChunksAndPins) {
-  ASSERT_TRUE(store_->Write([](WriteTxn& t) -> Status {
-    NUBO_RETURN_IF_ERROR(t.InsertChunk({D("a"), 10, 1, std::nullopt}));
-    NUBO_RETURN_IF_ERROR(t.InsertChunk({D("b"), 5, 1, std::nullopt}));
-    NUBO_ASSIGN_OR_RETURN(int64_t id, t.InsertManifest(D("m"), 25, {MC(0, "a", 0, 10), MC(1, "b", 10, 5),
-                                                                   MC(2, "a", 15, 10)}));
-    NUBO_RETURN_IF_ERROR(t.SetManifestRefs(id, 1));
-    return t.InsertPin("p", id);
-  }).ok());
-  ASSERT_TRUE(store_->Read([](ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(auto m, t.FindManifest(D("m")));
-    EXPECT_TRUE(m.has_value());
-    EXPECT_EQ(m->size, 25u);
-    EXPECT_EQ(m->refs, 1);
-    NUBO_ASSIGN_OR_RETURN(auto byid, t.GetManifest(m->id));
-    EXPECT_EQ(byid->hash, D("m"));
-    NUBO_ASSIGN_OR_RETURN(auto list, t.ManifestChunks(m->id));
-    EXPECT_EQ(list.size(), 3u);
-    EXPECT_EQ(list[2].offset, 15u);
-    EXPECT_EQ(list[1].hash, D("b"));
-    NUBO_ASSIGN_OR_RETURN(auto pin, t.GetPin("p"));
-    EXPECT_EQ(pin, m->id);
-    NUBO_ASSIGN_OR_RETURN(auto pins, t.ListPins("", 10));
-    EXPECT_EQ(pins.size(), 1u);
-    NUBO_ASSIGN_OR_RETURN(auto crefs, t.CountChunkReferences());
-    EXPECT_EQ(crefs.size(), 2u);  // "a" listed twice by one manifest counts once
-    for (auto& [h, n] : crefs) EXPECT_EQ(n, 1);
-    NUBO_ASSIGN_OR_RETURN(auto mrefs, t.CountManifestReferences());
-    EXPECT_EQ(mrefs.size(), 1u);
-    NUBO_ASSIGN_OR_RETURN(auto missing, t.FindManifest(D("zz")));
-    EXPECT_FALSE(missing.has_value());
-    return Status::Ok();
-  }).ok());
+  ASSERT_TRUE(store_
+                  ->Write([](WriteTxn& t) -> Status {
+                    NUBO_RETURN_IF_ERROR(t.InsertChunk({D("a"), 10, 1, std::nullopt}));
+                    NUBO_RETURN_IF_ERROR(t.InsertChunk({D("b"), 5, 1, std::nullopt}));
+                    NUBO_ASSIGN_OR_RETURN(int64_t id,
+                                          t.InsertManifest(D("m"), 25,
+                                                           {MC(0, "a", 0, 10), MC(1, "b", 10, 5),
+                                                            MC(2, "a", 15, 10)}));
+                    NUBO_RETURN_IF_ERROR(t.SetManifestRefs(id, 1));
+                    return t.InsertPin("p", id);
+                  })
+                  .ok());
+  ASSERT_TRUE(store_
+                  ->Read([](ReadTxn& t) -> Status {
+                    NUBO_ASSIGN_OR_RETURN(auto m, t.FindManifest(D("m")));
+                    EXPECT_TRUE(m.has_value());
+                    EXPECT_EQ(m->size, 25u);
+                    EXPECT_EQ(m->refs, 1);
+                    NUBO_ASSIGN_OR_RETURN(auto byid, t.GetManifest(m->id));
+                    EXPECT_EQ(byid->hash, D("m"));
+                    NUBO_ASSIGN_OR_RETURN(auto list, t.ManifestChunks(m->id));
+                    EXPECT_EQ(list.size(), 3u);
+                    EXPECT_EQ(list[2].offset, 15u);
+                    EXPECT_EQ(list[1].hash, D("b"));
+                    NUBO_ASSIGN_OR_RETURN(auto pin, t.GetPin("p"));
+                    EXPECT_EQ(pin, m->id);
+                    NUBO_ASSIGN_OR_RETURN(auto pins, t.ListPins("", 10));
+                    EXPECT_EQ(pins.size(), 1u);
+                    NUBO_ASSIGN_OR_RETURN(auto crefs, t.CountChunkReferences());
+                    EXPECT_EQ(crefs.size(), 2u);  // "a" listed twice by one manifest counts once
+                    for (auto& [h, n] : crefs) EXPECT_EQ(n, 1);
+                    NUBO_ASSIGN_OR_RETURN(auto mrefs, t.CountManifestReferences());
+                    EXPECT_EQ(mrefs.size(), 1u);
+                    NUBO_ASSIGN_OR_RETURN(auto missing, t.FindManifest(D("zz")));
+                    EXPECT_FALSE(missing.has_value());
+                    return Status::Ok();
+                  })
+                  .ok());
 }
 
 TEST_P(MetaStoreConformance, UniqueViolationsAreAlreadyExists) {
@@ -118,51 +124,61 @@ TEST_P(MetaStoreConformance, FailedWriteRollsBackEverything) {
     return Status::Conflict("caller changed its mind");
   });
   EXPECT_EQ(st.code(), Code::kConflict);
-  ASSERT_TRUE(store_->Read([](ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(auto c, t.GetChunk(D("a")));
-    EXPECT_FALSE(c.has_value());
-    return Status::Ok();
-  }).ok());
+  ASSERT_TRUE(store_
+                  ->Read([](ReadTxn& t) -> Status {
+                    NUBO_ASSIGN_OR_RETURN(auto c, t.GetChunk(D("a")));
+                    EXPECT_FALSE(c.has_value());
+                    return Status::Ok();
+                  })
+                  .ok());
 }
 
 TEST_P(MetaStoreConformance, MissingRowsAreNotFound) {
-  ASSERT_TRUE(store_->Write([](WriteTxn& t) -> Status {
-    EXPECT_EQ(t.SetManifestRefs(42, 1).code(), Code::kNotFound);
-    EXPECT_EQ(t.DeleteManifest(42).code(), Code::kNotFound);
-    EXPECT_EQ(t.SetChunkRefs(D("x"), 1, std::nullopt).code(), Code::kNotFound);
-    EXPECT_EQ(t.DeleteChunk(D("x")).code(), Code::kNotFound);
-    EXPECT_EQ(t.DeletePin("x").code(), Code::kNotFound);
-    return Status::Ok();
-  }).ok());
+  ASSERT_TRUE(store_
+                  ->Write([](WriteTxn& t) -> Status {
+                    EXPECT_EQ(t.SetManifestRefs(42, 1).code(), Code::kNotFound);
+                    EXPECT_EQ(t.DeleteManifest(42).code(), Code::kNotFound);
+                    EXPECT_EQ(t.SetChunkRefs(D("x"), 1, std::nullopt).code(), Code::kNotFound);
+                    EXPECT_EQ(t.DeleteChunk(D("x")).code(), Code::kNotFound);
+                    EXPECT_EQ(t.DeletePin("x").code(), Code::kNotFound);
+                    return Status::Ok();
+                  })
+                  .ok());
 }
 
 TEST_P(MetaStoreConformance, PagingAndOrphans) {
-  ASSERT_TRUE(store_->Write([](WriteTxn& t) -> Status {
-    for (int i = 0; i < 25; ++i) {
-      std::string k = "c" + std::to_string(i);
-      NUBO_RETURN_IF_ERROR(t.InsertChunk({Blake3::Hash(k), 1, i % 2, i % 2 ? std::nullopt : std::optional<int64_t>(i)}));
-    }
-    return Status::Ok();
-  }).ok());
-  ASSERT_TRUE(store_->Read([](ReadTxn& t) -> Status {
-    std::set<Digest> seen;
-    std::optional<Digest> after;
-    for (;;) {
-      NUBO_ASSIGN_OR_RETURN(auto page, t.ListChunks(after, 7));
-      if (page.empty()) break;
-      EXPECT_LE(page.size(), 7u);
-      for (auto& c : page) EXPECT_TRUE(seen.insert(c.hash).second);
-      after = page.back().hash;
-    }
-    EXPECT_EQ(seen.size(), 25u);
-    NUBO_ASSIGN_OR_RETURN(auto orphans, t.ListOrphanChunks(10, 100));
-    EXPECT_EQ(orphans.size(), 6u);  // even i in 0..10
-    for (auto& o : orphans) {
-      EXPECT_EQ(o.refs, 0);
-      EXPECT_LE(*o.orphaned_at_ms, 10);
-    }
-    return Status::Ok();
-  }).ok());
+  ASSERT_TRUE(
+      store_
+          ->Write([](WriteTxn& t) -> Status {
+            for (int i = 0; i < 25; ++i) {
+              std::string k = "c" + std::to_string(i);
+              NUBO_RETURN_IF_ERROR(t.InsertChunk(
+                  {Blake3::Hash(k), 1, i % 2, i % 2 ? std::nullopt : std::optional<int64_t>(i)}));
+            }
+            return Status::Ok();
+          })
+          .ok());
+  ASSERT_TRUE(store_
+                  ->Read([](ReadTxn& t) -> Status {
+                    std::set<Digest> seen;
+                    std::optional<Digest> after;
+                    for (;;) {
+                      NUBO_ASSIGN_OR_RETURN(auto page, t.ListChunks(after, 7));
+                      if (page.empty()) break;
+                      EXPECT_LE(page.size(), 7u);
+                      for (auto& c : page) EXPECT_TRUE(seen.insert(c.hash).second);
+                      after = page.back().hash;
+                    }
+                    EXPECT_EQ(seen.size(), 25u);
+                    NUBO_ASSIGN_OR_RETURN(auto orphans, t.ListOrphanChunks(10, 100));
+                    EXPECT_EQ(orphans.size(), 6u);  // even i in 0..10
+                    for (auto& o : orphans) {
+                      EXPECT_EQ(o.refs, 0);
+                      EXPECT_LE(*o.orphaned_at_ms, 10);
+                    }
+                    return Status::Ok();
+                  })
+                  .ok());
 }
 
 TEST_P(MetaStoreConformance, ReadersSeeCommittedStateConcurrently) {
@@ -184,10 +200,14 @@ TEST_P(MetaStoreConformance, ReadersSeeCommittedStateConcurrently) {
     }
   });
   for (int i = 0; i < 200; ++i) {
-    ASSERT_TRUE(store_->Write([&](WriteTxn& t) -> Status {
-      NUBO_ASSIGN_OR_RETURN(int64_t id, t.InsertManifest(Blake3::Hash("m" + std::to_string(i)), 0, {}));
-      return t.InsertPin("p" + std::to_string(i), id);
-    }).ok());
+    ASSERT_TRUE(store_
+                    ->Write([&](WriteTxn& t) -> Status {
+                      NUBO_ASSIGN_OR_RETURN(
+                          int64_t id,
+                          t.InsertManifest(Blake3::Hash("m" + std::to_string(i)), 0, {}));
+                      return t.InsertPin("p" + std::to_string(i), id);
+                    })
+                    .ok());
   }
   stop = true;
   reader.join();
@@ -200,7 +220,9 @@ TEST_P(MetaStoreConformance, RefusesADatabaseNewerThanTheBinary) {
   // Simulate a newer nubo having migrated this database.
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((dir_ / "meta.db").c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "INSERT INTO schema_migrations VALUES (9999, 'future.sql', 0)", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "INSERT INTO schema_migrations VALUES (9999, 'future.sql', 0)",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
   sqlite3_close(db);
   auto s = GetParam().open(dir_);
   ASSERT_FALSE(s.ok());
@@ -221,70 +243,77 @@ TEST_P(MetaStoreConformance, UsersAndAppPasswords) {
     return u;
   };
   int64_t alice_id = 0;
-  ASSERT_TRUE(store_->Write([&](WriteTxn& t) -> Status {
-    UserRow a = user("Alice", "Alice@Example.org");
-    NUBO_RETURN_IF_ERROR(t.InsertUser(a));
-    alice_id = a.id;
-    EXPECT_GT(a.id, 0);
-    UserRow dup = user("ALICE", std::nullopt);
-    dup.public_id = "other";
-    EXPECT_EQ(t.InsertUser(dup).code(), Code::kAlreadyExists);  // names are case-insensitive
-    UserRow same_mail = user("carol", "alice@example.org");
-    EXPECT_EQ(t.InsertUser(same_mail).code(), Code::kAlreadyExists);  // so are emails
-    for (const char* n : {"bob", "dave", "erin"}) {
-      UserRow u = user(n, std::nullopt);
-      NUBO_RETURN_IF_ERROR(t.InsertUser(u));
-    }
-    return Status::Ok();
-  }).ok());
-  ASSERT_TRUE(store_->Write([&](WriteTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(auto a, t.GetUserByName("alice"));
-    EXPECT_TRUE(a.has_value());
-    EXPECT_EQ(a->email, "alice@example.org");
-    a->role = "admin";
-    a->active = false;
-    a->credentials_version = 7;
-    NUBO_RETURN_IF_ERROR(t.UpdateUser(*a));
-    NUBO_ASSIGN_OR_RETURN(auto again, t.GetUser(alice_id));
-    EXPECT_EQ(again->role, "admin");
-    EXPECT_FALSE(again->active);
-    EXPECT_EQ(again->credentials_version, 7);
-    NUBO_ASSIGN_OR_RETURN(int64_t admins, t.CountActiveAdmins());
-    EXPECT_EQ(admins, 0);  // inactive admins do not count
-    NUBO_ASSIGN_OR_RETURN(int64_t users, t.CountUsers());
-    EXPECT_EQ(users, 4);
-    std::vector<std::string> names;
-    std::string after;
-    for (;;) {
-      NUBO_ASSIGN_OR_RETURN(auto page, t.ListUsers(after, 3));
-      if (page.empty()) break;
-      for (auto& u : page) names.push_back(u.username);
-      after = page.back().username;
-    }
-    EXPECT_EQ(names, (std::vector<std::string>{"Alice", "bob", "dave", "erin"}));
-    NUBO_ASSIGN_OR_RETURN(auto pre, t.ListUsers("", 10, "D"));
-    EXPECT_EQ(pre.size(), 1u);
-    if (!pre.empty()) {
-      EXPECT_EQ(pre[0].username, "dave");
-    }
-    NUBO_ASSIGN_OR_RETURN(auto none, t.ListUsers("", 10, "z"));
-    EXPECT_TRUE(none.empty());
+  ASSERT_TRUE(store_
+                  ->Write([&](WriteTxn& t) -> Status {
+                    UserRow a = user("Alice", "Alice@Example.org");
+                    NUBO_RETURN_IF_ERROR(t.InsertUser(a));
+                    alice_id = a.id;
+                    EXPECT_GT(a.id, 0);
+                    UserRow dup = user("ALICE", std::nullopt);
+                    dup.public_id = "other";
+                    EXPECT_EQ(t.InsertUser(dup).code(),
+                              Code::kAlreadyExists);  // names are case-insensitive
+                    UserRow same_mail = user("carol", "alice@example.org");
+                    EXPECT_EQ(t.InsertUser(same_mail).code(),
+                              Code::kAlreadyExists);  // so are emails
+                    for (const char* n : {"bob", "dave", "erin"}) {
+                      UserRow u = user(n, std::nullopt);
+                      NUBO_RETURN_IF_ERROR(t.InsertUser(u));
+                    }
+                    return Status::Ok();
+                  })
+                  .ok());
+  ASSERT_TRUE(store_
+                  ->Write([&](WriteTxn& t) -> Status {
+                    NUBO_ASSIGN_OR_RETURN(auto a, t.GetUserByName("alice"));
+                    EXPECT_TRUE(a.has_value());
+                    EXPECT_EQ(a->email, "alice@example.org");
+                    a->role = "admin";
+                    a->active = false;
+                    a->credentials_version = 7;
+                    NUBO_RETURN_IF_ERROR(t.UpdateUser(*a));
+                    NUBO_ASSIGN_OR_RETURN(auto again, t.GetUser(alice_id));
+                    EXPECT_EQ(again->role, "admin");
+                    EXPECT_FALSE(again->active);
+                    EXPECT_EQ(again->credentials_version, 7);
+                    NUBO_ASSIGN_OR_RETURN(int64_t admins, t.CountActiveAdmins());
+                    EXPECT_EQ(admins, 0);  // inactive admins do not count
+                    NUBO_ASSIGN_OR_RETURN(int64_t users, t.CountUsers());
+                    EXPECT_EQ(users, 4);
+                    std::vector<std::string> names;
+                    std::string after;
+                    for (;;) {
+                      NUBO_ASSIGN_OR_RETURN(auto page, t.ListUsers(after, 3));
+                      if (page.empty()) break;
+                      for (auto& u : page) names.push_back(u.username);
+                      after = page.back().username;
+                    }
+                    EXPECT_EQ(names, (std::vector<std::string>{"Alice", "bob", "dave", "erin"}));
+                    NUBO_ASSIGN_OR_RETURN(auto pre, t.ListUsers("", 10, "D"));
+                    EXPECT_EQ(pre.size(), 1u);
+                    if (!pre.empty()) {
+                      EXPECT_EQ(pre[0].username, "dave");
+                    }
+                    NUBO_ASSIGN_OR_RETURN(auto none, t.ListUsers("", 10, "z"));
+                    EXPECT_TRUE(none.empty());
 
-    AppPasswordRow ap{0, alice_id, "phone", D("secret"), 5, std::nullopt};
-    NUBO_ASSIGN_OR_RETURN(int64_t id, t.InsertAppPassword(ap));
-    NUBO_RETURN_IF_ERROR(t.TouchAppPassword(id, 99));
-    NUBO_ASSIGN_OR_RETURN(auto found, t.FindAppPassword(D("secret")));
-    EXPECT_TRUE(found.has_value());
-    EXPECT_EQ(found->user_id, alice_id);
-    EXPECT_EQ(found->last_used_at_ms, 99);
-    NUBO_ASSIGN_OR_RETURN(auto list, t.ListAppPasswords(alice_id));
-    EXPECT_EQ(list.size(), 1u);
-    EXPECT_EQ(t.DeleteAppPassword(alice_id + 1000, id).code(), Code::kNotFound);  // not yours
-    NUBO_RETURN_IF_ERROR(t.DeleteAppPassword(alice_id, id));
-    NUBO_ASSIGN_OR_RETURN(auto gone, t.FindAppPassword(D("secret")));
-    EXPECT_FALSE(gone.has_value());
-    return Status::Ok();
-  }).ok());
+                    AppPasswordRow ap{0, alice_id, "phone", D("secret"), 5, std::nullopt};
+                    NUBO_ASSIGN_OR_RETURN(int64_t id, t.InsertAppPassword(ap));
+                    NUBO_RETURN_IF_ERROR(t.TouchAppPassword(id, 99));
+                    NUBO_ASSIGN_OR_RETURN(auto found, t.FindAppPassword(D("secret")));
+                    EXPECT_TRUE(found.has_value());
+                    EXPECT_EQ(found->user_id, alice_id);
+                    EXPECT_EQ(found->last_used_at_ms, 99);
+                    NUBO_ASSIGN_OR_RETURN(auto list, t.ListAppPasswords(alice_id));
+                    EXPECT_EQ(list.size(), 1u);
+                    EXPECT_EQ(t.DeleteAppPassword(alice_id + 1000, id).code(),
+                              Code::kNotFound);  // not yours
+                    NUBO_RETURN_IF_ERROR(t.DeleteAppPassword(alice_id, id));
+                    NUBO_ASSIGN_OR_RETURN(auto gone, t.FindAppPassword(D("secret")));
+                    EXPECT_FALSE(gone.has_value());
+                    return Status::Ok();
+                  })
+                  .ok());
 }
 
 // Nodes: one live sibling per name key; trashed names are free; keyset
@@ -347,21 +376,27 @@ TEST_P(MetaStoreConformance, NodesSiblingsTrashAndKeysetListing) {
   for (NodeSort sort : {NodeSort::kName, NodeSort::kSize, NodeSort::kModified, NodeSort::kType}) {
     for (bool desc : {false, true}) {
       std::vector<NodeRow> all;
-      ASSERT_TRUE(store_->Read([&](ReadTxn& t) -> Status {
-        NUBO_ASSIGN_OR_RETURN(auto root, t.GetNodeByPublicId("root", u.id));
-        for (NodeKind kind : {NodeKind::kFolder, NodeKind::kFile}) {
-          std::optional<NodeCursor> after;
-          for (;;) {
-            NUBO_ASSIGN_OR_RETURN(auto page, t.ListChildren(root->id, kind, sort, desc, after, 4, u.id));
-            if (page.empty()) break;
-            const NodeRow& last = page.back();
-            after = NodeCursor{last.kind, sort == NodeSort::kSize ? static_cast<int64_t>(last.size) : last.mtime_ms,
-                               last.mime, last.name_key, last.id};
-            for (auto& n : page) all.push_back(std::move(n));
-          }
-        }
-        return Status::Ok();
-      }).ok());
+      ASSERT_TRUE(store_
+                      ->Read([&](ReadTxn& t) -> Status {
+                        NUBO_ASSIGN_OR_RETURN(auto root, t.GetNodeByPublicId("root", u.id));
+                        for (NodeKind kind : {NodeKind::kFolder, NodeKind::kFile}) {
+                          std::optional<NodeCursor> after;
+                          for (;;) {
+                            NUBO_ASSIGN_OR_RETURN(auto page, t.ListChildren(root->id, kind, sort,
+                                                                            desc, after, 4, u.id));
+                            if (page.empty()) break;
+                            const NodeRow& last = page.back();
+                            after =
+                                NodeCursor{last.kind,
+                                           sort == NodeSort::kSize ? static_cast<int64_t>(last.size)
+                                                                   : last.mtime_ms,
+                                           last.mime, last.name_key, last.id};
+                            for (auto& n : page) all.push_back(std::move(n));
+                          }
+                        }
+                        return Status::Ok();
+                      })
+                      .ok());
       ASSERT_EQ(all.size(), 30u);  // 29 live originals + "dup"
       std::set<std::string> ids;
       for (const auto& n : all) ids.insert(n.public_id);
@@ -376,7 +411,8 @@ TEST_P(MetaStoreConformance, NodesSiblingsTrashAndKeysetListing) {
         }
         auto key = [&](const NodeRow& n) {
           return std::make_tuple(sort == NodeSort::kSize ? static_cast<int64_t>(n.size) : 0,
-                                 sort == NodeSort::kType ? n.mime : std::string(), n.name_key, n.id);
+                                 sort == NodeSort::kType ? n.mime : std::string(), n.name_key,
+                                 n.id);
         };
         EXPECT_TRUE(desc ? key(a) > key(b) : key(a) < key(b)) << a.name << " / " << b.name;
       }

@@ -128,7 +128,8 @@ struct Transport::Impl {
       co_return;
     }
     co_await asio::co_spawn(
-        pool, [&]() -> awaitable<void> {
+        pool,
+        [&]() -> awaitable<void> {
           f();
           co_return;
         },
@@ -391,12 +392,12 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
       if (!early && req.HasBody()) {
         // RFC 9110 §10.1.1: answer "100 Continue" only once the request is
         // known to be acceptable, so a client never sends a body in vain.
-        if (auto ex = req.headers.Get("Expect"); ex && IEquals(Trim(*ex), "100-continue") &&
-                                                 version >= 11) {
+        if (auto ex = req.headers.Get("Expect");
+            ex && IEquals(Trim(*ex), "100-continue") && version >= 11) {
           static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
           c.stream.expires_after(milliseconds(opt.write_timeout_ms));
-          auto [wec, wn] =
-              co_await asio::async_write(c.stream, asio::buffer(kContinue.data(), kContinue.size()), kNoThrow);
+          auto [wec, wn] = co_await asio::async_write(
+              c.stream, asio::buffer(kContinue.data(), kContinue.size()), kNoThrow);
           if (wec) co_return false;
         }
         std::function<Status(const char*, size_t)> consume;
@@ -408,7 +409,8 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
             return Status::Ok();
           };
         }
-        Status st = co_await ReadBody(c, buf, hp, limit, blocking && sink != nullptr, consume, bytes_in);
+        Status st =
+            co_await ReadBody(c, buf, hp, limit, blocking && sink != nullptr, consume, bytes_in);
         if (st.ok()) {
           body_done = true;
           if (sink) co_await Call(blocking, [&] { st = sink->Finish(); });
@@ -437,8 +439,8 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
       try {
         co_await Call(blocking, [&] { res = ep->handler(req); });
       } catch (const std::exception& e) {
-        spdlog::error("{} {} {}: handler threw: {} id={}", remote, req.method, req.target,
-                      e.what(), req.request_id);
+        spdlog::error("{} {} {}: handler threw: {} id={}", remote, req.method, req.target, e.what(),
+                      req.request_id);
         res = http::ErrorResponse(Status::Internal(e.what()));
       }
     }
@@ -450,15 +452,16 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
   const int64_t dt = MonotonicNanos() - t0;
   // Label values must come from a closed set: a client inventing methods
   // must not be able to create unbounded metric series.
-  metrics.RecordRequest(req.route.empty() ? "unmatched" : req.route,
-                        http::Router::KnownMethod(req.method) ? std::string_view(req.method) : "other",
-                        res.status, dt, bytes_in, bytes_out);
+  metrics.RecordRequest(
+      req.route.empty() ? "unmatched" : req.route,
+      http::Router::KnownMethod(req.method) ? std::string_view(req.method) : "other", res.status,
+      dt, bytes_in, bytes_out);
   if (opt.access_log) {
     spdlog::info("{} \"{} {}\" {} in={} out={} {:.3f}ms id={}", remote, req.method, req.target,
                  res.status, bytes_in, bytes_out, static_cast<double>(dt) / 1e6, req.request_id);
   }
   if (ok && !body_done) co_await LingeringClose(c, buf);
-  co_return ok && keep;
+  co_return ok&& keep;
 }
 
 awaitable<Status> Transport::Impl::ReadBody(Conn& c, beast::flat_buffer& buf,
@@ -613,7 +616,8 @@ void Transport::Impl::BeginDrain() {
 }
 
 awaitable<void> Transport::Impl::DrainWatch() {
-  const int64_t deadline = MonotonicNanos() + static_cast<int64_t>(opt.shutdown_grace_ms) * 1'000'000;
+  const int64_t deadline =
+      MonotonicNanos() + static_cast<int64_t>(opt.shutdown_grace_ms) * 1'000'000;
   asio::steady_timer t(ioc);
   while (metrics.open_connections() > 0 && MonotonicNanos() < deadline) {
     t.expires_after(milliseconds(10));

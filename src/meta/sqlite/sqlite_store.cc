@@ -78,13 +78,15 @@ class Stmt {
   int64_t Int(int col) const { return sqlite3_column_int64(s_, col); }
   std::string Text(int col) const {
     const unsigned char* p = sqlite3_column_text(s_, col);
-    return p ? std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(s_, col)) : std::string();
+    return p ? std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(s_, col))
+             : std::string();
   }
   bool IsNull(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
   Digest Hash(int col) const {
     Digest d{};
     const void* p = sqlite3_column_blob(s_, col);
-    if (p && sqlite3_column_bytes(s_, col) == static_cast<int>(d.size())) std::memcpy(d.data(), p, d.size());
+    if (p && sqlite3_column_bytes(s_, col) == static_cast<int>(d.size()))
+      std::memcpy(d.data(), p, d.size());
     return d;
   }
   int changes() const { return sqlite3_changes(db_); }
@@ -124,8 +126,9 @@ class Conn {
   }
   static Result<std::unique_ptr<Conn>> Open(const std::string& path, int busy_ms) {
     auto c = std::make_unique<Conn>();
-    int rc = sqlite3_open_v2(path.c_str(), &c->db_,
-                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+    int rc =
+        sqlite3_open_v2(path.c_str(), &c->db_,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) return SqliteError(c->db_, rc, "open " + path);
     sqlite3_busy_timeout(c->db_, busy_ms);
     sqlite3_extended_result_codes(c->db_, 1);
@@ -232,9 +235,9 @@ ChunkRow ChunkFrom(const Stmt& s) {
   return r;
 }
 
-
 constexpr const char* kDriveSelect =
-    "SELECT id, public_id, kind, name, owner_id, COALESCE(root_id, 0), change_seq, created_at FROM drives ";
+    "SELECT id, public_id, kind, name, owner_id, COALESCE(root_id, 0), change_seq, created_at FROM "
+    "drives ";
 
 DriveRow DriveFrom(const Stmt& s) {
   DriveRow d;
@@ -251,12 +254,13 @@ DriveRow DriveFrom(const Stmt& s) {
 
 // Node queries bind the viewer as ?1 (for the favorite flag).
 #define NUBO_NODE_COLS                                                                         \
-  "n.id, n.public_id, n.drive_id, n.parent_id, n.name, n.name_key, n.kind, n.manifest_id, "   \
+  "n.id, n.public_id, n.drive_id, n.parent_id, n.name, n.name_key, n.kind, n.manifest_id, "    \
   "n.size, n.mime, n.mtime, n.ctime, n.tree_seq, n.trashed_at, n.trash_root, n.trash_parent, " \
-  "n.created_by, n.updated_by, m.hash, "                                                      \
-  "EXISTS (SELECT 1 FROM favorites f WHERE f.user_id = ?1 AND f.node_id = n.id), "            \
+  "n.created_by, n.updated_by, m.hash, "                                                       \
+  "EXISTS (SELECT 1 FROM favorites f WHERE f.user_id = ?1 AND f.node_id = n.id), "             \
   "(SELECT p.public_id FROM nodes p WHERE p.id = n.parent_id)"
-constexpr const char* kParentPublicIdCol = "(SELECT p.public_id FROM nodes p WHERE p.id = n.parent_id)";
+constexpr const char* kParentPublicIdCol =
+    "(SELECT p.public_id FROM nodes p WHERE p.id = n.parent_id)";
 constexpr const char* kNodeCols = NUBO_NODE_COLS;
 constexpr int kNodeColCount = 21;
 constexpr const char* kNodeSelect =
@@ -329,7 +333,8 @@ const std::string& ListSql(NodeSort sort, bool desc, bool after) {
                           "WHERE n.parent_id = ?2 AND n.kind = ?3 AND n.trash_root IS NULL ";
           q.replace(q.find(kParentPublicIdCol), std::strlen(kParentPublicIdCol), "NULL");
           if (a) {
-            q += key ? std::string("AND (") + key + ", n.name_key, n.id) " + (d ? "<" : ">") + " (?5, ?6, ?7) "
+            q += key ? std::string("AND (") + key + ", n.name_key, n.id) " + (d ? "<" : ">") +
+                           " (?5, ?6, ?7) "
                      : std::string("AND (n.name_key, n.id) ") + (d ? "<" : ">") + " (?6, ?7) ";
           }
           q += "ORDER BY ";
@@ -345,7 +350,8 @@ const std::string& ListSql(NodeSort sort, bool desc, bool after) {
 }
 
 constexpr const char* kDavLockSelect =
-    "SELECT token, drive_id, path, depth_infinity, exclusive, owner_xml, user_id, timeout_s, expires_at, "
+    "SELECT token, drive_id, path, depth_infinity, exclusive, owner_xml, user_id, timeout_s, "
+    "expires_at, "
     "root_href FROM dav_locks ";
 
 DavLockRow DavLockFrom(const Stmt& s) {
@@ -387,7 +393,8 @@ class SqliteTxn final : public WriteTxn {
       NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
       if (!row) break;
       out.push_back(ManifestChunk{static_cast<uint32_t>(s.Int(0)), s.Hash(1),
-                                  static_cast<uint64_t>(s.Int(2)), static_cast<uint32_t>(s.Int(3))});
+                                  static_cast<uint64_t>(s.Int(2)),
+                                  static_cast<uint32_t>(s.Int(3))});
     }
     return out;
   }
@@ -397,11 +404,13 @@ class SqliteTxn final : public WriteTxn {
     return One<ChunkRow>(s, ChunkFrom);
   }
   Result<std::vector<ManifestRow>> ListManifests(int64_t after_id, size_t limit) override {
-    NUBO_PREPARE(s, c_, "SELECT id, hash, size, refs FROM manifests WHERE id > ? ORDER BY id LIMIT ?");
+    NUBO_PREPARE(s, c_,
+                 "SELECT id, hash, size, refs FROM manifests WHERE id > ? ORDER BY id LIMIT ?");
     s.Bind(1, after_id).Bind(2, static_cast<int64_t>(limit));
     return Rows<ManifestRow>(s, ManifestFrom);
   }
-  Result<std::vector<ChunkRow>> ListChunks(const std::optional<Digest>& after, size_t limit) override {
+  Result<std::vector<ChunkRow>> ListChunks(const std::optional<Digest>& after,
+                                           size_t limit) override {
     std::vector<ChunkRow> out;
     auto collect = [&](Stmt& s) -> Status {
       for (;;) {
@@ -411,8 +420,9 @@ class SqliteTxn final : public WriteTxn {
       }
     };
     if (after) {
-      NUBO_PREPARE(s, c_,
-                   "SELECT hash, size, refs, orphaned_at FROM chunks WHERE hash > ? ORDER BY hash LIMIT ?");
+      NUBO_PREPARE(
+          s, c_,
+          "SELECT hash, size, refs, orphaned_at FROM chunks WHERE hash > ? ORDER BY hash LIMIT ?");
       s.Bind(1, *after).Bind(2, static_cast<int64_t>(limit));
       NUBO_RETURN_IF_ERROR(collect(s));
     } else {
@@ -423,9 +433,10 @@ class SqliteTxn final : public WriteTxn {
     return out;
   }
   Result<std::vector<ChunkRow>> ListOrphanChunks(int64_t before_ms, size_t limit) override {
-    NUBO_PREPARE(s, c_,
-                 "SELECT hash, size, refs, orphaned_at FROM chunks WHERE refs = 0 AND orphaned_at <= ? "
-                 "ORDER BY orphaned_at LIMIT ?");
+    NUBO_PREPARE(
+        s, c_,
+        "SELECT hash, size, refs, orphaned_at FROM chunks WHERE refs = 0 AND orphaned_at <= ? "
+        "ORDER BY orphaned_at LIMIT ?");
     s.Bind(1, before_ms).Bind(2, static_cast<int64_t>(limit));
     return Rows<ChunkRow>(s, ChunkFrom);
   }
@@ -437,7 +448,7 @@ class SqliteTxn final : public WriteTxn {
     return std::optional<int64_t>(s.Int(0));
   }
   Result<std::vector<std::pair<std::string, int64_t>>> ListPins(const std::string& after,
-                                                               size_t limit) override {
+                                                                size_t limit) override {
     NUBO_PREPARE(s, c_, "SELECT name, manifest_id FROM pins WHERE name > ? ORDER BY name LIMIT ?");
     s.Bind(1, after).Bind(2, static_cast<int64_t>(limit));
     std::vector<std::pair<std::string, int64_t>> out;
@@ -476,7 +487,8 @@ class SqliteTxn final : public WriteTxn {
   }
 
   Result<std::optional<UserRow>> GetUserByName(const std::string& username) override {
-    static const std::string sql = std::string("SELECT ") + kUserCols + " FROM users WHERE name_key = ?";
+    static const std::string sql =
+        std::string("SELECT ") + kUserCols + " FROM users WHERE name_key = ?";
     NUBO_PREPARE(s, c_, sql.c_str());
     std::string key = Lower(username);
     s.Bind(1, key);
@@ -491,9 +503,10 @@ class SqliteTxn final : public WriteTxn {
   Result<std::vector<UserRow>> ListUsers(const std::string& after_key, size_t limit,
                                          const std::string& prefix) override {
     // A prefix is a key range: names are ASCII, so prefix + '\x7f' bounds it.
-    static const std::string sql = std::string("SELECT ") + kUserCols +
-                                   " FROM users WHERE name_key > ? AND name_key >= ? AND name_key < ? "
-                                   "ORDER BY name_key LIMIT ?";
+    static const std::string sql =
+        std::string("SELECT ") + kUserCols +
+        " FROM users WHERE name_key > ? AND name_key >= ? AND name_key < ? "
+        "ORDER BY name_key LIMIT ?";
     NUBO_PREPARE(s, c_, sql.c_str());
     std::string key = Lower(after_key);
     std::string lo = Lower(prefix);
@@ -512,16 +525,18 @@ class SqliteTxn final : public WriteTxn {
     return row ? s.Int(0) : 0;
   }
   Result<std::optional<AppPasswordRow>> FindAppPassword(const Digest& secret_hash) override {
-    NUBO_PREPARE(s, c_,
-                 "SELECT id, user_id, label, secret_hash, created_at, last_used_at FROM app_passwords "
-                 "WHERE secret_hash = ?");
+    NUBO_PREPARE(
+        s, c_,
+        "SELECT id, user_id, label, secret_hash, created_at, last_used_at FROM app_passwords "
+        "WHERE secret_hash = ?");
     s.Bind(1, secret_hash);
     return One<AppPasswordRow>(s, AppPasswordFrom);
   }
   Result<std::vector<AppPasswordRow>> ListAppPasswords(int64_t user_id) override {
-    NUBO_PREPARE(s, c_,
-                 "SELECT id, user_id, label, secret_hash, created_at, last_used_at FROM app_passwords "
-                 "WHERE user_id = ? ORDER BY id");
+    NUBO_PREPARE(
+        s, c_,
+        "SELECT id, user_id, label, secret_hash, created_at, last_used_at FROM app_passwords "
+        "WHERE user_id = ? ORDER BY id");
     s.Bind(1, user_id);
     return Rows<AppPasswordRow>(s, AppPasswordFrom);
   }
@@ -539,8 +554,9 @@ class SqliteTxn final : public WriteTxn {
     return One<SessionRow>(s, SessionFrom);
   }
   Result<std::vector<SessionRow>> ListSessions(int64_t user_id, int64_t now_ms) override {
-    static const std::string sql = std::string(kSessionSelect) +
-                                   "WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY id DESC";
+    static const std::string sql =
+        std::string(kSessionSelect) +
+        "WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY id DESC";
     NUBO_PREPARE(s, c_, sql.c_str());
     s.Bind(1, user_id).Bind(2, now_ms);
     return Rows<SessionRow>(s, SessionFrom);
@@ -554,7 +570,8 @@ class SqliteTxn final : public WriteTxn {
   }
   Status InsertSession(SessionRow& r) override {
     NUBO_PREPARE(s, c_,
-                 "INSERT INTO sessions (public_id, user_id, family_id, refresh_hash, created_at, expires_at, "
+                 "INSERT INTO sessions (public_id, user_id, family_id, refresh_hash, created_at, "
+                 "expires_at, "
                  "revoked_at, user_agent, ip) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)");
     s.Bind(1, r.public_id).Bind(2, r.user_id).Bind(3, r.family_id).Bind(4, r.refresh_hash);
     s.Bind(5, r.created_at_ms).Bind(6, r.expires_at_ms).Bind(7, r.user_agent).Bind(8, r.ip);
@@ -568,25 +585,30 @@ class SqliteTxn final : public WriteTxn {
     return s.Exec();
   }
   Status RevokeSessionFamily(const std::string& family_id, int64_t now_ms) override {
-    NUBO_PREPARE(s, c_, "UPDATE sessions SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL");
+    NUBO_PREPARE(s, c_,
+                 "UPDATE sessions SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL");
     s.Bind(1, now_ms).Bind(2, family_id);
     return s.Exec();
   }
   Status RevokeUserSessions(int64_t user_id, int64_t keep_id, int64_t now_ms) override {
-    NUBO_PREPARE(s, c_,
-                 "UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND id != ? AND revoked_at IS NULL");
+    NUBO_PREPARE(
+        s, c_,
+        "UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND id != ? AND revoked_at IS NULL");
     s.Bind(1, now_ms).Bind(2, user_id).Bind(3, keep_id);
     return s.Exec();
   }
   Status SetSetting(const std::string& key, const std::string& value) override {
     NUBO_PREPARE(s, c_,
-                 "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+                 "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET "
+                 "value = excluded.value");
     s.Bind(1, key).Bind(2, value);
     return s.Exec();
   }
-  Result<std::string> SetSettingIfAbsent(const std::string& key, const std::string& value) override {
+  Result<std::string> SetSettingIfAbsent(const std::string& key,
+                                         const std::string& value) override {
     {
-      NUBO_PREPARE(s, c_, "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING");
+      NUBO_PREPARE(s, c_,
+                   "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING");
       s.Bind(1, key).Bind(2, value);
       NUBO_RETURN_IF_ERROR(s.Exec());
     }
@@ -604,7 +626,8 @@ class SqliteTxn final : public WriteTxn {
     return One<DriveRow>(s, DriveFrom);
   }
   Result<std::optional<DriveRow>> GetPersonalDrive(int64_t owner_id) override {
-    static const std::string sql = std::string(kDriveSelect) + "WHERE owner_id = ? AND kind = 'personal'";
+    static const std::string sql =
+        std::string(kDriveSelect) + "WHERE owner_id = ? AND kind = 'personal'";
     NUBO_PREPARE(s, c_, sql.c_str());
     s.Bind(1, owner_id);
     return One<DriveRow>(s, DriveFrom);
@@ -615,7 +638,8 @@ class SqliteTxn final : public WriteTxn {
     s.Bind(1, viewer).Bind(2, id);
     return One<NodeRow>(s, NodeFrom);
   }
-  Result<std::optional<NodeRow>> GetNodeByPublicId(const std::string& public_id, int64_t viewer) override {
+  Result<std::optional<NodeRow>> GetNodeByPublicId(const std::string& public_id,
+                                                   int64_t viewer) override {
     static const std::string sql = std::string(kNodeSelect) + "WHERE n.public_id = ?2";
     NUBO_PREPARE(s, c_, sql.c_str());
     s.Bind(1, viewer).Bind(2, public_id);
@@ -624,7 +648,8 @@ class SqliteTxn final : public WriteTxn {
   Result<std::optional<NodeRow>> FindChild(int64_t parent_id, const std::string& name_key,
                                            int64_t viewer) override {
     static const std::string sql =
-        std::string(kNodeSelect) + "WHERE n.parent_id = ?2 AND n.name_key = ?3 AND n.trash_root IS NULL";
+        std::string(kNodeSelect) +
+        "WHERE n.parent_id = ?2 AND n.name_key = ?3 AND n.trash_root IS NULL";
     NUBO_PREPARE(s, c_, sql.c_str());
     s.Bind(1, viewer).Bind(2, parent_id).Bind(3, name_key);
     return One<NodeRow>(s, NodeFrom);
@@ -638,10 +663,15 @@ class SqliteTxn final : public WriteTxn {
     s.Bind(4, static_cast<int64_t>(limit));
     if (after) {
       switch (sort) {
-        case NodeSort::kName: break;
+        case NodeSort::kName:
+          break;
         case NodeSort::kSize:
-        case NodeSort::kModified: s.Bind(5, after->int_key); break;
-        case NodeSort::kType: s.Bind(5, after->str_key); break;
+        case NodeSort::kModified:
+          s.Bind(5, after->int_key);
+          break;
+        case NodeSort::kType:
+          s.Bind(5, after->str_key);
+          break;
       }
       s.Bind(6, after->name_key).Bind(7, after->id);
     }
@@ -652,8 +682,9 @@ class SqliteTxn final : public WriteTxn {
     static const std::string live = std::string(kNodeSelect) +
                                     "WHERE n.parent_id = ?2 AND n.id > ?3 AND n.trash_root IS NULL "
                                     "AND ?1 = ?1 ORDER BY n.id LIMIT ?4";
-    static const std::string all = std::string(kNodeSelect) +
-                                   "WHERE n.parent_id = ?2 AND n.id > ?3 AND ?1 = ?1 ORDER BY n.id LIMIT ?4";
+    static const std::string all =
+        std::string(kNodeSelect) +
+        "WHERE n.parent_id = ?2 AND n.id > ?3 AND ?1 = ?1 ORDER BY n.id LIMIT ?4";
     NUBO_PREPARE(s, c_, include_trashed ? all.c_str() : live.c_str());
     s.Bind(1, int64_t{0}).Bind(2, parent_id).Bind(3, after_id).Bind(4, static_cast<int64_t>(limit));
     return Rows<NodeRow>(s, NodeFrom);
@@ -669,14 +700,16 @@ class SqliteTxn final : public WriteTxn {
     return Rows<NodeRow>(s, NodeFrom);
   }
   Result<std::vector<int64_t>> SubtreeManifests(int64_t id) override {
-    NUBO_PREPARE(s, c_,
-                 "WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL SELECT n.id FROM nodes n JOIN sub "
-                 "ON n.parent_id = sub.id) SELECT n.manifest_id FROM nodes n JOIN sub ON n.id = sub.id "
-                 "WHERE n.manifest_id IS NOT NULL");
+    NUBO_PREPARE(
+        s, c_,
+        "WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL SELECT n.id FROM nodes n JOIN sub "
+        "ON n.parent_id = sub.id) SELECT n.manifest_id FROM nodes n JOIN sub ON n.id = sub.id "
+        "WHERE n.manifest_id IS NOT NULL");
     s.Bind(1, id);
     return Rows<int64_t>(s, FirstInt);
   }
-  Result<std::vector<NodeRow>> ListTrash(int64_t drive_id, std::optional<std::pair<int64_t, int64_t>> before,
+  Result<std::vector<NodeRow>> ListTrash(int64_t drive_id,
+                                         std::optional<std::pair<int64_t, int64_t>> before,
                                          size_t limit, int64_t viewer) override {
     static const std::string sql =
         std::string(kNodeSelect) +
@@ -695,9 +728,10 @@ class SqliteTxn final : public WriteTxn {
     s.Bind(1, before_ms).Bind(2, static_cast<int64_t>(limit));
     return Rows<int64_t>(s, FirstInt);
   }
-  Result<std::vector<NodeRow>> SearchNodes(int64_t drive_id, const SearchFilter& f,
-                                           const std::optional<std::pair<std::string, int64_t>>& after,
-                                           size_t limit, int64_t viewer) override {
+  Result<std::vector<NodeRow>> SearchNodes(
+      int64_t drive_id, const SearchFilter& f,
+      const std::optional<std::pair<std::string, int64_t>>& after, size_t limit,
+      int64_t viewer) override {
     // Names are case-folded NFC in name_key, so a byte substring test on
     // the folded needle is a Unicode-aware case-insensitive match.
     static const std::string sql =
@@ -709,11 +743,17 @@ class SqliteTxn final : public WriteTxn {
         "ORDER BY n.name_key, n.id LIMIT ?12";
     NUBO_PREPARE(s, c_, sql.c_str());
     std::string after_key = after ? after->first : std::string();
-    s.Bind(1, viewer).Bind(2, drive_id).Bind(3, after_key).Bind(4, after ? after->second : int64_t{-1});
-    s.Bind(5, f.needle).Bind(6, f.kind ? static_cast<int64_t>(*f.kind) : int64_t{-1}).Bind(7, f.mime_prefix);
+    s.Bind(1, viewer)
+        .Bind(2, drive_id)
+        .Bind(3, after_key)
+        .Bind(4, after ? after->second : int64_t{-1});
+    s.Bind(5, f.needle)
+        .Bind(6, f.kind ? static_cast<int64_t>(*f.kind) : int64_t{-1})
+        .Bind(7, f.mime_prefix);
     s.Bind(8, static_cast<int64_t>(f.min_size.value_or(0)));
     s.Bind(9, static_cast<int64_t>(std::min<uint64_t>(f.max_size.value_or(INT64_MAX), INT64_MAX)));
-    s.Bind(10, f.modified_after_ms.value_or(INT64_MIN)).Bind(11, f.modified_before_ms.value_or(INT64_MAX));
+    s.Bind(10, f.modified_after_ms.value_or(INT64_MIN))
+        .Bind(11, f.modified_before_ms.value_or(INT64_MAX));
     s.Bind(12, static_cast<int64_t>(limit));
     return Rows<NodeRow>(s, NodeFrom);
   }
@@ -729,11 +769,12 @@ class SqliteTxn final : public WriteTxn {
   Result<std::vector<std::pair<int64_t, NodeRow>>> ListFavorites(int64_t user_id,
                                                                  std::optional<int64_t> before_seq,
                                                                  size_t limit) override {
-    static const std::string sql = "SELECT " + std::string(kNodeCols) +
-                                   ", fav.seq FROM favorites fav JOIN nodes n ON n.id = fav.node_id "
-                                   "LEFT JOIN manifests m ON m.id = n.manifest_id "
-                                   "WHERE fav.user_id = ?1 AND fav.seq < ?2 AND n.trash_root IS NULL "
-                                   "ORDER BY fav.seq DESC LIMIT ?3";
+    static const std::string sql =
+        "SELECT " + std::string(kNodeCols) +
+        ", fav.seq FROM favorites fav JOIN nodes n ON n.id = fav.node_id "
+        "LEFT JOIN manifests m ON m.id = n.manifest_id "
+        "WHERE fav.user_id = ?1 AND fav.seq < ?2 AND n.trash_root IS NULL "
+        "ORDER BY fav.seq DESC LIMIT ?3";
     NUBO_PREPARE(s, c_, sql.c_str());
     s.Bind(1, user_id).Bind(2, before_seq.value_or(INT64_MAX)).Bind(3, static_cast<int64_t>(limit));
     std::vector<std::pair<int64_t, NodeRow>> out;
@@ -767,11 +808,15 @@ class SqliteTxn final : public WriteTxn {
   }
 
   Result<std::vector<DeadProp>> ListDeadProps(int64_t node_id) override {
-    NUBO_PREPARE(s, c_, "SELECT ns, name, value FROM dead_props WHERE node_id = ? ORDER BY ns, name");
+    NUBO_PREPARE(s, c_,
+                 "SELECT ns, name, value FROM dead_props WHERE node_id = ? ORDER BY ns, name");
     s.Bind(1, node_id);
-    return Rows<DeadProp>(s, [](const Stmt& r) { return DeadProp{r.Text(0), r.Text(1), r.Text(2)}; });
+    return Rows<DeadProp>(s, [](const Stmt& r) {
+      return DeadProp{r.Text(0), r.Text(1), r.Text(2)};
+    });
   }
-  Result<std::vector<DavLockRow>> FindDavLocks(int64_t drive_id, const std::vector<std::string>& paths,
+  Result<std::vector<DavLockRow>> FindDavLocks(int64_t drive_id,
+                                               const std::vector<std::string>& paths,
                                                const std::string& below, int64_t now_ms) override {
     std::vector<DavLockRow> out;
     auto collect = [&](Stmt& s) -> Status {
@@ -782,7 +827,8 @@ class SqliteTxn final : public WriteTxn {
       }
     };
     for (const std::string& p : paths) {
-      static const std::string sql = std::string(kDavLockSelect) + "WHERE drive_id = ? AND path = ? AND expires_at > ?";
+      static const std::string sql =
+          std::string(kDavLockSelect) + "WHERE drive_id = ? AND path = ? AND expires_at > ?";
       NUBO_PREPARE(s, c_, sql.c_str());
       s.Bind(1, drive_id).Bind(2, p).Bind(3, now_ms);
       NUBO_RETURN_IF_ERROR(collect(s));
@@ -790,7 +836,8 @@ class SqliteTxn final : public WriteTxn {
     if (!below.empty()) {
       // Paths below "/a" are the key range ["/a/", "/a0"): '0' follows '/'.
       static const std::string sql =
-          std::string(kDavLockSelect) + "WHERE drive_id = ? AND path >= ? AND path < ? AND expires_at > ?";
+          std::string(kDavLockSelect) +
+          "WHERE drive_id = ? AND path >= ? AND path < ? AND expires_at > ?";
       NUBO_PREPARE(s, c_, sql.c_str());
       std::string lo = below == "/" ? "/" : below + "/";
       std::string hi = below == "/" ? "0" : below + "0";
@@ -826,14 +873,16 @@ class SqliteTxn final : public WriteTxn {
   }
   Status InsertDavLock(const DavLockRow& l) override {
     NUBO_PREPARE(s, c_,
-                 "INSERT INTO dav_locks (token, drive_id, path, depth_infinity, exclusive, owner_xml, user_id, "
+                 "INSERT INTO dav_locks (token, drive_id, path, depth_infinity, exclusive, "
+                 "owner_xml, user_id, "
                  "timeout_s, expires_at, root_href) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     s.Bind(1, l.token).Bind(2, l.drive_id).Bind(3, l.path).Bind(4, int64_t{l.depth_infinity});
     s.Bind(5, int64_t{l.exclusive}).Bind(6, l.owner_xml).Bind(7, l.user_id).Bind(8, l.timeout_s);
     s.Bind(9, l.expires_at_ms).Bind(10, l.root_href);
     return s.Exec();
   }
-  Status RefreshDavLock(const std::string& token, int64_t timeout_s, int64_t expires_at_ms) override {
+  Status RefreshDavLock(const std::string& token, int64_t timeout_s,
+                        int64_t expires_at_ms) override {
     NUBO_PREPARE(s, c_, "UPDATE dav_locks SET timeout_s = ?, expires_at = ? WHERE token = ?");
     s.Bind(1, timeout_s).Bind(2, expires_at_ms).Bind(3, token);
     return s.Exec();
@@ -844,8 +893,9 @@ class SqliteTxn final : public WriteTxn {
     return s.Exec();
   }
   Status DeleteDavLocksAt(int64_t drive_id, const std::string& path) override {
-    NUBO_PREPARE(s, c_,
-                 "DELETE FROM dav_locks WHERE drive_id = ?1 AND (path = ?2 OR (path >= ?3 AND path < ?4))");
+    NUBO_PREPARE(
+        s, c_,
+        "DELETE FROM dav_locks WHERE drive_id = ?1 AND (path = ?2 OR (path >= ?3 AND path < ?4))");
     std::string lo = path == "/" ? "/" : path + "/";
     std::string hi = path == "/" ? "0" : path + "0";
     s.Bind(1, drive_id).Bind(2, path).Bind(3, lo).Bind(4, hi);
@@ -853,9 +903,10 @@ class SqliteTxn final : public WriteTxn {
   }
 
   Status InsertDrive(DriveRow& d) override {
-    NUBO_PREPARE(s, c_,
-                 "INSERT INTO drives (public_id, kind, name, owner_id, root_id, change_seq, created_at) "
-                 "VALUES (?, ?, ?, ?, NULL, 0, ?)");
+    NUBO_PREPARE(
+        s, c_,
+        "INSERT INTO drives (public_id, kind, name, owner_id, root_id, change_seq, created_at) "
+        "VALUES (?, ?, ?, ?, NULL, 0, ?)");
     s.Bind(1, d.public_id).Bind(2, d.kind).Bind(3, d.name).Bind(5, d.created_at_ms);
     BindOpt(s, 4, d.owner_id);
     NUBO_RETURN_IF_ERROR(s.Exec());
@@ -868,7 +919,8 @@ class SqliteTxn final : public WriteTxn {
     return s.Exec();
   }
   Result<int64_t> NextChangeSeq(int64_t drive_id) override {
-    NUBO_PREPARE(s, c_, "UPDATE drives SET change_seq = change_seq + 1 WHERE id = ? RETURNING change_seq");
+    NUBO_PREPARE(s, c_,
+                 "UPDATE drives SET change_seq = change_seq + 1 WHERE id = ? RETURNING change_seq");
     s.Bind(1, drive_id);
     NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) return Status::NotFound("no such drive");
@@ -877,10 +929,13 @@ class SqliteTxn final : public WriteTxn {
     return seq;
   }
   Status InsertNode(NodeRow& n) override {
-    NUBO_PREPARE(s, c_,
-                 "INSERT INTO nodes (public_id, drive_id, parent_id, name, name_key, kind, manifest_id, size, "
-                 "mime, mtime, ctime, tree_seq, trashed_at, trash_root, trash_parent, created_by, updated_by) "
-                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
+    NUBO_PREPARE(
+        s, c_,
+        "INSERT INTO nodes (public_id, drive_id, parent_id, name, name_key, kind, manifest_id, "
+        "size, "
+        "mime, mtime, ctime, tree_seq, trashed_at, trash_root, trash_parent, created_by, "
+        "updated_by) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
     s.Bind(1, n.public_id).Bind(2, n.drive_id);
     BindNodeFields(s, n);
     s.Bind(6, static_cast<int64_t>(n.kind)).Bind(11, n.ctime_ms).Bind(16, n.created_by);
@@ -889,10 +944,11 @@ class SqliteTxn final : public WriteTxn {
     return Status::Ok();
   }
   Status UpdateNode(const NodeRow& n) override {
-    NUBO_PREPARE(s, c_,
-                 "UPDATE nodes SET parent_id = ?3, name = ?4, name_key = ?5, manifest_id = ?7, size = ?8, "
-                 "mime = ?9, mtime = ?10, tree_seq = ?12, trashed_at = ?13, trash_root = ?14, "
-                 "trash_parent = ?15, updated_by = ?17 WHERE id = ?1");
+    NUBO_PREPARE(
+        s, c_,
+        "UPDATE nodes SET parent_id = ?3, name = ?4, name_key = ?5, manifest_id = ?7, size = ?8, "
+        "mime = ?9, mtime = ?10, tree_seq = ?12, trashed_at = ?13, trash_root = ?14, "
+        "trash_parent = ?15, updated_by = ?17 WHERE id = ?1");
     s.Bind(1, n.id);
     BindNodeFields(s, n);
     NUBO_RETURN_IF_ERROR(s.Exec());
@@ -900,26 +956,29 @@ class SqliteTxn final : public WriteTxn {
     return Status::Ok();
   }
   Status BumpAncestors(int64_t id, int64_t seq, int64_t size_delta) override {
-    NUBO_PREPARE(s, c_,
-                 "WITH RECURSIVE anc(id) AS (SELECT ?1 UNION ALL SELECT p.parent_id FROM nodes p "
-                 "JOIN anc ON p.id = anc.id WHERE p.parent_id IS NOT NULL) "
-                 "UPDATE nodes SET tree_seq = ?2, size = size + ?3 WHERE id IN (SELECT id FROM anc)");
+    NUBO_PREPARE(
+        s, c_,
+        "WITH RECURSIVE anc(id) AS (SELECT ?1 UNION ALL SELECT p.parent_id FROM nodes p "
+        "JOIN anc ON p.id = anc.id WHERE p.parent_id IS NOT NULL) "
+        "UPDATE nodes SET tree_seq = ?2, size = size + ?3 WHERE id IN (SELECT id FROM anc)");
     s.Bind(1, id).Bind(2, seq).Bind(3, size_delta);
     return s.Exec();
   }
   Status MarkSubtreeTrashed(int64_t root_id) override {
-    NUBO_PREPARE(s, c_,
-                 "WITH RECURSIVE sub(id) AS (SELECT ?1 UNION ALL SELECT n.id FROM nodes n JOIN sub "
-                 "ON n.parent_id = sub.id WHERE n.trash_root IS NULL) "
-                 "UPDATE nodes SET trash_root = ?1 WHERE id IN (SELECT id FROM sub) AND trash_root IS NULL");
+    NUBO_PREPARE(
+        s, c_,
+        "WITH RECURSIVE sub(id) AS (SELECT ?1 UNION ALL SELECT n.id FROM nodes n JOIN sub "
+        "ON n.parent_id = sub.id WHERE n.trash_root IS NULL) "
+        "UPDATE nodes SET trash_root = ?1 WHERE id IN (SELECT id FROM sub) AND trash_root IS NULL");
     s.Bind(1, root_id);
     return s.Exec();
   }
   Status UnmarkSubtreeTrashed(int64_t root_id) override {
-    NUBO_PREPARE(s, c_,
-                 "WITH RECURSIVE sub(id) AS (SELECT ?1 UNION ALL SELECT n.id FROM nodes n JOIN sub "
-                 "ON n.parent_id = sub.id WHERE n.trash_root = ?1) "
-                 "UPDATE nodes SET trash_root = NULL WHERE id IN (SELECT id FROM sub) AND trash_root = ?1");
+    NUBO_PREPARE(
+        s, c_,
+        "WITH RECURSIVE sub(id) AS (SELECT ?1 UNION ALL SELECT n.id FROM nodes n JOIN sub "
+        "ON n.parent_id = sub.id WHERE n.trash_root = ?1) "
+        "UPDATE nodes SET trash_root = NULL WHERE id IN (SELECT id FROM sub) AND trash_root = ?1");
     s.Bind(1, root_id);
     return s.Exec();
   }
@@ -961,24 +1020,28 @@ class SqliteTxn final : public WriteTxn {
   }
 
   Status InsertUser(UserRow& u) override {
-    NUBO_PREPARE(s, c_,
-                 "INSERT INTO users (public_id, username, name_key, email, display_name, password_hash, "
-                 "role, active, quota_bytes, credentials_version, created_at, last_login_at) "
-                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    NUBO_PREPARE(
+        s, c_,
+        "INSERT INTO users (public_id, username, name_key, email, display_name, password_hash, "
+        "role, active, quota_bytes, credentials_version, created_at, last_login_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     std::string key = Lower(u.username);
-    std::optional<std::string> email = u.email ? std::optional<std::string>(Lower(*u.email)) : std::nullopt;
+    std::optional<std::string> email =
+        u.email ? std::optional<std::string>(Lower(*u.email)) : std::nullopt;
     BindUser(s, u, key, email);
     NUBO_RETURN_IF_ERROR(s.Exec());
     u.id = sqlite3_last_insert_rowid(c_.db());
     return Status::Ok();
   }
   Status UpdateUser(const UserRow& u) override {
-    NUBO_PREPARE(s, c_,
-                 "UPDATE users SET public_id = ?, username = ?, name_key = ?, email = ?, display_name = ?, "
-                 "password_hash = ?, role = ?, active = ?, quota_bytes = ?, credentials_version = ?, "
-                 "created_at = ?, last_login_at = ? WHERE id = ?");
+    NUBO_PREPARE(
+        s, c_,
+        "UPDATE users SET public_id = ?, username = ?, name_key = ?, email = ?, display_name = ?, "
+        "password_hash = ?, role = ?, active = ?, quota_bytes = ?, credentials_version = ?, "
+        "created_at = ?, last_login_at = ? WHERE id = ?");
     std::string key = Lower(u.username);
-    std::optional<std::string> email = u.email ? std::optional<std::string>(Lower(*u.email)) : std::nullopt;
+    std::optional<std::string> email =
+        u.email ? std::optional<std::string>(Lower(*u.email)) : std::nullopt;
     BindUser(s, u, key, email);
     s.Bind(13, u.id);
     NUBO_RETURN_IF_ERROR(s.Exec());
@@ -986,9 +1049,10 @@ class SqliteTxn final : public WriteTxn {
     return Status::Ok();
   }
   Result<int64_t> InsertAppPassword(const AppPasswordRow& a) override {
-    NUBO_PREPARE(s, c_,
-                 "INSERT INTO app_passwords (user_id, label, secret_hash, created_at, last_used_at) "
-                 "VALUES (?, ?, ?, ?, NULL)");
+    NUBO_PREPARE(
+        s, c_,
+        "INSERT INTO app_passwords (user_id, label, secret_hash, created_at, last_used_at) "
+        "VALUES (?, ?, ?, ?, NULL)");
     s.Bind(1, a.user_id).Bind(2, a.label).Bind(3, a.secret_hash).Bind(4, a.created_at_ms);
     NUBO_RETURN_IF_ERROR(s.Exec());
     return sqlite3_last_insert_rowid(c_.db());
@@ -1009,7 +1073,8 @@ class SqliteTxn final : public WriteTxn {
   Result<int64_t> InsertManifest(const Digest& hash, uint64_t size,
                                  const std::vector<ManifestChunk>& chunks) override {
     {
-      NUBO_PREPARE(s, c_, "INSERT INTO manifests (hash, size, refs, created_at) VALUES (?, ?, 0, ?)");
+      NUBO_PREPARE(s, c_,
+                   "INSERT INTO manifests (hash, size, refs, created_at) VALUES (?, ?, 0, ?)");
       s.Bind(1, hash).Bind(2, static_cast<int64_t>(size)).Bind(3, UnixMillis());
       NUBO_RETURN_IF_ERROR(s.Exec());
     }
@@ -1018,7 +1083,11 @@ class SqliteTxn final : public WriteTxn {
                  "INSERT INTO manifest_chunks (manifest_id, seq, chunk_hash, offset, size) "
                  "VALUES (?, ?, ?, ?, ?)");
     for (const auto& ch : chunks) {
-      s.Bind(1, id).Bind(2, ch.seq).Bind(3, ch.hash).Bind(4, static_cast<int64_t>(ch.offset)).Bind(5, ch.size);
+      s.Bind(1, id)
+          .Bind(2, ch.seq)
+          .Bind(3, ch.hash)
+          .Bind(4, static_cast<int64_t>(ch.offset))
+          .Bind(5, ch.size);
       NUBO_RETURN_IF_ERROR(s.Exec());
       s.Reset();
     }
@@ -1048,7 +1117,8 @@ class SqliteTxn final : public WriteTxn {
     }
     return s.Exec();
   }
-  Status SetChunkRefs(const Digest& hash, int64_t refs, std::optional<int64_t> orphaned_at_ms) override {
+  Status SetChunkRefs(const Digest& hash, int64_t refs,
+                      std::optional<int64_t> orphaned_at_ms) override {
     NUBO_PREPARE(s, c_, "UPDATE chunks SET refs = ?, orphaned_at = ? WHERE hash = ?");
     s.Bind(1, refs).Bind(3, hash);
     if (orphaned_at_ms) {
@@ -1107,9 +1177,10 @@ class SqliteTxn final : public WriteTxn {
 };
 
 Result<int> CurrentVersion(Conn& c) {
-  NUBO_RETURN_IF_ERROR(c.Exec(
-      "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
-      "applied_at INTEGER NOT NULL)"));
+  NUBO_RETURN_IF_ERROR(
+      c.Exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT "
+             "NOT NULL, "
+             "applied_at INTEGER NOT NULL)"));
   NUBO_PREPARE(s, c, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations");
   NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
   return row ? static_cast<int>(s.Int(0)) : 0;
@@ -1137,7 +1208,8 @@ Result<int> ApplyMigrations(Conn& c, bool allowed) {
     std::string sql(m.sql);
     Status st = c.Exec(sql.c_str());
     if (st.ok()) {
-      NUBO_PREPARE(s, c, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
+      NUBO_PREPARE(s, c,
+                   "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
       std::string name(m.name);
       s.Bind(1, m.version).Bind(2, name).Bind(3, UnixMillis());
       st = s.Exec();
