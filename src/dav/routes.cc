@@ -261,6 +261,7 @@ void RegisterDavRoutes(http::Router& router, files::Files& files, DavOptions opt
       http::RouteOptions ro;
       ro.access = http::Access::kUser;
       ro.blocking = true;
+      ro.errors = [](const Status& st) { return DavError(st); };
       if (m.body == Body::kXml) {
         ro.body = http::BodyPolicy::kBuffered;
         ro.max_body = opt->max_xml_body;

@@ -43,6 +43,10 @@ struct RouteOptions {
   // Run the handler, sink and source on the blocking pool instead of an I/O
   // thread: for anything that may wait on disk, Argon2, fsync or a database.
   bool blocking = false;
+  // How this route answers an error the transport meets on its behalf
+  // (opening the sink, reading or finishing the streamed body): WebDAV
+  // answers RFC 4918 error bodies, the REST API JSON. Null: ErrorResponse.
+  Response (*errors)(const Status&) = nullptr;
 };
 
 using Handler = std::function<Response(Request&)>;

@@ -44,6 +44,11 @@ constexpr size_t kBodyChunk = 256 << 10;
 constexpr uint64_t kLingerBytes = 64ull << 20;
 constexpr int kLingerMs = 2000;
 
+// An error met on a route's behalf, in the route's own error format.
+http::Response RouteError(const http::Endpoint& ep, const Status& st) {
+  return ep.options.errors ? ep.options.errors(st) : http::ErrorResponse(st);
+}
+
 struct Conn {
   explicit Conn(tcp::socket s, uint64_t id) : stream(std::move(s)), id(id) {}
   beast::tcp_stream stream;
@@ -384,7 +389,7 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
         Result<std::unique_ptr<http::BodySink>> opened = Status::Internal("sink not opened");
         co_await Call(blocking, [&] { opened = ep->open_sink(req); });
         if (!opened.ok()) {
-          early = http::ErrorResponse(opened.status());
+          early = RouteError(*ep, opened.status());
         } else {
           sink = std::move(opened).value();
         }
@@ -423,13 +428,13 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
         } else if (sink) {
           co_await Call(blocking, [&] { sink->Abort(); });
         }
-        if (!st.ok()) early = http::ErrorResponse(st);
+        if (!st.ok()) early = RouteError(*ep, st);
         req.sink = sink.get();
       } else if (!early && sink) {
         // An empty body (a 0-byte upload) still ends: the sink commits it.
         Status st = Status::Ok();
         co_await Call(blocking, [&] { st = sink->Finish(); });
-        if (!st.ok()) early = http::ErrorResponse(st);
+        if (!st.ok()) early = RouteError(*ep, st);
         req.sink = sink.get();
       }
     }

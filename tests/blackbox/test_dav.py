@@ -708,6 +708,37 @@ class DavProtocolTest(FsckMixin, unittest.TestCase):
                 self.assertEqual(props_i[D + "getcontentlength"][1].text, str(i % 7))
                 self.assertIsNone(props_i[D + "resourcetype"][1].find(D + "collection"))
 
+    def lock(self, path, depth, scope="exclusive"):
+        body = ('<?xml version="1.0" encoding="utf-8"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:%s/>'
+                '</D:lockscope><D:locktype><D:write/></D:locktype><D:owner>t</D:owner></D:lockinfo>' % scope)
+        status, hdrs, resp = self.a.raw("LOCK", path, body.encode(),
+                                        {"Depth": depth, "Timeout": "Second-600", "Content-Type": "application/xml"})
+        self.assertIn(status, (200, 201), resp)
+        return hdrs["lock-token"].strip("<>")
+
+    def test_put_errors_are_dav_errors(self):
+        # Errors met before a PUT's body is read are answered by WebDAV,
+        # not in the REST API's JSON: a locked target names its lock root
+        # in lock-token-submitted (RFC 4918 §9.7.1, §16).
+        self.assertIn(self.a.put(self.p("locked.txt"), b"v1")[0], (200, 201, 204))
+        token = self.lock(self.p("locked.txt"), "0")
+        status, hdrs, body = self.a.put(self.p("locked.txt"), b"v2")
+        self.assertEqual(status, 423, body)
+        self.assertNotIn("json", hdrs.get("content-type", ""))
+        root = ET.fromstring(body)
+        self.assertEqual(root.tag, D + "error")
+        href = root.find(D + "lock-token-submitted/" + D + "href")
+        self.assertIsNotNone(href, body)
+        self.assertEqual(href_path(href.text), "/dav/%s/locked.txt" % self.base)
+        status, hdrs, body = self.a.raw("PUT", self.p("locked.txt"), b"v2", {"If": "(<%s"})
+        self.assertEqual(status, 400, body)
+        self.assertNotIn("json", hdrs.get("content-type", ""))
+        self.assertFalse(body.lstrip().startswith(b"{"), body)
+        status, _, body = self.a.raw("PUT", self.p("locked.txt"), b"v3", {"If": "(<%s>)" % token})
+        self.assertIn(status, (200, 204), body)
+        self.assertEqual(self.a.raw("GET", self.p("locked.txt"))[2], b"v3")
+        self.assertEqual(self.a.raw("UNLOCK", self.p("locked.txt"), headers={"Lock-Token": "<%s>" % token})[0], 204)
+
     def test_malformed_xml_is_400(self):
         self.assertIn(self.a.put(self.p("f.txt"), b"f")[0], (200, 201, 204))
         bodies = [
