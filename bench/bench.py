@@ -75,7 +75,7 @@ class Nubo:
     def __init__(self, tmp, env=None):
         """env: extra variables for the server (the caller's NUBO_* are dropped)."""
         self.port = free_port()
-        self.log_path = os.path.join(tmp, "nubo.log")
+        self.log_path = os.path.join(tmp, "nubo-%d.log" % self.port)
         self.log = open(self.log_path, "wb")
         extra = env or {}
         env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
@@ -736,67 +736,97 @@ def scenario_files(args):
 
 
 
-def scenario_listing_ab(args):
-    """BEFORE/AFTER of a listing change from one run: two binaries serve the
-    same data directory at once, and the same requests alternate between
-    them. Gate: for every request both answer byte-identical bodies."""
-    if not args.before or not os.path.exists(args.before):
-        raise SystemExit("listing-ab needs --before BINARY (the build to compare against)")
-    global NUBO
-    after_bin = NUBO
-    tmp = tempfile.mkdtemp(prefix="nubo-bench-ab-", dir=args.tmpdir)
-    servers = []
-    try:
-        servers.append(Nubo(tmp, env=FAST_ARGON2))
-        api = Api(servers[0].port, *ADMIN)
-        api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
-        root = api.call("GET", "/drives")["drives"][0]["root_id"]
-        folder = api.call("POST", "/nodes/%s/folders" % root, {"name": "listing"}, expect=201)["id"]
-        specs = listing_specs(args.list_entries, args.seed)
-        for i in range(0, len(specs), 1000):
-            ctype, body = multipart_body(specs[i:i + 1000])
-            api.call("POST", "/nodes/%s/upload" % folder, body, {"Content-Type": ctype})
-        api.close()
-        NUBO = args.before
+class AbPair:
+    """Two builds serving one data directory at once: BEFORE (--before)
+    creates and seeds it, then AFTER (the binary under test) starts on the
+    same directory (applying any new migration). Requests then alternate
+    between them (the order flips every repetition), so both see the same
+    machine state; every pair of answers must be byte-identical (the
+    equivalence gate)."""
+
+    def __init__(self, args, seed):
+        if not args.before or not os.path.exists(args.before):
+            raise SystemExit("%s needs --before BINARY (the build to compare against)" % args.scenario)
+        global NUBO
+        self.after_bin, self.before_bin = NUBO, args.before
+        self.tmp = tempfile.mkdtemp(prefix="nubo-bench-ab-", dir=args.tmpdir)
+        self.servers = []
         try:
-            servers.append(Nubo(tmp, env=FAST_ARGON2))  # same data dir: BEFORE
-        finally:
-            NUBO = after_bin
-        apis = [Api(srv.port, *ADMIN) for srv in servers]  # [AFTER, BEFORE]
-        rows = []
-        for label, query, _, _ in LIST_SORTS:
-            base = "/nodes/%s/children?limit=%d%s" % (folder, PAGE_LIMIT, query)
-            cursor = None
-            for _ in range(99):
-                page = apis[0].call("GET", base + ("&cursor=" + urllib.parse.quote(cursor, safe="") if cursor else ""))
-                cursor = page["next_cursor"] or cursor
-            for page_label, path in (("1", base), ("100", base + "&cursor=" + urllib.parse.quote(cursor, safe=""))):
-                times = ([], [])
-                conns = [a._conn() for a in apis]
-                for rep in range(args.list_reps):
-                    bodies = []
-                    for which in ((0, 1) if rep % 2 else (1, 0)):
-                        t = time.perf_counter()
-                        conns[which].request("GET", API + path, headers={"Authorization": apis[which].auth})
-                        resp = conns[which].getresponse()
-                        data = resp.read()
-                        times[which].append((time.perf_counter() - t) * 1000)
-                        if resp.status != 200:
-                            raise ServerError("%s page %s: %d %r" % (label, page_label, resp.status, data[:200]))
-                        bodies.append(data)
-                    if bodies[0] != bodies[1]:
-                        raise SystemExit("equivalence gate failed: %s page %s differs between BEFORE and AFTER"
-                                         % (label, page_label))
-                rows.append((label, page_label, pct(times[1], 50), pct(times[0], 50)))
-        for a in apis:
+            NUBO = self.before_bin
+            try:
+                before = Nubo(self.tmp, env=FAST_ARGON2)
+            finally:
+                NUBO = self.after_bin
+            self.servers.append(before)
+            api = Api(before.port, *ADMIN)
+            api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
+            self.root = api.call("GET", "/drives")["drives"][0]["root_id"]
+            self.seeded = seed(api, self.root)
+            api.close()
+            self.servers.insert(0, Nubo(self.tmp, env=FAST_ARGON2))  # [AFTER, BEFORE]
+            self.apis = [Api(srv.port, *ADMIN) for srv in self.servers]
+        except BaseException:
+            self.close()
+            raise
+
+    def alternate(self, reps, method, path, body=None, headers=None, expect=200, what=""):
+        """Times `reps` requests on each build; returns (BEFORE ms list, AFTER ms list)."""
+        times = ([], [])
+        conns = [a._conn() for a in self.apis]
+        for rep in range(reps):
+            bodies = []
+            for which in ((0, 1) if rep % 2 else (1, 0)):
+                h = {"Authorization": self.apis[which].auth}
+                h.update(headers or {})
+                t = time.perf_counter()
+                conns[which].request(method, path, body=body, headers=h)
+                resp = conns[which].getresponse()
+                data = resp.read()
+                times[which].append((time.perf_counter() - t) * 1000)
+                if resp.status != expect:
+                    raise ServerError("%s: %d %r" % (what or path, resp.status, data[:200]))
+                bodies.append(data)
+            if bodies[0] != bodies[1]:
+                raise SystemExit("equivalence gate failed: %s differs between BEFORE and AFTER" % (what or path))
+        return times[1], times[0]
+
+    def close(self):
+        for a in getattr(self, "apis", []):
             a.close()
-    finally:
-        for srv in servers:
+        for srv in self.servers:
             if srv.proc.poll() is None:
                 srv.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def seed_folder(api, parent, name, specs):
+    folder = api.call("POST", "/nodes/%s/folders" % parent, {"name": name}, expect=201)["id"]
+    for i in range(0, len(specs), 1000):
+        ctype, body = multipart_body(specs[i:i + 1000])
+        api.call("POST", "/nodes/%s/upload" % folder, body, {"Content-Type": ctype})
+    return folder
+
+
+def scenario_listing_ab(args):
+    """BEFORE/AFTER of a REST listing change from one run (AbPair)."""
+    pair = AbPair(args, lambda api, root: seed_folder(api, root, "listing", listing_specs(args.list_entries, args.seed)))
+    rows = []
+    try:
+        folder, api = pair.seeded, pair.apis[0]
+        for label, query, _, _ in LIST_SORTS:
+            base = API + "/nodes/%s/children?limit=%d%s" % (folder, PAGE_LIMIT, query)
+            cursor = None
+            for _ in range(99):
+                page = api.call("GET", base[len(API):] + ("&cursor=" + urllib.parse.quote(cursor, safe="") if cursor else ""))
+                cursor = page["next_cursor"] or cursor
+            for page_label, path in (("1", base), ("100", base + "&cursor=" + urllib.parse.quote(cursor, safe=""))):
+                before, after = pair.alternate(args.list_reps, "GET", path, what="%s page %s" % (label, page_label))
+                rows.append((label, page_label, pct(before, 50), pct(after, 50)))
+    finally:
+        pair.close()
     print("\nscenario listing-ab: %d entries, limit %d, %d reps alternating BEFORE (%s) and AFTER (%s) on one data "
-          "dir; load before: %s" % (args.list_entries, PAGE_LIMIT, args.list_reps, args.before, after_bin, args.load))
+          "dir; load before: %s" % (args.list_entries, PAGE_LIMIT, args.list_reps, pair.before_bin, pair.after_bin,
+                                    args.load))
     print("| sort | page | BEFORE p50 ms | AFTER p50 ms | AFTER/BEFORE |")
     print("|---|---|---|---|---|")
     for label, page, before, after in rows:
@@ -804,10 +834,47 @@ def scenario_listing_ab(args):
     print("gate: every response body byte-identical between BEFORE and AFTER")
 
 
+PROPFIND_S1 = (b'<?xml version="1.0" encoding="utf-8"?><D:propfind xmlns:D="DAV:"><D:prop><D:resourcetype/>'
+               b'<D:getcontentlength/><D:getlastmodified/><D:getetag/></D:prop></D:propfind>')
+
+
+def scenario_propfind_ab(args):
+    """BEFORE/AFTER of a WebDAV change from one run (AbPair): PROPFIND Depth:1
+    with the peer suite's body (s1) and with allprop on folders of 1,000 and
+    10,000 files, then Depth:0 on the drive root."""
+    sizes = (1000, 10000)
+
+    pair = AbPair(args, lambda api, root: [seed_folder(api, root, "p%d" % n, listing_specs(n, 1000 + n))
+                                           for n in sizes])
+    rows = []
+    try:
+        cases = []
+        for n in sizes:
+            reps = max(10, args.list_reps * 1000 // n)
+            cases.append(("%d files, s1 props" % n, "/dav/p%d/" % n, PROPFIND_S1, "1", reps))
+            cases.append(("%d files, allprop" % n, "/dav/p%d/" % n, None, "1", reps))
+        cases.append(("root, Depth 0", "/dav/", PROPFIND_S1, "0", args.list_reps * 3))
+        for label, path, body, depth, reps in cases:
+            h = {"Depth": depth}
+            if body:
+                h["Content-Type"] = "application/xml"
+            before, after = pair.alternate(reps, "PROPFIND", path, body=body, headers=h, expect=207, what=label)
+            rows.append((label, reps, pct(before, 50), pct(after, 50), pct(before, 95), pct(after, 95)))
+    finally:
+        pair.close()
+    print("\nscenario propfind-ab: alternating BEFORE (%s) and AFTER (%s) on one data dir, one keep-alive connection "
+          "each; load before: %s" % (pair.before_bin, pair.after_bin, args.load))
+    print("| case | reps | BEFORE p50 ms | AFTER p50 ms | AFTER/BEFORE p50 | BEFORE p95 ms | AFTER p95 ms |")
+    print("|---|---|---|---|---|---|---|")
+    for label, reps, b50, a50, b95, a95 in rows:
+        print("| %s | %d | %.3f | %.3f | %.2f | %.3f | %.3f |" % (label, reps, b50, a50, a50 / b50, b95, a95))
+    print("gate: every response body byte-identical between BEFORE and AFTER")
+
+
 def main():
     ap = argparse.ArgumentParser(description="nubo benchmarks; see bench/README.md")
     ap.add_argument("scenario", choices=["all", "peers", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8",
-                                         "health", "storage", "files", "listing-ab"],
+                                         "health", "storage", "files", "listing-ab", "propfind-ab"],
                     help="all = health + the peer suite s1..s8; peers = s1..s8; the rest run alone")
     ap.add_argument("--quick", action="store_true", help="suite: smaller sizes, one round (under 5 minutes)")
     ap.add_argument("--peers", default=None,
@@ -825,7 +892,7 @@ def main():
     ap.add_argument("--skip-health", action="store_true", help="all: skip the health scenario")
     ap.add_argument("--s3-files", type=int, default=None, help="s3: PUTs per round")
     ap.add_argument("--s4-bytes", type=int, default=None, help="s4: size of the large file")
-    ap.add_argument("--before", default=None, help="listing-ab: the binary to compare against")
+    ap.add_argument("--before", default=None, help="listing-ab, propfind-ab: the binary to compare against")
     ap.add_argument("--storage-bytes", type=int, default=1 << 30)
     ap.add_argument("--tmpdir", default=None,
                     help="where the data goes (default: a fresh ext4 loop device as root)")
@@ -858,6 +925,8 @@ def main():
         scenario_files(args)
     if args.scenario == "listing-ab":
         scenario_listing_ab(args)
+    if args.scenario == "propfind-ab":
+        scenario_propfind_ab(args)
 
 
 if __name__ == "__main__":
