@@ -152,13 +152,18 @@ Status CheckManifests(meta::MetaStore& meta, blob::ChunkStore& chunks, FsckRepor
   }
 }
 
-// Folder rollups (sizes behind usage and quotas) agree with their children.
+// Folder rollups (sizes behind usage and quotas) agree with their children;
+// each file's content hash (its ETag) is its manifest's.
 Status CheckTree(meta::MetaStore& meta, FsckReport& r) {
   return meta.Read([&](meta::ReadTxn& txn) -> Status {
     NUBO_ASSIGN_OR_RETURN(auto bad, txn.FolderRollupMismatches(100));
     for (const auto& [id, stored, want] : bad) {
       r.problems.push_back("folder " + id + " records " + std::to_string(stored) +
                            " bytes below it, its children hold " + std::to_string(want));
+    }
+    NUBO_ASSIGN_OR_RETURN(auto hashes, txn.NodeHashMismatches(100));
+    for (const auto& id : hashes) {
+      r.problems.push_back("node " + id + " records a content hash that is not its manifest's");
     }
     return Status::Ok();
   });

@@ -3,7 +3,9 @@
 // serialized only when the transport asks for more bytes — memory is one
 // page whatever the folder size, and the first byte leaves early. Depth
 // infinity is refused with propfind-finite-depth (§9.1) unless enabled.
+#include <algorithm>
 #include <cstring>
+#include <unordered_map>
 #include <utility>
 
 #include "dav/context.h"
@@ -58,27 +60,54 @@ class PropfindSource final : public http::BodySource {
  public:
   // `c` is copied: the body is read after the handler returned.
   PropfindSource(const DavContext& c, PropRequest pr, Depth depth)
-      : c_(c), pr_(std::move(pr)), depth_(depth) {}
+      : c_(c), pr_(std::move(pr)), depth_(depth), env_(c_) {
+    // What every response asks for, resolved once rather than per node.
+    need_dead_ = pr_.kind != PropRequest::Kind::kProp;
+    for (const auto& [ns, name] : pr_.props) {
+      const LiveProp* p = FindLiveProp(ns, name);
+      asked_.push_back(p);
+      need_dead_ |= p == nullptr;
+    }
+    if (pr_.kind == PropRequest::Kind::kAllprop) {
+      for (const LiveProp& p : LiveProps()) {
+        bool included = p.in_allprop;
+        for (const auto& [ns, name] : pr_.include) included |= (ns == p.ns && name == p.name);
+        if (included) allprop_.push_back(&p);
+      }
+    }
+  }
 
   std::optional<uint64_t> Size() const override { return std::nullopt; }
 
   Result<size_t> Read(char* buf, size_t cap) override {
-    while (pos_ == w_.buffer().size()) {
-      w_.buffer().clear();
-      pos_ = 0;
-      if (done_) return size_t{0};
-      NUBO_RETURN_IF_ERROR(Produce());
+    // The first read answers with the target's response alone, so the
+    // first byte leaves early; later reads fill the transport's buffer
+    // with whole pages (fewer hand-offs between threads per response).
+    // Each byte is copied once, from the writer's buffer into `buf`.
+    std::string& out = w_.buffer();
+    size_t n = 0;
+    for (;;) {
+      const size_t take = std::min(cap - n, out.size() - pos_);
+      std::memcpy(buf + n, out.data() + pos_, take);
+      n += take;
+      pos_ += take;
+      if (pos_ == out.size()) {
+        out.clear();
+        pos_ = 0;
+      }
+      if (n == cap || done_ || (n > 0 && !sent_first_)) break;
+      if (pos_ == 0) NUBO_RETURN_IF_ERROR(Produce());
     }
-    size_t n = std::min(cap, w_.buffer().size() - pos_);
-    std::memcpy(buf, w_.buffer().data() + pos_, n);
-    pos_ += n;
+    sent_first_ = true;
     return n;
   }
 
  private:
+  static constexpr size_t kPage = 200;
+
   struct Frame {
     std::string folder_id;
-    std::vector<std::string> segs;
+    std::string href;  // percent-encoded, ends in "/"
     std::string path_key;
     std::string cursor;
   };
@@ -88,26 +117,41 @@ class PropfindSource final : public http::BodySource {
       started_ = true;
       w_.Open(kDavNs, "multistatus", {{"d", std::string(kDavNs)}});
       const NodeRow& n = *c_.target.node;
-      WriteResponse(n, c_.segments, c_.target.path_key);
+      std::string href = c_.TargetHref();
+      NUBO_RETURN_IF_ERROR(LoadDead({n.id}));
+      WriteResponse(n, href, c_.target.path_key);
       if (depth_ != Depth::kZero && n.folder()) {
-        frames_.push_back(Frame{n.public_id, c_.segments, c_.target.path_key, ""});
+        frames_.push_back(Frame{n.public_id, std::move(href), c_.target.path_key, ""});
       }
       return Status::Ok();
     }
     if (!frames_.empty()) {
       Frame f = std::move(frames_.back());
       frames_.pop_back();
-      NUBO_ASSIGN_OR_RETURN(
-          files::Page page,
-          c_.files.List(c_.user, f.folder_id, meta::NodeSort::kName, false, f.cursor, 200));
+      NUBO_ASSIGN_OR_RETURN(files::Page page,
+                            c_.files.List(c_.user, f.folder_id, meta::NodeSort::kName, false,
+                                          f.cursor, kPage, /*bare=*/true));
+      if (need_dead_) {
+        std::vector<int64_t> ids;
+        ids.reserve(page.items.size());
+        for (const NodeRow& n : page.items) ids.push_back(n.id);
+        NUBO_RETURN_IF_ERROR(LoadDead(ids));
+      }
       std::vector<Frame> below;
+      const std::string_view parent_key =
+          f.path_key == "/" ? std::string_view() : std::string_view(f.path_key);
+      std::string href, key;
       for (const NodeRow& n : page.items) {
-        std::vector<std::string> segs = f.segs;
-        segs.push_back(n.name);
-        std::string key = (f.path_key == "/" ? "" : f.path_key) + "/" + n.name_key;
-        WriteResponse(n, segs, key);
+        // The folder's href is encoded once; each member adds its segment.
+        href = f.href;
+        AppendEncodedSegment(href, n.name);
+        if (n.folder()) href += '/';
+        key = parent_key;
+        key += '/';
+        key += n.name_key;
+        WriteResponse(n, href, key);
         if (depth_ == Depth::kInfinity && n.folder())
-          below.push_back(Frame{n.public_id, segs, key, ""});
+          below.push_back(Frame{n.public_id, href, key, ""});
       }
       if (!page.next_cursor.empty()) {
         f.cursor = page.next_cursor;
@@ -121,25 +165,31 @@ class PropfindSource final : public http::BodySource {
     return Status::Ok();
   }
 
+  // The dead properties of a page's nodes, in one query.
+  Status LoadDead(const std::vector<int64_t>& ids) {
+    dead_.clear();
+    if (!need_dead_ || ids.empty()) return Status::Ok();
+    std::vector<meta::NodeDeadProp> rows;
+    NUBO_RETURN_IF_ERROR(c_.files.meta().Read([&](meta::ReadTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(rows, t.ListDeadProps(ids));
+      return Status::Ok();
+    }));
+    for (auto& r : rows) dead_[r.node_id].push_back(std::move(r.prop));
+    return Status::Ok();
+  }
+
   void WriteStatus(int code) {
     w_.Leaf(kDavNs, "status", code == 200 ? "HTTP/1.1 200 OK" : "HTTP/1.1 404 Not Found");
   }
 
-  void WriteResponse(const NodeRow& n, const std::vector<std::string>& segs,
-                     const std::string& path_key) {
-    PropEnv env(c_, n, path_key);
+  void WriteResponse(const NodeRow& n, const std::string& href, const std::string& path_key) {
+    env_.Reset(n, path_key);
     w_.Open(kDavNs, "response");
-    w_.Leaf(kDavNs, "href", c_.Href(segs, n.folder()));
-    std::vector<meta::DeadProp> dead;
-    bool need_dead = pr_.kind != PropRequest::Kind::kProp;
-    for (const auto& [ns, name] : pr_.props) need_dead |= !FindLiveProp(ns, name);
-    if (need_dead) {
-      (void)c_.files.meta().Read([&](meta::ReadTxn& t) -> Status {
-        NUBO_ASSIGN_OR_RETURN(dead, t.ListDeadProps(n.id));
-        return Status::Ok();
-      });
-    }
-    std::vector<std::pair<std::string, std::string>> missing;
+    w_.Leaf(kDavNs, "href", href);
+    static const std::vector<meta::DeadProp> kNone;
+    auto it = dead_.find(n.id);
+    const std::vector<meta::DeadProp>& dead = it == dead_.end() ? kNone : it->second;
+    missing_.clear();
     w_.Open(kDavNs, "propstat");
     w_.Open(kDavNs, "prop");
     if (pr_.kind == PropRequest::Kind::kPropname) {
@@ -148,40 +198,37 @@ class PropfindSource final : public http::BodySource {
       }
       for (const auto& d : dead) w_.Empty(d.ns, d.name);
     } else if (pr_.kind == PropRequest::Kind::kAllprop) {
-      for (const LiveProp& p : LiveProps()) {
-        bool included = p.in_allprop;
-        for (const auto& [ns, name] : pr_.include) included |= (ns == p.ns && name == p.name);
-        if (included && p.applies(n)) p.write(w_, env);
+      for (const LiveProp* p : allprop_) {
+        if (p->applies(n)) p->write(w_, env_);
       }
       for (const auto& d : dead) WriteDead(d);
     } else {
-      for (const auto& [ns, name] : pr_.props) {
-        if (const LiveProp* p = FindLiveProp(ns, name)) {
+      for (size_t i = 0; i < pr_.props.size(); ++i) {
+        if (const LiveProp* p = asked_[i]) {
           if (p->applies(n)) {
-            p->write(w_, env);
+            p->write(w_, env_);
           } else {
-            missing.emplace_back(ns, name);
+            missing_.push_back(i);
           }
           continue;
         }
-        bool found = false;
-        for (const auto& d : dead) {
-          if (d.ns == ns && d.name == name) {
-            WriteDead(d);
-            found = true;
-            break;
-          }
+        const auto& [ns, name] = pr_.props[i];
+        auto d = std::find_if(dead.begin(), dead.end(),
+                              [&](const auto& x) { return x.ns == ns && x.name == name; });
+        if (d != dead.end()) {
+          WriteDead(*d);
+        } else {
+          missing_.push_back(i);
         }
-        if (!found) missing.emplace_back(ns, name);
       }
     }
     w_.Close();  // prop
     WriteStatus(200);
     w_.Close();  // propstat
-    if (!missing.empty()) {
+    if (!missing_.empty()) {
       w_.Open(kDavNs, "propstat");
       w_.Open(kDavNs, "prop");
-      for (const auto& [ns, name] : missing) w_.Empty(ns, name);
+      for (size_t i : missing_) w_.Empty(pr_.props[i].first, pr_.props[i].second);
       w_.Close();
       WriteStatus(404);
       w_.Close();
@@ -202,9 +249,15 @@ class PropfindSource final : public http::BodySource {
   DavContext c_;
   PropRequest pr_;
   Depth depth_;
+  PropEnv env_;  // refers to c_
   XmlWriter w_;
   size_t pos_ = 0;
-  bool started_ = false, done_ = false;
+  bool started_ = false, sent_first_ = false, done_ = false;
+  bool need_dead_ = false;
+  std::vector<const LiveProp*> asked_;    // per pr_.props entry; nullptr: a dead property
+  std::vector<const LiveProp*> allprop_;  // allprop (+ include), in table order
+  std::unordered_map<int64_t, std::vector<meta::DeadProp>> dead_;  // of the page being written
+  std::vector<size_t> missing_;                                    // indexes into pr_.props
   std::vector<Frame> frames_;  // folders still to list (depth-first)
 };
 

@@ -14,16 +14,6 @@ bool Always(const NodeRow&) { return true; }
 bool FileOnly(const NodeRow& n) { return !n.folder(); }
 bool FolderOnly(const NodeRow& n) { return n.folder(); }
 
-// RFC 3339 (§15.1 creationdate).
-std::string Rfc3339(int64_t ms) {
-  std::time_t t = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 void WriteLockEntry(XmlWriter& w, std::string_view scope) {
   w.Open(kDavNs, "lockentry");
   w.Open(kDavNs, "lockscope");
@@ -53,14 +43,23 @@ const std::vector<LiveProp> kLive = {
     {kDavNs, "getcontenttype", true, FileOnly,
      [](XmlWriter& w, PropEnv& e) { w.Leaf(kDavNs, "getcontenttype", e.node().mime); }},
     {kDavNs, "getetag", true, Always,
-     [](XmlWriter& w, PropEnv& e) { w.Leaf(kDavNs, "getetag", files::NodeETag(e.node())); }},
+     [](XmlWriter& w, PropEnv& e) {
+       std::string& v = e.Scratch();
+       files::AppendNodeETag(v, e.node());
+       w.Leaf(kDavNs, "getetag", v);
+     }},
     {kDavNs, "getlastmodified", true, Always,
      [](XmlWriter& w, PropEnv& e) {
-       w.Leaf(kDavNs, "getlastmodified",
-              FormatHttpDate(static_cast<std::time_t>(e.node().mtime_ms / 1000)));
+       std::string& v = e.Scratch();
+       AppendHttpDate(v, static_cast<std::time_t>(e.node().mtime_ms / 1000));
+       w.Leaf(kDavNs, "getlastmodified", v);
      }},
     {kDavNs, "creationdate", true, Always,
-     [](XmlWriter& w, PropEnv& e) { w.Leaf(kDavNs, "creationdate", Rfc3339(e.node().ctime_ms)); }},
+     [](XmlWriter& w, PropEnv& e) {
+       std::string& v = e.Scratch();
+       AppendRfc3339(v, static_cast<std::time_t>(e.node().ctime_ms / 1000));
+       w.Leaf(kDavNs, "creationdate", v);
+     }},
     {kDavNs, "displayname", true, Always,
      [](XmlWriter& w, PropEnv& e) { w.Leaf(kDavNs, "displayname", e.node().name); }},
     {kDavNs, "supportedlock", true, Always,
@@ -100,12 +99,49 @@ const std::vector<LiveProp> kLive = {
 
 }  // namespace
 
+void PropEnv::Reset(const meta::NodeRow& node, std::string_view path_key) {
+  node_ = &node;
+  path_key_.assign(path_key);
+  node_locks_.reset();
+}
+
 const std::vector<meta::DavLockRow>& PropEnv::Locks() {
-  if (!locks_) {
-    auto l = CoveringLocks(c_.files, node_.drive_id, path_key_);
-    locks_ = l.ok() ? std::move(*l) : std::vector<meta::DavLockRow>{};
+  if (node_locks_) return *node_locks_;
+  if (!locks_by_path_) {
+    // One query for every lock that can cover a node of this response:
+    // those on the target and its ancestors, and those below the target.
+    const std::string& top = c_.target.path_key;
+    std::vector<std::string> paths;
+    if (top != "/") {
+      for (std::string p = top;; p = ParentKey(p)) {
+        paths.push_back(p);
+        if (p == "/") break;
+      }
+    }
+    locks_by_path_.emplace();
+    std::vector<meta::DavLockRow> rows;
+    Status st = c_.files.meta().Read([&](meta::ReadTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(rows, t.FindDavLocks(node_->drive_id, paths, top, UnixMillis()));
+      return Status::Ok();
+    });
+    // A failed read shows no locks, as a failed CoveringLocks did.
+    if (st.ok()) {
+      for (auto& l : rows) (*locks_by_path_)[l.path].push_back(std::move(l));
+    }
   }
-  return *locks_;
+  // As CoveringLocks: the node's own locks, then each ancestor's with
+  // Depth infinity (§6.1), nearest first.
+  node_locks_.emplace();
+  if (locks_by_path_->empty()) return *node_locks_;
+  for (std::string p = path_key_;; p = ParentKey(p)) {
+    if (auto it = locks_by_path_->find(p); it != locks_by_path_->end()) {
+      for (const auto& l : it->second) {
+        if (p == path_key_ || l.depth_infinity) node_locks_->push_back(l);
+      }
+    }
+    if (p == "/") break;
+  }
+  return *node_locks_;
 }
 
 const files::Usage& PropEnv::Usage() {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "dav/context.h"
@@ -15,22 +16,37 @@
 
 namespace nubo::dav {
 
-// Lazily loaded facts about one node for its live properties.
+// What the live properties of the target and the nodes below it need
+// beyond the node itself, each loaded at most once per response: a
+// PROPFIND over a folder of 10,000 files asks one query for the locks
+// and one for the quota, not one per file. Reset() moves it to the next
+// node.
 class PropEnv {
  public:
-  PropEnv(DavContext& c, const meta::NodeRow& node, std::string path_key)
-      : c_(c), node_(node), path_key_(std::move(path_key)) {}
-  const meta::NodeRow& node() const { return node_; }
-  DavContext& ctx() { return c_; }
+  explicit PropEnv(DavContext& c) : c_(c) {}
+  // `node` must outlive the next Reset; `path_key` is its case-folded path
+  // (c.target.path_key or below it).
+  void Reset(const meta::NodeRow& node, std::string_view path_key);
+  const meta::NodeRow& node() const { return *node_; }
+  // The unexpired locks covering the node (as CoveringLocks answers).
   const std::vector<meta::DavLockRow>& Locks();
   const files::Usage& Usage();
+  // A buffer for formatting a value; cleared on every call.
+  std::string& Scratch() {
+    scratch_.clear();
+    return scratch_;
+  }
 
  private:
   DavContext& c_;
-  const meta::NodeRow& node_;
+  const meta::NodeRow* node_ = nullptr;
   std::string path_key_;
-  std::optional<std::vector<meta::DavLockRow>> locks_;
+  // The locks on the target, its ancestors and everything below it, by
+  // path in the store's order; loaded on the first Locks().
+  std::optional<std::unordered_map<std::string, std::vector<meta::DavLockRow>>> locks_by_path_;
+  std::optional<std::vector<meta::DavLockRow>> node_locks_;
   std::optional<files::Usage> usage_;
+  std::string scratch_;
 };
 
 struct LiveProp {

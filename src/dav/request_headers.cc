@@ -2,6 +2,7 @@
 #include "dav/request_headers.h"
 
 #include <algorithm>
+#include <array>
 
 #include "util/strings.h"
 
@@ -175,22 +176,40 @@ uint64_t ParseTimeout(std::optional<std::string_view> v, uint64_t default_s, uin
   return clamp(default_s);
 }
 
-std::string EncodeSegment(std::string_view segment) {
+namespace {
+
+// RFC 3986 §3.3 pchar minus pct-encoded: the bytes a segment keeps as is.
+constexpr auto kPchar = [] {
+  std::array<bool, 256> t{};
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = true;
+  for (int c = '0'; c <= '9'; ++c) t[c] = true;
+  for (char c : std::string_view("-._~!$&'()*+,;=:@")) t[static_cast<unsigned char>(c)] = true;
+  return t;
+}();
+
+}  // namespace
+
+void AppendEncodedSegment(std::string& out, std::string_view segment) {
   static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(segment.size());
-  for (char c : segment) {
-    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                std::string_view("-._~!$&'()*+,;=:@").find(c) != std::string_view::npos;
-    if (keep) {
-      out += c;
-    } else {
-      auto u = static_cast<unsigned char>(c);
-      out += '%';
-      out += kHex[u >> 4];
-      out += kHex[u & 0xF];
-    }
+  out.reserve(out.size() + segment.size());
+  size_t i = 0;
+  while (i < segment.size()) {
+    size_t run = i;
+    while (run < segment.size() && kPchar[static_cast<unsigned char>(segment[run])]) ++run;
+    out.append(segment.data() + i, run - i);
+    if (run == segment.size()) break;
+    auto u = static_cast<unsigned char>(segment[run]);
+    out += '%';
+    out += kHex[u >> 4];
+    out += kHex[u & 0xF];
+    i = run + 1;
   }
+}
+
+std::string EncodeSegment(std::string_view segment) {
+  std::string out;
+  AppendEncodedSegment(out, segment);
   return out;
 }
 

@@ -58,6 +58,8 @@ uint64_t ParseTimeout(std::optional<std::string_view> v, uint64_t default_s, uin
 // "%", "#", "?", "/", non-ASCII UTF-8 bytes as they are, no normalization)
 // becomes %XX with uppercase hex.
 std::string EncodeSegment(std::string_view segment);
+// The same, appended to `out` (listings encode one name per row).
+void AppendEncodedSegment(std::string& out, std::string_view segment);
 
 // "/" + encoded segments joined by "/", plus a trailing "/" for a collection
 // (§8.3: clients compare collection hrefs with their slash). No segments →

@@ -1,5 +1,6 @@
 #include "dav/xml_writer.h"
 
+#include <array>
 #include <cassert>
 #include <cstdint>
 
@@ -41,12 +42,28 @@ size_t DecodeUtf8(std::string_view s, size_t i, uint32_t* cp) {
   return 0;
 }
 
+// Bytes that stand for themselves in text and attributes: printable ASCII
+// except the markup characters. Everything else takes the slow path.
+constexpr auto kPlain = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0x20; c < 0x80; ++c) t[c] = c != '&' && c != '<' && c != '>' && c != '"';
+  return t;
+}();
+
 }  // namespace
 
 void AppendXmlEscaped(std::string& out, std::string_view text, bool attribute) {
   out.reserve(out.size() + text.size());
   size_t i = 0;
   while (i < text.size()) {
+    // Most names are plain ASCII: copy runs, not characters.
+    size_t run = i;
+    while (run < text.size() && kPlain[static_cast<unsigned char>(text[run])]) ++run;
+    if (run > i) {
+      out.append(text.data() + i, run - i);
+      i = run;
+      if (i == text.size()) break;
+    }
     uint32_t cp = 0;
     size_t n = DecodeUtf8(text, i, &cp);
     if (n == 0) {
@@ -101,18 +118,23 @@ void AppendXmlEscaped(std::string& out, std::string_view text, bool attribute) {
 
 XmlWriter::XmlWriter() { out_ = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"; }
 
-const std::string* XmlWriter::FindPrefix(std::string_view uri) const {
+long XmlWriter::FindPrefix(std::string_view uri) {
+  if (cached_gen_ == bindings_gen_ && cached_uri_ == uri) return cached_index_;
+  long found = -1;
   // Innermost first; a prefix rebound further in shadows its outer binding.
-  for (size_t i = bindings_.size(); i-- > 0;) {
+  for (size_t i = bindings_.size(); i-- > 0 && found < 0;) {
     const Binding& b = bindings_[i];
     if (b.uri != uri) continue;
     bool shadowed = false;
     for (size_t j = i + 1; j < bindings_.size(); ++j) {
       if (bindings_[j].prefix == b.prefix) shadowed = true;
     }
-    if (!shadowed) return &b.prefix;
+    if (!shadowed) found = static_cast<long>(i);
   }
-  return nullptr;
+  cached_uri_.assign(uri);
+  cached_index_ = found;
+  cached_gen_ = bindings_gen_;
+  return found;
 }
 
 bool XmlWriter::PrefixInScope(std::string_view prefix) const {
@@ -122,16 +144,21 @@ bool XmlWriter::PrefixInScope(std::string_view prefix) const {
   return false;
 }
 
-std::string XmlWriter::StartTag(std::string_view ns, std::string_view name,
-                                const std::vector<std::pair<std::string, std::string>>& declare) {
-  std::string decls;
-  for (const auto& [prefix, uri] : declare) {
-    decls += prefix.empty() ? " xmlns=\"" : " xmlns:" + prefix + "=\"";
-    AppendXmlEscaped(decls, uri, /*attribute=*/true);
-    decls += '"';
-    bindings_.push_back({prefix, uri});
-  }
-  std::string qname;
+void XmlWriter::PopBindings(size_t size) {
+  if (bindings_.size() == size) return;
+  bindings_.resize(size);
+  ++bindings_gen_;
+}
+
+void XmlWriter::StartTag(std::string_view ns, std::string_view name,
+                         const std::vector<std::pair<std::string, std::string>>& declare) {
+  // Declarations on an element are in scope for its own name (Namespaces
+  // in XML §6.1), so they are bound before the name is resolved; the new
+  // bindings from `first` on are written in the start tag.
+  const size_t first = bindings_.size();
+  for (const auto& [prefix, uri] : declare) bindings_.push_back({prefix, uri});
+  if (!declare.empty()) ++bindings_gen_;
+  qname_.clear();
   if (ns.empty()) {
     // No namespace: legal only where no default namespace is in effect.
     const std::string* def = nullptr;
@@ -142,66 +169,84 @@ std::string XmlWriter::StartTag(std::string_view ns, std::string_view name,
       }
     }
     if (def != nullptr && !def->empty()) {
-      decls += " xmlns=\"\"";
-      bindings_.push_back({"", ""});
+      bindings_.push_back({"", ""});  // written as xmlns=""
+      ++bindings_gen_;
     }
-    qname = name;
+    qname_ = name;
   } else if (ns == kXmlNamespace) {
-    qname = "xml:" + std::string(name);  // bound by definition, never declarable
-  } else if (const std::string* p = FindPrefix(ns)) {
-    qname = p->empty() ? std::string(name) : *p + ":" + std::string(name);
+    qname_ = "xml:";  // bound by definition, never declarable
+    qname_ += name;
+  } else if (long i = FindPrefix(ns); i >= 0) {
+    const std::string& prefix = bindings_[static_cast<size_t>(i)].prefix;
+    if (!prefix.empty()) {
+      qname_ = prefix;
+      qname_ += ':';
+    }
+    qname_ += name;
   } else {
     std::string prefix;
     for (int n = 1;; ++n) {
       prefix = "ns" + std::to_string(n);
       if (!PrefixInScope(prefix)) break;
     }
-    decls += " xmlns:" + prefix + "=\"";
-    AppendXmlEscaped(decls, ns, /*attribute=*/true);
-    decls += '"';
-    bindings_.push_back({prefix, std::string(ns)});
-    qname = prefix + ":" + std::string(name);
+    qname_ = prefix + ":";
+    qname_ += name;
+    bindings_.push_back({std::move(prefix), std::string(ns)});
+    ++bindings_gen_;
   }
   out_ += '<';
-  out_ += qname;
-  out_ += decls;
-  return qname;
+  out_ += qname_;
+  for (size_t i = first; i < bindings_.size(); ++i) {
+    const Binding& b = bindings_[i];
+    if (b.prefix.empty()) {
+      out_ += " xmlns=\"";
+    } else {
+      out_ += " xmlns:";
+      out_ += b.prefix;
+      out_ += "=\"";
+    }
+    AppendXmlEscaped(out_, b.uri, /*attribute=*/true);
+    out_ += '"';
+  }
 }
 
 void XmlWriter::Open(std::string_view ns, std::string_view name,
                      std::vector<std::pair<std::string, std::string>> declare) {
   size_t before = bindings_.size();
-  std::string qname = StartTag(ns, name, declare);
+  StartTag(ns, name, declare);
   out_ += '>';
-  open_.push_back({std::move(qname), before});
+  open_.push_back({names_.size(), before});
+  names_ += qname_;
 }
 
 void XmlWriter::Close() {
   assert(!open_.empty() && "XmlWriter::Close with no open element");
   if (open_.empty()) return;
+  const OpenElement& e = open_.back();
   out_ += "</";
-  out_ += open_.back().qname;
+  out_.append(names_, e.qname_at, std::string::npos);
   out_ += '>';
-  bindings_.resize(open_.back().bindings);
+  names_.resize(e.qname_at);
+  PopBindings(e.bindings);
   open_.pop_back();
 }
 
 void XmlWriter::Leaf(std::string_view ns, std::string_view name, std::string_view text) {
   size_t before = bindings_.size();
-  std::string qname = StartTag(ns, name, {});
+  StartTag(ns, name, {});
   out_ += '>';
   AppendXmlEscaped(out_, text);
   out_ += "</";
-  out_ += qname;
+  out_ += qname_;
   out_ += '>';
-  bindings_.resize(before);
+  PopBindings(before);
 }
 
 void XmlWriter::Empty(std::string_view ns, std::string_view name) {
   size_t before = bindings_.size();
   StartTag(ns, name, {});
   out_ += "/>";
-  bindings_.resize(before);
+  PopBindings(before);
 }
 
 void XmlWriter::Raw(std::string_view xml) { out_.append(xml); }

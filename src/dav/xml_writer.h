@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -61,20 +62,32 @@ class XmlWriter {
     std::string uri;
   };
   struct OpenElement {
-    std::string qname;    // as written in the start tag, for the end tag
+    size_t qname_at;      // where this element's qname starts in names_
     size_t bindings = 0;  // bindings_.size() before this element's declarations
   };
 
-  // Writes "<qname" plus declarations; returns the qname.
-  std::string StartTag(std::string_view ns, std::string_view name,
-                       const std::vector<std::pair<std::string, std::string>>& declare);
-  // The prefix bound to `uri` in scope and not shadowed, or nullptr.
-  const std::string* FindPrefix(std::string_view uri) const;
+  // Writes "<qname" plus declarations and leaves the qname in qname_.
+  void StartTag(std::string_view ns, std::string_view name,
+                const std::vector<std::pair<std::string, std::string>>& declare);
+  // The index of the binding of `uri` in scope and not shadowed, or -1.
+  long FindPrefix(std::string_view uri);
   bool PrefixInScope(std::string_view prefix) const;
+  // Drops the bindings past `size` (those of elements just ended).
+  void PopBindings(size_t size);
 
+  // A multistatus writes tens of elements per row: nothing below allocates
+  // once the buffers have grown, and a run of elements in one namespace
+  // looks its prefix up once.
   std::string out_;
   std::vector<Binding> bindings_;  // in scope, outermost first
+  uint64_t bindings_gen_ = 0;      // bumped whenever bindings_ changes
   std::vector<OpenElement> open_;
+  std::string names_;  // the open elements' qnames, concatenated (a stack)
+  std::string qname_;  // the qname of the last start tag
+  // FindPrefix's last answer, valid while bindings_gen_ is unchanged.
+  std::string cached_uri_;
+  long cached_index_ = -1;
+  uint64_t cached_gen_ = ~uint64_t{0};
 };
 
 }  // namespace nubo::dav

@@ -119,6 +119,40 @@ TEST(XmlWriter, ShadowedPrefixIsNotReused) {
   EXPECT_EQ(parsed->children[0].children[0].ns, "urn:a");
 }
 
+TEST(XmlWriter, PrefixFollowsScopeChanges) {
+  // The writer remembers the last prefix it looked up; every change of the
+  // bindings in scope must be seen.
+  XmlWriter w;
+  w.Open("DAV:", "multistatus", {{"d", "DAV:"}});
+  w.Open("urn:x", "a", {{"p", "urn:x"}});
+  w.Empty("urn:x", "b");
+  w.Close();
+  w.Empty("urn:x", "c");  // p is out of scope now
+  w.Open("urn:x", "e", {{"q", "urn:x"}});
+  w.Empty("urn:x", "f");
+  w.Leaf("DAV:", "g", "1");
+  w.Close();
+  w.Empty("DAV:", "h");
+  w.Close();
+  EXPECT_EQ(Body(w),
+            "<d:multistatus xmlns:d=\"DAV:\"><p:a xmlns:p=\"urn:x\"><p:b/></p:a>"
+            "<ns1:c xmlns:ns1=\"urn:x\"/><q:e xmlns:q=\"urn:x\"><q:f/><d:g>1</d:g></q:e><d:h/>"
+            "</d:multistatus>");
+}
+
+TEST(XmlWriter, EscapesAtEveryRunBoundary) {
+  // Plain runs are copied whole: specials at the start, the end, adjacent
+  // and between long runs must still be escaped, and nothing dropped.
+  EXPECT_EQ(Escaped("&"), "&amp;");
+  EXPECT_EQ(Escaped("&abc"), "&amp;abc");
+  EXPECT_EQ(Escaped("abc&"), "abc&amp;");
+  EXPECT_EQ(Escaped("<<>>"), "&lt;&lt;&gt;&gt;");
+  const std::string run(100, 'x');
+  EXPECT_EQ(Escaped(run + "\xC3\xA9" + run + "<" + run), run + "\xC3\xA9" + run + "&lt;" + run);
+  EXPECT_EQ(Escaped(run + "\x01"), run + "\xEF\xBF\xBD");
+  EXPECT_EQ(Escaped(""), "");
+}
+
 TEST(XmlWriter, EscapesText) {
   EXPECT_EQ(Escaped("a&b<c>d\"e'f"), "a&amp;b&lt;c&gt;d&quot;e'f");
   EXPECT_EQ(Escaped("]]>"), "]]&gt;");

@@ -24,15 +24,31 @@ Result<Conflict> ParseConflict(std::string_view s, Conflict fallback) {
 
 std::string HashHex(const meta::Digest& d) { return DigestHex(d); }
 
+void AppendNodeETag(std::string& out, const NodeRow& n) {
+  out += '"';
+  if (!n.folder()) {
+    // The first 128 bits of the content's BLAKE3 hash: as unique as the
+    // whole for telling versions apart, and half the bytes in every listing
+    // and If header (some WebDAV clients build If headers in 200-byte
+    // buffers; litmus/neon truncates two 64-digit tags).
+    static constexpr char kHex[] = "0123456789abcdef";
+    for (size_t i = 0; i < 16; ++i) {
+      out += kHex[n.hash[i] >> 4];
+      out += kHex[n.hash[i] & 0xF];
+    }
+  } else {
+    // The drive-wide change number of the last change below: unique per
+    // change, so two states of a folder never share an ETag.
+    out += 't';
+    out += std::to_string(n.tree_seq);
+  }
+  out += '"';
+}
+
 std::string NodeETag(const NodeRow& n) {
-  // The first 128 bits of the content's BLAKE3 hash: as unique as the
-  // whole for telling versions apart, and half the bytes in every listing
-  // and If header (some WebDAV clients build If headers in 200-byte
-  // buffers; litmus/neon truncates two 64-digit tags).
-  if (!n.folder()) return "\"" + DigestHex(n.hash).substr(0, 32) + "\"";
-  // The drive-wide change number of the last change below: unique per
-  // change, so two states of a folder never share an ETag.
-  return "\"t" + std::to_string(n.tree_seq) + "\"";
+  std::string out;
+  AppendNodeETag(out, n);
+  return out;
 }
 
 bool IfMatchMatches(std::string_view header, const std::string& etag) {
@@ -274,7 +290,7 @@ meta::NodeCursor CursorOf(const NodeRow& n, meta::NodeSort sort) {
 }  // namespace
 
 Result<Page> Files::List(int64_t user, std::string_view folder_id, meta::NodeSort sort,
-                         bool descending, std::string_view cursor, size_t limit) {
+                         bool descending, std::string_view cursor, size_t limit, bool bare) {
   const char tag = static_cast<char>('a' + static_cast<int>(sort) * 2 + (descending ? 1 : 0));
   NUBO_ASSIGN_OR_RETURN(auto after, DecodeCursor(cursor, tag));
   Page page;
@@ -288,14 +304,20 @@ Result<Page> Files::List(int64_t user, std::string_view folder_id, meta::NodeSor
     const size_t want = limit + 1;
     if (!after || after->kind == NodeKind::kFolder) {
       NUBO_ASSIGN_OR_RETURN(page.items, t.ListChildren(folder.id, NodeKind::kFolder, sort,
-                                                       descending, after, want, user));
+                                                       descending, after, want, bare ? 0 : user));
     }
     if (page.items.size() < want) {
       std::optional<meta::NodeCursor> file_after;
       if (after && after->kind == NodeKind::kFile) file_after = after;
-      NUBO_ASSIGN_OR_RETURN(auto files, t.ListChildren(folder.id, NodeKind::kFile, sort, descending,
-                                                       file_after, want - page.items.size(), user));
-      for (auto& f : files) page.items.push_back(std::move(f));
+      NUBO_ASSIGN_OR_RETURN(auto files,
+                            t.ListChildren(folder.id, NodeKind::kFile, sort, descending, file_after,
+                                           want - page.items.size(), bare ? 0 : user));
+      if (page.items.empty()) {
+        page.items = std::move(files);
+      } else {
+        page.items.reserve(page.items.size() + files.size());
+        for (auto& f : files) page.items.push_back(std::move(f));
+      }
     }
     return Status::Ok();
   }));
@@ -303,7 +325,9 @@ Result<Page> Files::List(int64_t user, std::string_view folder_id, meta::NodeSor
     page.items.resize(limit);
     page.next_cursor = EncodeCursor(tag, CursorOf(page.items.back(), sort));
   }
-  for (NodeRow& n : page.items) n.parent_public_id = std::string(folder_id);
+  if (!bare) {
+    for (NodeRow& n : page.items) n.parent_public_id = std::string(folder_id);
+  }
   return page;
 }
 

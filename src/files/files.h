@@ -49,6 +49,8 @@ struct FilesOptions {
 // hash>\"", folders derived from
 // the rollup counter, so it changes when anything below changes.
 std::string NodeETag(const meta::NodeRow& n);
+// The same, appended to `out` (listings write one per row).
+void AppendNodeETag(std::string& out, const meta::NodeRow& n);
 std::string HashHex(const meta::Digest& d);
 
 struct Page {
@@ -122,9 +124,11 @@ class Files {
   Result<std::vector<meta::NodeRow>> Path(int64_t user, const meta::NodeRow& n);
   // One keyset page of a folder's live children, folders first. `cursor`
   // is the previous page's next_cursor (InvalidArgument if malformed or
-  // from another order).
+  // from another order). `bare`: rows without the caller's favorite flag
+  // and parent id (WebDAV shows neither; a listing saves a lookup and a
+  // copy per row).
   Result<Page> List(int64_t user, std::string_view folder_id, meta::NodeSort sort, bool descending,
-                    std::string_view cursor, size_t limit);
+                    std::string_view cursor, size_t limit, bool bare = false);
 
   Result<meta::NodeRow> CreateFolder(int64_t user, std::string_view parent_id,
                                      std::string_view name, Conflict conflict);

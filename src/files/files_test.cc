@@ -8,6 +8,7 @@
 #include "blob/mem/mem_chunk_store.h"
 #include "content/fsck.h"
 #include "content/reader.h"
+#include "util/blake3_hash.h"
 
 namespace nubo::files {
 namespace {
@@ -104,6 +105,19 @@ TEST_F(FilesTest, FolderETagChangesOnlyAlongTheChangedPath) {
   ASSERT_TRUE(Put(deep->public_id, "f", "1").ok());
   EXPECT_NE(NodeETag(*files_.Get(alice_, a->public_id)), ea);
   EXPECT_EQ(NodeETag(*files_.Get(alice_, b->public_id)), eb);
+}
+
+TEST_F(FilesTest, FileETagIsTheContentHashPrefix) {
+  auto f = Put(root_, "e.txt", "etag me");
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  const std::string want = "\"" + DigestHex(Blake3::Hash("etag me")).substr(0, 32) + "\"";
+  EXPECT_EQ(NodeETag(f->node), want);
+  std::string appended = "W/";
+  AppendNodeETag(appended, f->node);
+  EXPECT_EQ(appended, "W/" + want);
+  auto folder = files_.Get(alice_, root_);
+  ASSERT_TRUE(folder.ok());
+  EXPECT_EQ(NodeETag(*folder), "\"t" + std::to_string(folder->tree_seq) + "\"");
 }
 
 TEST_F(FilesTest, MoveIntoOwnSubtreeIsRefused) {

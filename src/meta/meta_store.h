@@ -151,6 +151,11 @@ struct DeadProp {
   std::string value;  // XML content
 };
 
+struct NodeDeadProp {
+  int64_t node_id = 0;
+  DeadProp prop;
+};
+
 struct DavLockRow {
   std::string token;
   int64_t drive_id = 0;
@@ -225,7 +230,8 @@ class ReadTxn {
                                                    int64_t viewer) = 0;
   // One keyset page of live children of one kind, after `after` (none: from
   // the start), in the given order (name_key, then id break ties). Rows
-  // leave parent_public_id empty: it is the listed folder's.
+  // leave parent_public_id empty: it is the listed folder's. `favorite` is
+  // the viewer's flag; viewer 0 skips the lookup (always false).
   virtual Result<std::vector<NodeRow>> ListChildren(int64_t parent_id, NodeKind kind, NodeSort sort,
                                                     bool descending,
                                                     const std::optional<NodeCursor>& after,
@@ -256,8 +262,9 @@ class ReadTxn {
       int64_t user_id, std::optional<int64_t> before_seq, size_t limit) = 0;
   // Recently used live nodes, newest first.
   virtual Result<std::vector<NodeRow>> ListRecent(int64_t user_id, size_t limit) = 0;
-  // WebDAV dead properties of a node, by (ns, name).
-  virtual Result<std::vector<DeadProp>> ListDeadProps(int64_t node_id) = 0;
+  // WebDAV dead properties of the given nodes (a listing's page at once),
+  // by (node id, ns, name).
+  virtual Result<std::vector<NodeDeadProp>> ListDeadProps(const std::vector<int64_t>& node_ids) = 0;
   // Unexpired locks of the drive whose path is one of `paths` or, when
   // `below` is set, lies below `below` ("/a" → "/a/..."), by path.
   virtual Result<std::vector<DavLockRow>> FindDavLocks(int64_t drive_id,
@@ -271,6 +278,9 @@ class ReadTxn {
   // (public id, stored size, recomputed size).
   virtual Result<std::vector<std::tuple<std::string, int64_t, int64_t>>> FolderRollupMismatches(
       size_t limit) = 0;
+  // Public ids of nodes whose content_hash is not their manifest's hash
+  // (fsck; at most `limit`).
+  virtual Result<std::vector<std::string>> NodeHashMismatches(size_t limit) = 0;
 };
 
 class WriteTxn : public ReadTxn {

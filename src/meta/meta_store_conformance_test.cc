@@ -364,6 +364,16 @@ TEST_P(MetaStoreConformance, NodesSiblingsTrashAndKeysetListing) {
     EXPECT_TRUE(victim.has_value());
     NUBO_RETURN_IF_ERROR(t.MarkSubtreeTrashed(victim->id));
     NUBO_RETURN_IF_ERROR(t.InsertNode(dup));
+    // A file's hash follows its manifest through insert and update.
+    NUBO_ASSIGN_OR_RETURN(auto file, t.FindChild(root.id, "name101", u.id));
+    EXPECT_EQ(file->hash, D("content"));
+    NUBO_ASSIGN_OR_RETURN(int64_t other, t.InsertManifest(D("other"), 0, {}));
+    file->manifest_id = other;
+    NUBO_RETURN_IF_ERROR(t.UpdateNode(*file));
+    NUBO_ASSIGN_OR_RETURN(auto updated, t.GetNode(file->id, u.id));
+    EXPECT_EQ(updated->hash, D("other"));
+    NUBO_ASSIGN_OR_RETURN(auto mismatches, t.NodeHashMismatches(10));
+    EXPECT_TRUE(mismatches.empty());
     NUBO_ASSIGN_OR_RETURN(auto seq, t.NextChangeSeq(d.id));
     EXPECT_EQ(seq, 1);
     NUBO_RETURN_IF_ERROR(t.BumpAncestors(dup.id, seq, 5));
@@ -418,6 +428,57 @@ TEST_P(MetaStoreConformance, NodesSiblingsTrashAndKeysetListing) {
       }
     }
   }
+}
+
+TEST_P(MetaStoreConformance, DeadPropsOfManyNodesInOneQuery) {
+  std::vector<int64_t> ids;
+  Status st = store_->Write([&](WriteTxn& t) -> Status {
+    UserRow u;
+    u.public_id = "u1";
+    u.username = u.display_name = "alice";
+    u.role = "user";
+    NUBO_RETURN_IF_ERROR(t.InsertUser(u));
+    DriveRow d;
+    d.public_id = "d1";
+    d.kind = "personal";
+    d.name = "Personal";
+    d.owner_id = u.id;
+    NUBO_RETURN_IF_ERROR(t.InsertDrive(d));
+    for (const char* name : {"root", "a", "b", "c"}) {
+      NodeRow n;
+      n.public_id = name;
+      n.drive_id = d.id;
+      if (!ids.empty()) n.parent_id = ids[0];
+      n.name = n.name_key = name;
+      n.mime = "inode/directory";
+      NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+      ids.push_back(n.id);
+    }
+    NUBO_RETURN_IF_ERROR(t.SetDeadProp(ids[1], {"urn:z", "zeta", "<x/>"}));
+    NUBO_RETURN_IF_ERROR(t.SetDeadProp(ids[1], {"urn:a", "alpha", "1"}));
+    NUBO_RETURN_IF_ERROR(t.SetDeadProp(ids[3], {"urn:a", "alpha", "3"}));
+    NUBO_RETURN_IF_ERROR(t.SetDeadProp(ids[0], {"urn:a", "root", "r"}));  // not asked for
+    return Status::Ok();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  std::vector<NodeDeadProp> got, none;
+  ASSERT_TRUE(store_
+                  ->Read([&](ReadTxn& t) -> Status {
+                    NUBO_ASSIGN_OR_RETURN(got, t.ListDeadProps({ids[3], ids[2], ids[1], 999999}));
+                    NUBO_ASSIGN_OR_RETURN(none, t.ListDeadProps({}));
+                    return Status::Ok();
+                  })
+                  .ok());
+  ASSERT_EQ(got.size(), 3u);
+  // By node id, then (ns, name); nodes without properties contribute nothing.
+  EXPECT_EQ(got[0].node_id, ids[1]);
+  EXPECT_EQ(got[0].prop.name, "alpha");
+  EXPECT_EQ(got[1].node_id, ids[1]);
+  EXPECT_EQ(got[1].prop.name, "zeta");
+  EXPECT_EQ(got[1].prop.value, "<x/>");
+  EXPECT_EQ(got[2].node_id, ids[3]);
+  EXPECT_EQ(got[2].prop.value, "3");
+  EXPECT_TRUE(none.empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, MetaStoreConformance, ::testing::ValuesIn(kBackends),

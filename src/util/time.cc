@@ -1,6 +1,7 @@
 #include "util/time.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 
 namespace nubo {
@@ -58,14 +59,87 @@ std::optional<std::time_t> Finish(std::tm& tm) {
 }
 }  // namespace
 
+namespace {
+
+// The civil UTC fields of `t` (proleptic Gregorian, any year), computed
+// without gmtime_r, which takes glibc's time zone lock on every call.
+struct Civil {
+  long long year;
+  unsigned month, day, weekday, hour, minute, second;  // month 1-12, weekday 0 = Sunday
+};
+
+Civil ToCivil(std::time_t t) {
+  using namespace std::chrono;
+  const sys_seconds s{seconds{t}};
+  const sys_days d = floor<days>(s);
+  const year_month_day ymd{d};
+  const hh_mm_ss<seconds> hms{s - d};
+  return {static_cast<int>(ymd.year()),
+          static_cast<unsigned>(ymd.month()),
+          static_cast<unsigned>(ymd.day()),
+          weekday{d}.c_encoding(),
+          static_cast<unsigned>(hms.hours().count()),
+          static_cast<unsigned>(hms.minutes().count()),
+          static_cast<unsigned>(hms.seconds().count())};
+}
+
+void Append2(std::string& out, unsigned v) {
+  out += static_cast<char>('0' + v / 10);
+  out += static_cast<char>('0' + v % 10);
+}
+
+// At least four digits, as %04lld would write them.
+void AppendYear(std::string& out, long long y) {
+  if (y >= 0 && y <= 9999) {
+    Append2(out, static_cast<unsigned>(y / 100));
+    Append2(out, static_cast<unsigned>(y % 100));
+    return;
+  }
+  char buf[24];
+  int n = std::snprintf(buf, sizeof buf, "%04lld", y);
+  out.append(buf, static_cast<size_t>(n));
+}
+
+}  // namespace
+
+void AppendHttpDate(std::string& out, std::time_t t) {
+  const Civil c = ToCivil(t);
+  out += kDays[c.weekday];
+  out += ", ";
+  Append2(out, c.day);
+  out += ' ';
+  out += kMonths[c.month - 1];
+  out += ' ';
+  AppendYear(out, c.year);
+  out += ' ';
+  Append2(out, c.hour);
+  out += ':';
+  Append2(out, c.minute);
+  out += ':';
+  Append2(out, c.second);
+  out += " GMT";
+}
+
+void AppendRfc3339(std::string& out, std::time_t t) {
+  const Civil c = ToCivil(t);
+  AppendYear(out, c.year);
+  out += '-';
+  Append2(out, c.month);
+  out += '-';
+  Append2(out, c.day);
+  out += 'T';
+  Append2(out, c.hour);
+  out += ':';
+  Append2(out, c.minute);
+  out += ':';
+  Append2(out, c.second);
+  out += 'Z';
+}
+
 std::string FormatHttpDate(std::time_t t) {
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%s, %02d %s %04d %02d:%02d:%02d GMT", kDays[tm.tm_wday],
-                tm.tm_mday, kMonths[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min,
-                tm.tm_sec);
-  return buf;
+  std::string out;
+  AppendHttpDate(out, t);
+  return out;
 }
 
 std::optional<std::time_t> ParseHttpDate(std::string_view s) {

@@ -14,6 +14,11 @@ int64_t MonotonicNanos();  // for durations only
 
 // IMF-fixdate, e.g. "Sun, 06 Nov 1994 08:49:37 GMT".
 std::string FormatHttpDate(std::time_t t);
+// The same, appended to `out` (no allocation once `out` has room: a
+// multistatus writes one per row).
+void AppendHttpDate(std::string& out, std::time_t t);
+// RFC 3339 in UTC, e.g. "1994-11-06T08:49:37Z" (RFC 4918 §15.1 creationdate).
+void AppendRfc3339(std::string& out, std::time_t t);
 // Accepts IMF-fixdate and the two obsolete forms (RFC 850, asctime) as
 // RFC 9110 §5.6.7 requires of recipients. nullopt when malformed.
 std::optional<std::time_t> ParseHttpDate(std::string_view s);

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <vector>
+
 namespace nubo {
 namespace {
 
@@ -10,6 +13,36 @@ constexpr std::time_t k1994 = 784111777;  // Sun, 06 Nov 1994 08:49:37 GMT
 TEST(HttpDate, FormatsImfFixdate) {
   EXPECT_EQ(FormatHttpDate(k1994), "Sun, 06 Nov 1994 08:49:37 GMT");
   EXPECT_EQ(FormatHttpDate(0), "Thu, 01 Jan 1970 00:00:00 GMT");
+}
+
+// The formatters compute civil time themselves; gmtime_r + strftime are
+// the reference, over a spread of instants including leap days, the ends
+// of years and times before 1970.
+TEST(HttpDate, FormattersAgreeWithGmtime) {
+  std::vector<std::time_t> ts = {0,         -1,         -86400,       -2208988800LL, 951782400,
+                                 951868799, 1709164800, 4102444799LL, 253402300799LL};
+  uint64_t x = 88172645463325252ull;
+  for (int i = 0; i < 2000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    ts.push_back(static_cast<std::time_t>(x % 20000000000ull) - 2000000000);
+  }
+  for (std::time_t t : ts) {
+    std::tm tm{};
+    ASSERT_NE(gmtime_r(&t, &tm), nullptr);
+    char want[64];
+    std::strftime(want, sizeof want, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    EXPECT_EQ(FormatHttpDate(t), want) << t;
+    std::strftime(want, sizeof want, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    std::string got;
+    AppendRfc3339(got, t);
+    EXPECT_EQ(got, want) << t;
+  }
+}
+
+TEST(HttpDate, AppendsWithoutTouchingWhatIsThere) {
+  std::string out = "x:";
+  AppendHttpDate(out, k1994);
+  EXPECT_EQ(out, "x:Sun, 06 Nov 1994 08:49:37 GMT");
 }
 
 TEST(HttpDate, ParsesAllThreeForms) {

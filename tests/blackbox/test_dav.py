@@ -739,6 +739,57 @@ class DavProtocolTest(FsckMixin, unittest.TestCase):
         self.assertEqual(self.a.raw("GET", self.p("locked.txt"))[2], b"v3")
         self.assertEqual(self.a.raw("UNLOCK", self.p("locked.txt"), headers={"Lock-Token": "<%s>" % token})[0], 204)
 
+    def test_listing_shows_each_members_locks_and_dead_properties(self):
+        # A listing loads locks and dead properties once per page, not per
+        # member: every member must still show exactly its own.
+        self.assertEqual(self.a.mkcol(self.p("locked"))[0], 201)
+        self.assertEqual(self.a.mkcol(self.p("shallow"))[0], 201)
+        for rel in (("locked", "a.txt"), ("locked", "b.txt"), ("shallow", "c.txt"), ("plain.txt",)):
+            self.assertIn(self.a.put(self.p(*rel), b"x")[0], (200, 201, 204))
+        deep = self.lock(self.p("locked", collection=True), "infinity")
+        shallow = self.lock(self.p("shallow", collection=True), "0")
+        shared = {self.lock(self.p("plain.txt"), "0", "shared") for _ in range(2)}
+        patch = (b'<?xml version="1.0" encoding="utf-8"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:z">'
+                 b'<D:set><D:prop><Z:color>red</Z:color></D:prop></D:set></D:propertyupdate>')
+        status, _, resp = self.a.raw("PROPPATCH", self.p("locked", "a.txt"), patch,
+                                     {"Content-Type": "application/xml", "If": "(<%s>)" % deep})
+        self.assertEqual(status, 207, resp)
+
+        def tokens(props):
+            code, el = props[D + "lockdiscovery"]
+            self.assertEqual(code, 200)
+            return {h.text for h in el.iter(D + "href") if h.text.startswith("urn:uuid:")}
+
+        top = self.a.listing(self.p(collection=True))
+        folder = "/dav/" + self.base
+        self.assertEqual(tokens(top[folder]), set())
+        self.assertEqual(tokens(top[folder + "/locked"]), {deep})
+        self.assertEqual(tokens(top[folder + "/shallow"]), {shallow})
+        self.assertEqual(tokens(top[folder + "/plain.txt"]), shared)
+        inner = self.a.listing(self.p("locked", collection=True))
+        self.assertEqual(tokens(inner[folder + "/locked"]), {deep})
+        self.assertEqual(tokens(inner[folder + "/locked/a.txt"]), {deep})  # Depth infinity covers members
+        self.assertEqual(tokens(inner[folder + "/locked/b.txt"]), {deep})
+        self.assertEqual(inner[folder + "/locked/a.txt"]["{urn:z}color"][1].text, "red")
+        self.assertNotIn("{urn:z}color", inner[folder + "/locked/b.txt"])
+        below_shallow = self.a.listing(self.p("shallow", collection=True))
+        self.assertEqual(tokens(below_shallow[folder + "/shallow/c.txt"]), set())  # Depth 0 does not
+        # Asked by name: found where set, 404 in its own propstat elsewhere.
+        body = (b'<?xml version="1.0" encoding="utf-8"?><D:propfind xmlns:D="DAV:" xmlns:Z="urn:z"><D:prop>'
+                b'<Z:color/><D:getcontentlength/></D:prop></D:propfind>')
+        status, _, resp = self.a.raw("PROPFIND", self.p("locked", collection=True), body,
+                                     {"Depth": "1", "Content-Type": "application/xml"})
+        self.assertEqual(status, 207, resp)
+        named = multistatus(resp)
+        self.assertEqual(named[folder + "/locked/a.txt"]["{urn:z}color"][0], 200)
+        code, length = named[folder + "/locked/a.txt"][D + "getcontentlength"]
+        self.assertEqual((code, length.text), (200, "1"))
+        self.assertEqual(named[folder + "/locked/b.txt"]["{urn:z}color"][0], 404)
+        self.assertEqual(named[folder + "/locked"][D + "getcontentlength"][0], 404)
+        for token, path in [(deep, self.p("locked", collection=True)), (shallow, self.p("shallow", collection=True))] + \
+                [(t, self.p("plain.txt")) for t in shared]:
+            self.assertEqual(self.a.raw("UNLOCK", path, headers={"Lock-Token": "<%s>" % token})[0], 204)
+
     def test_malformed_xml_is_400(self):
         self.assertIn(self.a.put(self.p("f.txt"), b"f")[0], (200, 201, 204))
         bodies = [

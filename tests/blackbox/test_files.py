@@ -17,6 +17,7 @@ import json
 import os
 import random
 import re
+import sqlite3
 import subprocess
 import threading
 import time
@@ -1667,6 +1668,31 @@ if __name__ == "__main__":
 
 # ----------------------------------------------------------------------------
 # Retention: the background job deletes expired trash for good.
+
+
+class FsckFindsTamperedMetadataTest(unittest.TestCase):
+    """fsck recomputes what the server keeps denormalized: each folder's size
+    rollup and each file's content hash (its ETag) beside its manifest."""
+
+    def test_tampered_hash_and_rollup_are_reported(self):
+        srv, admin = start_server()
+        try:
+            folder = admin.mkdir(admin.root, "f")
+            f = admin.put(folder["id"], "a.txt", b"some bytes")
+            self.assertEqual(srv.terminate(), 0, srv.log()[-3000:])
+            clean = run_fsck(srv.data)
+            self.assertEqual(clean.returncode, 0, clean.stdout + clean.stderr)
+            db = sqlite3.connect(os.path.join(srv.data, "nubo.db"))
+            with db:
+                db.execute("UPDATE nodes SET content_hash = zeroblob(32) WHERE public_id = ?", (f["id"],))
+                db.execute("UPDATE nodes SET size = size + 1 WHERE public_id = ?", (folder["id"],))
+            db.close()
+            p = run_fsck(srv.data)
+            self.assertNotEqual(p.returncode, 0, p.stdout)
+            self.assertIn("node %s records a content hash" % f["id"], p.stdout + p.stderr)
+            self.assertIn("folder %s records 11 bytes" % folder["id"], p.stdout + p.stderr)
+        finally:
+            srv.close()
 
 
 class TrashRetentionTest(FsckMixin, unittest.TestCase):

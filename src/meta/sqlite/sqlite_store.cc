@@ -256,15 +256,14 @@ DriveRow DriveFrom(const Stmt& s) {
 #define NUBO_NODE_COLS                                                                         \
   "n.id, n.public_id, n.drive_id, n.parent_id, n.name, n.name_key, n.kind, n.manifest_id, "    \
   "n.size, n.mime, n.mtime, n.ctime, n.tree_seq, n.trashed_at, n.trash_root, n.trash_parent, " \
-  "n.created_by, n.updated_by, m.hash, "                                                       \
-  "EXISTS (SELECT 1 FROM favorites f WHERE f.user_id = ?1 AND f.node_id = n.id), "             \
+  "n.created_by, n.updated_by, n.content_hash, "                                               \
+  "?1 != 0 AND EXISTS (SELECT 1 FROM favorites f WHERE f.user_id = ?1 AND f.node_id = n.id), " \
   "(SELECT p.public_id FROM nodes p WHERE p.id = n.parent_id)"
 constexpr const char* kParentPublicIdCol =
     "(SELECT p.public_id FROM nodes p WHERE p.id = n.parent_id)";
 constexpr const char* kNodeCols = NUBO_NODE_COLS;
 constexpr int kNodeColCount = 21;
-constexpr const char* kNodeSelect =
-    "SELECT " NUBO_NODE_COLS " FROM nodes n LEFT JOIN manifests m ON m.id = n.manifest_id ";
+constexpr const char* kNodeSelect = "SELECT " NUBO_NODE_COLS " FROM nodes n ";
 
 std::optional<int64_t> OptInt(const Stmt& s, int col) {
   return s.IsNull(col) ? std::nullopt : std::optional<int64_t>(s.Int(col));
@@ -675,7 +674,13 @@ class SqliteTxn final : public WriteTxn {
       }
       s.Bind(6, after->name_key).Bind(7, after->id);
     }
-    return Rows<NodeRow>(s, NodeFrom);
+    std::vector<NodeRow> out;
+    out.reserve(std::min<size_t>(limit, 1024));
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) return out;
+      out.push_back(NodeFrom(s));
+    }
   }
   Result<std::vector<NodeRow>> ListChildrenById(int64_t parent_id, int64_t after_id, size_t limit,
                                                 bool include_trashed) override {
@@ -772,7 +777,6 @@ class SqliteTxn final : public WriteTxn {
     static const std::string sql =
         "SELECT " + std::string(kNodeCols) +
         ", fav.seq FROM favorites fav JOIN nodes n ON n.id = fav.node_id "
-        "LEFT JOIN manifests m ON m.id = n.manifest_id "
         "WHERE fav.user_id = ?1 AND fav.seq < ?2 AND n.trash_root IS NULL "
         "ORDER BY fav.seq DESC LIMIT ?3";
     NUBO_PREPARE(s, c_, sql.c_str());
@@ -787,7 +791,6 @@ class SqliteTxn final : public WriteTxn {
   Result<std::vector<NodeRow>> ListRecent(int64_t user_id, size_t limit) override {
     static const std::string sql = "SELECT " + std::string(kNodeCols) +
                                    " FROM recent r JOIN nodes n ON n.id = r.node_id "
-                                   "LEFT JOIN manifests m ON m.id = n.manifest_id "
                                    "WHERE r.user_id = ?1 AND n.trash_root IS NULL "
                                    "ORDER BY r.seq DESC LIMIT ?2";
     NUBO_PREPARE(s, c_, sql.c_str());
@@ -807,12 +810,28 @@ class SqliteTxn final : public WriteTxn {
     return Rows<Row>(s, [](const Stmt& r) { return Row{r.Text(0), r.Int(1), r.Int(2)}; });
   }
 
-  Result<std::vector<DeadProp>> ListDeadProps(int64_t node_id) override {
+  Result<std::vector<std::string>> NodeHashMismatches(size_t limit) override {
     NUBO_PREPARE(s, c_,
-                 "SELECT ns, name, value FROM dead_props WHERE node_id = ? ORDER BY ns, name");
-    s.Bind(1, node_id);
-    return Rows<DeadProp>(s, [](const Stmt& r) {
-      return DeadProp{r.Text(0), r.Text(1), r.Text(2)};
+                 "SELECT n.public_id FROM nodes n LEFT JOIN manifests m ON m.id = n.manifest_id "
+                 "WHERE n.content_hash IS NOT m.hash LIMIT ?");
+    s.Bind(1, static_cast<int64_t>(limit));
+    return Rows<std::string>(s, [](const Stmt& r) { return r.Text(0); });
+  }
+
+  Result<std::vector<NodeDeadProp>> ListDeadProps(const std::vector<int64_t>& node_ids) override {
+    // One statement for any number of ids: they travel as one JSON array.
+    std::string ids = "[";
+    for (int64_t id : node_ids) {
+      if (ids.size() > 1) ids += ',';
+      ids += std::to_string(id);
+    }
+    ids += ']';
+    NUBO_PREPARE(s, c_,
+                 "SELECT node_id, ns, name, value FROM dead_props "
+                 "WHERE node_id IN (SELECT value FROM json_each(?)) ORDER BY node_id, ns, name");
+    s.Bind(1, ids);
+    return Rows<NodeDeadProp>(s, [](const Stmt& r) {
+      return NodeDeadProp{r.Int(0), DeadProp{r.Text(1), r.Text(2), r.Text(3)}};
     });
   }
   Result<std::vector<DavLockRow>> FindDavLocks(int64_t drive_id,
@@ -934,8 +953,10 @@ class SqliteTxn final : public WriteTxn {
         "INSERT INTO nodes (public_id, drive_id, parent_id, name, name_key, kind, manifest_id, "
         "size, "
         "mime, mtime, ctime, tree_seq, trashed_at, trash_root, trash_parent, created_by, "
-        "updated_by) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
+        "updated_by, "
+        "content_hash) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+        "(SELECT hash FROM manifests WHERE id = ?7))");
     s.Bind(1, n.public_id).Bind(2, n.drive_id);
     BindNodeFields(s, n);
     s.Bind(6, static_cast<int64_t>(n.kind)).Bind(11, n.ctime_ms).Bind(16, n.created_by);
@@ -948,7 +969,8 @@ class SqliteTxn final : public WriteTxn {
         s, c_,
         "UPDATE nodes SET parent_id = ?3, name = ?4, name_key = ?5, manifest_id = ?7, size = ?8, "
         "mime = ?9, mtime = ?10, tree_seq = ?12, trashed_at = ?13, trash_root = ?14, "
-        "trash_parent = ?15, updated_by = ?17 WHERE id = ?1");
+        "trash_parent = ?15, updated_by = ?17, "
+        "content_hash = (SELECT hash FROM manifests WHERE id = ?7) WHERE id = ?1");
     s.Bind(1, n.id);
     BindNodeFields(s, n);
     NUBO_RETURN_IF_ERROR(s.Exec());
