@@ -79,6 +79,12 @@ class PropfindSource final : public http::BodySource {
 
   std::optional<uint64_t> Size() const override { return std::nullopt; }
 
+  // The whole document at once, for responses known to be small.
+  Result<std::string> Drain() {
+    while (!done_) NUBO_RETURN_IF_ERROR(Produce());
+    return std::move(w_.buffer());
+  }
+
   Result<size_t> Read(char* buf, size_t cap) override {
     // The first read answers with the target's response alone, so the
     // first byte leaves early; later reads fill the transport's buffer
@@ -275,7 +281,17 @@ http::Response HandlePropfind(DavContext& c) {
   http::Response r;
   r.status = 207;
   r.headers.Set("Content-Type", "application/xml; charset=utf-8");
-  r.source = std::make_unique<PropfindSource>(c, std::move(*pr), *depth);
+  auto source = std::make_unique<PropfindSource>(c, std::move(*pr), *depth);
+  if (*depth == Depth::kZero || !c.target.node->folder()) {
+    // One response (a sync client's poll): written here, already on the
+    // blocking pool, and sent whole, without the hand-offs between threads
+    // that a streamed body costs per read.
+    auto body = source->Drain();
+    if (!body.ok()) return DavError(body.status());
+    r.body = std::move(*body);
+    return r;
+  }
+  r.source = std::move(source);
   return r;
 }
 
