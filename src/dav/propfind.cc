@@ -60,7 +60,10 @@ class PropfindSource final : public http::BodySource {
  public:
   // `c` is copied: the body is read after the handler returned.
   PropfindSource(const DavContext& c, PropRequest pr, Depth depth)
-      : c_(c), pr_(std::move(pr)), depth_(depth), env_(c_) {
+      : c_(c),
+        pr_(std::move(pr)),
+        depth_(depth),
+        env_(c_, depth != Depth::kZero && c.target.node && c.target.node->folder()) {
     // What every response asks for, resolved once rather than per node.
     need_dead_ = pr_.kind != PropRequest::Kind::kProp;
     for (const auto& [ns, name] : pr_.props) {

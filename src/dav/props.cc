@@ -109,19 +109,21 @@ const std::vector<meta::DavLockRow>& PropEnv::Locks() {
   if (node_locks_) return *node_locks_;
   if (!locks_by_path_) {
     // One query for every lock that can cover a node of this response:
-    // those on the target and its ancestors, and those below the target.
+    // those on the target and its ancestors, and (when members follow)
+    // those below the target.
     const std::string& top = c_.target.path_key;
     std::vector<std::string> paths;
-    if (top != "/") {
+    if (top != "/" || !members_) {
       for (std::string p = top;; p = ParentKey(p)) {
         paths.push_back(p);
         if (p == "/") break;
       }
     }
+    const std::string below = members_ ? top : "";
     locks_by_path_.emplace();
     std::vector<meta::DavLockRow> rows;
     Status st = c_.files.meta().Read([&](meta::ReadTxn& t) -> Status {
-      NUBO_ASSIGN_OR_RETURN(rows, t.FindDavLocks(node_->drive_id, paths, top, UnixMillis()));
+      NUBO_ASSIGN_OR_RETURN(rows, t.FindDavLocks(node_->drive_id, paths, below, UnixMillis()));
       return Status::Ok();
     });
     // A failed read shows no locks, as a failed CoveringLocks did.

@@ -23,7 +23,9 @@ namespace nubo::dav {
 // node.
 class PropEnv {
  public:
-  explicit PropEnv(DavContext& c) : c_(c) {}
+  // `members`: nodes below the target will be asked about too (Depth 1 or
+  // infinity on a collection); otherwise only the target.
+  PropEnv(DavContext& c, bool members) : c_(c), members_(members) {}
   // `node` must outlive the next Reset; `path_key` is its case-folded path
   // (c.target.path_key or below it).
   void Reset(const meta::NodeRow& node, std::string_view path_key);
@@ -39,6 +41,7 @@ class PropEnv {
 
  private:
   DavContext& c_;
+  const bool members_;
   const meta::NodeRow* node_ = nullptr;
   std::string path_key_;
   // The locks on the target, its ancestors and everything below it, by

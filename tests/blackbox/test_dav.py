@@ -772,6 +772,9 @@ class DavProtocolTest(FsckMixin, unittest.TestCase):
         self.assertEqual(tokens(inner[folder + "/locked/b.txt"]), {deep})
         self.assertEqual(inner[folder + "/locked/a.txt"]["{urn:z}color"][1].text, "red")
         self.assertNotIn("{urn:z}color", inner[folder + "/locked/b.txt"])
+        alone = self.a.listing(self.p("locked", "a.txt"), depth="0")
+        self.assertEqual(tokens(alone[folder + "/locked/a.txt"]), {deep})
+        self.assertEqual(tokens(self.a.listing(self.p("plain.txt"), depth="0")[folder + "/plain.txt"]), shared)
         below_shallow = self.a.listing(self.p("shallow", collection=True))
         self.assertEqual(tokens(below_shallow[folder + "/shallow/c.txt"]), set())  # Depth 0 does not
         # Asked by name: found where set, 404 in its own propstat elsewhere.
