@@ -104,7 +104,7 @@ class PropfindSource final : public http::BodySource {
         out.clear();
         pos_ = 0;
       }
-      if (n == cap || done_ || (n > 0 && !sent_first_)) break;
+      if (n == cap || done_ || (started_ && !sent_first_)) break;
       if (pos_ == 0) NUBO_RETURN_IF_ERROR(Produce());
     }
     sent_first_ = true;
