@@ -201,10 +201,12 @@ class Nubo(Server):
     name = "nubo"
     bin = None
 
-    def __init__(self, tmp, binary):
+    def __init__(self, tmp, binary, name="nubo"):
+        self.name = name  # "nubo-before": an older build run beside it
         super().__init__(tmp)
         self.bin = binary
         self.data = os.path.join(self.tmp, "data")
+        self.root_id = None
 
     def command(self):
         return [self.bin, "serve", "--listen", "127.0.0.1:%d" % self.port, "--data", self.data]

@@ -259,10 +259,10 @@ def seed(ctx):
     for s in ctx.alive():
         try:
             c = httpc.Conn(s.port)
-            if s.name == "nubo":
+            if isinstance(s, peers.Nubo):
                 api = core.Api(s.port, peers.USER, peers.PASSWORD)
                 for n in sizes:
-                    folder = api.call("POST", "/nodes/%s/folders" % ctx.nubo_root, {"name": "p%d" % n}, expect=201)["id"]
+                    folder = api.call("POST", "/nodes/%s/folders" % s.root_id, {"name": "p%d" % n}, expect=201)["id"]
                     specs = s1_specs(n)
                     for i in range(0, n, 1000):
                         ctype, body = core.multipart_body(specs[i:i + 1000])
@@ -805,7 +805,7 @@ def s6(ctx):
                 continue
             try:
                 d = {}
-                if s.name == "nubo":
+                if isinstance(s, peers.Nubo):
                     # Calibration: one cold request (one Argon2) and the CPU of a warm one.
                     restart(ctx, s)
                     one_wall, one_cpu, st = herd(s, 1)
@@ -821,7 +821,7 @@ def s6(ctx):
                 if any(x != 207 for x in statuses):
                     raise httpc.HttpError("herd statuses %r" % sorted(set(map(str, statuses))))
                 d.update(herd_wall_ms=wall * 1000, herd_cpu_ms=cpu * 1000)
-                if s.name == "nubo":
+                if isinstance(s, peers.Nubo):
                     unit = max(one_cpu - warm_cpu, 1e-3)
                     d["argon2_runs"] = max(0.0, (cpu - k * warm_cpu) / unit)
                 # Warm: GET /health (no auth) and GET /dav/small.txt (Basic auth), interleaved.
@@ -1203,22 +1203,31 @@ def run(args, scenario):
     os.chmod(ctx.tmp, 0o755)
     ctx.say("data on %s" % ("a fresh ext4 loop device" if fresh else where or tempfile.gettempdir()))
     try:
-        names = ["nubo"] + [p for p in (args.peers.split(",") if args.peers else list(peers.PEERS)) if p]
+        # --before BIN: that build runs too, as the peer "nubo-before" (BEFORE/AFTER from one run).
+        names = ["nubo"] + (["nubo-before"] if getattr(args, "before", None) else []) + \
+            [p for p in (args.peers.split(",") if args.peers else list(peers.PEERS)) if p]
         for name in names:
-            s = peers.Nubo(ctx.tmp, core.NUBO) if name == "nubo" else peers.PEERS[name](ctx.tmp)
+            if name == "nubo":
+                s = peers.Nubo(ctx.tmp, core.NUBO)
+            elif name == "nubo-before":
+                s = peers.Nubo(ctx.tmp, args.before, name="nubo-before")
+            else:
+                s = peers.PEERS[name](ctx.tmp)
             ctx.servers.append(s)
-            if name != "nubo" and not peers.have(name):
+            if not isinstance(s, peers.Nubo) and not peers.have(name):
                 ctx.failed[name] = "not installed (bash scripts/deps.sh bench)"
                 continue
             try:
                 s.start()
-                if name == "nubo":
-                    ctx.nubo = s
+                if isinstance(s, peers.Nubo):
                     api = core.Api(s.port, peers.USER, peers.PASSWORD)
                     api.call("POST", "/setup", {"username": peers.USER, "password": peers.PASSWORD}, expect=201,
                              auth=False)
-                    ctx.nubo_root = api.call("GET", "/drives")["drives"][0]["root_id"]
+                    s.root_id = api.call("GET", "/drives")["drives"][0]["root_id"]
                     api.close()
+                if name == "nubo":
+                    ctx.nubo = s
+                    ctx.nubo_root = s.root_id
             except Exception as e:
                 ctx.failed[name] = "start: " + server_failed(ctx, s, e)
         seed(ctx)

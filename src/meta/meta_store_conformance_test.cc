@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <set>
@@ -179,6 +180,71 @@ TEST_P(MetaStoreConformance, PagingAndOrphans) {
                     return Status::Ok();
                   })
                   .ok());
+}
+
+TEST_P(MetaStoreConformance, ConcurrentWritesCommitTogetherAndFailAlone) {
+  // While one write holds the writer, sixteen more arrive; backends may run
+  // them in one transaction (group commit), but each must still behave as
+  // if alone: a failed write leaves nothing, even when it inserted rows
+  // before failing, and the others all commit.
+  std::atomic<int> arrived{0};
+  std::atomic<bool> holding{false}, batched{false};
+  std::thread first([&] {
+    Status st = store_->Write([&](WriteTxn& t) -> Status {
+      holding = true;
+      while (arrived < 16) std::this_thread::yield();
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));  // let them queue
+      NUBO_ASSIGN_OR_RETURN(int64_t id, t.InsertManifest(D("first"), 0, {}));
+      return t.InsertPin("first", id);
+    });
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  });
+  std::vector<Status> results(16);
+  std::vector<std::thread> writers;
+  for (int i = 0; i < 16; ++i) {
+    writers.emplace_back([&, i] {
+      const auto caller = std::this_thread::get_id();
+      while (!holding) std::this_thread::yield();
+      ++arrived;
+      results[i] = store_->Write([&](WriteTxn& t) -> Status {
+        if (std::this_thread::get_id() != caller) batched = true;
+        const std::string name = "w" + std::to_string(i);
+        NUBO_ASSIGN_OR_RETURN(int64_t id, t.InsertManifest(D(name.c_str()), 0, {}));
+        NUBO_RETURN_IF_ERROR(t.InsertPin(name, id));
+        if (i % 4 == 1) return Status::InvalidArgument("refused " + name);
+        if (i % 4 == 2) return t.InsertPin("first", id);  // a constraint violation, after writes
+        return Status::Ok();
+      });
+    });
+  }
+  first.join();
+  for (auto& w : writers) w.join();
+  for (int i = 0; i < 16; ++i) {
+    if (i % 4 == 1) {
+      EXPECT_EQ(results[i].code(), Code::kInvalidArgument) << i;
+    } else if (i % 4 == 2) {
+      EXPECT_EQ(results[i].code(), Code::kAlreadyExists) << i << " " << results[i].ToString();
+    } else {
+      EXPECT_TRUE(results[i].ok()) << i << " " << results[i].ToString();
+    }
+  }
+  ASSERT_TRUE(store_->Read([&](ReadTxn& t) -> Status {
+    for (int i = 0; i < 16; ++i) {
+      const std::string name = "w" + std::to_string(i);
+      NUBO_ASSIGN_OR_RETURN(auto pin, t.GetPin(name));
+      NUBO_ASSIGN_OR_RETURN(auto m, t.FindManifest(D(name.c_str())));
+      const bool kept = i % 4 == 0 || i % 4 == 3;
+      EXPECT_EQ(pin.has_value(), kept) << name;
+      EXPECT_EQ(m.has_value(), kept) << name;
+    }
+    NUBO_ASSIGN_OR_RETURN(auto first_pin, t.GetPin("first"));
+    EXPECT_TRUE(first_pin.has_value());
+    return Status::Ok();
+  }).ok());
+  // SQLite runs the queued writes on one thread in one transaction.
+  if (std::string(GetParam().name) == "sqlite") {
+    EXPECT_TRUE(batched.load());
+  }
 }
 
 TEST_P(MetaStoreConformance, ReadersSeeCommittedStateConcurrently) {

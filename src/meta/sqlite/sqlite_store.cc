@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "meta/migrations.h"
+#include "meta/sqlite/group_commit.h"
 #include "util/time.h"
 
 namespace nubo::meta {
@@ -1264,19 +1266,7 @@ class SqliteStore final : public MetaStore {
     return st;
   }
 
-  Status Write(const std::function<Status(WriteTxn&)>& fn) override {
-    std::lock_guard lock(writer_mu_);
-    NUBO_RETURN_IF_ERROR(writer_->Exec("BEGIN IMMEDIATE"));
-    SqliteTxn txn(*writer_);
-    Status st = fn(txn);
-    if (!st.ok()) {
-      (void)writer_->Exec("ROLLBACK");
-      return st;
-    }
-    Status commit = writer_->Exec("COMMIT");
-    if (!commit.ok()) (void)writer_->Exec("ROLLBACK");
-    return commit;
-  }
+  Status Write(const std::function<Status(WriteTxn&)>& fn) override { return writes_.Submit(&fn); }
 
   Result<int> SchemaVersion() override {
     std::lock_guard lock(writer_mu_);
@@ -1284,6 +1274,69 @@ class SqliteStore final : public MetaStore {
   }
 
  private:
+  using WriteFn = const std::function<Status(WriteTxn&)>*;
+  using WriteBatch = std::vector<GroupCommit<WriteFn>::Entry*>;
+
+  // Runs a batch of writes in one transaction, each inside its own
+  // savepoint: a write that fails is rolled back to its savepoint and
+  // answers its own error, the others commit together (one durable
+  // commit). Equivalent to running them one after the other.
+  void RunWrites(WriteBatch& batch) {
+    std::lock_guard lock(writer_mu_);
+    Status begin = writer_->Exec("BEGIN IMMEDIATE");
+    if (!begin.ok()) {
+      for (auto* e : batch) e->result = begin;
+      return;
+    }
+    SqliteTxn txn(*writer_);
+    const bool single = batch.size() == 1;
+    bool lost = false;  // SQLite rolled the whole transaction back
+    for (auto* e : batch) {
+      if (lost) {
+        e->result = Status::Unavailable("the group commit this write joined was rolled back");
+        continue;
+      }
+      if (!single) {
+        e->result = writer_->Exec("SAVEPOINT w");
+        if (!e->result.ok()) continue;
+      }
+      try {
+        e->result = (*e->item)(txn);
+      } catch (const std::exception& ex) {
+        e->result = Status::Internal(std::string("write threw: ") + ex.what());
+      }
+      if (single) break;
+      if (sqlite3_get_autocommit(writer_->db())) {
+        // An I/O error, a full disk or the like ended the transaction
+        // (sqlite.org/lang_transaction.html, "Response To Errors Within A
+        // Transaction"): the writes before this one are gone too.
+        lost = true;
+        if (e->result.ok()) e->result = Status::Unavailable("the transaction was rolled back");
+        continue;
+      }
+      if (!e->result.ok()) (void)writer_->Exec("ROLLBACK TO w");
+      (void)writer_->Exec("RELEASE w");
+    }
+    if (lost) {
+      for (auto* e : batch) {
+        if (e->result.ok()) e->result = Status::Unavailable("the group commit this write joined was rolled back");
+      }
+      return;
+    }
+    const bool any = std::any_of(batch.begin(), batch.end(), [](auto* e) { return e->result.ok(); });
+    if (!any) {
+      (void)writer_->Exec("ROLLBACK");
+      return;
+    }
+    Status commit = writer_->Exec("COMMIT");
+    if (!commit.ok()) {
+      (void)writer_->Exec("ROLLBACK");
+      for (auto* e : batch) {
+        if (e->result.ok()) e->result = commit;
+      }
+    }
+  }
+
   Result<std::unique_ptr<Conn>> Acquire() {
     std::unique_lock lock(pool_mu_);
     pool_cv_.wait(lock, [&] { return !idle_.empty() || open_readers_ < opt_.max_readers; });
@@ -1311,6 +1364,7 @@ class SqliteStore final : public MetaStore {
   std::string path_;
   SqliteOptions opt_;
   std::mutex writer_mu_;
+  GroupCommit<WriteFn> writes_{[this](WriteBatch& b) { RunWrites(b); }};
   std::unique_ptr<Conn> writer_;
   std::mutex pool_mu_;
   std::condition_variable pool_cv_;
