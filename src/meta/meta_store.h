@@ -372,6 +372,9 @@ class MetaStore {
   // Runs `fn` in the (serialized) write transaction; commits iff `fn`
   // returns OK and the commit is durable, else rolls back and returns the
   // error. Aborted when another process held the database too long.
+  // Concurrent calls may share one transaction and one durable commit
+  // (group commit): each `fn` still sees the writes queued before it and
+  // fails alone, but may run on another caller's thread.
   virtual Status Write(const std::function<Status(WriteTxn&)>& fn) = 0;
 
   // Highest applied migration.
