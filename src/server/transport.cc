@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -42,6 +43,9 @@ constexpr size_t kBodyChunk = 256 << 10;
 // most this much (for at most kLingerMs) before closing, so the client sees
 // the response instead of a connection reset (RFC 9112 §9.6).
 constexpr uint64_t kLingerBytes = 64ull << 20;
+// Buffered bodies up to this size are read before authentication (see
+// one_hop in Exchange).
+constexpr uint64_t kOneHopBody = 64 << 10;
 constexpr int kLingerMs = 2000;
 
 // An error met on a route's behalf, in the route's own error format.
@@ -366,7 +370,22 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
     }
 
     std::optional<http::Response> early;
-    if (ep && ep->options.access != http::Access::kPublic) {
+    // A request without a body, or with a small buffered one that needs no
+    // "100 Continue" decision, is authenticated in the same hop to the
+    // blocking pool as its handler runs, instead of a hop each: its body
+    // (if any) is read first, on this thread. The size bound keeps the
+    // order of answers: such a body is never too large, so a client that
+    // fails authentication still gets 401.
+    bool one_hop = false;
+    if (ep && ep->options.access != http::Access::kPublic && router.guard() &&
+        ep->options.body != http::BodyPolicy::kStream) {
+      const auto& o = ep->options;
+      const uint64_t limit = o.max_body ? o.max_body : opt.default_body_limit;
+      one_hop = !req.HasBody() || (o.body == http::BodyPolicy::kBuffered && req.content_length &&
+                                   *req.content_length <= std::min<uint64_t>(limit, kOneHopBody) &&
+                                   !req.headers.Get("Expect"));
+    }
+    if (ep && ep->options.access != http::Access::kPublic && !one_hop) {
       if (!router.guard()) {
         early = http::ErrorResponse(Status::Internal("no authentication configured"));
       } else {
@@ -442,7 +461,15 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
       res = std::move(*early);
     } else if (ep) {
       try {
-        co_await Call(blocking, [&] { res = ep->handler(req); });
+        co_await Call(blocking || one_hop, [&] {
+          if (one_hop) {
+            if (auto denied = router.guard()(req, *ep)) {
+              res = std::move(*denied);
+              return;
+            }
+          }
+          res = ep->handler(req);
+        });
       } catch (const std::exception& e) {
         spdlog::error("{} {} {}: handler threw: {} id={}", remote, req.method, req.target, e.what(),
                       req.request_id);
