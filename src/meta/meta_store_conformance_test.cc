@@ -51,6 +51,19 @@ class MetaStoreConformance : public ::testing::TestWithParam<Backend> {
 
 Digest D(const char* s) { return Blake3::Hash(s); }
 
+// User "alice" (public id u1) and her personal drive d1, filled in.
+Status InsertAliceAndDrive(WriteTxn& t, UserRow& u, DriveRow& d) {
+  u.public_id = "u1";
+  u.username = u.display_name = "alice";
+  u.role = "user";
+  NUBO_RETURN_IF_ERROR(t.InsertUser(u));
+  d.public_id = "d1";
+  d.kind = "personal";
+  d.name = "Personal";
+  d.owner_id = u.id;
+  return t.InsertDrive(d);
+}
+
 ManifestChunk MC(uint32_t seq, const char* h, uint64_t off, uint32_t size) {
   return ManifestChunk{seq, D(h), off, size};
 }
@@ -228,19 +241,21 @@ TEST_P(MetaStoreConformance, ConcurrentWritesCommitTogetherAndFailAlone) {
       EXPECT_TRUE(results[i].ok()) << i << " " << results[i].ToString();
     }
   }
-  ASSERT_TRUE(store_->Read([&](ReadTxn& t) -> Status {
-    for (int i = 0; i < 16; ++i) {
-      const std::string name = "w" + std::to_string(i);
-      NUBO_ASSIGN_OR_RETURN(auto pin, t.GetPin(name));
-      NUBO_ASSIGN_OR_RETURN(auto m, t.FindManifest(D(name.c_str())));
-      const bool kept = i % 4 == 0 || i % 4 == 3;
-      EXPECT_EQ(pin.has_value(), kept) << name;
-      EXPECT_EQ(m.has_value(), kept) << name;
-    }
-    NUBO_ASSIGN_OR_RETURN(auto first_pin, t.GetPin("first"));
-    EXPECT_TRUE(first_pin.has_value());
-    return Status::Ok();
-  }).ok());
+  ASSERT_TRUE(store_
+                  ->Read([&](ReadTxn& t) -> Status {
+                    for (int i = 0; i < 16; ++i) {
+                      const std::string name = "w" + std::to_string(i);
+                      NUBO_ASSIGN_OR_RETURN(auto pin, t.GetPin(name));
+                      NUBO_ASSIGN_OR_RETURN(auto m, t.FindManifest(D(name.c_str())));
+                      const bool kept = i % 4 == 0 || i % 4 == 3;
+                      EXPECT_EQ(pin.has_value(), kept) << name;
+                      EXPECT_EQ(m.has_value(), kept) << name;
+                    }
+                    NUBO_ASSIGN_OR_RETURN(auto first_pin, t.GetPin("first"));
+                    EXPECT_TRUE(first_pin.has_value());
+                    return Status::Ok();
+                  })
+                  .ok());
   // SQLite runs the queued writes on one thread in one transaction.
   if (std::string(GetParam().name) == "sqlite") {
     EXPECT_TRUE(batched.load());
@@ -386,18 +401,9 @@ TEST_P(MetaStoreConformance, UsersAndAppPasswords) {
 // listings walk every child exactly once in the requested order.
 TEST_P(MetaStoreConformance, NodesSiblingsTrashAndKeysetListing) {
   UserRow u;
-  u.public_id = "u1";
-  u.username = "alice";
-  u.display_name = "alice";
-  u.role = "user";
   Status st = store_->Write([&](WriteTxn& t) -> Status {
-    NUBO_RETURN_IF_ERROR(t.InsertUser(u));
     DriveRow d;
-    d.public_id = "d1";
-    d.kind = "personal";
-    d.name = "Personal";
-    d.owner_id = u.id;
-    NUBO_RETURN_IF_ERROR(t.InsertDrive(d));
+    NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
     EXPECT_EQ(t.InsertDrive(d).code(), Code::kAlreadyExists);  // one personal drive per owner
     NodeRow root;
     root.public_id = "root";
@@ -500,16 +506,8 @@ TEST_P(MetaStoreConformance, DeadPropsOfManyNodesInOneQuery) {
   std::vector<int64_t> ids;
   Status st = store_->Write([&](WriteTxn& t) -> Status {
     UserRow u;
-    u.public_id = "u1";
-    u.username = u.display_name = "alice";
-    u.role = "user";
-    NUBO_RETURN_IF_ERROR(t.InsertUser(u));
     DriveRow d;
-    d.public_id = "d1";
-    d.kind = "personal";
-    d.name = "Personal";
-    d.owner_id = u.id;
-    NUBO_RETURN_IF_ERROR(t.InsertDrive(d));
+    NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
     for (const char* name : {"root", "a", "b", "c"}) {
       NodeRow n;
       n.public_id = name;

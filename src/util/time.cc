@@ -100,6 +100,15 @@ void AppendYear(std::string& out, long long y) {
   out.append(buf, static_cast<size_t>(n));
 }
 
+// "HH:MM:SS", as both formats write it.
+void AppendClock(std::string& out, const Civil& c) {
+  Append2(out, c.hour);
+  out += ':';
+  Append2(out, c.minute);
+  out += ':';
+  Append2(out, c.second);
+}
+
 }  // namespace
 
 void AppendHttpDate(std::string& out, std::time_t t) {
@@ -112,11 +121,7 @@ void AppendHttpDate(std::string& out, std::time_t t) {
   out += ' ';
   AppendYear(out, c.year);
   out += ' ';
-  Append2(out, c.hour);
-  out += ':';
-  Append2(out, c.minute);
-  out += ':';
-  Append2(out, c.second);
+  AppendClock(out, c);
   out += " GMT";
 }
 
@@ -128,11 +133,7 @@ void AppendRfc3339(std::string& out, std::time_t t) {
   out += '-';
   Append2(out, c.day);
   out += 'T';
-  Append2(out, c.hour);
-  out += ':';
-  Append2(out, c.minute);
-  out += ':';
-  Append2(out, c.second);
+  AppendClock(out, c);
   out += 'Z';
 }
 
