@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "auth/accounts.h"
 #include "auth/test_support.h"
 #include "blob/faulty_chunk_store.h"
@@ -186,6 +188,38 @@ TEST_F(FilesTest, QuotaHoldsOnEveryWritePath) {
   ASSERT_TRUE(Put(root_, "d.bin", std::string(50, 'd')).ok());
   EXPECT_EQ(files_.Restore(alice_, f->node.public_id).status().code(), Code::kQuotaExceeded);
   EXPECT_EQ(Used(alice_), 50u);
+  ExpectFsckClean();
+}
+
+TEST_F(FilesTest, ItemsTrashedOnTheirOwnOutliveTheirFoldersDelete) {
+  // x is trashed from inside f, then f is trashed and deleted for good:
+  // x is still the user's, in the trash, and restores to the root. The
+  // same when g is deleted for good without going through the trash.
+  auto f = files_.CreateFolder(alice_, root_, "f", Conflict::kFail);
+  auto g = files_.CreateFolder(alice_, root_, "g", Conflict::kFail);
+  auto inner = files_.CreateFolder(alice_, f->public_id, "inner", Conflict::kFail);
+  auto x = Put(inner->public_id, "x.txt", "keep me");
+  auto y = Put(g->public_id, "y.txt", "me too");
+  auto gone = Put(f->public_id, "gone.txt", "bye");
+  ASSERT_TRUE(x.ok() && y.ok() && gone.ok());
+  ASSERT_TRUE(files_.Trash(alice_, x->node.public_id).ok());
+  ASSERT_TRUE(files_.Trash(alice_, y->node.public_id).ok());
+  ASSERT_TRUE(files_.Trash(alice_, f->public_id).ok());
+  ASSERT_TRUE(files_.DeletePermanently(alice_, f->public_id).ok());
+  ASSERT_TRUE(files_.DeletePermanently(alice_, g->public_id).ok());
+  EXPECT_EQ(files_.Get(alice_, gone->node.public_id).status().code(), Code::kNotFound);
+  auto trash = files_.ListTrash(alice_, "", 10);
+  ASSERT_TRUE(trash.ok());
+  std::set<std::string> names;
+  for (const auto& n : trash->items) names.insert(n.name);
+  EXPECT_EQ(names, (std::set<std::string>{"x.txt", "y.txt"}));
+  auto back = files_.Restore(alice_, x->node.public_id);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->parent_public_id, root_);
+  auto fc = files_.OpenContent(alice_, x->node.public_id);
+  ASSERT_TRUE(fc.ok());
+  EXPECT_EQ(fc->node.size, 7u);
+  EXPECT_EQ(Used(alice_), 7u);
   ExpectFsckClean();
 }
 

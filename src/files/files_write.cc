@@ -454,11 +454,25 @@ Result<NodeRow> Files::Restore(int64_t user, std::string_view id) {
 namespace {
 
 // Deletes the subtree of `n` for good inside `t`: releases one manifest
-// reference per file row, then removes the rows.
+// reference per file row, then removes the rows. Items the user trashed on
+// their own from inside it earlier are not part of this delete: they stay
+// in the trash, moved under the drive root (where a restore puts them).
 Status DeleteTree(meta::WriteTxn& t, const NodeRow& n) {
   const int64_t now = UnixMillis();
   if (n.live() && n.parent_id)
     NUBO_RETURN_IF_ERROR(Touch(t, n.drive_id, *n.parent_id, -static_cast<int64_t>(n.size)));
+  NUBO_ASSIGN_OR_RETURN(auto inner, t.InnerTrashRoots(n.id));
+  if (!inner.empty()) {
+    NUBO_ASSIGN_OR_RETURN(auto d, t.GetDrive(n.drive_id));
+    if (!d) return Status::Internal("drive vanished");
+    for (int64_t id : inner) {
+      NUBO_ASSIGN_OR_RETURN(auto item, t.GetNode(id, 0));
+      if (!item) return Status::Internal("trashed item vanished");
+      item->parent_id = d->root_id;
+      item->trash_parent = d->root_id;
+      NUBO_RETURN_IF_ERROR(t.UpdateNode(*item));
+    }
+  }
   NUBO_ASSIGN_OR_RETURN(auto manifests, t.SubtreeManifests(n.id));
   NUBO_RETURN_IF_ERROR(t.DeleteSubtree(n.id).status());
   for (int64_t m : manifests) NUBO_RETURN_IF_ERROR(content::ReleaseManifest(t, m, now));

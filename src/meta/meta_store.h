@@ -243,6 +243,9 @@ class ReadTxn {
   virtual Result<std::vector<NodeRow>> Ancestors(int64_t id) = 0;
   // Manifest ids of every file in the subtree of `id` (one per file row).
   virtual Result<std::vector<int64_t>> SubtreeManifests(int64_t id) = 0;
+  // Items trashed on their own from inside the subtree of `id` (nodes with
+  // trashed_at set below it), outermost only: each carries its own subtree.
+  virtual Result<std::vector<int64_t>> InnerTrashRoots(int64_t id) = 0;
   // Nodes the user trashed, newest first, before (trashed_at, id).
   virtual Result<std::vector<NodeRow>> ListTrash(int64_t drive_id,
                                                  std::optional<std::pair<int64_t, int64_t>> before,

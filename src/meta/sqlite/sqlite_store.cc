@@ -715,6 +715,17 @@ class SqliteTxn final : public WriteTxn {
     s.Bind(1, id);
     return Rows<int64_t>(s, FirstInt);
   }
+  Result<std::vector<int64_t>> InnerTrashRoots(int64_t id) override {
+    // Walk down without entering a trashed-on-its-own node; report those.
+    NUBO_PREPARE(
+        s, c_,
+        "WITH RECURSIVE sub(id) AS (SELECT ?1 UNION ALL SELECT n.id FROM nodes n JOIN sub "
+        "ON n.parent_id = sub.id WHERE n.trashed_at IS NULL) "
+        "SELECT c.id FROM nodes c JOIN sub ON c.parent_id = sub.id WHERE c.trashed_at IS NOT NULL "
+        "ORDER BY c.id");
+    s.Bind(1, id);
+    return Rows<int64_t>(s, FirstInt);
+  }
   Result<std::vector<NodeRow>> ListTrash(int64_t drive_id,
                                          std::optional<std::pair<int64_t, int64_t>> before,
                                          size_t limit, int64_t viewer) override {
@@ -1319,11 +1330,13 @@ class SqliteStore final : public MetaStore {
     }
     if (lost) {
       for (auto* e : batch) {
-        if (e->result.ok()) e->result = Status::Unavailable("the group commit this write joined was rolled back");
+        if (e->result.ok())
+          e->result = Status::Unavailable("the group commit this write joined was rolled back");
       }
       return;
     }
-    const bool any = std::any_of(batch.begin(), batch.end(), [](auto* e) { return e->result.ok(); });
+    const bool any =
+        std::any_of(batch.begin(), batch.end(), [](auto* e) { return e->result.ok(); });
     if (!any) {
       (void)writer_->Exec("ROLLBACK");
       return;
