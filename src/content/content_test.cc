@@ -178,6 +178,50 @@ TEST_F(ContentTest, GracePeriodProtectsRecentOrphans) {
   for (auto& c : d->chunks) EXPECT_TRUE(chunks_.Stat(c.hash).ok());
 }
 
+TEST_F(ContentTest, AnUploadSlowerThanTheGracePeriodKeepsItsChunks) {
+  // GC runs "two hours later" with a one-hour grace while an upload has
+  // stored chunks but not committed: they must survive, and the upload
+  // commit. Abandoned, the same chunks are swept by the next GC.
+  const int64_t later = UnixMillis() + 2 * 3'600'000;
+  std::string data = Random(3 << 20, 7);
+  std::set<meta::Digest> committed;
+  {
+    Ingest in(chunks_);
+    ASSERT_TRUE(in.Write(data.data(), data.size()).ok());
+    auto d = in.Finish();
+    ASSERT_TRUE(d.ok());
+    for (const auto& c : d->chunks) committed.insert(c.hash);
+    auto gc = CollectGarbage(*meta_, chunks_, 3'600'000, later);
+    ASSERT_TRUE(gc.ok());
+    EXPECT_EQ(gc->files_swept, 0u);
+    auto id = CommitManifest(*meta_, chunks_, *d, [&](meta::WriteTxn& t, int64_t id) {
+      return t.InsertPin("slow", id);
+    });
+    ASSERT_TRUE(id.ok()) << id.status().ToString();
+  }
+  auto back = ReadAll(Blake3::Hash(data));
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(*back == data);
+  std::string other = Random(1 << 20, 8);
+  uint64_t stored = 0;
+  {
+    Ingest abandoned(chunks_);
+    ASSERT_TRUE(abandoned.Write(other.data(), other.size()).ok());
+    auto d = abandoned.Finish();
+    ASSERT_TRUE(d.ok());
+    std::set<meta::Digest> distinct;  // new chunks: some may equal committed ones
+    for (const auto& c : d->chunks) {
+      if (!committed.count(c.hash)) distinct.insert(c.hash);
+    }
+    stored = distinct.size();
+    ASSERT_GT(stored, 0u);
+  }
+  auto gc = CollectGarbage(*meta_, chunks_, 3'600'000, later);
+  ASSERT_TRUE(gc.ok());
+  EXPECT_EQ(gc->files_swept, stored);
+  EXPECT_TRUE(Check().clean());
+}
+
 TEST_F(ContentTest, GcRacingIngestNeverLosesReferencedChunks) {
   // Two files sharing most chunks; one is dropped and re-added over and
   // over while GC (grace 50 ms) runs, so GC keeps finding orphans that an

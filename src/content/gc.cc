@@ -3,6 +3,8 @@
 #include <set>
 #include <vector>
 
+#include "content/in_flight.h"
+
 namespace nubo::content {
 
 namespace {
@@ -30,6 +32,10 @@ Result<GcStats> CollectGarbage(meta::MetaStore& meta, blob::ChunkStore& chunks, 
         NUBO_ASSIGN_OR_RETURN(auto row, txn.GetChunk(cand.hash));
         if (!row || row->refs != 0 || !row->orphaned_at_ms || *row->orphaned_at_ms > cutoff) {
           return Status::Ok();  // referenced again since the listing
+        }
+        if (InFlightChunks::Instance().Pinned(cand.hash)) {
+          ++stats.skipped_recent;  // an upload in progress stored it again
+          return Status::Ok();
         }
         auto info = chunks.Stat(cand.hash);
         if (info.ok() && info->mtime_ms > cutoff) {
@@ -60,7 +66,7 @@ Result<GcStats> CollectGarbage(meta::MetaStore& meta, blob::ChunkStore& chunks, 
     const meta::Digest& hash = file.first;
     NUBO_RETURN_IF_ERROR(meta.Write([&](meta::WriteTxn& txn) -> Status {
       NUBO_ASSIGN_OR_RETURN(auto row, txn.GetChunk(hash));
-      if (row) return Status::Ok();
+      if (row || InFlightChunks::Instance().Pinned(hash)) return Status::Ok();
       auto now_info = chunks.Stat(hash);
       if (!now_info.ok() || now_info->mtime_ms > cutoff) return Status::Ok();
       Status del = chunks.Delete(hash);

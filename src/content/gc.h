@@ -21,7 +21,7 @@ struct GcStats {
   uint64_t chunks_deleted = 0;   // rows + files
   uint64_t files_swept = 0;      // files without a row
   uint64_t bytes_freed = 0;
-  uint64_t skipped_recent = 0;   // candidates touched within the grace period
+  uint64_t skipped_recent = 0;   // candidates touched within the grace period or in flight
 };
 
 Result<GcStats> CollectGarbage(meta::MetaStore& meta, blob::ChunkStore& chunks, int64_t grace_ms,

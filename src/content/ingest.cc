@@ -1,5 +1,6 @@
 #include "content/ingest.h"
 
+#include "content/in_flight.h"
 #include "util/time.h"
 
 namespace nubo::content {
@@ -16,8 +17,13 @@ Ingest::Ingest(blob::ChunkStore& chunks, ChunkerParams params, Sync sync)
       batch_(sync == Sync::kBatched ? chunks.NewBatch() : chunks.ChunkStore::NewBatch()),
       cdc_(params) {}
 
+Ingest::~Ingest() {
+  for (const Blake3Digest& h : pinned_) InFlightChunks::Instance().Unpin(h);
+}
+
 Status Ingest::StoreChunk(std::string_view chunk) {
   Blake3Digest h = Blake3::Hash(chunk);
+  if (pinned_.insert(h).second) InFlightChunks::Instance().Pin(h);
   NUBO_RETURN_IF_ERROR(batch_->Add(h, chunk));
   staged_bytes_ += chunk.size();
   if (staged_bytes_ >= kBatchBytes) {

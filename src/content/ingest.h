@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <set>
 
 #include "blob/chunk_store.h"
 #include "content/fastcdc.h"
@@ -26,6 +27,11 @@ class Ingest {
     kPerChunk,  // make each chunk durable on its own (two fsyncs each)
   };
   explicit Ingest(blob::ChunkStore& chunks, ChunkerParams params = {}, Sync sync = Sync::kBatched);
+  // Releases the GC pins of its chunks (InFlightChunks): keep the Ingest
+  // until its manifest is committed.
+  ~Ingest();
+  Ingest(const Ingest&) = delete;
+  Ingest& operator=(const Ingest&) = delete;
 
   // Consumes the next bytes of the stream; chunks are hashed and stored as
   // they complete. An error leaves the Ingest unusable.
@@ -42,6 +48,7 @@ class Ingest {
   FastCdc cdc_;
   Blake3 whole_;
   ManifestDraft draft_;
+  std::set<Blake3Digest> pinned_;
   bool failed_ = false;
 };
 
