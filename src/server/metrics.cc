@@ -32,9 +32,8 @@ std::string Label(std::string_view v) {
 Metrics::Metrics() = default;
 
 const std::vector<double>& Metrics::Buckets() {
-  static const std::vector<double> kBuckets = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
-                                               0.05,   0.1,   0.25,   0.5,   1,    2.5,
-                                               5,      10,    30,     60};
+  static const std::vector<double> kBuckets = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                               0.25,   0.5,   1,      2.5,   5,    10,    30,   60};
   return kBuckets;
 }
 
@@ -47,7 +46,8 @@ void Metrics::RecordRequest(std::string_view route, std::string_view method, int
   std::lock_guard lock(mu_);
   auto it = requests_.find(SeriesKeyView{route, method, status});
   if (it == requests_.end()) {
-    it = requests_.emplace(SeriesKey{std::string(route), std::string(method), status}, Series{}).first;
+    it = requests_.emplace(SeriesKey{std::string(route), std::string(method), status}, Series{})
+             .first;
   }
   Series& s = it->second;
   s.count++;
@@ -70,6 +70,11 @@ uint64_t CurrentRssBytes() {
   std::fclose(f);
   if (n != 2) return 0;
   return static_cast<uint64_t>(resident) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+void Metrics::AddCounter(std::string name, std::string help, std::function<uint64_t()> read) {
+  std::lock_guard lock(mu_);
+  external_.push_back({std::move(name), std::move(help), std::move(read)});
 }
 
 std::string Metrics::Render() const {
@@ -108,12 +113,16 @@ std::string Metrics::Render() const {
                     Label(route), h.count));
     add(fmt::format("nubo_http_request_duration_seconds_sum{{route=\"{}\"}} {}\n", Label(route),
                     h.sum));
-    add(fmt::format("nubo_http_request_duration_seconds_count{{route=\"{}\"}} {}\n",
-                    Label(route), h.count));
+    add(fmt::format("nubo_http_request_duration_seconds_count{{route=\"{}\"}} {}\n", Label(route),
+                    h.count));
   }
   add("# HELP nubo_http_open_connections Client connections currently open.\n");
   add("# TYPE nubo_http_open_connections gauge\n");
   add(fmt::format("nubo_http_open_connections {}\n", open_connections()));
+  for (const External& e : external_) {
+    add(fmt::format("# HELP {} {}\n# TYPE {} counter\n{} {}\n", e.name, e.help, e.name, e.name,
+                    e.read()));
+  }
   add("# HELP process_resident_memory_bytes Resident memory size in bytes.\n");
   add("# TYPE process_resident_memory_bytes gauge\n");
   add(fmt::format("process_resident_memory_bytes {}\n", CurrentRssBytes()));

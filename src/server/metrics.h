@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -24,6 +25,10 @@ class Metrics {
   void ConnectionOpened() { open_connections_.fetch_add(1, std::memory_order_relaxed); }
   void ConnectionClosed() { open_connections_.fetch_sub(1, std::memory_order_relaxed); }
   int64_t open_connections() const { return open_connections_.load(std::memory_order_relaxed); }
+
+  // A counter kept elsewhere (e.g. Argon2 runs in the authenticator),
+  // read when the exposition is rendered. Register before serving.
+  void AddCounter(std::string name, std::string help, std::function<uint64_t()> read);
 
   // The whole exposition, including process RSS read from /proc.
   std::string Render() const;
@@ -65,6 +70,11 @@ class Metrics {
   std::map<SeriesKey, Series, SeriesLess> requests_;
   std::map<std::string, Histogram, std::less<>> latency_;  // by route
   std::atomic<int64_t> open_connections_{0};
+  struct External {
+    std::string name, help;
+    std::function<uint64_t()> read;
+  };
+  std::vector<External> external_;
 };
 
 // Resident set size of this process in bytes (0 if /proc is unreadable).

@@ -5,28 +5,28 @@
 
 #include <condition_variable>
 #include <cstdlib>
-#include <mutex>
 #include <filesystem>
+#include <mutex>
 #include <thread>
 
 #include "api/account_routes.h"
 #include "api/file_routes.h"
 #include "auth/authenticator.h"
 #include "auth/rate_limiter.h"
-#include "dav/dav.h"
+#include "blob/faulty_chunk_store.h"
 #include "content/gc.h"
+#include "dav/dav.h"
 #include "files/files.h"
 #include "http/router.h"
-#include "blob/faulty_chunk_store.h"
 #include "server/auth_guard.h"
 #include "server/faulty_meta_store.h"
-#include "server/web_routes.h"
 #include "server/log.h"
 #include "server/metrics.h"
 #include "server/ops_routes.h"
 #include "server/storage.h"
 #include "server/test_routes.h"
 #include "server/transport.h"
+#include "server/web_routes.h"
 #include "util/posix_error.h"
 #include "util/time.h"
 
@@ -56,8 +56,12 @@ Status DataDirWritable(const std::string& dir) {
 // are collected every `interval_ms`. Stops promptly when destroyed.
 class Maintenance {
  public:
-  Maintenance(files::Files& files, blob::ChunkStore& chunks, uint64_t interval_ms, uint64_t gc_grace_ms)
-      : files_(files), chunks_(chunks), interval_ms_(interval_ms), gc_grace_ms_(gc_grace_ms),
+  Maintenance(files::Files& files, blob::ChunkStore& chunks, uint64_t interval_ms,
+              uint64_t gc_grace_ms)
+      : files_(files),
+        chunks_(chunks),
+        interval_ms_(interval_ms),
+        gc_grace_ms_(gc_grace_ms),
         thread_([this] { Loop(); }) {}
   ~Maintenance() {
     {
@@ -87,12 +91,13 @@ class Maintenance {
         } else if (*purged > 0) {
           spdlog::info("trash purge: {} expired items deleted", *purged);
         }
-        auto gc = content::CollectGarbage(files_.meta(), chunks_, static_cast<int64_t>(gc_grace_ms_), now);
+        auto gc = content::CollectGarbage(files_.meta(), chunks_,
+                                          static_cast<int64_t>(gc_grace_ms_), now);
         if (!gc.ok()) {
           spdlog::warn("gc: {}", gc.status().ToString());
         } else if (gc->chunks_deleted + gc->files_swept > 0) {
-          spdlog::info("gc: {} chunks and {} stray files deleted, {} bytes freed", gc->chunks_deleted,
-                       gc->files_swept, gc->bytes_freed);
+          spdlog::info("gc: {} chunks and {} stray files deleted, {} bytes freed",
+                       gc->chunks_deleted, gc->files_swept, gc->bytes_freed);
         }
       }
       lock.lock();
@@ -134,7 +139,8 @@ int RunServe(const Config& cfg) {
     faulty_chunks = std::make_unique<blob::FaultyChunkStore>(*storage->chunks, chunk_faults);
     faulty_meta = std::make_unique<FaultyMetaStore>(*storage->meta, meta_faults);
   }
-  meta::MetaStore& meta = faulty_meta ? static_cast<meta::MetaStore&>(*faulty_meta) : *storage->meta;
+  meta::MetaStore& meta =
+      faulty_meta ? static_cast<meta::MetaStore&>(*faulty_meta) : *storage->meta;
   blob::ChunkStore& chunks =
       faulty_chunks ? static_cast<blob::ChunkStore&>(*faulty_chunks) : *storage->chunks;
 
@@ -148,8 +154,14 @@ int RunServe(const Config& cfg) {
   params.ops_limit = cfg.argon2_ops;
   params.mem_limit = cfg.argon2_mem;
   auth::Authenticator authn(meta, params, {.allow_account_passwords = cfg.basic_account_passwords});
-  auth::FailureLimiter limiter({static_cast<int>(cfg.lockout_failures),
-                                static_cast<int64_t>(cfg.lockout_ms), 100'000});
+  metrics.AddCounter("nubo_auth_argon2_verifications_total",
+                     "Basic-auth passwords verified with Argon2id (credential cache misses).",
+                     [&authn] { return authn.argon2_runs(); });
+  metrics.AddCounter("nubo_auth_credential_cache_hits_total",
+                     "Basic-auth requests answered from the credential cache, without Argon2id.",
+                     [&authn] { return authn.cache_hits(); });
+  auth::FailureLimiter limiter(
+      {static_cast<int>(cfg.lockout_failures), static_cast<int64_t>(cfg.lockout_ms), 100'000});
   auto sessions = auth::Sessions::Open(meta, params, {});
   if (!sessions.ok()) {
     spdlog::critical("cannot open sessions: {}", sessions.status().ToString());
@@ -157,7 +169,8 @@ int RunServe(const Config& cfg) {
     return 1;
   }
   router.SetGuard(MakeAuthGuard(authn, limiter, **sessions));
-  api::RegisterAccountRoutes(router, {meta, authn, params, **sessions, limiter, cfg.secure_cookies});
+  api::RegisterAccountRoutes(router,
+                             {meta, authn, params, **sessions, limiter, cfg.secure_cookies});
   files::FilesOptions fopt;
   fopt.max_upload = cfg.max_upload;
   fopt.trash_retention_ms = static_cast<int64_t>(cfg.trash_retention_ms);
@@ -176,8 +189,9 @@ int RunServe(const Config& cfg) {
   TransportOptions t;
   t.host = cfg.listen_host;
   t.port = cfg.listen_port;
-  t.io_threads = cfg.io_threads > 0 ? cfg.io_threads
-                                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  t.io_threads = cfg.io_threads > 0
+                     ? cfg.io_threads
+                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   t.blocking_threads = cfg.blocking_threads;
   t.max_connections = cfg.max_connections;
   t.max_header_bytes = cfg.max_header_bytes;

@@ -3,6 +3,7 @@ passwords, app-password lifecycle, admin-only endpoints."""
 import base64
 import json
 import os
+import re
 import subprocess
 import time
 import unittest
@@ -69,6 +70,18 @@ class AccountsTest(unittest.TestCase):
         status, _, me = call(srv, "GET", "/api/v1/me", basic("root", "root password!"))
         self.assertEqual(status, 200, me)
         self.assertEqual(me["username"], "Root")
+        # /metrics counts Argon2 runs and credential-cache hits: a second
+        # request with the same credentials is a hit, not another run.
+        def counter(name):
+            text = exchange(srv, "GET", "/metrics")[2].decode()
+            m = re.search(r"^%s (\d+)$" % name, text, re.M)
+            self.assertIsNotNone(m, name)
+            return int(m.group(1))
+        runs, hits = counter("nubo_auth_argon2_verifications_total"), counter("nubo_auth_credential_cache_hits_total")
+        self.assertGreaterEqual(runs, 1)
+        self.assertEqual(call(srv, "GET", "/api/v1/me", basic("root", "root password!"))[0], 200)
+        self.assertEqual(counter("nubo_auth_argon2_verifications_total"), runs)
+        self.assertEqual(counter("nubo_auth_credential_cache_hits_total"), hits + 1)
         # Wrong password and unknown user are indistinguishable.
         s1, _, b1 = call(srv, "GET", "/api/v1/me", basic("root", "wrong password"))
         s2, _, b2 = call(srv, "GET", "/api/v1/me", basic("nobody", "wrong password"))
