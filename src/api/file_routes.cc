@@ -49,14 +49,17 @@ std::string NodeJson(const NodeRow& n) {
   return j;
 }
 
-std::string PageJson(const files::Page& p) {
+// `extra`: more members of the page object, already JSON (",\"k\":v").
+std::string PageJson(const files::Page& p, std::string_view extra = "") {
   std::string j = "{\"items\":[";
   for (size_t i = 0; i < p.items.size(); ++i) {
     if (i) j += ",";
     j += NodeJson(p.items[i]);
   }
   j += "],\"next_cursor\":" +
-       (p.next_cursor.empty() ? std::string("null") : JsonQuote(p.next_cursor)) + "}\n";
+       (p.next_cursor.empty() ? std::string("null") : JsonQuote(p.next_cursor));
+  j += extra;
+  j += "}\n";
   return j;
 }
 
@@ -514,7 +517,10 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
       [f](Request& req) {
         NUBO_OR_ERROR(limit, LimitParam(req));
         NUBO_OR_ERROR(page, f->ListTrash(UserOf(req), req.Query("cursor").value_or(""), limit));
-        return Response::Json(200, PageJson(page));
+        // How long items stay before the purge, so clients can show it.
+        return Response::Json(
+            200,
+            PageJson(page, ",\"retention_ms\":" + std::to_string(f->options().trash_retention_ms)));
       },
       kRead);
   router.Add(

@@ -1100,6 +1100,8 @@ class FilesTest(FsckMixin, unittest.TestCase):
         entry = [n for n in trash if n["id"] == t["id"]][0]
         self.assertEqual((entry["name"], entry["kind"]), (tok + "-T", "folder"))
         self.assertIsInstance(entry["trashed_at"], int)
+        # The listing says how long items stay (files.trash_retention, 30 days by default).
+        self.assertEqual(a.call("GET", "/trash")[2]["retention_ms"], 30 * 86400 * 1000)
         # Only the trashed folder itself restores.
         self.assertEqual(a.call("POST", "/nodes/%s/restore" % y["id"])[0], 404)
         status, _, body = a.call("POST", "/nodes/%s/restore" % t["id"])
@@ -1711,6 +1713,7 @@ class TrashRetentionTest(FsckMixin, unittest.TestCase):
         kept = a.put(a.root, "kept.txt", b"kept")
         inner = a.put(folder["id"], "inner.txt", b"inner bytes")
         self.assertEqual(a.call("DELETE", "/nodes/%s" % folder["id"])[0], 204)
+        self.assertEqual(a.call("GET", "/trash")[2]["retention_ms"], 1000)
         # Within a second or two the purge job deletes it: gone from the
         # trash, gone by id (even for a permanent delete), usage unchanged.
         gone = eventually(lambda: a.call("GET", "/trash")[2]["items"] == [], timeout=10)

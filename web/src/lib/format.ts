@@ -27,12 +27,14 @@ export function formatDuration(seconds: number): string {
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
 }
 
-export const TRASH_RETENTION_DAYS = 30;
 const DAY = 86_400_000;
 
-/** Whole days before the trash purge deletes an item trashed at `trashedAt`. */
-export function daysLeft(trashedAt: number, now = Date.now(), retentionDays = TRASH_RETENTION_DAYS): number {
-  return Math.max(0, Math.ceil((trashedAt + retentionDays * DAY - now) / DAY));
+/**
+ * Whole days before the trash purge deletes an item trashed at `trashedAt`,
+ * with the server's retention (`retention_ms` of the trash listing).
+ */
+export function daysLeft(trashedAt: number, retentionMs: number, now = Date.now()): number {
+  return Math.max(0, Math.ceil((trashedAt + retentionMs - now) / DAY));
 }
 
 /** Kind of preview a file gets (by MIME type, then by extension). */

@@ -108,6 +108,8 @@ export interface Children {
 export interface TrashList {
   items: TrashedNode[];
   next_cursor: string | null;
+  /** how long an item stays in the trash before the purge deletes it (files.trash_retention) */
+  retention_ms: number;
 }
 
 export interface Drive {
