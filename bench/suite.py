@@ -175,6 +175,23 @@ def merge_rounds(per_round):
     return out
 
 
+def server_rows(ctx, per, bad, extra=None, **fixed):
+    """One table row per server: the medians of its rounds, or why it failed.
+    `extra(row, rounds)` adds the scenario's own fields (and may set
+    row["failed"]); `fixed` goes into every row (e.g. case=...)."""
+    rows = []
+    for s in ctx.servers:
+        row = dict(server=s.name, **fixed)
+        if s.name in ctx.failed or s.name in bad:
+            row["failed"] = ctx.failed.get(s.name) or bad[s.name]
+        else:
+            row.update(merge_rounds(per[s.name]))
+            if extra:
+                extra(row, per[s.name])
+        rows.append(row)
+    return rows
+
+
 def server_failed(ctx, s, e):
     tail = s.log_tail(600).strip().replace("\n", " / ")[-300:]
     dead = s.proc is not None and s.proc.poll() is not None
@@ -365,14 +382,8 @@ def s1(ctx):
                                         "growth_mib": (hwm - rss0) / 1024})
                 except Exception as e:
                     bad[s.name] = server_failed(ctx, s, e)
-        for s in ctx.servers:
-            row = {"server": s.name, "case": "%d files" % n}
-            if s.name in ctx.failed or s.name in bad:
-                row["failed"] = ctx.failed.get(s.name) or bad[s.name]
-            else:
-                row.update(merge_rounds(per[s.name]))
-                row["rounds_p50_ms"] = [round(d["p50_ms"], 3) for d in per[s.name]]
-            rows.append(row)
+        rows += server_rows(ctx, per, bad, case="%d files" % n, extra=lambda row, rounds: row.update(
+            rounds_p50_ms=[round(d["p50_ms"], 3) for d in rounds]))
     table(ctx, "s1", "PROPFIND Depth:1 (resourcetype, getcontentlength, getlastmodified, getetag), one keep-alive "
           "connection, sequential; median of %d rounds" % P["rounds"],
           [("p50_ms", "p50 ms", "%.2f"), ("p95_ms", "p95 ms", "%.2f"), ("p99_ms", "p99 ms", "%.2f"),
@@ -428,20 +439,15 @@ def s2(ctx):
                 per[s.name].append(res)
             except Exception as e:
                 bad[s.name] = server_failed(ctx, s, e)
-    rows = []
-    for s in ctx.servers:
-        row = {"server": s.name}
-        if s.name in ctx.failed or s.name in bad:
-            row["failed"] = ctx.failed.get(s.name) or bad[s.name]
-        else:
-            row.update(merge_rounds(per[s.name]))
-            row["errors"] = sum(d["errors"] for d in per[s.name])
-            row["status_errors"] = sum(d["status_errors"] for d in per[s.name])
-            row["closes"] = sum(d["closes"] for d in per[s.name])
-            row["rounds_rps"] = [round(d["rps"]) for d in per[s.name]]
-            if row["errors"]:
-                row["failed"] = "%d errors (%d of them statuses >= 400)" % (row["errors"], row["status_errors"])
-        rows.append(row)
+    def extra(row, rounds):
+        row["errors"] = sum(d["errors"] for d in rounds)
+        row["status_errors"] = sum(d["status_errors"] for d in rounds)
+        row["closes"] = sum(d["closes"] for d in rounds)
+        row["rounds_rps"] = [round(d["rps"]) for d in rounds]
+        if row["errors"]:
+            row["failed"] = "%d errors (%d of them statuses >= 400)" % (row["errors"], row["status_errors"])
+
+    rows = server_rows(ctx, per, bad, extra)
     table(ctx, "s2", "sync poll: PROPFIND Depth:0 on the unchanged root, wrk -t2 -c64, %d s × %d rounds, median"
           % (P["s2_duration"], P["rounds"]),
           [("rps", "req/s", "%.0f"), ("p50_ms", "p50 ms", "%.2f"), ("p95_ms", "p95 ms", "%.2f"),
@@ -579,20 +585,15 @@ def s3(ctx):
                                     "gate": gate, "err_sample": errs[:2]})
             except Exception as e:
                 bad[s.name] = server_failed(ctx, s, e)
-    rows = []
-    for s in ctx.servers:
-        row = {"server": s.name}
-        if s.name in ctx.failed or s.name in bad:
-            row["failed"] = ctx.failed.get(s.name) or bad[s.name]
-        else:
-            row.update(merge_rounds(per[s.name]))
-            row["errors"] = sum(d["errors"] for d in per[s.name])
-            row["rounds_files_per_s"] = [round(d["files_per_s"]) for d in per[s.name]]
-            gates = [d["gate"] for d in per[s.name] if d["gate"]]
-            if gates or row["errors"]:
-                row["failed"] = (gates[0] if gates else "%d errors, e.g. %r" % (
-                    row["errors"], [d["err_sample"] for d in per[s.name] if d["err_sample"]][0]))
-        rows.append(row)
+    def extra(row, rounds):
+        row["errors"] = sum(d["errors"] for d in rounds)
+        row["rounds_files_per_s"] = [round(d["files_per_s"]) for d in rounds]
+        gates = [d["gate"] for d in rounds if d["gate"]]
+        if gates or row["errors"]:
+            row["failed"] = (gates[0] if gates else "%d errors, e.g. %r" % (
+                row["errors"], [d["err_sample"] for d in rounds if d["err_sample"]][0]))
+
+    rows = server_rows(ctx, per, bad, extra)
     table(ctx, "s3", "small-file ingest: %d PUTs of 4 KiB (distinct contents) into a new folder per round, "
           "16 connections (2 processes × 8 threads), %d rounds, median" % (n, P["rounds"]),
           [("files_per_s", "files/s", "%.0f"), ("p50_ms", "p50 ms", "%.2f"), ("p95_ms", "p95 ms", "%.2f"),
@@ -692,17 +693,12 @@ def s4(ctx):
             except Exception as e:
                 bad[s.name] = server_failed(ctx, s, e)
     os.unlink(src)
-    rows = []
-    for s in ctx.servers:
-        row = {"server": s.name}
-        if s.name in ctx.failed or s.name in bad:
-            row["failed"] = ctx.failed.get(s.name) or bad[s.name]
-        else:
-            row.update(merge_rounds(per[s.name]))
-            gates = [d["gate"] for d in per[s.name] if d["gate"]]
-            if gates:
-                row["failed"] = gates[0]
-        rows.append(row)
+    def extra(row, rounds):
+        gates = [d["gate"] for d in rounds if d["gate"]]
+        if gates:
+            row["failed"] = gates[0]
+
+    rows = server_rows(ctx, per, bad, extra)
     for k, label in (("b3sum", "reference: b3sum (all cores)"), ("cat", "reference: cat file > /dev/null")):
         rows.append({"server": label, "put_mbps": med(refs[k]) if k == "b3sum" else None,
                      "get_mbps": med(refs[k]) if k == "cat" else None, "reference": True})
@@ -1015,18 +1011,13 @@ def s7(ctx):
                 d["disk_free_gib"] = shutil.disk_usage(ctx.tmp).free / (1 << 30)
             except Exception as e:
                 bad[s.name] = server_failed(ctx, s, e)
-    rows = []
-    for s in ctx.servers:
-        row = {"server": s.name}
-        if s.name in ctx.failed or s.name in bad:
-            row["failed"] = ctx.failed.get(s.name) or bad[s.name]
-        else:
-            row.update(merge_rounds(per[s.name]))
-            row["errors"] = sum(d["errors"] for d in per[s.name])
-            samples = [e for d in per[s.name] for e in d["err_sample"]]
-            if row["errors"]:
-                row["failed"] = "%d errors, e.g. %s" % (row["errors"], "; ".join("%s: %s" % e for e in samples[:2]))
-        rows.append(row)
+    def extra(row, rounds):
+        row["errors"] = sum(d["errors"] for d in rounds)
+        samples = [e for d in rounds for e in d["err_sample"]]
+        if row["errors"]:
+            row["failed"] = "%d errors, e.g. %s" % (row["errors"], "; ".join("%s: %s" % e for e in samples[:2]))
+
+    rows = server_rows(ctx, per, bad, extra)
     table(ctx, "s7", "mixed workload (cdperf-like sizes: 84 %% < 1 MB, 12.5 %% 1–10 MB, 3.5 %% 10–100 MB%s), 16 users "
           "each in their own folder, ops upload 30 / download 30 / list 20 / rename 10 / delete 10, %d s × %d rounds, "
           "median" % (", sizes ÷ %d" % scale if scale > 1 else "", P["s7_duration"], P["rounds"]),
