@@ -382,6 +382,14 @@ class MetaStore {
 
   // Highest applied migration.
   virtual Result<int> SchemaVersion() = 0;
+
+  // Write calls served and the durable commits that served them (fewer
+  // when concurrent writes shared a commit), for /metrics.
+  struct WriteStats {
+    uint64_t writes = 0;
+    uint64_t commits = 0;
+  };
+  virtual WriteStats Stats() const = 0;
 };
 
 }  // namespace nubo::meta

@@ -17,6 +17,7 @@ class FaultyMetaStore final : public meta::MetaStore {
   Status Read(const std::function<Status(meta::ReadTxn&)>& fn) override { return inner_.Read(fn); }
   Status Write(const std::function<Status(meta::WriteTxn&)>& fn) override;
   Result<int> SchemaVersion() override { return inner_.SchemaVersion(); }
+  WriteStats Stats() const override { return inner_.Stats(); }
 
  private:
   meta::MetaStore& inner_;

@@ -154,6 +154,11 @@ int RunServe(const Config& cfg) {
   params.ops_limit = cfg.argon2_ops;
   params.mem_limit = cfg.argon2_mem;
   auth::Authenticator authn(meta, params, {.allow_account_passwords = cfg.basic_account_passwords});
+  metrics.AddCounter("nubo_meta_writes_total", "Metadata write transactions requested.",
+                     [&meta] { return meta.Stats().writes; });
+  metrics.AddCounter("nubo_meta_commits_total",
+                     "Durable metadata commits (concurrent writes share one: group commit).",
+                     [&meta] { return meta.Stats().commits; });
   metrics.AddCounter("nubo_auth_argon2_verifications_total",
                      "Basic-auth passwords verified with Argon2id (credential cache misses).",
                      [&authn] { return authn.argon2_runs(); });

@@ -82,6 +82,10 @@ class AccountsTest(unittest.TestCase):
         self.assertEqual(call(srv, "GET", "/api/v1/me", basic("root", "root password!"))[0], 200)
         self.assertEqual(counter("nubo_auth_argon2_verifications_total"), runs)
         self.assertEqual(counter("nubo_auth_credential_cache_hits_total"), hits + 1)
+        # Setup wrote to the database: writes counted, never fewer than commits.
+        writes, commits = counter("nubo_meta_writes_total"), counter("nubo_meta_commits_total")
+        self.assertGreaterEqual(writes, 1)
+        self.assertTrue(1 <= commits <= writes, (commits, writes))
         # Wrong password and unknown user are indistinguishable.
         s1, _, b1 = call(srv, "GET", "/api/v1/me", basic("root", "wrong password"))
         s2, _, b2 = call(srv, "GET", "/api/v1/me", basic("nobody", "wrong password"))

@@ -1284,6 +1284,8 @@ class SqliteStore final : public MetaStore {
     return CurrentVersion(*writer_);
   }
 
+  WriteStats Stats() const override { return {writes_.items(), writes_.batches()}; }
+
  private:
   using WriteFn = const std::function<Status(WriteTxn&)>*;
   using WriteBatch = std::vector<GroupCommit<WriteFn>::Entry*>;
