@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -43,8 +42,8 @@ constexpr size_t kBodyChunk = 256 << 10;
 // most this much (for at most kLingerMs) before closing, so the client sees
 // the response instead of a connection reset (RFC 9112 §9.6).
 constexpr uint64_t kLingerBytes = 64ull << 20;
-// Buffered bodies up to this size are read before authentication (see
-// one_hop in Exchange).
+// Bodies up to this size are read before authentication (see one_hop in
+// Exchange).
 constexpr uint64_t kOneHopBody = 64 << 10;
 constexpr int kLingerMs = 2000;
 
@@ -370,40 +369,39 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
     }
 
     std::optional<http::Response> early;
-    // A request without a body, or with a small buffered one that needs no
-    // "100 Continue" decision, is authenticated in the same hop to the
-    // blocking pool as its handler runs, instead of a hop each: its body
-    // (if any) is read first, on this thread. The size bound keeps the
-    // order of answers: such a body is never too large, so a client that
-    // fails authentication still gets 401.
-    bool one_hop = false;
-    if (ep && ep->options.access != http::Access::kPublic && router.guard() &&
-        ep->options.body != http::BodyPolicy::kStream) {
+    // The route's limit on the request body (0: none; a streamed route's
+    // quota is its sink's business).
+    uint64_t limit = 0;
+    if (ep) {
       const auto& o = ep->options;
-      const uint64_t limit = o.max_body ? o.max_body : opt.default_body_limit;
-      one_hop = !req.HasBody() || (o.body == http::BodyPolicy::kBuffered && req.content_length &&
-                                   *req.content_length <= std::min<uint64_t>(limit, kOneHopBody) &&
-                                   !req.headers.Get("Expect"));
+      limit = o.body == http::BodyPolicy::kBuffered
+                  ? (o.max_body ? o.max_body : opt.default_body_limit)
+                  : o.max_body;
     }
-    // Likewise a small streamed upload (a 4 KiB PUT): its body is read
-    // first, then authentication, opening the sink, writing, finishing and
-    // the handler share one hop instead of five.
-    bool small_stream = false;
-    std::string small_body;
-    if (ep && ep->options.access != http::Access::kPublic && router.guard() &&
-        ep->options.body == http::BodyPolicy::kStream && req.content_length &&
-        *req.content_length <= kOneHopBody && !req.headers.Get("Expect") &&
-        (!ep->options.max_body || *req.content_length <= ep->options.max_body)) {
-      small_stream = true;
+    // A request without a body, or with a small one of known size that
+    // needs no "100 Continue" decision, has its body read first on this
+    // thread; then authentication, the sink (streamed routes: open, write,
+    // finish) and the handler share one hop to the blocking pool instead
+    // of a hop each (five for a small upload). The size bound is within
+    // the route's limit, so a client that fails authentication still gets
+    // 401, never 413.
+    bool one_hop = false;
+    if (ep && ep->options.access != http::Access::kPublic && router.guard()) {
+      one_hop = !req.HasBody() ||
+                (ep->options.body != http::BodyPolicy::kNone && req.content_length &&
+                 *req.content_length <= kOneHopBody && (!limit || *req.content_length <= limit) &&
+                 !req.headers.Get("Expect"));
     }
-    if (ep && ep->options.access != http::Access::kPublic && !one_hop && !small_stream) {
+    const bool hop_stream = one_hop && ep->options.body == http::BodyPolicy::kStream;
+    std::string small_body;  // hop_stream: the body, read before the hop
+    if (ep && ep->options.access != http::Access::kPublic && !one_hop) {
       if (!router.guard()) {
         early = http::ErrorResponse(Status::Internal("no authentication configured"));
       } else {
         co_await Call(true, [&] { early = router.guard()(req, *ep); });
       }
     }
-    if (ep && small_stream && req.HasBody()) {
+    if (hop_stream && req.HasBody()) {
       Status st = co_await ReadBody(
           c, buf, hp, *req.content_length, false,
           [&](const char* d, size_t n) {
@@ -419,11 +417,8 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
       if (!st.ok()) early = RouteError(*ep, st);
       body_done = st.ok();
     }
-    if (ep && !early && !small_stream) {
+    if (ep && !early && !hop_stream) {
       const auto& o = ep->options;
-      uint64_t limit = o.body == http::BodyPolicy::kBuffered
-                           ? (o.max_body ? o.max_body : opt.default_body_limit)
-                           : o.max_body;
       if (req.HasBody() && o.body == http::BodyPolicy::kNone) {
         early = http::ErrorResponse(413, Code::kTooLarge, "this resource takes no request body");
       } else if (limit && req.content_length && *req.content_length > limit) {
@@ -488,14 +483,14 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
       res = std::move(*early);
     } else if (ep) {
       try {
-        co_await Call(blocking || one_hop || small_stream, [&] {
-          if (one_hop || small_stream) {
+        co_await Call(blocking || one_hop, [&] {
+          if (one_hop) {
             if (auto denied = router.guard()(req, *ep)) {
               res = std::move(*denied);
               return;
             }
           }
-          if (small_stream) {
+          if (hop_stream) {
             auto opened = ep->open_sink(req);
             if (!opened.ok()) {
               res = RouteError(*ep, opened.status());
