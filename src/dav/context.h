@@ -57,6 +57,9 @@ bool IsDavMount(std::string_view first_segment);
 
 // The parent's path key ("/a/b" → "/a"; "/a" → "/").
 std::string ParentKey(const std::string& path_key);
+// `path_key` and each ancestor's key, nearest first, ending with "/": the
+// places a lock covering it can be on.
+std::vector<std::string> SelfAndAncestors(const std::string& path_key);
 
 http::Response HandleOptions(DavContext& c);
 http::Response HandlePropfind(DavContext& c);

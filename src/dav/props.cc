@@ -113,12 +113,8 @@ const std::vector<meta::DavLockRow>& PropEnv::Locks() {
     // those below the target.
     const std::string& top = c_.target.path_key;
     std::vector<std::string> paths;
-    if (top != "/" || !members_) {
-      for (std::string p = top;; p = ParentKey(p)) {
-        paths.push_back(p);
-        if (p == "/") break;
-      }
-    }
+    // (Below "/" is the whole drive, "/" included: no separate path then.)
+    if (top != "/" || !members_) paths = SelfAndAncestors(top);
     const std::string below = members_ ? top : "";
     locks_by_path_.emplace();
     std::vector<meta::DavLockRow> rows;
@@ -135,13 +131,12 @@ const std::vector<meta::DavLockRow>& PropEnv::Locks() {
   // Depth infinity (§6.1), nearest first.
   node_locks_.emplace();
   if (locks_by_path_->empty()) return *node_locks_;
-  for (std::string p = path_key_;; p = ParentKey(p)) {
+  for (const std::string& p : SelfAndAncestors(path_key_)) {
     if (auto it = locks_by_path_->find(p); it != locks_by_path_->end()) {
       for (const auto& l : it->second) {
         if (p == path_key_ || l.depth_infinity) node_locks_->push_back(l);
       }
     }
-    if (p == "/") break;
   }
   return *node_locks_;
 }

@@ -147,6 +147,12 @@ bool IsDavMount(std::string_view first_segment) {
   return first_segment == "dav" || first_segment == "webdav";
 }
 
+std::vector<std::string> SelfAndAncestors(const std::string& path_key) {
+  std::vector<std::string> out{path_key};
+  while (out.back() != "/") out.push_back(ParentKey(out.back()));
+  return out;
+}
+
 std::string ParentKey(const std::string& path_key) {
   size_t slash = path_key.rfind('/');
   if (slash == 0 || slash == std::string::npos) return "/";
@@ -181,11 +187,7 @@ Result<std::vector<meta::DavLockRow>> CoveringLocks(files::Files& files, int64_t
                                                     const std::string& path_key) {
   // The path itself and each ancestor; ancestors count only with Depth
   // infinity (§6.1: a Depth 0 lock covers just its resource).
-  std::vector<std::string> paths{path_key};
-  for (std::string p = path_key; p != "/";) {
-    p = ParentKey(p);
-    paths.push_back(p);
-  }
+  const std::vector<std::string> paths = SelfAndAncestors(path_key);
   std::vector<meta::DavLockRow> rows;
   NUBO_RETURN_IF_ERROR(files.meta().Read([&](meta::ReadTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(rows, t.FindDavLocks(drive_id, paths, "", UnixMillis()));
