@@ -39,7 +39,7 @@ test-web:
 	cd web && NUBO_BIN=$(CURDIR)/$(BUILD)/test/nubo npm run e2e
 
 test-release:
-	@bash scripts/deps.sh test
+	@bash scripts/deps.sh test web
 	@$(MAKE) --no-print-directory $(BUILD)/test/build.ninja
 	ninja -C $(BUILD)/test -j $(JOBS)
 	cd $(BUILD)/test && ctest --output-on-failure --timeout 900
@@ -47,7 +47,7 @@ test-release:
 # Every test again under AddressSanitizer + UndefinedBehaviorSanitizer
 # (the streaming test moves 256 MiB instead of 4 GiB; RSS is not asserted).
 test-asan:
-	@bash scripts/deps.sh test
+	@bash scripts/deps.sh test web
 	cmake -S . -B $(BUILD)/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DNUBO_WERROR=ON -DNUBO_SANITIZE=ON
 	ninja -C $(BUILD)/asan -j $(JOBS)
 	cd $(BUILD)/asan && NUBO_TEST_SANITIZED=1 NUBO_TEST_BIG_BYTES=268435456 \

@@ -30,6 +30,8 @@ struct Fixture {
     auto u = auth::CreateUser(*meta, {"bench", "bench password 1", false, std::nullopt, ""}, params);
     if (!u.ok()) std::abort();
   }
+  // Wrong passwords are timed here, not throttled.
+  auth::FailureLimiter limiter{{.max_failures = 1 << 30}};
   ~Fixture() {
     meta.reset();
     fs::remove_all(dir);
@@ -38,10 +40,10 @@ struct Fixture {
 
 void BM_WarmHit(benchmark::State& state) {
   static Fixture f;
-  static auth::Authenticator a(*f.meta, f.params, {});
-  if (!a.VerifyBasic("bench", "bench password 1").ok()) std::abort();
+  static auth::Authenticator a(*f.meta, f.params, f.limiter, {});
+  if (!a.VerifyBasic("bench", "bench password 1", "127.0.0.1").ok()) std::abort();
   for (auto _ : state) {
-    auto r = a.VerifyBasic("bench", "bench password 1");
+    auto r = a.VerifyBasic("bench", "bench password 1", "127.0.0.1");
     benchmark::DoNotOptimize(r);
   }
 }
@@ -49,9 +51,9 @@ BENCHMARK(BM_WarmHit);
 
 void BM_Argon2Verify(benchmark::State& state) {
   static Fixture f;
-  auth::Authenticator a(*f.meta, f.params, {.max_bytes = 1});  // nothing cached
+  auth::Authenticator a(*f.meta, f.params, f.limiter, {.max_bytes = 1});  // nothing cached
   for (auto _ : state) {
-    auto r = a.VerifyBasic("bench", "bench password 1");
+    auto r = a.VerifyBasic("bench", "bench password 1", "127.0.0.1");
     benchmark::DoNotOptimize(r);
   }
 }
@@ -61,9 +63,9 @@ BENCHMARK(BM_Argon2Verify)->Unit(benchmark::kMillisecond)->Iterations(5);
 // must cost the same (no user enumeration by timing).
 void BM_WrongPassword(benchmark::State& state) {
   static Fixture f;
-  auth::Authenticator a(*f.meta, f.params, {});
+  auth::Authenticator a(*f.meta, f.params, f.limiter, {});
   for (auto _ : state) {
-    auto r = a.VerifyBasic("bench", "not the password");
+    auto r = a.VerifyBasic("bench", "not the password", "127.0.0.1");
     benchmark::DoNotOptimize(r);
   }
 }
@@ -71,10 +73,10 @@ BENCHMARK(BM_WrongPassword)->Unit(benchmark::kMillisecond)->Iterations(8);
 
 void BM_UnknownUser(benchmark::State& state) {
   static Fixture f;
-  auth::Authenticator a(*f.meta, f.params, {});
-  (void)a.VerifyBasic("warmup-unknown", "x");  // the equalizer hash is made on first need
+  auth::Authenticator a(*f.meta, f.params, f.limiter, {});
+  (void)a.VerifyBasic("warmup-unknown", "x", "127.0.0.1");  // the equalizer hash is made on first need
   for (auto _ : state) {
-    auto r = a.VerifyBasic("nobody-here", "not the password");
+    auto r = a.VerifyBasic("nobody-here", "not the password", "127.0.0.1");
     benchmark::DoNotOptimize(r);
   }
 }
@@ -84,11 +86,11 @@ BENCHMARK(BM_UnknownUser)->Unit(benchmark::kMillisecond)->Iterations(8);
 void BM_Herd8(benchmark::State& state) {
   static Fixture f;
   for (auto _ : state) {
-    auth::Authenticator a(*f.meta, f.params, {});
+    auth::Authenticator a(*f.meta, f.params, f.limiter, {});
     std::vector<std::thread> ts;
     std::atomic<int> ok{0};
     auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < 8; ++i) ts.emplace_back([&] { ok += a.VerifyBasic("bench", "bench password 1").ok(); });
+    for (int i = 0; i < 8; ++i) ts.emplace_back([&] { ok += a.VerifyBasic("bench", "bench password 1", "127.0.0.1").ok(); });
     for (auto& t : ts) t.join();
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     state.counters["argon2_runs"] = static_cast<double>(a.argon2_runs());

@@ -27,6 +27,17 @@ std::string UserJson(const meta::UserRow& u) {
          ",\"created_at\":" + std::to_string(u.created_at_ms) + "}";
 }
 
+std::string ScopesJson(uint32_t scopes) {
+  std::string out = "[";
+  const std::string names = auth::ScopeNames(scopes);
+  for (std::string_view name : Split(names, ',')) {
+    if (name.empty()) continue;
+    if (out.size() > 1) out += ',';
+    out += JsonQuote(name);
+  }
+  return out + "]";
+}
+
 Result<meta::UserRow> LoadUser(meta::MetaStore& meta, int64_t id) {
   std::optional<meta::UserRow> u;
   NUBO_RETURN_IF_ERROR(meta.Read([&](meta::ReadTxn& t) -> Status {
@@ -37,9 +48,31 @@ Result<meta::UserRow> LoadUser(meta::MetaStore& meta, int64_t id) {
   return *u;
 }
 
-constexpr http::RouteOptions kUserJson{http::Access::kUser, http::BodyPolicy::kBuffered, 64 << 10, true};
-constexpr http::RouteOptions kUser{http::Access::kUser, http::BodyPolicy::kNone, 0, true};
-constexpr http::RouteOptions kAdmin{http::Access::kAdmin, http::BodyPolicy::kNone, 0, true};
+// Access levels (http/router.h): kUser routes are open to every credential
+// with the files scope, app passwords included; kAccount routes manage the
+// account and its credentials, which an app password never may (a leaked
+// one must not mint its successor or lock the owner out).
+constexpr http::RouteOptions kUser{
+    .access = http::Access::kUser, .body = http::BodyPolicy::kNone, .blocking = true};
+constexpr http::RouteOptions kAccount{
+    .access = http::Access::kAccount, .body = http::BodyPolicy::kNone, .blocking = true};
+constexpr http::RouteOptions kAccountJson{.access = http::Access::kAccount,
+                                          .body = http::BodyPolicy::kBuffered,
+                                          .max_body = 64 << 10,
+                                          .blocking = true,
+                                          .json = true};
+constexpr http::RouteOptions kAdmin{
+    .access = http::Access::kAdmin, .body = http::BodyPolicy::kNone, .blocking = true};
+constexpr http::RouteOptions kAdminJson{.access = http::Access::kAdmin,
+                                        .body = http::BodyPolicy::kBuffered,
+                                        .max_body = 64 << 10,
+                                        .blocking = true,
+                                        .json = true};
+constexpr http::RouteOptions kPublicJson{.access = http::Access::kPublic,
+                                         .body = http::BodyPolicy::kBuffered,
+                                         .max_body = 64 << 10,
+                                         .blocking = true,
+                                         .json = true};
 
 }  // namespace
 
@@ -77,7 +110,6 @@ void ClearCookies(Response& r, bool secure) {
 }
 
 void RegisterAuthRoutes(http::Router& router, const AccountDeps& d) {
-  constexpr http::RouteOptions kPublicJson{http::Access::kPublic, http::BodyPolicy::kBuffered, 64 << 10, true};
   router.Add(
       "POST", "/api/v1/auth/login",
       [d](Request& req) {
@@ -99,9 +131,11 @@ void RegisterAuthRoutes(http::Router& router, const AccountDeps& d) {
                                   req.client_ip);
         if (!t.ok()) {
           if (t.status().code() == Code::kUnauthenticated) d.limiter.SignInFailed(req.client_ip, user, now);
-          return http::ErrorResponse(t.status());
+          Response r = http::ErrorResponse(t.status());
+          if (t.status().code() == Code::kUnavailable) r.headers.Set("Retry-After", "1");
+          return r;
         }
-        d.limiter.SignInSucceeded(user);
+        d.limiter.SignInSucceeded(req.client_ip, user);
         if (mode == "cookie") return CookieSession(d, *t);
         return Response::Json(200, TokensJson(*t));
       },
@@ -144,10 +178,10 @@ void RegisterAuthRoutes(http::Router& router, const AccountDeps& d) {
   router.Add(
       "POST", "/api/v1/auth/logout",
       [d](Request& req) {
-        if (req.caller->session_id.empty()) {
+        if (req.principal->session_id.empty()) {
           return http::ErrorResponse(Status::InvalidArgument("not signed in with a session"));
         }
-        Status st = d.sessions.Logout(req.caller->session_id);
+        Status st = d.sessions.Logout(req.principal->session_id);
         if (!st.ok()) return http::ErrorResponse(st);
         Response r = Response::Empty(204);
         ClearCookies(r, d.secure_cookies);
@@ -159,7 +193,7 @@ void RegisterAuthRoutes(http::Router& router, const AccountDeps& d) {
       [d](Request& req) {
         std::vector<meta::SessionRow> rows;
         Status st = d.meta.Read([&](meta::ReadTxn& t) -> Status {
-          NUBO_ASSIGN_OR_RETURN(rows, t.ListSessions(req.caller->user_id, UnixMillis()));
+          NUBO_ASSIGN_OR_RETURN(rows, t.ListSessions(req.principal->user_id, UnixMillis()));
           return Status::Ok();
         });
         if (!st.ok()) return http::ErrorResponse(st);
@@ -169,11 +203,31 @@ void RegisterAuthRoutes(http::Router& router, const AccountDeps& d) {
           out += "{\"id\":" + JsonQuote(rows[i].public_id) + ",\"created_at\":" +
                  std::to_string(rows[i].created_at_ms) + ",\"user_agent\":" + JsonQuote(rows[i].user_agent) +
                  ",\"ip\":" + JsonQuote(rows[i].ip) + ",\"current\":" +
-                 (rows[i].public_id == req.caller->session_id ? "true" : "false") + "}";
+                 (rows[i].public_id == req.principal->session_id ? "true" : "false") + "}";
         }
         return Response::Json(200, out + "]}\n");
       },
-      kUser);
+      kAccount);
+}
+
+// The app passwords of an account: label, scopes, created, last used
+// (never the secret, which only its creation answer carries).
+Response AppPasswordList(const AccountDeps& d, int64_t user_id) {
+  std::vector<meta::AppPasswordRow> rows;
+  Status st = d.meta.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(rows, t.ListAppPasswords(user_id));
+    return Status::Ok();
+  });
+  if (!st.ok()) return http::ErrorResponse(st);
+  std::string out = "{\"app_passwords\":[";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i) out += ',';
+    out += "{\"id\":" + std::to_string(rows[i].id) + ",\"label\":" + JsonQuote(rows[i].label) +
+           ",\"scopes\":" + ScopesJson(rows[i].scopes) +
+           ",\"created_at\":" + std::to_string(rows[i].created_at_ms) +
+           ",\"last_used_at\":" + OptInt(rows[i].last_used_at_ms) + "}";
+  }
+  return Response::Json(200, out + "]}\n");
 }
 
 // Changes that must reach cached credentials and session checks at once.
@@ -198,13 +252,13 @@ void RegisterProfileRoutes(http::Router& router, const AccountDeps& d) {
       [d](Request& req) {
         auto f = ParseObject(req.body, {{"display_name", JsonType::kString}, {"email", JsonType::kString}});
         if (!f.ok()) return http::ErrorResponse(f.status());
-        Status st = auth::UpdateProfile(d.meta, req.caller->username, f->Get("display_name"), f->Get("email"));
+        Status st = auth::UpdateProfile(d.meta, req.principal->username, f->Get("display_name"), f->Get("email"));
         if (!st.ok()) return http::ErrorResponse(st);
-        auto u = LoadUser(d.meta, req.caller->user_id);
+        auto u = LoadUser(d.meta, req.principal->user_id);
         if (!u.ok()) return http::ErrorResponse(u.status());
         return Response::Json(200, UserJson(*u) + "\n");
       },
-      kUserJson);
+      kAccountJson);
   router.Add(
       "POST", "/api/v1/me/password",
       [d](Request& req) {
@@ -215,30 +269,32 @@ void RegisterProfileRoutes(http::Router& router, const AccountDeps& d) {
           return http::ErrorResponse(Status::InvalidArgument("current_password and new_password are required"));
         }
         const int64_t now = UnixMillis();
-        if (auto wait = d.limiter.SignInRetryAfter(req.client_ip, req.caller->username, now)) {
+        if (auto wait = d.limiter.SignInRetryAfter(req.client_ip, req.principal->username, now)) {
           return http::TooManyAttempts(*wait);
         }
-        auto u = LoadUser(d.meta, req.caller->user_id);
+        auto u = LoadUser(d.meta, req.principal->user_id);
         if (!u.ok()) return http::ErrorResponse(u.status());
-        if (!auth::VerifyPassword(*f->Get("current_password"), u->password_hash)) {
-          d.limiter.SignInFailed(req.client_ip, req.caller->username, now);
+        auto ok = auth::VerifyPassword(*f->Get("current_password"), u->password_hash);
+        if (!ok.ok()) return http::ErrorResponse(ok.status());
+        if (!*ok) {
+          d.limiter.SignInFailed(req.client_ip, req.principal->username, now);
           return http::ErrorResponse(403, Code::kPermissionDenied, "current password is wrong");
         }
-        Status st = auth::SetPassword(d.meta, req.caller->username, *f->Get("new_password"), d.params,
-                                      req.caller->session_id);
+        Status st = auth::SetPassword(d.meta, req.principal->username, *f->Get("new_password"), d.params,
+                                      req.principal->session_id);
         if (!st.ok()) return http::ErrorResponse(st);
-        Forget(d, req.caller->user_id);
+        Forget(d, req.principal->user_id);
         return Response::Empty(204);
       },
-      kUserJson);
+      kAccountJson);
   router.Add(
       "DELETE", "/api/v1/me/sessions/{id}",
       [d](Request& req) {
-        Status st = d.sessions.RevokeOwn(req.caller->user_id, std::string(req.Param("id")));
+        Status st = d.sessions.RevokeOwn(req.principal->user_id, std::string(req.Param("id")));
         if (!st.ok()) return http::ErrorResponse(st);
         return Response::Empty(204);
       },
-      kUser);
+      kAccount);
 }
 
 Result<bool> RegistrationOpen(meta::MetaStore& meta) {
@@ -280,7 +336,7 @@ void RegisterSignupRoutes(http::Router& router, const AccountDeps& d) {
         if (!u.ok()) return http::ErrorResponse(u.status());
         return Response::Json(201, UserJson(*u) + "\n");
       },
-      {http::Access::kPublic, http::BodyPolicy::kBuffered, 64 << 10, true});
+      kPublicJson);
   router.Add(
       "GET", "/api/v1/admin/settings",
       [d](Request&) {
@@ -304,19 +360,48 @@ void RegisterSignupRoutes(http::Router& router, const AccountDeps& d) {
         if (!open.ok()) return http::ErrorResponse(open.status());
         return Response::Json(200, std::string("{\"registration\":") + (*open ? "true" : "false") + "}\n");
       },
-      {http::Access::kAdmin, http::BodyPolicy::kBuffered, 64 << 10, true});
+      kAdminJson);
 }
 
 void RegisterAdminRoutes(http::Router& router, const AccountDeps& d) {
-  constexpr http::RouteOptions kAdminJson{http::Access::kAdmin, http::BodyPolicy::kBuffered, 64 << 10, true};
+  // "End every session": every sign-in and every app password of the
+  // account stop working (the account may be compromised; its sync
+  // clients need new app passwords).
   router.Add(
       "DELETE", "/api/v1/admin/users/{name}/sessions",
       [d](Request& req) {
-        auto id = UserIdByName(d.meta, std::string(req.Param("name")));
+        const std::string name(req.Param("name"));
+        auto id = UserIdByName(d.meta, name);
         if (!id.ok()) return http::ErrorResponse(id.status());
         Status st = d.sessions.RevokeOthers(*id, "");
         if (!st.ok()) return http::ErrorResponse(st);
+        auto gone = auth::RevokeAllAppPasswords(d.meta, name);
+        if (!gone.ok()) return http::ErrorResponse(gone.status());
         Forget(d, *id);
+        return Response::Empty(204);
+      },
+      kAdmin);
+  router.Add(
+      "GET", "/api/v1/admin/users/{name}/app-passwords",
+      [d](Request& req) {
+        auto id = UserIdByName(d.meta, std::string(req.Param("name")));
+        if (!id.ok()) return http::ErrorResponse(id.status());
+        return AppPasswordList(d, *id);
+      },
+      kAdmin);
+  router.Add(
+      "DELETE", "/api/v1/admin/users/{name}/app-passwords/{id}",
+      [d](Request& req) {
+        const std::string name(req.Param("name"));
+        auto user = UserIdByName(d.meta, name);
+        if (!user.ok()) return http::ErrorResponse(user.status());
+        auto id = ParseUint64(req.Param("id"));
+        Status st = id ? auth::RevokeAppPassword(d.meta, name, static_cast<int64_t>(*id))
+                       : Status::NotFound("no such app password");
+        if (!st.ok()) {
+          return http::ErrorResponse(st.code() == Code::kNotFound ? Status::NotFound("no such app password") : st);
+        }
+        Forget(d, *user);
         return Response::Empty(204);
       },
       kAdmin);
@@ -375,7 +460,10 @@ void RegisterAdminRoutes(http::Router& router, const AccountDeps& d) {
         const std::string name(req.Param("name"));
         auto id = UserIdByName(d.meta, name);
         if (!id.ok()) return http::ErrorResponse(id.status());
-        Status st = auth::SetPassword(d.meta, name, *f->Get("password"), d.params);
+        // A reset means the account may be in someone else's hands: every
+        // session and every app password ends with the old password.
+        Status st = auth::SetPassword(d.meta, name, *f->Get("password"), d.params, {},
+                                      /*revoke_app_passwords=*/true);
         if (!st.ok()) return http::ErrorResponse(st);
         Forget(d, *id);
         return Response::Empty(204);
@@ -410,7 +498,7 @@ void RegisterAccountRoutes(http::Router& router, AccountDeps d) {
         if (!u.ok()) return http::ErrorResponse(u.status());
         return Response::Json(201, UserJson(*u) + "\n");
       },
-      {http::Access::kPublic, http::BodyPolicy::kBuffered, 64 << 10, true});
+      kPublicJson);
 
   // Whether first-run setup is still open, without side effects (the web
   // UI decides between "sign in" and "create the administrator").
@@ -425,12 +513,12 @@ void RegisterAccountRoutes(http::Router& router, AccountDeps d) {
         if (!st.ok()) return http::ErrorResponse(st);
         return Response::Json(200, std::string("{\"open\":") + (users == 0 ? "true" : "false") + "}\n");
       },
-      {http::Access::kPublic, http::BodyPolicy::kNone, 0, true});
+      {.access = http::Access::kPublic, .body = http::BodyPolicy::kNone, .blocking = true});
 
   router.Add(
       "GET", "/api/v1/me",
       [d](Request& req) {
-        auto u = LoadUser(d.meta, req.caller->user_id);
+        auto u = LoadUser(d.meta, req.principal->user_id);
         if (!u.ok()) return http::ErrorResponse(u.status());
         return Response::Json(200, UserJson(*u) + "\n");
       },
@@ -438,51 +526,51 @@ void RegisterAccountRoutes(http::Router& router, AccountDeps d) {
 
   router.Add(
       "GET", "/api/v1/me/app-passwords",
-      [d](Request& req) {
-        std::vector<meta::AppPasswordRow> rows;
-        Status st = d.meta.Read([&](meta::ReadTxn& t) -> Status {
-          NUBO_ASSIGN_OR_RETURN(rows, t.ListAppPasswords(req.caller->user_id));
-          return Status::Ok();
-        });
-        if (!st.ok()) return http::ErrorResponse(st);
-        std::string out = "{\"app_passwords\":[";
-        for (size_t i = 0; i < rows.size(); ++i) {
-          if (i) out += ',';
-          out += "{\"id\":" + std::to_string(rows[i].id) + ",\"label\":" + JsonQuote(rows[i].label) +
-                 ",\"created_at\":" + std::to_string(rows[i].created_at_ms) +
-                 ",\"last_used_at\":" + OptInt(rows[i].last_used_at_ms) + "}";
-        }
-        return Response::Json(200, out + "]}\n");
-      },
-      kUser);
+      [d](Request& req) { return AppPasswordList(d, req.principal->user_id); }, kAccount);
 
   router.Add(
       "POST", "/api/v1/me/app-passwords",
       [d](Request& req) {
-        auto f = ParseStringObject(req.body, {"label"});
+        auto f = ParseObject(req.body, {{"label", JsonType::kString}, {"scopes", JsonType::kStringArray}});
         if (!f.ok()) return http::ErrorResponse(f.status());
-        auto app = auth::CreateAppPassword(d.meta, req.caller->username, f->Get("label").value_or(""));
+        uint32_t scopes = auth::kDefaultAppPasswordScopes;
+        if (auto it = f->arrays.find("scopes"); it != f->arrays.end()) {
+          scopes = 0;
+          for (const std::string& name : it->second) {
+            if (name == "files") {
+              scopes |= auth::kScopeFiles;
+            } else if (name == "groupware") {
+              scopes |= auth::kScopeGroupware;
+            } else {
+              return http::ErrorResponse(Status::InvalidArgument(
+                  "scopes may hold \"files\" and \"groupware\" only; an app password never "
+                  "manages the account or administers"));
+            }
+          }
+        }
+        auto app = auth::CreateAppPassword(d.meta, req.principal->username, f->Get("label").value_or(""),
+                                           scopes);
         if (!app.ok()) return http::ErrorResponse(app.status());
         return Response::Json(201, "{\"id\":" + std::to_string(app->row.id) + ",\"label\":" +
-                                       JsonQuote(app->row.label) + ",\"password\":" +
-                                       JsonQuote(app->secret) + "}\n");
+                                       JsonQuote(app->row.label) + ",\"scopes\":" + ScopesJson(scopes) +
+                                       ",\"password\":" + JsonQuote(app->secret) + "}\n");
       },
-      kUserJson);
+      kAccountJson);
 
   router.Add(
       "DELETE", "/api/v1/me/app-passwords/{id}",
       [d](Request& req) {
         auto id = ParseUint64(req.Param("id"));
         // Someone else's id answers exactly like a missing one (404).
-        Status st = id ? auth::RevokeAppPassword(d.meta, req.caller->username, static_cast<int64_t>(*id))
+        Status st = id ? auth::RevokeAppPassword(d.meta, req.principal->username, static_cast<int64_t>(*id))
                        : Status::NotFound("no such app password");
         if (!st.ok()) return http::ErrorResponse(st.code() == Code::kNotFound
                                                      ? Status::NotFound("no such app password")
                                                      : st);
-        d.authn.InvalidateUser(req.caller->user_id);
+        d.authn.InvalidateUser(req.principal->user_id);
         return Response::Empty(204);
       },
-      kUser);
+      kAccount);
 
   router.Add(
       "GET", "/api/v1/admin/users",

@@ -8,6 +8,7 @@
 #include "api/content_response.h"
 #include "api/json.h"
 #include "api/upload_sink.h"
+#include "auth/principal.h"
 #include "content/reader.h"
 #include "files/files.h"
 #include "files/mime.h"
@@ -32,7 +33,29 @@ using http::Request;
 using http::Response;
 using meta::NodeRow;
 
-int64_t UserOf(const Request& req) { return req.caller->user_id; }
+// The guard set the principal for every route registered here (none is
+// public).
+const auth::Principal& Who(const Request& req) { return *req.principal; }
+
+// RFC 9110 §13.2: a write's preconditions (If-Match, If-None-Match,
+// If-Unmodified-Since) are evaluated once, before the write, against the
+// node the path names; the ETag they saw is then pinned for the write
+// (Conditions::expect_etag), which fails if the node changed in between.
+Result<files::Conditions> Preconditions(Files& f, const Request& req) {
+  files::Conditions c;
+  const auto& h = req.headers;
+  if (!h.Get("If-Match") && !h.Get("If-None-Match") && !h.Get("If-Unmodified-Since")) return c;
+  NUBO_ASSIGN_OR_RETURN(NodeRow n, f.Get(Who(req), req.Param("id"), /*trashed_too=*/true));
+  http::Validators v;
+  v.etag = files::NodeETag(n);
+  v.last_modified = static_cast<std::time_t>(n.mtime_ms / 1000);
+  if (http::EvaluatePreconditions(req.method, h, v) != http::Precondition::kProceed) {
+    return Status::PreconditionFailed("a precondition (If-Match, If-None-Match or "
+                                      "If-Unmodified-Since) does not hold");
+  }
+  c.expect_etag = *v.etag;
+  return c;
+}
 
 std::string NodeJson(const NodeRow& n) {
   std::string j =
@@ -106,16 +129,20 @@ std::string ChecksumHeader(const Request& req) {
 // rest go on (partial success is per item, never all-or-nothing).
 class MultipartSink final : public http::BodySink, public http::MultipartHandler {
  public:
-  MultipartSink(Files& files, int64_t user, std::string parent, files::Conflict conflict,
-                std::string boundary)
+  MultipartSink(Files& files, auth::PrincipalPtr who, std::string parent,
+                files::Conflict conflict, std::string boundary)
       : files_(files),
-        user_(user),
+        who_(std::move(who)),
         parent_(std::move(parent)),
         conflict_(conflict),
         parser_(std::move(boundary), *this, Limits()) {}
 
   Status Write(const char* data, size_t len) override { return parser_.Write(data, len); }
   Status Finish() override { return parser_.Finish(); }
+  void Abort() override {
+    if (up_) up_->Abort();
+    up_.reset();
+  }
 
   // Parts of any kind count: a body of 100,000 tiny form fields is refused
   // after 10,000 rather than parsed to the end.
@@ -126,6 +153,7 @@ class MultipartSink final : public http::BodySink, public http::MultipartHandler
   }
 
   Status OnPartBegin(const http::MultipartPart& part) override {
+    if (up_) up_->Abort();
     up_.reset();
     if (!part.filename) {
       current_ = -1;  // a plain form field: ignored
@@ -139,7 +167,7 @@ class MultipartSink final : public http::BodySink, public http::MultipartHandler
     size_t slash = rel.rfind('/');
     std::string name = slash == std::string::npos ? rel : rel.substr(slash + 1);
     if (slash != std::string::npos) {
-      auto f = files_.EnsureFolders(user_, parent_, rel.substr(0, slash));
+      auto f = files_.EnsureFolders(*who_, parent_, rel.substr(0, slash));
       if (!f.ok()) return Fail(f.status());
       folder = *f;
     }
@@ -147,7 +175,7 @@ class MultipartSink final : public http::BodySink, public http::MultipartHandler
     r.parent_id = folder;
     r.name = name;
     r.conflict = conflict_;
-    auto up = files_.BeginUpload(user_, std::move(r));
+    auto up = files_.BeginUpload(*who_, std::move(r));
     if (!up.ok()) return Fail(up.status());
     up_ = std::move(up).value();
     return Status::Ok();
@@ -156,6 +184,7 @@ class MultipartSink final : public http::BodySink, public http::MultipartHandler
     if (!up_) return Status::Ok();  // field, or a part that already failed: skip its bytes
     Status st = up_->Write(data, len);
     if (!st.ok()) {
+      up_->Abort();
       up_.reset();
       return Fail(st);
     }
@@ -204,7 +233,7 @@ class MultipartSink final : public http::BodySink, public http::MultipartHandler
   }
 
   Files& files_;
-  int64_t user_;
+  auth::PrincipalPtr who_;
   std::string parent_;
   files::Conflict conflict_;
   http::MultipartParser parser_;
@@ -216,8 +245,8 @@ class MultipartSink final : public http::BodySink, public http::MultipartHandler
 // ---- Downloads ----
 
 Response Download(Files& files, Request& req) {
-  NUBO_OR_ERROR(fc, files.OpenContent(UserOf(req), req.Param("id")));
-  return ContentResponse(files, req, fc, UserOf(req));
+  NUBO_OR_ERROR(fc, files.OpenContent(Who(req), req.Param("id")));
+  return ContentResponse(files, req, fc, Who(req).user_id);
 }
 
 class ZipSource final : public http::BodySource {
@@ -232,7 +261,7 @@ class ZipSource final : public http::BodySource {
 
 Response ZipResponse(Files& files, Request& req, const std::vector<std::string>& ids,
                      std::string name) {
-  NUBO_OR_ERROR(entries, files.ZipNodes(UserOf(req), ids));
+  NUBO_OR_ERROR(entries, files.ZipNodes(Who(req), ids));
   Response r;
   r.headers.Set("Content-Type", "application/zip");
   r.headers.Set("Content-Disposition", http::ContentDisposition(true, name + ".zip"));
@@ -262,7 +291,8 @@ std::string ItemResult(const std::string& id, const Status& st, int ok_status,
   return j + "}";
 }
 
-std::string RunBatchItem(Files& files, int64_t user, const BatchOp& b, const std::string& id) {
+std::string RunBatchItem(Files& files, const auth::Principal& user, const BatchOp& b,
+                         const std::string& id) {
   if (b.op == "move") {
     auto r = files.Update(user, id, std::nullopt, b.parent, b.conflict);
     return ItemResult(id, r.status(), 200, r.ok() ? &*r : nullptr);
@@ -277,9 +307,17 @@ std::string RunBatchItem(Files& files, int64_t user, const BatchOp& b, const std
   return ItemResult(id, r.status(), 200, r.ok() ? &*r : nullptr);
 }
 
-constexpr http::RouteOptions kRead{http::Access::kUser, http::BodyPolicy::kNone, 0, true};
-constexpr http::RouteOptions kJson{http::Access::kUser, http::BodyPolicy::kBuffered, 256 << 10,
-                                   true};
+constexpr http::RouteOptions kRead{.access = http::Access::kUser,
+                                   .body = http::BodyPolicy::kNone,
+                                   .blocking = true};
+constexpr http::RouteOptions kJson{.access = http::Access::kUser,
+                                   .body = http::BodyPolicy::kBuffered,
+                                   .max_body = 256 << 10,
+                                   .blocking = true,
+                                   .json = true};
+constexpr http::RouteOptions kStream{.access = http::Access::kUser,
+                                     .body = http::BodyPolicy::kStream,
+                                     .blocking = true};
 
 }  // namespace
 
@@ -289,19 +327,13 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
   router.Add(
       "GET", "/api/v1/drives",
       [f](Request& req) {
-        NUBO_OR_ERROR(d, f->PersonalDrive(UserOf(req)));
-        NUBO_OR_ERROR(u, f->GetUsage(UserOf(req)));
-        std::string root_public;
-        Status st = f->meta().Read([&](meta::ReadTxn& t) -> Status {
-          NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(d.root_id, UserOf(req)));
-          if (n) root_public = n->public_id;
-          return Status::Ok();
-        });
-        if (!st.ok()) return http::ErrorResponse(st);
+        NUBO_OR_ERROR(info, f->PersonalDrive(Who(req)));
+        const meta::DriveRow& d = info.drive;
+        const files::Usage& u = info.usage;
         return Response::Json(
             200,
             "{\"drives\":[{\"id\":" + JsonQuote(d.public_id) + ",\"kind\":" + JsonQuote(d.kind) +
-                ",\"name\":" + JsonQuote(d.name) + ",\"root_id\":" + JsonQuote(root_public) +
+                ",\"name\":" + JsonQuote(d.name) + ",\"root_id\":" + JsonQuote(info.root_id) +
                 ",\"used_bytes\":" + std::to_string(u.used_bytes) + ",\"quota_bytes\":" +
                 (u.quota_bytes ? std::to_string(*u.quota_bytes) : std::string("null")) + "}]}\n");
       },
@@ -309,7 +341,7 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
   router.Add(
       "GET", "/api/v1/me/usage",
       [f](Request& req) {
-        NUBO_OR_ERROR(u, f->GetUsage(UserOf(req)));
+        NUBO_OR_ERROR(u, f->GetUsage(Who(req)));
         return Response::Json(
             200, "{\"used_bytes\":" + std::to_string(u.used_bytes) + ",\"quota_bytes\":" +
                      (u.quota_bytes ? std::to_string(*u.quota_bytes) : std::string("null")) +
@@ -320,8 +352,8 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
   router.Add(
       "GET", "/api/v1/nodes/{id}",
       [f](Request& req) {
-        NUBO_OR_ERROR(n, f->Get(UserOf(req), req.Param("id")));
-        NUBO_OR_ERROR(path, f->Path(UserOf(req), n));
+        NUBO_OR_ERROR(n, f->Get(Who(req), req.Param("id")));
+        NUBO_OR_ERROR(path, f->Path(Who(req), n));
         std::string j = NodeJson(n);
         j.pop_back();
         j += ",\"path\":[";
@@ -358,7 +390,7 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
           return http::ErrorResponse(Status::InvalidArgument("order must be asc or desc"));
         }
         NUBO_OR_ERROR(limit, LimitParam(req));
-        NUBO_OR_ERROR(page, f->List(UserOf(req), req.Param("id"), sort, order == "desc",
+        NUBO_OR_ERROR(page, f->List(Who(req), req.Param("id"), sort, order == "desc",
                                     req.Query("cursor").value_or(""), limit));
         std::string j = PageJson(page);
         return Response::Json(200, "{\"folder\":" + NodeJson(*page.folder) + "," + j.substr(1));
@@ -372,8 +404,9 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
         if (!body.Get("name"))
           return http::ErrorResponse(Status::InvalidArgument("name is required"));
         NUBO_OR_ERROR(conflict, files::ParseConflict(body.Get("conflict").value_or("")));
-        NUBO_OR_ERROR(n,
-                      f->CreateFolder(UserOf(req), req.Param("id"), *body.Get("name"), conflict));
+        NUBO_OR_ERROR(cond, Preconditions(*f, req));
+        NUBO_OR_ERROR(n, f->CreateFolder(Who(req), req.Param("id"), *body.Get("name"), conflict,
+                                         cond));
         return NodeResponse(201, n);
       },
       kJson);
@@ -394,7 +427,7 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
         u.checksum = ChecksumHeader(req);
         if (!req.chunked) u.expected_size = req.content_length.value_or(0);
         NUBO_ASSIGN_OR_RETURN(u.mtime_ms, MillisParam(req, "modified"));
-        NUBO_ASSIGN_OR_RETURN(auto up, f->BeginUpload(UserOf(req), std::move(u)));
+        NUBO_ASSIGN_OR_RETURN(auto up, f->BeginUpload(Who(req), std::move(u)));
         return std::unique_ptr<http::BodySink>(new UploadSink(std::move(up)));
       },
       [](Request& req) {
@@ -404,7 +437,7 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
         if (!r.ok()) return http::ErrorResponse(r.status());
         return NodeResponse(r->created ? 201 : 200, r->node);
       },
-      {http::Access::kUser, http::BodyPolicy::kStream, 0, true});
+      kStream);
 
   router.AddStream(
       "POST", "/api/v1/nodes/{id}/upload",
@@ -416,16 +449,16 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
         auto boundary = http::MultipartParser::BoundaryFromContentType(*ct);
         if (!boundary.ok()) return Status::Unsupported(boundary.status().message());
         // The folder must exist before any byte is read.
-        NUBO_RETURN_IF_ERROR(f->Get(UserOf(req), req.Param("id")).status());
+        NUBO_RETURN_IF_ERROR(f->Get(Who(req), req.Param("id")).status());
         return std::unique_ptr<http::BodySink>(
-            new MultipartSink(*f, UserOf(req), std::string(req.Param("id")), conflict, *boundary));
+            new MultipartSink(*f, req.principal, std::string(req.Param("id")), conflict, *boundary));
       },
       [](Request& req) {
         auto* sink = static_cast<MultipartSink*>(req.sink);
         if (!sink) return http::ErrorResponse(Status::InvalidArgument("empty multipart body"));
         return Response::Json(200, sink->Json());
       },
-      {http::Access::kUser, http::BodyPolicy::kStream, 0, true});
+      kStream);
 
   router.Add(
       "POST", "/api/v1/nodes/{id}/instant",
@@ -456,7 +489,7 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
         u.conflict = conflict;
         if (auto m = body.Get("modified")) u.mtime_ms = static_cast<int64_t>(*ParseUint64(*m));
         if (auto s = body.Get("size")) u.expected_size = *ParseUint64(*s);
-        NUBO_OR_ERROR(r, f->InstantUpload(UserOf(req), u, hash));
+        NUBO_OR_ERROR(r, f->InstantUpload(Who(req), u, hash));
         return NodeResponse(r.created ? 201 : 200, r.node);
       },
       kJson);
@@ -472,8 +505,9 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
           return http::ErrorResponse(Status::InvalidArgument("name or parent_id is required"));
         }
         NUBO_OR_ERROR(conflict, files::ParseConflict(body.Get("conflict").value_or("")));
-        NUBO_OR_ERROR(n, f->Update(UserOf(req), req.Param("id"), body.Get("name"),
-                                   body.Get("parent_id"), conflict));
+        NUBO_OR_ERROR(cond, Preconditions(*f, req));
+        NUBO_OR_ERROR(n, f->Update(Who(req), req.Param("id"), body.Get("name"),
+                                   body.Get("parent_id"), conflict, cond));
         return NodeResponse(200, n);
       },
       kJson);
@@ -485,8 +519,9 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
         if (!body.Get("parent_id"))
           return http::ErrorResponse(Status::InvalidArgument("parent_id is required"));
         NUBO_OR_ERROR(conflict, files::ParseConflict(body.Get("conflict").value_or("")));
-        NUBO_OR_ERROR(n, f->Copy(UserOf(req), req.Param("id"), *body.Get("parent_id"),
-                                 body.Get("name"), conflict));
+        NUBO_OR_ERROR(cond, Preconditions(*f, req));
+        NUBO_OR_ERROR(n, f->Copy(Who(req), req.Param("id"), *body.Get("parent_id"),
+                                 body.Get("name"), conflict, false, cond));
         return NodeResponse(201, n);
       },
       kJson);
@@ -497,8 +532,9 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
         auto permanent = ParseBool(req.Query("permanent").value_or("false"));
         if (!permanent)
           return http::ErrorResponse(Status::InvalidArgument("permanent must be true or false"));
-        Status st = *permanent ? f->DeletePermanently(UserOf(req), req.Param("id"))
-                               : f->Trash(UserOf(req), req.Param("id"));
+        NUBO_OR_ERROR(cond, Preconditions(*f, req));
+        Status st = *permanent ? f->DeletePermanently(Who(req), req.Param("id"), cond)
+                               : f->Trash(Who(req), req.Param("id"), cond);
         if (!st.ok()) return http::ErrorResponse(st);
         return Response::Empty(204);
       },
@@ -507,7 +543,8 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
   router.Add(
       "POST", "/api/v1/nodes/{id}/restore",
       [f](Request& req) {
-        NUBO_OR_ERROR(n, f->Restore(UserOf(req), req.Param("id")));
+        NUBO_OR_ERROR(cond, Preconditions(*f, req));
+        NUBO_OR_ERROR(n, f->Restore(Who(req), req.Param("id"), cond));
         return NodeResponse(200, n);
       },
       kJson);
@@ -516,7 +553,7 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
       "GET", "/api/v1/trash",
       [f](Request& req) {
         NUBO_OR_ERROR(limit, LimitParam(req));
-        NUBO_OR_ERROR(page, f->ListTrash(UserOf(req), req.Query("cursor").value_or(""), limit));
+        NUBO_OR_ERROR(page, f->ListTrash(Who(req), req.Query("cursor").value_or(""), limit));
         // How long items stay before the purge, so clients can show it.
         return Response::Json(
             200,
@@ -526,7 +563,7 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
   router.Add(
       "DELETE", "/api/v1/trash",
       [f](Request& req) {
-        NUBO_OR_ERROR(n, f->EmptyTrash(UserOf(req)));
+        NUBO_OR_ERROR(n, f->EmptyTrash(Who(req)));
         return Response::Json(200, "{\"deleted\":" + std::to_string(n) + "}\n");
       },
       kRead);
@@ -558,7 +595,7 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
         std::string j = "{\"results\":[";
         for (size_t i = 0; i < it->second.size(); ++i) {
           if (i) j += ",";
-          j += RunBatchItem(*f, UserOf(req), b, it->second[i]);
+          j += RunBatchItem(*f, Who(req), b, it->second[i]);
         }
         return Response::Json(200, j + "]}\n");
       },
@@ -568,21 +605,21 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
       "GET", "/api/v1/favorites",
       [f](Request& req) {
         NUBO_OR_ERROR(limit, LimitParam(req));
-        NUBO_OR_ERROR(page, f->ListFavorites(UserOf(req), req.Query("cursor").value_or(""), limit));
+        NUBO_OR_ERROR(page, f->ListFavorites(Who(req), req.Query("cursor").value_or(""), limit));
         return Response::Json(200, PageJson(page));
       },
       kRead);
   router.Add(
       "PUT", "/api/v1/favorites/{id}",
       [f](Request& req) {
-        Status st = f->SetFavorite(UserOf(req), req.Param("id"), true);
+        Status st = f->SetFavorite(Who(req), req.Param("id"), true);
         return st.ok() ? Response::Empty(204) : http::ErrorResponse(st);
       },
       kRead);
   router.Add(
       "DELETE", "/api/v1/favorites/{id}",
       [f](Request& req) {
-        Status st = f->SetFavorite(UserOf(req), req.Param("id"), false);
+        Status st = f->SetFavorite(Who(req), req.Param("id"), false);
         return st.ok() ? Response::Empty(204) : http::ErrorResponse(st);
       },
       kRead);
@@ -590,7 +627,7 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
       "GET", "/api/v1/recent",
       [f](Request& req) {
         NUBO_OR_ERROR(limit, LimitParam(req, 100));
-        NUBO_OR_ERROR(page, f->ListRecent(UserOf(req), limit));
+        NUBO_OR_ERROR(page, f->ListRecent(Who(req), limit));
         return Response::Json(200, PageJson(page));
       },
       kRead);
@@ -598,7 +635,7 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
   router.Add(
       "GET", "/api/v1/nodes/{id}/zip",
       [f](Request& req) {
-        NUBO_OR_ERROR(n, f->Get(UserOf(req), req.Param("id")));
+        NUBO_OR_ERROR(n, f->Get(Who(req), req.Param("id")));
         return ZipResponse(*f, req, {n.public_id}, n.parent_id ? n.name : std::string("files"));
       },
       kRead);
@@ -643,7 +680,7 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
         filter.modified_after_ms = after;
         filter.modified_before_ms = before;
         NUBO_OR_ERROR(limit, LimitParam(req));
-        NUBO_OR_ERROR(page, f->Search(UserOf(req), filter, req.Query("q").value_or(""),
+        NUBO_OR_ERROR(page, f->Search(Who(req), filter, req.Query("q").value_or(""),
                                       req.Query("cursor").value_or(""), limit));
         return Response::Json(200, PageJson(page));
       },

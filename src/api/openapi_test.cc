@@ -32,8 +32,8 @@ TEST(OpenApi, DocumentAndRouterAgree) {
   {
     auto meta = std::move(meta::OpenSqlite((dir / "m.db").string())).value();
     auth::PasswordParams p;
-    auth::Authenticator authn(*meta, p, {});
     auth::FailureLimiter limiter;
+    auth::Authenticator authn(*meta, p, limiter, {});
     auto sessions = std::move(auth::Sessions::Open(*meta, p, {})).value();
     http::Router router;
     RegisterAccountRoutes(router, {*meta, authn, p, *sessions, limiter});

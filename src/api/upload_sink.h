@@ -18,6 +18,7 @@ class UploadSink final : public http::BodySink {
     result_ = up_->Finish();
     return result_.status();
   }
+  void Abort() override { up_->Abort(); }
   // The new or replaced node once Finish succeeded; its error otherwise.
   const Result<files::UploadResult>& result() const { return result_; }
 

@@ -94,7 +94,8 @@ Result<meta::UserRow> CreateUser(meta::MetaStore& meta, const NewUser& nu, const
 }
 
 Status SetPassword(meta::MetaStore& meta, std::string_view username, std::string_view password,
-                   const PasswordParams& p, std::string_view keep_session) {
+                   const PasswordParams& p, std::string_view keep_session,
+                   bool revoke_app_passwords) {
   NUBO_RETURN_IF_ERROR(CheckPasswordPolicy(password, p));
   NUBO_ASSIGN_OR_RETURN(std::string hash, HashPassword(password, p));
   return meta.Write([&](meta::WriteTxn& txn) -> Status {
@@ -102,6 +103,10 @@ Status SetPassword(meta::MetaStore& meta, std::string_view username, std::string
     u.password_hash = hash;
     ++u.credentials_version;
     NUBO_RETURN_IF_ERROR(txn.UpdateUser(u));
+    if (revoke_app_passwords) {
+      NUBO_ASSIGN_OR_RETURN(int64_t gone, txn.DeleteAppPasswords(u.id));
+      (void)gone;
+    }
     // A new password ends every other sign-in made with the old one.
     int64_t keep = 0;
     if (!keep_session.empty()) {
@@ -164,9 +169,12 @@ Status SetQuota(meta::MetaStore& meta, std::string_view username, std::optional<
 meta::Digest AppPasswordHash(std::string_view secret) { return Blake3::Hash(secret); }
 
 Result<NewAppPassword> CreateAppPassword(meta::MetaStore& meta, std::string_view username,
-                                         std::string_view label) {
+                                         std::string_view label, uint32_t scopes) {
   if (label.empty() || label.size() > 200) {
     return Status::InvalidArgument("label must be 1 to 200 characters long");
+  }
+  if (scopes == 0 || (scopes & ~kAppPasswordScopes) != 0) {
+    return Status::InvalidArgument("an app password's scopes are files and groupware only");
   }
   NewAppPassword out;
   // 192 random bits: guessing is hopeless, so a fast hash suffices at rest.
@@ -174,6 +182,7 @@ Result<NewAppPassword> CreateAppPassword(meta::MetaStore& meta, std::string_view
   out.row.label = std::string(label);
   out.row.secret_hash = AppPasswordHash(out.secret);
   out.row.created_at_ms = UnixMillis();
+  out.row.scopes = scopes;
   NUBO_RETURN_IF_ERROR(meta.Write([&](meta::WriteTxn& txn) -> Status {
     NUBO_ASSIGN_OR_RETURN(meta::UserRow u, MustGet(txn, username));
     out.row.user_id = u.id;
@@ -186,8 +195,21 @@ Result<NewAppPassword> CreateAppPassword(meta::MetaStore& meta, std::string_view
 Status RevokeAppPassword(meta::MetaStore& meta, std::string_view username, int64_t id) {
   return meta.Write([&](meta::WriteTxn& txn) -> Status {
     NUBO_ASSIGN_OR_RETURN(meta::UserRow u, MustGet(txn, username));
-    return txn.DeleteAppPassword(u.id, id);
+    NUBO_RETURN_IF_ERROR(txn.DeleteAppPassword(u.id, id));
+    ++u.credentials_version;
+    return txn.UpdateUser(u);
   });
+}
+
+Result<int64_t> RevokeAllAppPasswords(meta::MetaStore& meta, std::string_view username) {
+  int64_t n = 0;
+  NUBO_RETURN_IF_ERROR(meta.Write([&](meta::WriteTxn& txn) -> Status {
+    NUBO_ASSIGN_OR_RETURN(meta::UserRow u, MustGet(txn, username));
+    NUBO_ASSIGN_OR_RETURN(n, txn.DeleteAppPasswords(u.id));
+    ++u.credentials_version;
+    return txn.UpdateUser(u);
+  }));
+  return n;
 }
 
 }  // namespace nubo::auth

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "auth/password.h"
+#include "auth/principal.h"
 #include "meta/meta_store.h"
 
 namespace nubo::auth {
@@ -34,11 +35,14 @@ struct NewUser {
 Result<meta::UserRow> CreateUser(meta::MetaStore& meta, const NewUser& u, const PasswordParams& p);
 
 // Sets a new password and bumps the user's credentials version (cached
-// credentials and, later, sessions die with it). NotFound for an unknown user.
-// Every session of the user is revoked except `keep_session` (a public
-// session id; empty: none kept).
+// credentials die with it). NotFound for an unknown user. Every session of
+// the user is revoked except `keep_session` (a public session id; empty:
+// none kept). `revoke_app_passwords`: an administrator's reset (the account
+// may be compromised) also revokes every app password; a user changing
+// their own password keeps their sync clients.
 Status SetPassword(meta::MetaStore& meta, std::string_view username, std::string_view password,
-                   const PasswordParams& p, std::string_view keep_session = {});
+                   const PasswordParams& p, std::string_view keep_session = {},
+                   bool revoke_app_passwords = false);
 
 // Conflict when it would leave no active admin.
 Status SetRole(meta::MetaStore& meta, std::string_view username, bool admin);
@@ -55,9 +59,16 @@ struct NewAppPassword {
   meta::AppPasswordRow row;
   std::string secret;  // shown once; only its hash is stored
 };
+// `scopes`: auth::Scope bits, within kAppPasswordScopes (InvalidArgument
+// otherwise: an app password never manages credentials nor administers).
 Result<NewAppPassword> CreateAppPassword(meta::MetaStore& meta, std::string_view username,
-                                         std::string_view label);
+                                         std::string_view label,
+                                         uint32_t scopes = kDefaultAppPasswordScopes);
+// Revocations bump the credentials version: cached verifications of the
+// account end at once (in this process; within seconds in others).
 Status RevokeAppPassword(meta::MetaStore& meta, std::string_view username, int64_t id);
+// Every app password of the account; returns how many.
+Result<int64_t> RevokeAllAppPasswords(meta::MetaStore& meta, std::string_view username);
 meta::Digest AppPasswordHash(std::string_view secret);
 
 }  // namespace nubo::auth

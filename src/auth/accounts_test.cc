@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
 #include "auth/authenticator.h"
+#include "auth/password_pool.h"
 #include "auth/test_support.h"
 #include "meta/sqlite/sqlite_store.h"
 #include "util/ids.h"
@@ -64,76 +66,182 @@ TEST_F(AccountsTest, TheLastActiveAdminStays) {
   EXPECT_EQ(SetRole(*meta_, "nobody", true).code(), Code::kNotFound);
 }
 
+constexpr const char* kHere = "198.51.100.7";
+constexpr const char* kStranger = "203.0.113.9";
+
 TEST_F(AccountsTest, BasicAuthWithAccountAndAppPasswords) {
   meta::UserRow alice = Add("alice");
   Add("bob");
-  Authenticator auth(*meta_, Cheap(), {});
-  auto ok = auth.VerifyBasic("alice", "password-alice");
+  FailureLimiter limiter;
+  Authenticator auth(*meta_, Cheap(), limiter, {});
+  auto ok = auth.VerifyBasic("alice", "password-alice", kHere);
   ASSERT_TRUE(ok.ok());
-  EXPECT_EQ(ok->user_id, alice.id);
-  EXPECT_FALSE(ok->via_app_password);
-  EXPECT_EQ(auth.VerifyBasic("alice", "password-bob").status().code(), Code::kUnauthenticated);
-  EXPECT_EQ(auth.VerifyBasic("carol", "password-carol").status().message(),
-            auth.VerifyBasic("alice", "wrong-password").status().message());  // no enumeration
+  EXPECT_EQ((*ok)->user_id, alice.id);
+  EXPECT_EQ((*ok)->credential, Credential::kAccountPassword);
+  EXPECT_TRUE((*ok)->Has(kScopeFiles | kScopeAccount));
+  EXPECT_FALSE((*ok)->Has(kScopeAdmin));  // not an admin
+  EXPECT_EQ(auth.VerifyBasic("alice", "password-bob", kHere).status().code(),
+            Code::kUnauthenticated);
+  EXPECT_EQ(auth.VerifyBasic("carol", "password-carol", kHere).status().message(),
+            auth.VerifyBasic("alice", "wrong-password", kHere).status().message());  // no enumeration
 
   auto app = CreateAppPassword(*meta_, "alice", "phone");
   ASSERT_TRUE(app.ok());
-  auto via_app = auth.VerifyBasic("alice", app->secret);
+  auto via_app = auth.VerifyBasic("alice", app->secret, kHere);
   ASSERT_TRUE(via_app.ok());
-  EXPECT_TRUE(via_app->via_app_password);
+  EXPECT_EQ((*via_app)->credential, Credential::kAppPassword);
+  // An app password reaches files, never the account or administration.
+  EXPECT_TRUE((*via_app)->Has(kScopeFiles));
+  EXPECT_FALSE((*via_app)->Has(kScopeAccount));
+  EXPECT_FALSE((*via_app)->Has(kScopeAdmin));
   // Another user's name with alice's app password is refused.
-  EXPECT_FALSE(auth.VerifyBasic("bob", app->secret).ok());
-  // Revocation takes effect at once once the cache entry is dropped.
+  EXPECT_FALSE(auth.VerifyBasic("bob", app->secret, kHere).ok());
+  // Revocation takes effect at once (in-process: InvalidateUser).
   ASSERT_TRUE(RevokeAppPassword(*meta_, "alice", app->row.id).ok());
   auth.InvalidateUser(alice.id);
-  EXPECT_FALSE(auth.VerifyBasic("alice", app->secret).ok());
+  EXPECT_FALSE(auth.VerifyBasic("alice", app->secret, kHere).ok());
 
   // Account passwords can be turned off for Basic auth.
-  Authenticator apps_only(*meta_, Cheap(), {.allow_account_passwords = false});
-  EXPECT_FALSE(apps_only.VerifyBasic("alice", "password-alice").ok());
+  Authenticator apps_only(*meta_, Cheap(), limiter, {.allow_account_passwords = false});
+  EXPECT_FALSE(apps_only.VerifyBasic("alice", "password-alice", kHere).ok());
   auto app2 = CreateAppPassword(*meta_, "alice", "laptop");
-  EXPECT_TRUE(apps_only.VerifyBasic("alice", app2->secret).ok());
+  EXPECT_TRUE(apps_only.VerifyBasic("alice", app2->secret, kHere).ok());
 
   // Deactivation and password change.
   ASSERT_TRUE(SetPassword(*meta_, "alice", "a new password!", Cheap()).ok());
   auth.InvalidateUser(alice.id);
-  EXPECT_FALSE(auth.VerifyBasic("alice", "password-alice").ok());
-  EXPECT_TRUE(auth.VerifyBasic("alice", "a new password!").ok());
+  EXPECT_FALSE(auth.VerifyBasic("alice", "password-alice", kHere).ok());
+  EXPECT_TRUE(auth.VerifyBasic("alice", "a new password!", kHere).ok());
   ASSERT_TRUE(SetActive(*meta_, "alice", false).ok());
   auth.InvalidateUser(alice.id);
-  EXPECT_FALSE(auth.VerifyBasic("alice", "a new password!").ok());
-  EXPECT_FALSE(auth.VerifyBasic("alice", app2->secret).ok());
+  EXPECT_FALSE(auth.VerifyBasic("alice", "a new password!", kHere).ok());
+  EXPECT_FALSE(auth.VerifyBasic("alice", app2->secret, kHere).ok());
+}
+
+// App passwords carry scopes within files + groupware; anything wider is
+// refused when they are made.
+TEST_F(AccountsTest, AppPasswordScopes) {
+  Add("alice");
+  EXPECT_EQ(CreateAppPassword(*meta_, "alice", "x", kScopeAccount).status().code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(CreateAppPassword(*meta_, "alice", "x", kScopeFiles | kScopeAdmin).status().code(),
+            Code::kInvalidArgument);
+  auto files_only = CreateAppPassword(*meta_, "alice", "sync", kScopeFiles);
+  ASSERT_TRUE(files_only.ok());
+  FailureLimiter limiter;
+  Authenticator auth(*meta_, Cheap(), limiter, {});
+  auto p = auth.VerifyBasic("alice", files_only->secret, kHere);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ((*p)->scopes, kScopeFiles);
+}
+
+// Regression: a cached credential was checked against nothing but its
+// TTL, so a revocation or password change made by another process (or
+// racing with the verification that cached it) kept working for 30 s. Now
+// every hit compares the account's credentials_version, read at most
+// state_ttl_ms ago.
+TEST_F(AccountsTest, CachedCredentialsDieWithTheirVersion) {
+  meta::UserRow alice = Add("alice");
+  FailureLimiter limiter;
+  Authenticator auth(*meta_, Cheap(), limiter, {.state_ttl_ms = 0});
+  auto app = CreateAppPassword(*meta_, "alice", "phone");
+  ASSERT_TRUE(auth.VerifyBasic("alice", app->secret, kHere).ok());
+  ASSERT_TRUE(auth.VerifyBasic("alice", "password-alice", kHere).ok());
+  const uint64_t hits = auth.cache_hits();
+  ASSERT_TRUE(auth.VerifyBasic("alice", "password-alice", kHere).ok());
+  EXPECT_EQ(auth.cache_hits(), hits + 1);
+  // As another process would: change the database, never tell this one.
+  ASSERT_TRUE(RevokeAppPassword(*meta_, "alice", app->row.id).ok());
+  EXPECT_FALSE(auth.VerifyBasic("alice", app->secret, kHere).ok());
+  ASSERT_TRUE(SetPassword(*meta_, "alice", "a new password!", Cheap()).ok());
+  EXPECT_FALSE(auth.VerifyBasic("alice", "password-alice", kHere).ok());
+  // A role change reaches the cached principal too.
+  ASSERT_TRUE(auth.VerifyBasic("alice", "a new password!", kHere).ok());
+  Add("root", true);
+  ASSERT_TRUE(SetRole(*meta_, "alice", true).ok());
+  auto promoted = auth.VerifyBasic("alice", "a new password!", kHere);
+  ASSERT_TRUE(promoted.ok());
+  EXPECT_TRUE((*promoted)->admin);
+  (void)alice;
+}
+
+// Regression: eleven wrong guesses by a stranger made the account's valid
+// app password answer 429, stopping every sync client. Now app passwords
+// are never throttled, and the lockout is per (account, address).
+TEST_F(AccountsTest, AStrangerCannotLockTheOwnerOut) {
+  Add("alice");
+  FailureLimiter limiter({.max_failures = 3, .lockout_ms = 60'000});
+  Authenticator auth(*meta_, Cheap(), limiter, {});
+  auto app = CreateAppPassword(*meta_, "alice", "phone");
+  for (int i = 0; i < 11; ++i) (void)auth.VerifyBasic("alice", "guess-" + std::to_string(i), kStranger);
+  BasicFailure why;
+  auto throttled = auth.VerifyBasic("alice", "guess-x", kStranger, &why);
+  EXPECT_EQ(throttled.status().code(), Code::kResourceExhausted);
+  EXPECT_GT(why.retry_after_s, 0);
+  // The owner's app password, from anywhere (even the stranger's address).
+  EXPECT_TRUE(auth.VerifyBasic("alice", app->secret, kStranger).ok());
+  EXPECT_TRUE(auth.VerifyBasic("alice", app->secret, kHere).ok());
+  // The owner's account password from an address that did not fail.
+  EXPECT_TRUE(auth.VerifyBasic("alice", "password-alice", kHere).ok());
+}
+
+// A steady client's cached account password is re-verified in the
+// background before it expires, so its requests never wait for Argon2id.
+TEST_F(AccountsTest, HitsNearExpiryRefreshInTheBackground) {
+  Add("alice");
+  PasswordPool pool({.threads = 1, .max_queue = 4, .nice = 0});
+  PasswordPool::Install(&pool);
+  {
+    FailureLimiter limiter;
+    Authenticator auth(*meta_, Cheap(), limiter, {.ttl_ms = 1500, .refresh_after_ms = 500});
+    const auto t0 = std::chrono::steady_clock::now();
+    ASSERT_TRUE(auth.VerifyBasic("alice", "password-alice", kHere).ok());
+    std::this_thread::sleep_until(t0 + std::chrono::milliseconds(700));
+    ASSERT_TRUE(auth.VerifyBasic("alice", "password-alice", kHere).ok());  // a hit; refreshes
+    for (int i = 0; i < 200 && auth.background_refreshes() == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_EQ(auth.background_refreshes(), 1u);
+    // Past the first verification's lifetime: still a hit, no waiting.
+    std::this_thread::sleep_until(t0 + std::chrono::milliseconds(1700));
+    const uint64_t hits = auth.cache_hits();
+    ASSERT_TRUE(auth.VerifyBasic("alice", "password-alice", kHere).ok());
+    EXPECT_EQ(auth.cache_hits(), hits + 1);
+  }
+  PasswordPool::Install(nullptr);
 }
 
 TEST_F(AccountsTest, ConcurrentColdMissesRunArgonOnce) {
   Add("herd");
   PasswordParams slow = Cheap();
-  Authenticator auth(*meta_, slow, {});
+  FailureLimiter limiter;
+  Authenticator auth(*meta_, slow, limiter, {});
   const uint64_t before = auth.argon2_runs();
   std::vector<std::thread> threads;
   std::atomic<int> ok{0};
   for (int i = 0; i < 8; ++i) {
-    threads.emplace_back([&] { ok += auth.VerifyBasic("herd", "password-herd").ok(); });
+    threads.emplace_back([&] { ok += auth.VerifyBasic("herd", "password-herd", kHere).ok(); });
   }
   for (auto& t : threads) t.join();
   EXPECT_EQ(ok.load(), 8);
   EXPECT_EQ(auth.argon2_runs() - before, 1u);
   // Warm: no more Argon2.
-  EXPECT_TRUE(auth.VerifyBasic("herd", "password-herd").ok());
+  EXPECT_TRUE(auth.VerifyBasic("herd", "password-herd", kHere).ok());
   EXPECT_EQ(auth.argon2_runs() - before, 1u);
   EXPECT_GE(auth.cache_hits(), 1u);
   // Failures are not cached: each wrong attempt costs a verification.
-  EXPECT_FALSE(auth.VerifyBasic("herd", "wrong-password").ok());
-  EXPECT_FALSE(auth.VerifyBasic("herd", "wrong-password").ok());
+  EXPECT_FALSE(auth.VerifyBasic("herd", "wrong-password", kHere).ok());
+  EXPECT_FALSE(auth.VerifyBasic("herd", "wrong-password", kHere).ok());
   EXPECT_EQ(auth.argon2_runs() - before, 3u);
 }
 
 TEST_F(AccountsTest, CacheStaysWithinItsByteBudget) {
   Add("small");
-  Authenticator auth(*meta_, Cheap(), {.max_bytes = 1});  // room for nothing
-  EXPECT_TRUE(auth.VerifyBasic("small", "password-small").ok());
+  FailureLimiter limiter;
+  Authenticator auth(*meta_, Cheap(), limiter, {.max_bytes = 1});  // room for nothing
+  EXPECT_TRUE(auth.VerifyBasic("small", "password-small", kHere).ok());
   const uint64_t runs = auth.argon2_runs();
-  EXPECT_TRUE(auth.VerifyBasic("small", "password-small").ok());
+  EXPECT_TRUE(auth.VerifyBasic("small", "password-small", kHere).ok());
   EXPECT_EQ(auth.argon2_runs(), runs + 1);  // evicted, so verified again
 }
 

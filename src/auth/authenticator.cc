@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "auth/accounts.h"
+#include "auth/password_pool.h"
 #include "util/blake3_hash.h"
 #include "util/time.h"
 
@@ -20,21 +21,68 @@ size_t Authenticator::KeyHash::operator()(const Key& k) const {
   return h;
 }
 
-Authenticator::Authenticator(meta::MetaStore& meta, PasswordParams params, AuthenticatorOptions options)
-    : meta_(meta), params_(params), opt_(options) {
+Authenticator::Authenticator(meta::MetaStore& meta, PasswordParams params, FailureLimiter& limiter,
+                             AuthenticatorOptions options)
+    : meta_(meta), params_(params), limiter_(limiter), opt_(options) {}
+
+Authenticator::~Authenticator() {
+  std::unique_lock lock(mu_);
+  refresh_cv_.wait(lock, [&] { return refreshing_ == 0; });
 }
 
 const std::string& Authenticator::DummyHash() {
   // Made on first need, not at start-up: it costs an Argon2 run's memory.
   std::call_once(dummy_once_, [this] {
-    auto h = HashPassword("nubo-timing-equalizer", params_);
+    auto h = HashPasswordNow("nubo-timing-equalizer", params_);
     if (h.ok()) dummy_hash_ = *h;
   });
   return dummy_hash_;
 }
 
-Result<Principal> Authenticator::VerifyBasic(std::string_view username, std::string_view password) {
-  if (username.empty() || username.size() > 64 || password.empty() || password.size() > params_.max_length) {
+PrincipalPtr Authenticator::Make(const meta::UserRow& u, const Entry& e) const {
+  auto p = std::make_shared<Principal>();
+  p->user_id = u.id;
+  p->public_id = u.public_id;
+  p->username = u.username;
+  p->admin = u.role == "admin";
+  if (e.app_password_id) {
+    p->credential = Credential::kAppPassword;
+    p->app_password_id = e.app_password_id;
+    p->scopes = e.scopes & kAppPasswordScopes;
+  } else {
+    p->credential = Credential::kAccountPassword;
+    p->scopes = p->admin ? kAllScopes : kAllScopes & ~kScopeAdmin;
+  }
+  return p;
+}
+
+Result<Authenticator::UserState> Authenticator::State(int64_t user_id, int64_t now_ms) {
+  {
+    std::lock_guard lock(mu_);
+    auto it = states_.find(user_id);
+    if (it != states_.end() && now_ms - it->second.fetched_ms < opt_.state_ttl_ms) {
+      return it->second;
+    }
+  }
+  std::optional<meta::UserRow> u;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(u, t.GetUser(user_id));
+    return Status::Ok();
+  }));
+  if (!u) return Denied();
+  UserState st{std::move(*u), now_ms};
+  std::lock_guard lock(mu_);
+  if (states_.size() > 100'000) states_.clear();  // bounded
+  states_[user_id] = st;
+  return st;
+}
+
+Result<PrincipalPtr> Authenticator::VerifyBasic(std::string_view username,
+                                                std::string_view password,
+                                                std::string_view client_ip,
+                                                BasicFailure* failure) {
+  if (username.empty() || username.size() > 64 || password.empty() ||
+      password.size() > params_.max_length) {
     return Denied();
   }
   Blake3 h;
@@ -44,46 +92,87 @@ Result<Principal> Authenticator::VerifyBasic(std::string_view username, std::str
   const Key key = h.Final();
   const int64_t now = UnixMillis();
 
-  std::shared_ptr<Flight> flight;
-  bool leader = false;
+  // 1. The cache, checked against the account's current state.
+  std::optional<Entry> hit;
   {
-    std::unique_lock lock(mu_);
+    std::lock_guard lock(mu_);
     if (auto it = cache_.find(key); it != cache_.end()) {
-      if (it->second.expires_ms > now) {
+      if (now - it->second.verified_ms < opt_.ttl_ms) {
         lru_.splice(lru_.begin(), lru_, it->second.lru);
-        hits_.fetch_add(1, std::memory_order_relaxed);
-        return it->second.principal;
+        hit = it->second;
+      } else {
+        bytes_ -= it->second.bytes;
+        lru_.erase(it->second.lru);
+        cache_.erase(it);
       }
+    }
+  }
+  if (hit && !hit->app_password_id) {
+    // A locked address stays locked for cached account passwords too:
+    // otherwise a guesser could test guesses against the cache at full
+    // speed while the lockout only stopped Argon2. (Cached app passwords
+    // pass: they cannot be guessed.)
+    if (auto wait = limiter_.SignInRetryAfter(client_ip, username, now)) {
+      if (failure) failure->retry_after_s = *wait;
+      return Status::ResourceExhausted("too many failed sign-ins from this address; retry in " +
+                                       std::to_string(*wait) + " s");
+    }
+  }
+  if (hit) {
+    auto st = State(hit->user_id, now);
+    if (st.ok() && st->user.active && st->user.credentials_version == hit->version) {
+      hits_.fetch_add(1, std::memory_order_relaxed);
+      if (!hit->app_password_id && now - hit->verified_ms >= opt_.refresh_after_ms) {
+        Refresh(key, std::string(username), std::string(password));
+      }
+      return Make(st->user, *hit);
+    }
+    // Changed since (password, revocation, deactivation): verify afresh.
+    std::lock_guard lock(mu_);
+    if (auto it = cache_.find(key); it != cache_.end()) {
       bytes_ -= it->second.bytes;
       lru_.erase(it->second.lru);
       cache_.erase(it);
     }
+  }
+
+  // Single flight: concurrent misses for one key run one verification.
+  std::shared_ptr<Flight> flight;
+  {
+    std::unique_lock lock(mu_);
     auto f = flights_.find(key);
-    if (f == flights_.end()) {
-      flight = std::make_shared<Flight>();
-      flights_.emplace(key, flight);
-      leader = true;
-    } else {
+    if (f != flights_.end()) {
       flight = f->second;
       cv_.wait(lock, [&] { return flight->done; });
+      if (failure) *failure = flight->failure;
       return flight->result;
     }
+    flight = std::make_shared<Flight>();
+    flights_.emplace(key, flight);
   }
   // The leader verifies without holding the lock.
-  Result<Principal> r = Verify(username, password);
+  BasicFailure why;
+  Entry verified{};
+  Result<PrincipalPtr> r = Verify(username, password, client_ip, &why, &verified);
   {
     std::lock_guard lock(mu_);
     flight->result = r;
+    flight->failure = why;
     flight->done = true;
     flights_.erase(key);
-    if (r.ok()) Insert(key, *r, now);
   }
   cv_.notify_all();
-  (void)leader;
+  // Entries are inserted with the version read before verifying: an
+  // InvalidateUser in between leaves a stale version, which the next hit
+  // refuses against the state it re-reads.
+  if (r.ok()) Insert(key, verified);
+  if (failure) *failure = why;
   return r;
 }
 
-Result<Principal> Authenticator::Verify(std::string_view username, std::string_view password) {
+Result<PrincipalPtr> Authenticator::Verify(std::string_view username, std::string_view password,
+                                           std::string_view client_ip, BasicFailure* failure,
+                                           Entry* verified) {
   std::optional<meta::UserRow> user;
   std::optional<meta::AppPasswordRow> app;
   const meta::Digest app_hash = AppPasswordHash(password);
@@ -92,25 +181,96 @@ Result<Principal> Authenticator::Verify(std::string_view username, std::string_v
     NUBO_ASSIGN_OR_RETURN(app, txn.FindAppPassword(app_hash));
     return Status::Ok();
   }));
+  const int64_t now = UnixMillis();
+  // 2. App passwords: never throttled (they cannot be guessed), so an
+  // account under attack keeps its sync clients.
   if (user && app && app->user_id == user->id) {
     if (!user->active) return Denied();
-    (void)meta_.Write([&](meta::WriteTxn& txn) { return txn.TouchAppPassword(app->id, UnixMillis()); });
-    return Principal{user->id, user->username, user->role, true, app->id};
+    (void)meta_.Write([&](meta::WriteTxn& txn) { return txn.TouchAppPassword(app->id, now); });
+    *verified = Entry{user->id, user->credentials_version, app->id, app->scopes, now, false, {}, 0};
+    return Make(*user, *verified);
   }
   if (!opt_.allow_account_passwords) return Denied();
+  // 3. The throttle, before any password work.
+  if (auto wait = limiter_.SignInRetryAfter(client_ip, username, now)) {
+    failure->retry_after_s = *wait;
+    return Status::ResourceExhausted("too many failed sign-ins from this address; retry in " +
+                                     std::to_string(*wait) + " s");
+  }
+  // 4. Argon2id on the password pool (an unknown user costs the same run).
   argon2_runs_.fetch_add(1, std::memory_order_relaxed);
-  if (!user) {
-    (void)VerifyPassword(password, DummyHash());  // same cost as a real miss
+  auto ok = VerifyPassword(password, user ? user->password_hash : DummyHash());
+  if (!ok.ok()) {
+    if (ok.status().code() == Code::kUnavailable) failure->retry_after_s = 1;
+    return ok.status();
+  }
+  if (!user || !*ok || !user->active) {
+    limiter_.SignInFailed(client_ip, username, UnixMillis());
     return Denied();
   }
-  if (!VerifyPassword(password, user->password_hash) || !user->active) return Denied();
-  return Principal{user->id, user->username, user->role, false, 0};
+  limiter_.SignInSucceeded(client_ip, username);
+  *verified = Entry{user->id, user->credentials_version, 0, 0, now, false, {}, 0};
+  return Make(*user, *verified);
 }
 
-void Authenticator::Insert(const Key& key, const Principal& p, int64_t now_ms) {
-  size_t bytes = sizeof(Entry) + sizeof(Key) * 2 + p.username.size() + p.role.size() + 64;
+void Authenticator::Refresh(const Key& key, std::string username, std::string password) {
+  PasswordPool* pool = PasswordPool::Installed();
+  if (!pool) return;  // no background threads: the entry simply expires
+  {
+    std::lock_guard lock(mu_);
+    auto it = cache_.find(key);
+    if (it == cache_.end() || it->second.refreshing) return;
+    it->second.refreshing = true;
+    ++refreshing_;
+  }
+  auto done = [this, key](std::optional<int64_t> verified_ms) {
+    std::lock_guard lock(mu_);
+    if (auto it = cache_.find(key); it != cache_.end()) {
+      it->second.refreshing = false;
+      if (verified_ms) it->second.verified_ms = *verified_ms;
+    }
+    if (--refreshing_ == 0) refresh_cv_.notify_all();
+  };
+  const bool queued = pool->Post([this, key, username = std::move(username),
+                                  password = std::move(password), done] {
+    // Runs on the pool thread: verify directly (not through the pool,
+    // which this thread is).
+    std::optional<meta::UserRow> user;
+    Status st = meta_.Read([&](meta::ReadTxn& txn) -> Status {
+      NUBO_ASSIGN_OR_RETURN(user, txn.GetUserByName(username));
+      return Status::Ok();
+    });
+    const int64_t started = UnixMillis();
+    std::optional<int64_t> verified;
+    if (st.ok() && user && user->active) {
+      std::lock_guard lock(mu_);
+      auto it = cache_.find(key);
+      if (it != cache_.end() && it->second.version != user->credentials_version) user.reset();
+    }
+    if (st.ok() && user && user->active) {
+      argon2_runs_.fetch_add(1, std::memory_order_relaxed);
+      if (VerifyPasswordNow(password, user->password_hash)) verified = started;
+    }
+    if (verified) refreshes_.fetch_add(1, std::memory_order_relaxed);
+    done(verified);
+  });
+  if (!queued) done(std::nullopt);
+}
+
+void Authenticator::Insert(const Key& key, const Entry& e) {
+  size_t bytes = sizeof(Entry) + sizeof(Key) * 2 + 64;
+  std::lock_guard lock(mu_);
+  if (auto it = cache_.find(key); it != cache_.end()) {
+    bytes_ -= it->second.bytes;
+    lru_.erase(it->second.lru);
+    cache_.erase(it);
+  }
   lru_.push_front(key);
-  cache_[key] = Entry{p, now_ms + opt_.ttl_ms, lru_.begin(), bytes};
+  Entry stored = e;
+  stored.lru = lru_.begin();
+  stored.bytes = bytes;
+  stored.refreshing = false;
+  cache_[key] = stored;
   bytes_ += bytes;
   while (bytes_ > opt_.max_bytes && !lru_.empty()) {
     auto it = cache_.find(lru_.back());
@@ -122,8 +282,9 @@ void Authenticator::Insert(const Key& key, const Principal& p, int64_t now_ms) {
 
 void Authenticator::InvalidateUser(int64_t user_id) {
   std::lock_guard lock(mu_);
+  states_.erase(user_id);
   for (auto it = cache_.begin(); it != cache_.end();) {
-    if (it->second.principal.user_id == user_id) {
+    if (it->second.user_id == user_id) {
       bytes_ -= it->second.bytes;
       lru_.erase(it->second.lru);
       it = cache_.erase(it);

@@ -1,8 +1,11 @@
 #include "auth/password.h"
 
+#include "auth/password_pool.h"
+
 #include <sodium.h>
 
 #include <cstdlib>
+#include <functional>
 #include <semaphore>
 
 namespace nubo::auth {
@@ -14,9 +17,8 @@ void InitSodium() {
   if (!ok) std::abort();  // no CSPRNG: nothing safe can continue
 }
 
-// Each Argon2 run holds mem_limit bytes (64 MiB by default): a herd of
-// sign-ins on 16 blocking threads must not take a gigabyte. Two at a time
-// keep both cores busy; the rest queue.
+// Without a pool (the command line, unit tests): each Argon2 run holds
+// mem_limit bytes (64 MiB by default), so at most two run at once.
 std::counting_semaphore<64>& Slots() {
   static std::counting_semaphore<64> slots(2);
   return slots;
@@ -44,9 +46,38 @@ Status CheckPasswordPolicy(std::string_view password, const PasswordParams& p) {
   return Status::Ok();
 }
 
+// Runs `fn` on the installed pool, or inline (two at a time) without one.
+Status OnPool(const std::function<void()>& fn) {
+  if (PasswordPool* pool = PasswordPool::Installed()) return pool->Run(fn);
+  Slot slot;
+  fn();
+  return Status::Ok();
+}
+
 Result<std::string> HashPassword(std::string_view password, const PasswordParams& p) {
   InitSodium();
-  Slot slot;
+  char out[crypto_pwhash_STRBYTES];
+  int rc = -1;
+  NUBO_RETURN_IF_ERROR(OnPool([&] {
+    rc = crypto_pwhash_str_alg(out, password.data(), password.size(), p.ops_limit,
+                               static_cast<size_t>(p.mem_limit), crypto_pwhash_ALG_ARGON2ID13);
+  }));
+  if (rc != 0) return Status::ResourceExhausted("not enough memory to hash the password");
+  return std::string(out);
+}
+
+Result<bool> VerifyPassword(std::string_view password, const std::string& encoded) {
+  InitSodium();
+  if (encoded.empty() || encoded.size() >= crypto_pwhash_STRBYTES) return false;
+  bool ok = false;
+  NUBO_RETURN_IF_ERROR(OnPool([&] {
+    ok = crypto_pwhash_str_verify(encoded.c_str(), password.data(), password.size()) == 0;
+  }));
+  return ok;
+}
+
+Result<std::string> HashPasswordNow(std::string_view password, const PasswordParams& p) {
+  InitSodium();
   char out[crypto_pwhash_STRBYTES];
   if (crypto_pwhash_str_alg(out, password.data(), password.size(), p.ops_limit,
                             static_cast<size_t>(p.mem_limit), crypto_pwhash_ALG_ARGON2ID13) != 0) {
@@ -55,10 +86,9 @@ Result<std::string> HashPassword(std::string_view password, const PasswordParams
   return std::string(out);
 }
 
-bool VerifyPassword(std::string_view password, const std::string& encoded) {
+bool VerifyPasswordNow(std::string_view password, const std::string& encoded) {
   InitSodium();
   if (encoded.empty() || encoded.size() >= crypto_pwhash_STRBYTES) return false;
-  Slot slot;
   return crypto_pwhash_str_verify(encoded.c_str(), password.data(), password.size()) == 0;
 }
 

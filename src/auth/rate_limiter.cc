@@ -11,7 +11,8 @@ std::optional<int64_t> FailureLimiter::RetryAfter(const std::string& key, int64_
   return (it->second.locked_until_ms - now_ms + 999) / 1000;
 }
 
-void FailureLimiter::RecordFailure(const std::string& key, int64_t now_ms) {
+void FailureLimiter::RecordFailure(const std::string& key, int64_t now_ms, int max_failures) {
+  if (max_failures <= 0) max_failures = opt_.max_failures;
   std::lock_guard lock(mu_);
   auto it = slots_.find(key);
   if (it == slots_.end()) {
@@ -26,7 +27,7 @@ void FailureLimiter::RecordFailure(const std::string& key, int64_t now_ms) {
   }
   Slot& s = it->second;
   if (s.locked_until_ms != 0 && s.locked_until_ms <= now_ms) s.failures = 0;  // window over
-  if (++s.failures >= opt_.max_failures) s.locked_until_ms = now_ms + opt_.lockout_ms;
+  if (++s.failures >= max_failures) s.locked_until_ms = now_ms + opt_.lockout_ms;
 }
 
 void FailureLimiter::RecordSuccess(const std::string& key) {
@@ -39,9 +40,12 @@ void FailureLimiter::RecordSuccess(const std::string& key) {
 
 namespace {
 std::string IpKey(std::string_view ip) { return "ip:" + std::string(ip); }
-std::string UserKey(std::string_view name) {
+// Usernames are ASCII (accounts.h) and compare case-insensitively.
+std::string PairKey(std::string_view ip, std::string_view name) {
   std::string k = "user:";
   for (char c : name) k += (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+  k += '@';
+  k += ip;
   return k;
 }
 }  // namespace
@@ -49,16 +53,18 @@ std::string UserKey(std::string_view name) {
 std::optional<int64_t> FailureLimiter::SignInRetryAfter(std::string_view ip, std::string_view username,
                                                         int64_t now_ms) {
   auto a = RetryAfter(IpKey(ip), now_ms);
-  auto b = RetryAfter(UserKey(username), now_ms);
+  auto b = RetryAfter(PairKey(ip, username), now_ms);
   if (a && b) return std::max(*a, *b);
   return a ? a : b;
 }
 
 void FailureLimiter::SignInFailed(std::string_view ip, std::string_view username, int64_t now_ms) {
-  RecordFailure(IpKey(ip), now_ms);
-  RecordFailure(UserKey(username), now_ms);
+  RecordFailure(IpKey(ip), now_ms, opt_.max_failures * std::max(1, opt_.address_factor));
+  RecordFailure(PairKey(ip, username), now_ms);
 }
 
-void FailureLimiter::SignInSucceeded(std::string_view username) { RecordSuccess(UserKey(username)); }
+void FailureLimiter::SignInSucceeded(std::string_view ip, std::string_view username) {
+  RecordSuccess(PairKey(ip, username));
+}
 
 }  // namespace nubo::auth

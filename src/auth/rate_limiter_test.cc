@@ -38,5 +38,25 @@ TEST(FailureLimiter, BoundedKeys) {
   EXPECT_TRUE(l.RetryAfter("c", 0).has_value());
 }
 
+// A stranger's failures never lock the account for an address that did not
+// fail; the stranger's address is locked for that account, and for every
+// account after address_factor times as many failures.
+TEST(FailureLimiter, SignInsCountPerAccountAndAddressNeverPerAccountAlone) {
+  FailureLimiter l({.max_failures = 3, .lockout_ms = 60'000, .max_keys = 100, .address_factor = 2});
+  for (int i = 0; i < 3; ++i) l.SignInFailed("203.0.113.9", "alice", 0);
+  EXPECT_TRUE(l.SignInRetryAfter("203.0.113.9", "alice", 0).has_value());
+  EXPECT_EQ(l.SignInRetryAfter("198.51.100.7", "alice", 0), std::nullopt);  // the owner's address
+  EXPECT_EQ(l.SignInRetryAfter("203.0.113.9", "bob", 0), std::nullopt);     // 3 < 3 * 2
+  for (int i = 0; i < 3; ++i) l.SignInFailed("203.0.113.9", "carol", 0);
+  EXPECT_TRUE(l.SignInRetryAfter("203.0.113.9", "bob", 0).has_value());  // the address: 6 failures
+  EXPECT_EQ(l.SignInRetryAfter("198.51.100.7", "bob", 0), std::nullopt);
+  // A success from an address clears that pair only.
+  l.SignInFailed("198.51.100.7", "alice", 0);
+  l.SignInSucceeded("198.51.100.7", "alice");
+  l.SignInFailed("198.51.100.7", "alice", 0);
+  l.SignInFailed("198.51.100.7", "alice", 0);
+  EXPECT_EQ(l.SignInRetryAfter("198.51.100.7", "alice", 0), std::nullopt);
+}
+
 }  // namespace
 }  // namespace nubo::auth

@@ -31,7 +31,7 @@ Sessions::Sessions(meta::MetaStore& meta, PasswordParams params, SessionOptions 
 const std::string& Sessions::DummyHash() {
   // Made on first need, not at start-up: it costs an Argon2 run's memory.
   std::call_once(dummy_once_, [this] {
-    auto h = HashPassword("nubo-timing-equalizer", params_);
+    auto h = HashPasswordNow("nubo-timing-equalizer", params_);
     if (h.ok()) dummy_hash_ = *h;
   });
   return dummy_hash_;
@@ -66,11 +66,9 @@ Result<TokenPair> Sessions::Login(std::string_view username, std::string_view pa
     NUBO_ASSIGN_OR_RETURN(user, t.GetUserByName(std::string(username)));
     return Status::Ok();
   }));
-  if (!user) {
-    (void)VerifyPassword(password, DummyHash());  // same cost as a wrong password
-    return Denied();
-  }
-  if (!VerifyPassword(password, user->password_hash) || !user->active) return Denied();
+  // An unknown user costs the same Argon2 run as a wrong password.
+  NUBO_ASSIGN_OR_RETURN(bool ok, VerifyPassword(password, user ? user->password_hash : DummyHash()));
+  if (!user || !ok || !user->active) return Denied();
   const int64_t now = UnixMillis();
   // Upgrade the hash to the current parameters now that we know the
   // password: outside the write transaction, as Argon2 takes ~100 ms.
@@ -103,7 +101,22 @@ Result<TokenPair> Sessions::Refresh(std::string_view refresh_token) {
     NUBO_ASSIGN_OR_RETURN(auto s, txn.FindSessionByRefresh(RefreshHash(refresh_token)));
     if (!s) return Status::Unauthenticated("invalid refresh token");
     if (s->revoked_at_ms) {
-      // A rotated (or logged-out) token came back: treat the family as stolen.
+      // A token rotated a moment ago, presented again by a second tab that
+      // refreshed at the same time: the sign-in goes on (a new rotation
+      // from it), provided the sign-in still has a live session. Anything
+      // later, or a token revoked otherwise (logout, password change), is
+      // a rotated token coming back: treat the family as stolen.
+      const bool in_grace = s->rotated_at_ms && now - *s->rotated_at_ms <= opt_.refresh_grace_ms &&
+                            s->expires_at_ms > now;
+      if (in_grace) {
+        NUBO_ASSIGN_OR_RETURN(bool live, txn.FamilyHasLiveSession(s->family_id, now));
+        if (live) {
+          NUBO_ASSIGN_OR_RETURN(auto user, txn.GetUser(s->user_id));
+          if (!user || !user->active) return Status::Unauthenticated("account is not active");
+          NUBO_ASSIGN_OR_RETURN(out, Issue(txn, *user, s->family_id, s->user_agent, s->ip, now));
+          return Status::Ok();
+        }
+      }
       NUBO_RETURN_IF_ERROR(txn.RevokeSessionFamily(s->family_id, now));
       revoked_family = s->family_id;
       return Status::Ok();
@@ -111,7 +124,7 @@ Result<TokenPair> Sessions::Refresh(std::string_view refresh_token) {
     if (s->expires_at_ms <= now) return Status::Unauthenticated("refresh token expired");
     NUBO_ASSIGN_OR_RETURN(auto user, txn.GetUser(s->user_id));
     if (!user || !user->active) return Status::Unauthenticated("account is not active");
-    NUBO_RETURN_IF_ERROR(txn.RevokeSession(s->id, now));
+    NUBO_RETURN_IF_ERROR(txn.RevokeSession(s->id, now, /*rotated=*/true));
     NUBO_ASSIGN_OR_RETURN(out, Issue(txn, *user, s->family_id, s->user_agent, s->ip, now));
     return Status::Ok();
   });
@@ -151,7 +164,7 @@ Status Sessions::RevokeOwn(int64_t user_id, const std::string& session_id) {
 void Sessions::ForgetUser(int64_t user_id) {
   std::lock_guard lock(mu_);
   for (auto it = checked_.begin(); it != checked_.end();) {
-    it = it->second.caller.user_id == user_id ? checked_.erase(it) : std::next(it);
+    it = it->second.principal->user_id == user_id ? checked_.erase(it) : std::next(it);
   }
 }
 
@@ -167,7 +180,7 @@ Status Sessions::RevokeOthers(int64_t user_id, const std::string& keep_session_i
   }));
   std::lock_guard lock(mu_);
   for (auto it = checked_.begin(); it != checked_.end();) {
-    if (it->second.caller.user_id == user_id && it->first != keep_session_id) {
+    if (it->second.principal->user_id == user_id && it->first != keep_session_id) {
       it = checked_.erase(it);
     } else {
       ++it;
@@ -176,14 +189,15 @@ Status Sessions::RevokeOthers(int64_t user_id, const std::string& keep_session_i
   return Status::Ok();
 }
 
-Result<SessionCaller> Sessions::Authenticate(std::string_view access_token) {
+Result<PrincipalPtr> Sessions::Authenticate(std::string_view access_token) {
   const int64_t now = UnixMillis();
   NUBO_ASSIGN_OR_RETURN(AccessClaims c, signer_.Verify(access_token, now / 1000));
   {
     std::lock_guard lock(mu_);
     auto it = checked_.find(c.session_id);
-    if (it != checked_.end() && it->second.until_ms > now && it->second.caller.user_id == c.user_id) {
-      return it->second.caller;
+    if (it != checked_.end() && it->second.until_ms > now &&
+        it->second.principal->user_id == c.user_id) {
+      return it->second.principal;
     }
   }
   // Never trust the token alone: the session and the user's live role decide.
@@ -198,11 +212,14 @@ Result<SessionCaller> Sessions::Authenticate(std::string_view access_token) {
     return Status::Unauthenticated("session ended; sign in again");
   }
   if (!u || !u->active) return Status::Unauthenticated("account is not active");
-  SessionCaller caller{u->id, u->public_id, u->username, u->role == "admin", c.session_id};
+  Principal p = Principal::User(u->id, u->username, u->role == "admin");
+  p.public_id = u->public_id;
+  p.session_id = c.session_id;
+  auto principal = std::make_shared<const Principal>(std::move(p));
   std::lock_guard lock(mu_);
   if (checked_.size() > 100'000) checked_.clear();  // bounded
-  checked_[c.session_id] = Checked{caller, now + opt_.check_cache_ms};
-  return caller;
+  checked_[c.session_id] = Checked{principal, now + opt_.check_cache_ms};
+  return PrincipalPtr(principal);
 }
 
 }  // namespace nubo::auth

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "auth/password.h"
+#include "auth/principal.h"
 #include "auth/rate_limiter.h"
 #include "auth/tokens.h"
 #include "meta/meta_store.h"
@@ -24,6 +25,9 @@ struct SessionOptions {
   int64_t access_ttl_s = 900;            // 15 min
   int64_t refresh_ttl_s = 30 * 86'400;   // 30 days
   int64_t check_cache_ms = 2'000;        // how stale a session check may be
+  // A refresh token rotated this recently may be presented once more (two
+  // tabs refreshing together) without being taken for a stolen one.
+  int64_t refresh_grace_ms = 10'000;
 };
 
 struct TokenPair {
@@ -33,13 +37,6 @@ struct TokenPair {
   std::string session_id;
 };
 
-struct SessionCaller {
-  int64_t user_id = 0;
-  std::string public_id;
-  std::string username;
-  bool admin = false;
-  std::string session_id;
-};
 
 class Sessions {
  public:
@@ -62,8 +59,9 @@ class Sessions {
   Status RevokeOthers(int64_t user_id, const std::string& keep_session_id);
 
   // Checks a bearer access token and the live state of its session and
-  // user (revoked, deactivated, role): Unauthenticated with the reason.
-  Result<SessionCaller> Authenticate(std::string_view access_token);
+  // user (revoked, deactivated, role): the session's principal (every
+  // scope the role allows), or Unauthenticated with the reason.
+  Result<PrincipalPtr> Authenticate(std::string_view access_token);
 
   const TokenSigner& signer() const { return signer_; }
   const SessionOptions& options() const { return opt_; }
@@ -82,7 +80,7 @@ class Sessions {
   std::string dummy_hash_;
 
   struct Checked {
-    SessionCaller caller;
+    PrincipalPtr principal;
     int64_t until_ms;
   };
   std::mutex mu_;

@@ -7,11 +7,18 @@ namespace {
 class ImmediateBatch final : public ChunkBatch {
  public:
   explicit ImmediateBatch(ChunkStore& store) : store_(store) {}
-  Status Add(const Digest& hash, std::string_view data) override { return store_.Put(hash, data); }
+  Status Add(const Digest& hash, std::string_view data) override {
+    const bool present = store_.Stat(hash).ok();
+    NUBO_RETURN_IF_ERROR(store_.Put(hash, data));
+    if (!present) published_.push_back(hash);
+    return Status::Ok();
+  }
   Status Commit() override { return Status::Ok(); }
+  std::vector<Digest> Published() const override { return published_; }
 
  private:
   ChunkStore& store_;
+  std::vector<Digest> published_;
 };
 
 class PassThroughReader final : public ChunkReader {

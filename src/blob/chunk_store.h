@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string_view>
+#include <vector>
 
 #include "util/blake3_hash.h"
 #include "util/status.h"
@@ -41,6 +43,10 @@ class ChunkBatch {
   // Makes every staged chunk durable and visible. On error, none of the
   // staged chunks that were not already present is guaranteed visible.
   virtual Status Commit() = 0;
+  // The chunks this batch itself made visible so far (absent before; not
+  // those it found present). An upload refused after some commits deletes
+  // these at once if nothing references them (content/ingest.h).
+  virtual std::vector<Digest> Published() const = 0;
 };
 
 // An open chunk, for reading several ranges without re-opening it.
@@ -83,6 +89,9 @@ class ChunkStore {
   // Visits every stored chunk (order unspecified); stops at the first error
   // `fn` returns. For fsck and GC sweeps.
   virtual Status ForEach(const std::function<Status(const Digest&, const ChunkInfo&)>& fn) = 0;
+  // Bytes still free for chunks where the store keeps them; nullopt when
+  // the store cannot tell (memory, remote stores).
+  virtual std::optional<uint64_t> FreeBytes() { return std::nullopt; }
 };
 
 }  // namespace nubo::blob

@@ -29,6 +29,7 @@ class FaultyBatch final : public ChunkBatch {
     if (auto f = plan_.Next(); f != FaultPlan::Fault::kNone) return Injected(f, "commit chunks");
     return inner_->Commit();
   }
+  std::vector<Digest> Published() const override { return inner_->Published(); }
 
  private:
   std::unique_ptr<ChunkBatch> inner_;

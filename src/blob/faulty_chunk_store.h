@@ -24,6 +24,7 @@ class FaultyChunkStore final : public ChunkStore {
   Status ForEach(const std::function<Status(const Digest&, const ChunkInfo&)>& fn) override {
     return inner_.ForEach(fn);
   }
+  std::optional<uint64_t> FreeBytes() override { return inner_.FreeBytes(); }
 
  private:
   ChunkStore& inner_;

@@ -9,7 +9,8 @@ InFlightChunks& InFlightChunks::Instance() {
 }
 
 void InFlightChunks::Pin(const Blake3Digest& hash) {
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return discarding_.count(hash) == 0; });
   ++count_[hash];
 }
 
@@ -22,6 +23,24 @@ void InFlightChunks::Unpin(const Blake3Digest& hash) {
 bool InFlightChunks::Pinned(const Blake3Digest& hash) const {
   std::lock_guard lock(mu_);
   return count_.count(hash) != 0;
+}
+
+std::vector<Blake3Digest> InFlightChunks::BeginDiscard(const std::vector<Blake3Digest>& hashes) {
+  std::lock_guard lock(mu_);
+  std::vector<Blake3Digest> out;
+  for (const auto& h : hashes) {
+    auto it = count_.find(h);
+    if (it != count_.end() && it->second == 1 && discarding_.insert(h).second) out.push_back(h);
+  }
+  return out;
+}
+
+void InFlightChunks::EndDiscard(const std::vector<Blake3Digest>& hashes) {
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& h : hashes) discarding_.erase(h);
+  }
+  cv_.notify_all();
 }
 
 }  // namespace nubo::content

@@ -9,8 +9,11 @@
 // Thread-safe.
 #pragma once
 
+#include <condition_variable>
 #include <map>
 #include <mutex>
+#include <set>
+#include <vector>
 
 #include "util/blake3_hash.h"
 
@@ -20,13 +23,22 @@ class InFlightChunks {
  public:
   static InFlightChunks& Instance();
 
+  // Waits while the chunk is being discarded (its file may be about to
+  // go), so a pin taken here always precedes the chunk's (re)store.
   void Pin(const Blake3Digest& hash);
   void Unpin(const Blake3Digest& hash);
   bool Pinned(const Blake3Digest& hash) const;
 
+  // Of `hashes`, those pinned once only (by the caller) are marked
+  // discarding and returned: until EndDiscard, nobody else can pin them.
+  std::vector<Blake3Digest> BeginDiscard(const std::vector<Blake3Digest>& hashes);
+  void EndDiscard(const std::vector<Blake3Digest>& hashes);
+
  private:
   mutable std::mutex mu_;
+  std::condition_variable cv_;
   std::map<Blake3Digest, int> count_;
+  std::set<Blake3Digest> discarding_;
 };
 
 }  // namespace nubo::content

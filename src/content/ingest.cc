@@ -60,6 +60,25 @@ Result<ManifestDraft> Ingest::Finish() {
   return draft_;
 }
 
+void Ingest::Discard(meta::MetaStore& meta) {
+  std::vector<Blake3Digest> published = batch_->Published();
+  if (published.empty()) return;
+  // Only chunks pinned by this ingest alone; while they are being
+  // discarded nobody can pin them, so no upload can find one present,
+  // count on it and commit after it is gone.
+  std::vector<Blake3Digest> mine = InFlightChunks::Instance().BeginDiscard(published);
+  for (const Blake3Digest& h : mine) {
+    std::optional<meta::ChunkRow> row;
+    Status st = meta.Read([&](meta::ReadTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(row, t.GetChunk(h));
+      return Status::Ok();
+    });
+    if (!st.ok() || row) continue;  // referenced (or once was): GC's to judge
+    (void)chunks_.Delete(h);
+  }
+  InFlightChunks::Instance().EndDiscard(mine);
+}
+
 Result<int64_t> CommitManifest(meta::MetaStore& meta, blob::ChunkStore& chunks,
                                const ManifestDraft& draft,
                                const std::function<Status(meta::WriteTxn&, int64_t)>& attach) {

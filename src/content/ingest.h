@@ -38,6 +38,14 @@ class Ingest {
   Status Write(const char* data, size_t len);
   // Ends the stream: stores the last chunk and returns the manifest.
   Result<ManifestDraft> Finish();
+  // The upload was refused or abandoned: deletes, at once, the chunks this
+  // ingest made visible that nothing references (no chunk row: no manifest
+  // lists them) and no other upload in this process holds — instead of
+  // leaving them for GC after its grace period (a refused 100 MB upload
+  // must not hold 100 MB of disk for an hour). Best effort: what it cannot
+  // delete, GC still collects. Call before destruction, never after a
+  // commit that references the chunks.
+  void Discard(meta::MetaStore& meta);
 
  private:
   Status StoreChunk(std::string_view chunk);

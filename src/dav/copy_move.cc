@@ -1,10 +1,12 @@
 // RFC 4918 §9.8 COPY and §9.9 MOVE. The Destination must lie on this
 // server under a WebDAV mount (else 502, §9.8.5); Overwrite: F with an
-// existing destination is 412; with T the destination first goes to the
-// trash (§9.8.4 "as if DELETE"), so an overwrite is recoverable. 201 when
-// the destination did not exist, 204 when it was replaced. COPY keeps
-// content shared (zero-copy) and copies dead properties; Depth 0 copies a
-// collection without its members.
+// existing destination is 412; with T the destination goes to the trash
+// (§9.8.4 "as if DELETE", so an overwrite is recoverable) in the same
+// transaction as the copy or move, so a failure (507, 423) keeps it where
+// it was. 201 when the destination did not exist, 204 when it was
+// replaced. COPY keeps content shared (zero-copy) and copies dead
+// properties; Depth 0 copies a collection without its members. Locks of
+// the source (MOVE) and the destination are checked by the files domain.
 #include "dav/context.h"
 #include "dav/request_headers.h"
 
@@ -28,7 +30,7 @@ http::Response HandleCopyMove(DavContext& c) {
   if (!depth.ok() || *depth == Depth::kOne) return DavError(400);
   if (move && src.node->folder() && *depth != Depth::kInfinity) return DavError(400);  // §9.9.2
   if (c.segments.empty() || dsegs.empty()) return DavError(403);  // the drive root
-  auto dst = c.files.Resolve(c.user, dsegs);
+  auto dst = c.files.Resolve(c.who(), dsegs);
   if (!dst.ok()) return DavError(dst.status().code() == Code::kInvalidArgument ? 400 : 500);
   if (dst->path_key == src.path_key) return DavError(403);  // §9.8.5: same resource
   // Into itself or below it: the tree would contain itself.
@@ -40,26 +42,16 @@ http::Response HandleCopyMove(DavContext& c) {
     // Replacing an ancestor of the source would delete the source itself.
     if (src.path_key.rfind(dst->path_key + "/", 0) == 0) return DavError(409);
   }
-  if (move) {
-    if (Status st = CheckLocks(c, src.drive_id, src.path_key, true, true); !st.ok()) return DavError(st);
-  }
-  if (Status st = CheckLocks(c, dst->drive_id, dst->path_key, existed, true); !st.ok()) return DavError(st);
-  if (existed) {
-    if (Status st = c.files.Trash(c.user, dst->node->public_id); !st.ok()) return DavError(st);
-    (void)c.files.meta().Write(
-        [&](meta::WriteTxn& w) { return w.DeleteDavLocksAt(dst->drive_id, dst->path_key); });
-  }
-  if (move) {
-    auto r = c.files.Update(c.user, src.node->public_id, dst->name, dst->parent->public_id,
-                            files::Conflict::kFail);
-    if (!r.ok()) return DavError(r.status());
-    // §9.9.1: locks do not move with the resource.
-    (void)c.files.meta().Write(
-        [&](meta::WriteTxn& w) { return w.DeleteDavLocksAt(src.drive_id, src.path_key); });
-  } else {
-    auto r = c.files.Copy(c.user, src.node->public_id, dst->parent->public_id, dst->name,
-                          files::Conflict::kFail, *depth == Depth::kZero);
-    if (!r.ok()) return DavError(r.status());
+  const files::Conflict conflict = *overwrite ? files::Conflict::kReplace : files::Conflict::kFail;
+  Result<meta::NodeRow> r =
+      move ? c.files.Update(c.who(), src.node->public_id, dst->name, dst->parent->public_id,
+                            conflict, c.cond)
+           : c.files.Copy(c.who(), src.node->public_id, dst->parent->public_id, dst->name,
+                          conflict, *depth == Depth::kZero, c.cond);
+  if (!r.ok()) {
+    // A destination that appeared after the check above, with Overwrite: F.
+    if (r.status().code() == Code::kAlreadyExists) return DavError(412);
+    return DavError(r.status());
   }
   return http::Response::Empty(existed ? 204 : 201);
 }

@@ -1,6 +1,7 @@
 // RFC 4918 §9.6 DELETE: moves the resource (a collection with everything
 // below it) to the trash, where the web UI and REST API can restore it.
-// Locks on the resource or below it must be presented; the locks then go.
+// Locks on the resource or below it must be presented; the locks then go
+// (the files domain checks and drops them in the same transaction).
 #include "dav/context.h"
 #include "dav/request_headers.h"
 
@@ -15,10 +16,7 @@ http::Response HandleDelete(DavContext& c) {
     auto d = ParseDepth(c.req.headers.Get("Depth"), Depth::kInfinity);
     if (!d.ok() || *d != Depth::kInfinity) return DavError(400);
   }
-  if (Status st = CheckLocks(c, t.drive_id, t.path_key, true, true); !st.ok()) return DavError(st);
-  if (Status st = c.files.Trash(c.user, t.node->public_id); !st.ok()) return DavError(st);
-  (void)c.files.meta().Write(
-      [&](meta::WriteTxn& w) { return w.DeleteDavLocksAt(t.drive_id, t.path_key); });
+  if (Status st = c.files.Trash(c.who(), t.node->public_id, c.cond); !st.ok()) return DavError(st);
   return http::Response::Empty(204);
 }
 

@@ -12,9 +12,9 @@ http::Response HandleGet(DavContext& c) {
     return http::Response::Text(200, "<!doctype html><title>nubo</title><p>This is a WebDAV folder.</p>\n",
                                 "text/html; charset=utf-8");
   }
-  auto fc = c.files.OpenContent(c.user, c.target.node->public_id);
+  auto fc = c.files.OpenContent(c.who(), c.target.node->public_id);
   if (!fc.ok()) return DavError(fc.status());
-  return api::ContentResponse(c.files, c.req, *fc, c.user);
+  return api::ContentResponse(c.files, c.req, *fc, c.who().user_id);
 }
 
 }  // namespace nubo::dav

@@ -1,6 +1,7 @@
 // RFC 4918 §9.3 MKCOL: creates one collection. A body is refused (415,
 // §9.3: we define no MKCOL body), an existing resource is 405, a missing
-// parent is 409.
+// parent is 409; a lock on the parent must be presented (the files domain
+// checks it).
 #include "dav/context.h"
 
 namespace nubo::dav {
@@ -10,9 +11,13 @@ http::Response HandleMkcol(DavContext& c) {
   if (!c.req.body.empty()) return DavError(415);
   if (t.node) return DavError(405);
   if (!t.parent) return DavError(409);
-  if (Status st = CheckLocks(c, t.drive_id, t.path_key, false, true); !st.ok()) return DavError(st);
-  auto n = c.files.CreateFolder(c.user, t.parent->public_id, t.name, files::Conflict::kFail);
-  if (!n.ok()) return DavError(n.status());
+  auto n = c.files.CreateFolder(c.who(), t.parent->public_id, t.name, files::Conflict::kFail,
+                                c.cond);
+  if (!n.ok()) {
+    // A member that appeared after resolving: as if it had been there (§9.3.1).
+    if (n.status().code() == Code::kAlreadyExists) return DavError(405);
+    return DavError(n.status());
+  }
   return http::Response::Empty(201);
 }
 

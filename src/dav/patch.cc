@@ -69,6 +69,7 @@ class PatchSink final : public http::BodySink {
     result_ = up_->Finish();
     return result_.status();
   }
+  void Abort() override { up_->Abort(); }
   const Result<files::UploadResult>& result() const { return result_; }
 
  private:
@@ -112,8 +113,7 @@ Result<std::unique_ptr<http::BodySink>> OpenPatchSink(DavContext& c) {
   std::optional<uint64_t> body_len;
   if (!c.req.chunked) body_len = c.req.content_length.value_or(0);
   NUBO_ASSIGN_OR_RETURN(UpdateRange range, ParseUpdateRange(*ur, t.node->size, body_len));
-  NUBO_RETURN_IF_ERROR(CheckLocks(c, t.drive_id, t.path_key, false, false));
-  NUBO_ASSIGN_OR_RETURN(files::FileContent old, c.files.OpenContent(c.user, t.node->public_id));
+  NUBO_ASSIGN_OR_RETURN(files::FileContent old, c.files.OpenContent(c.who(), t.node->public_id));
   files::UploadRequest u;
   u.parent_id = t.parent->public_id;
   u.name = t.name;
@@ -124,7 +124,8 @@ Result<std::unique_ptr<http::BodySink>> OpenPatchSink(DavContext& c) {
   if (auto im = c.req.headers.Get("If-Match")) {
     if (Trim(*im) != "*" && Trim(*im) != *u.if_match) return Status::PreconditionFailed("If-Match failed");
   }
-  NUBO_ASSIGN_OR_RETURN(auto up, c.files.BeginUpload(c.user, std::move(u)));
+  u.cond.lock_tokens = c.cond.lock_tokens;
+  NUBO_ASSIGN_OR_RETURN(auto up, c.files.BeginUpload(c.who(), std::move(u)));
   return std::unique_ptr<http::BodySink>(new PatchSink(c.files, std::move(old), range, std::move(up)));
 }
 

@@ -127,7 +127,11 @@ class PropfindSource final : public http::BodySource {
       w_.Open(kDavNs, "multistatus", {{"d", std::string(kDavNs)}});
       const NodeRow& n = *c_.target.node;
       std::string href = c_.TargetHref();
-      NUBO_RETURN_IF_ERROR(LoadDead({n.id}));
+      dead_.clear();
+      if (need_dead_) {
+        NUBO_ASSIGN_OR_RETURN(auto props, c_.files.DeadProps(c_.who(), n));
+        if (!props.empty()) dead_[n.id] = std::move(props);
+      }
       WriteResponse(n, href, c_.target.path_key);
       if (depth_ != Depth::kZero && n.folder()) {
         frames_.push_back(Frame{n.public_id, std::move(href), c_.target.path_key, ""});
@@ -137,15 +141,12 @@ class PropfindSource final : public http::BodySource {
     if (!frames_.empty()) {
       Frame f = std::move(frames_.back());
       frames_.pop_back();
-      NUBO_ASSIGN_OR_RETURN(files::Page page,
-                            c_.files.List(c_.user, f.folder_id, meta::NodeSort::kName, false,
-                                          f.cursor, kPage, /*bare=*/true));
-      if (need_dead_) {
-        std::vector<int64_t> ids;
-        ids.reserve(page.items.size());
-        for (const NodeRow& n : page.items) ids.push_back(n.id);
-        NUBO_RETURN_IF_ERROR(LoadDead(ids));
-      }
+      NUBO_ASSIGN_OR_RETURN(
+          files::Page page,
+          c_.files.List(c_.who(), f.folder_id, meta::NodeSort::kName, false, f.cursor, kPage,
+                        files::ListOptions{.bare = true, .dead_props = need_dead_}));
+      dead_.clear();
+      for (auto& r : page.dead_props) dead_[r.node_id].push_back(std::move(r.prop));
       std::vector<Frame> below;
       const std::string_view parent_key =
           f.path_key == "/" ? std::string_view() : std::string_view(f.path_key);
@@ -171,19 +172,6 @@ class PropfindSource final : public http::BodySource {
     }
     w_.Close();
     done_ = true;
-    return Status::Ok();
-  }
-
-  // The dead properties of a page's nodes, in one query.
-  Status LoadDead(const std::vector<int64_t>& ids) {
-    dead_.clear();
-    if (!need_dead_ || ids.empty()) return Status::Ok();
-    std::vector<meta::NodeDeadProp> rows;
-    NUBO_RETURN_IF_ERROR(c_.files.meta().Read([&](meta::ReadTxn& t) -> Status {
-      NUBO_ASSIGN_OR_RETURN(rows, t.ListDeadProps(ids));
-      return Status::Ok();
-    }));
-    for (auto& r : rows) dead_[r.node_id].push_back(std::move(r.prop));
     return Status::Ok();
   }
 

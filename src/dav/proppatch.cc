@@ -1,7 +1,8 @@
 // RFC 4918 §9.2 PROPPATCH: sets and removes dead properties in document
 // order, all or nothing (§9.2: one failure fails them all; the others
 // answer 424). Live properties are protected (403,
-// cannot-modify-protected-property).
+// cannot-modify-protected-property). Property bytes count against the
+// owner's quota (507 insufficient storage, §9.2.1).
 #include "dav/context.h"
 #include "dav/props.h"
 #include "dav/xml_reader.h"
@@ -22,7 +23,6 @@ struct Op {
 http::Response HandleProppatch(DavContext& c) {
   const files::Resolved& t = c.target;
   if (!t.node) return DavError(404);
-  if (Status st = CheckLocks(c, t.drive_id, t.path_key, false, false); !st.ok()) return DavError(st);
   XmlLimits limits;
   limits.max_bytes = c.opt.max_xml_body;
   auto root = ParseXml(c.req.body, limits);
@@ -41,19 +41,17 @@ http::Response HandleProppatch(DavContext& c) {
   }
   if (ops.empty()) return DavError(400);
   const bool any_protected = std::any_of(ops.begin(), ops.end(), [](const Op& o) { return o.is_protected; });
-  Status applied = Status::Ok();
+  int failed = 0;  // the status every property answers when the whole patch failed
   if (!any_protected) {
-    applied = c.files.meta().Write([&](meta::WriteTxn& w) -> Status {
-      for (const Op& op : ops) {
-        if (op.set) {
-          NUBO_RETURN_IF_ERROR(w.SetDeadProp(t.node->id, meta::DeadProp{op.ns, op.name, op.value}));
-        } else {
-          NUBO_RETURN_IF_ERROR(w.RemoveDeadProp(t.node->id, op.ns, op.name));
-        }
-      }
-      return Status::Ok();
-    });
-    if (!applied.ok()) return DavError(applied);
+    std::vector<files::PropOp> patch;
+    patch.reserve(ops.size());
+    for (const Op& op : ops) patch.push_back({op.set, meta::DeadProp{op.ns, op.name, op.value}});
+    Status applied = c.files.PatchDeadProps(c.who(), *t.node, patch, c.cond);
+    if (applied.code() == Code::kQuotaExceeded) {
+      failed = 507;  // §9.2.1: per property, in the multistatus
+    } else if (!applied.ok()) {
+      return DavError(applied);
+    }
   }
   XmlWriter w;
   w.Open(kDavNs, "multistatus", {{"d", std::string(kDavNs)}});
@@ -61,10 +59,10 @@ http::Response HandleProppatch(DavContext& c) {
   w.Leaf(kDavNs, "href", c.TargetHref());
   // One propstat per outcome: 200 (all applied), or 403 for protected
   // properties and 424 for the rest.
-  for (int code : {200, 403, 424}) {
+  for (int code : {200, 403, 424, 507}) {
     std::vector<const Op*> group;
     for (const Op& op : ops) {
-      int got = !any_protected ? 200 : op.is_protected ? 403 : 424;
+      int got = failed ? failed : !any_protected ? 200 : op.is_protected ? 403 : 424;
       if (got == code) group.push_back(&op);
     }
     if (group.empty()) continue;
@@ -74,6 +72,7 @@ http::Response HandleProppatch(DavContext& c) {
     w.Close();
     w.Leaf(kDavNs, "status", code == 200   ? "HTTP/1.1 200 OK"
                              : code == 403 ? "HTTP/1.1 403 Forbidden"
+                             : code == 507 ? "HTTP/1.1 507 Insufficient Storage"
                                            : "HTTP/1.1 424 Failed Dependency");
     if (code == 403) {
       w.Open(kDavNs, "error");

@@ -1,5 +1,7 @@
 #include "dav/props.h"
 
+#include "files/locks.h"
+
 #include <ctime>
 
 #include "util/time.h"
@@ -114,24 +116,20 @@ const std::vector<meta::DavLockRow>& PropEnv::Locks() {
     const std::string& top = c_.target.path_key;
     std::vector<std::string> paths;
     // (Below "/" is the whole drive, "/" included: no separate path then.)
-    if (top != "/" || !members_) paths = SelfAndAncestors(top);
+    if (top != "/" || !members_) paths = files::SelfAndAncestors(top);
     const std::string below = members_ ? top : "";
     locks_by_path_.emplace();
-    std::vector<meta::DavLockRow> rows;
-    Status st = c_.files.meta().Read([&](meta::ReadTxn& t) -> Status {
-      NUBO_ASSIGN_OR_RETURN(rows, t.FindDavLocks(node_->drive_id, paths, below, UnixMillis()));
-      return Status::Ok();
-    });
-    // A failed read shows no locks, as a failed CoveringLocks did.
-    if (st.ok()) {
-      for (auto& l : rows) (*locks_by_path_)[l.path].push_back(std::move(l));
+    auto rows = c_.files.FindLocks(c_.who(), node_->drive_id, paths, below);
+    // A failed read shows no locks.
+    if (rows.ok()) {
+      for (auto& l : *rows) (*locks_by_path_)[l.path].push_back(std::move(l));
     }
   }
   // As CoveringLocks: the node's own locks, then each ancestor's with
   // Depth infinity (§6.1), nearest first.
   node_locks_.emplace();
   if (locks_by_path_->empty()) return *node_locks_;
-  for (const std::string& p : SelfAndAncestors(path_key_)) {
+  for (const std::string& p : files::SelfAndAncestors(path_key_)) {
     if (auto it = locks_by_path_->find(p); it != locks_by_path_->end()) {
       for (const auto& l : it->second) {
         if (p == path_key_ || l.depth_infinity) node_locks_->push_back(l);
@@ -143,7 +141,7 @@ const std::vector<meta::DavLockRow>& PropEnv::Locks() {
 
 const files::Usage& PropEnv::Usage() {
   if (!usage_) {
-    auto u = c_.files.GetUsage(c_.user);
+    auto u = c_.files.GetUsage(c_.who());
     usage_ = u.ok() ? *u : files::Usage{};
   }
   return *usage_;

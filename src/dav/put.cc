@@ -29,14 +29,14 @@ Result<std::unique_ptr<http::BodySink>> OpenPutSink(DavContext& c) {
     if (!t.node) return Status::PreconditionFailed("If-Match on a resource that does not exist");
     u.if_match = std::string(Trim(*im));
   }
-  NUBO_RETURN_IF_ERROR(CheckLocks(c, t.drive_id, t.path_key, false, !t.node));
+  u.cond = c.cond;  // locks and the pinned ETag: checked at the start and in the commit
   if (auto v = h.Get("X-Checksum")) {
     u.checksum = std::string(Trim(*v));
   } else if (auto oc = h.Get("OC-Checksum")) {
     u.checksum = std::string(Trim(*oc));  // Nextcloud clients: "SHA1:<hex>"
   }
   if (!c.req.chunked) u.expected_size = c.req.content_length.value_or(0);
-  NUBO_ASSIGN_OR_RETURN(auto up, c.files.BeginUpload(c.user, std::move(u)));
+  NUBO_ASSIGN_OR_RETURN(auto up, c.files.BeginUpload(c.who(), std::move(u)));
   return std::unique_ptr<http::BodySink>(new api::UploadSink(std::move(up)));
 }
 

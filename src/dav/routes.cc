@@ -1,6 +1,6 @@
 // The WebDAV dispatch table and the work done once before any handler:
-// resolving the target path, evaluating the If header (RFC 4918 §10.4),
-// collecting submitted lock tokens.
+// resolving the target path, evaluating the If header (RFC 4918 §10.4) and
+// the HTTP preconditions (RFC 9110 §13.2), collecting submitted lock tokens.
 #include <algorithm>
 
 #include "dav/context.h"
@@ -8,6 +8,8 @@
 #include "dav/request_headers.h"
 #include "dav/xml_reader.h"
 #include "dav/xml_writer.h"
+#include "files/locks.h"
+#include "http/conditional.h"
 #include "http/router.h"
 #include "http/status_map.h"
 #include "util/strings.h"
@@ -61,12 +63,29 @@ std::optional<std::vector<std::string>> MountPath(std::string_view uri, std::str
   return std::vector<std::string>(d->segments.begin() + 1, d->segments.end());
 }
 
+// An If header names at most this many resources and conditions: each
+// tagged resource costs a path resolution and a lock lookup, and clients
+// send one or two (a lock token, an ETag).
+constexpr size_t kMaxIfResources = 16;
+constexpr size_t kMaxIfConditions = 64;
+
+Status CheckIfBounds(const IfHeader& h) {
+  size_t conditions = 0;
+  for (const IfTagged& g : h.groups) {
+    for (const IfList& l : g.lists) conditions += l.conditions.size();
+  }
+  if (h.groups.size() > kMaxIfResources || conditions > kMaxIfConditions) {
+    return Status::InvalidArgument("the If header names too many resources or conditions");
+  }
+  return Status::Ok();
+}
+
 Result<DavContext*> Prepare(DavContext& c) {
   const Request& req = c.req;
-  c.user = req.caller->user_id;
+  c.principal = req.principal;
   c.mount = "/" + req.segments[0];
   c.segments.assign(req.segments.begin() + 1, req.segments.end());
-  auto r = c.files.Resolve(c.user, c.segments);
+  auto r = c.files.Resolve(c.who(), c.segments);
   if (!r.ok()) {
     if (r.status().code() == Code::kInvalidArgument && !Writes(req.method)) {
       return Status::NotFound("no such file or folder");
@@ -77,6 +96,7 @@ Result<DavContext*> Prepare(DavContext& c) {
   if (auto v = req.headers.Get("If")) {
     auto h = ParseIfHeader(*v);
     if (!h.ok()) return h.status();
+    NUBO_RETURN_IF_ERROR(CheckIfBounds(*h));
     const std::string host(req.headers.Get("Host").value_or(""));
     auto resolve = [&](std::string_view tag) -> IfResourceState {
       IfResourceState st;
@@ -86,7 +106,7 @@ Result<DavContext*> Prepare(DavContext& c) {
       } else {
         auto segs = MountPath(tag, host);
         if (!segs) return st;
-        auto rr = c.files.Resolve(c.user, *segs);
+        auto rr = c.files.Resolve(c.who(), *segs);
         if (!rr.ok()) return st;
         res = std::move(*rr);
       }
@@ -94,7 +114,7 @@ Result<DavContext*> Prepare(DavContext& c) {
         st.exists = true;
         st.etag = files::NodeETag(*res.node);
       }
-      auto locks = CoveringLocks(c.files, res.drive_id, res.path_key);
+      auto locks = c.files.CoveringLocks(c.who(), res.drive_id, res.path_key);
       if (locks.ok()) {
         for (const auto& l : *locks) st.lock_tokens.push_back(l.token);
       }
@@ -103,8 +123,28 @@ Result<DavContext*> Prepare(DavContext& c) {
     if (!EvaluateIf(*h, "", resolve)) {
       return Status::PreconditionFailed("the If header evaluated to false");
     }
-    c.submitted_tokens = SubmittedLockTokens(*h);
+    c.cond.lock_tokens = SubmittedLockTokens(*h);
     c.if_header = std::move(*h);
+  }
+  // RFC 9110 §13.2: If-Match, If-None-Match and If-Unmodified-Since hold
+  // for every method (a sync client sends them so as not to destroy a file
+  // changed elsewhere). GET and HEAD answer them in the content response
+  // (304 and ranges); every other method is refused here with 412, and a
+  // write carries the ETag they saw into its transaction.
+  const auto& h = req.headers;
+  if (req.method != "GET" && req.method != "HEAD" &&
+      (h.Get("If-Match") || h.Get("If-None-Match") || h.Get("If-Unmodified-Since"))) {
+    http::Validators v;
+    v.exists = c.target.node.has_value();
+    if (c.target.node) {
+      v.etag = files::NodeETag(*c.target.node);
+      v.last_modified = static_cast<std::time_t>(c.target.node->mtime_ms / 1000);
+    }
+    if (http::EvaluatePreconditions(req.method, h, v) != http::Precondition::kProceed) {
+      return Status::PreconditionFailed("a precondition (If-Match, If-None-Match or "
+                                        "If-Unmodified-Since) does not hold");
+    }
+    if (v.etag) c.cond.expect_etag = *v.etag;
   }
   return &c;
 }
@@ -147,18 +187,6 @@ bool IsDavMount(std::string_view first_segment) {
   return first_segment == "dav" || first_segment == "webdav";
 }
 
-std::vector<std::string> SelfAndAncestors(const std::string& path_key) {
-  std::vector<std::string> out{path_key};
-  while (out.back() != "/") out.push_back(ParentKey(out.back()));
-  return out;
-}
-
-std::string ParentKey(const std::string& path_key) {
-  size_t slash = path_key.rfind('/');
-  if (slash == 0 || slash == std::string::npos) return "/";
-  return path_key.substr(0, slash);
-}
-
 Response DavError(int status, std::string_view condition, std::string_view href) {
   if (condition.empty()) return Response::Empty(status);
   XmlWriter w;
@@ -181,62 +209,6 @@ Response DavError(const Status& st) {
   Response r = Response::Text(
       code, code == 500 ? std::string("internal server error\n") : st.message() + "\n");
   return r;
-}
-
-Result<std::vector<meta::DavLockRow>> CoveringLocks(files::Files& files, int64_t drive_id,
-                                                    const std::string& path_key) {
-  // The path itself and each ancestor; ancestors count only with Depth
-  // infinity (§6.1: a Depth 0 lock covers just its resource).
-  const std::vector<std::string> paths = SelfAndAncestors(path_key);
-  std::vector<meta::DavLockRow> rows;
-  NUBO_RETURN_IF_ERROR(files.meta().Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(rows, t.FindDavLocks(drive_id, paths, "", UnixMillis()));
-    return Status::Ok();
-  }));
-  std::vector<meta::DavLockRow> out;
-  for (auto& l : rows) {
-    if (l.path == path_key || l.depth_infinity) out.push_back(std::move(l));
-  }
-  return out;
-}
-
-Status CheckLocks(DavContext& c, int64_t drive_id, const std::string& path_key, bool recursive,
-                  bool membership) {
-  NUBO_ASSIGN_OR_RETURN(auto locks, CoveringLocks(c.files, drive_id, path_key));
-  if (membership && path_key != "/") {
-    // §7.4: adding or removing a member changes the parent collection,
-    // which a lock of any depth on the parent protects.
-    const std::string parent = ParentKey(path_key);
-    NUBO_ASSIGN_OR_RETURN(auto plocks, CoveringLocks(c.files, drive_id, parent));
-    for (auto& l : plocks) {
-      if (std::none_of(locks.begin(), locks.end(),
-                       [&](const auto& x) { return x.token == l.token; })) {
-        locks.push_back(std::move(l));
-      }
-    }
-  }
-  auto submitted = [&](const meta::DavLockRow& l) {
-    return l.user_id == c.user && std::find(c.submitted_tokens.begin(), c.submitted_tokens.end(),
-                                            l.token) != c.submitted_tokens.end();
-  };
-  // Holding one shared lock of a resource is enough to write it (§6.2).
-  const bool any_shared = std::any_of(locks.begin(), locks.end(),
-                                      [&](const auto& l) { return !l.exclusive && submitted(l); });
-  for (const auto& l : locks) {
-    if (submitted(l) || (!l.exclusive && any_shared)) continue;
-    return Status::Locked(l.root_href);
-  }
-  if (recursive) {
-    std::vector<meta::DavLockRow> below;
-    NUBO_RETURN_IF_ERROR(c.files.meta().Read([&](meta::ReadTxn& t) -> Status {
-      NUBO_ASSIGN_OR_RETURN(below, t.FindDavLocks(drive_id, {}, path_key, UnixMillis()));
-      return Status::Ok();
-    }));
-    for (const auto& l : below) {
-      if (!submitted(l)) return Status::Locked(l.root_href);
-    }
-  }
-  return Status::Ok();
 }
 
 Response HandleOptions(DavContext& c) {

@@ -1,20 +1,23 @@
-// Node authorization and transaction helpers shared by the files domain.
+// Node access and transaction helpers shared by the files domain.
 //
-// Access() is the one authorization check for nodes (ARCHITECTURE.md §4.7):
-// every surface resolves a public id through it. Today a caller may act on
-// the nodes of drives they own; shares will extend this one function. What
-// the caller may not see is NotFound with the same message as what does
-// not exist, so the two are indistinguishable. Thread-safe (pure functions
-// over the caller's transaction).
+// Access() is how the domain turns a public id into a node: it loads the
+// node and asks authz (auth/authz.h) whether the caller may do `action` on
+// it. What the caller may not see is NotFound with the same message as
+// what does not exist, so the two are indistinguishable. Thread-safe (pure
+// functions over the caller's transaction).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "auth/authz.h"
 #include "files/files.h"
 #include "meta/meta_store.h"
 
 namespace nubo::files {
+
+using authz::Action;
 
 enum class Want {
   kLive,  // a live node (not trashed, not inside a trashed folder)
@@ -27,23 +30,44 @@ Status NodeNotFound();
 // a comma-separated list holding that exact tag (weak tags never match).
 bool IfMatchMatches(std::string_view header, const std::string& etag);
 
-// The node `public_id` if the caller may act on it in state `want`.
-Result<meta::NodeRow> Access(meta::ReadTxn& txn, int64_t user, std::string_view public_id,
-                             Want want);
-// Access() plus: must be a folder (Conflict otherwise, with `what` named).
-Result<meta::NodeRow> AccessFolder(meta::ReadTxn& txn, int64_t user, std::string_view public_id);
+// The node `public_id` if the caller may do `action` on it in state `want`.
+Result<meta::NodeRow> Access(meta::ReadTxn& txn, const Principal& who, std::string_view public_id,
+                             Want want, Action action);
+// The same through a request's Checker (drive owners memoized).
+Result<meta::NodeRow> Access(meta::ReadTxn& txn, authz::Checker& check,
+                             std::string_view public_id, Want want, Action action);
+// Access() of a live node plus: must be a folder (Conflict otherwise).
+Result<meta::NodeRow> AccessFolder(meta::ReadTxn& txn, const Principal& who,
+                                   std::string_view public_id, Action action);
+
+// Conditions::expect_etag against the node the write acts on (RFC 9110
+// §13.2: a precondition evaluated before dispatch must still hold when the
+// change is made).
+Status CheckExpected(const Conditions& cond, const meta::NodeRow& n);
 
 // Takes the drive's next change number and stamps it with `size_delta` on
 // `from` and every ancestor (the folder rollups behind ETags and usage).
 Status Touch(meta::WriteTxn& txn, int64_t drive_id, int64_t from, int64_t size_delta);
 
-// QuotaExceeded unless `extra` more live bytes fit the drive owner's quota.
-Status CheckQuota(meta::ReadTxn& txn, int64_t drive_id, int64_t extra);
+// The drive's usage as quotas count it: live file bytes plus WebDAV
+// property bytes.
+Result<int64_t> DriveUsage(meta::ReadTxn& txn, const meta::DriveRow& d);
+
+// QuotaExceeded unless `extra` more bytes fit the drive owner's quota
+// beside its usage and every live reservation except `own_reservation`.
+Status CheckQuota(meta::ReadTxn& txn, int64_t drive_id, int64_t extra,
+                  int64_t own_reservation = 0);
+
+// QuotaExceeded when the drive's usage and live reservations already exceed
+// its owner's quota (after a change whose full size was known only once
+// made, such as a copy's properties).
+Status CheckQuotaHolds(meta::ReadTxn& txn, int64_t drive_id);
 
 // The name a new child of `parent` gets under `conflict`: `name` if free,
 // else a " (n)" variant (kRename) or AlreadyExists. `existing` receives the
-// live sibling holding the name, if any (kOverwrite decides what to do with
-// it); `ignore_id` is a node that may keep its own name (renames).
+// live sibling holding the name, if any (kOverwrite and kReplace decide
+// what to do with it); `ignore_id` is a node that may keep its own name
+// (renames).
 Result<std::string> PlaceName(meta::ReadTxn& txn, const meta::NodeRow& parent,
                               const std::string& name, bool folder, Conflict conflict,
                               std::optional<meta::NodeRow>* existing, int64_t ignore_id = 0);

@@ -60,22 +60,38 @@ bool IfMatchMatches(std::string_view header, const std::string& etag) {
   return false;
 }
 
-Status NodeNotFound() { return Status::NotFound("no such file or folder"); }
+Status NodeNotFound() { return authz::NodeHidden(); }
 
-Result<NodeRow> Access(meta::ReadTxn& txn, int64_t user, std::string_view public_id, Want want) {
+Result<NodeRow> Access(meta::ReadTxn& txn, authz::Checker& check, std::string_view public_id,
+                       Want want, Action action) {
   if (public_id.empty() || public_id.size() > 64) return NodeNotFound();
-  NUBO_ASSIGN_OR_RETURN(auto n, txn.GetNodeByPublicId(std::string(public_id), user));
+  NUBO_ASSIGN_OR_RETURN(auto n, txn.GetNodeByPublicId(std::string(public_id), check.who().user_id));
   if (!n) return NodeNotFound();
-  NUBO_ASSIGN_OR_RETURN(auto d, txn.GetDrive(n->drive_id));
-  if (!d || d->owner_id != user) return NodeNotFound();
+  // The decision first: a trashed node the caller may not see answers
+  // exactly like a live one (and like none).
+  NUBO_RETURN_IF_ERROR(check.Require(*n, action));
   if (want == Want::kLive && !n->live()) return NodeNotFound();
   return std::move(*n);
 }
 
-Result<NodeRow> AccessFolder(meta::ReadTxn& txn, int64_t user, std::string_view public_id) {
-  NUBO_ASSIGN_OR_RETURN(NodeRow n, Access(txn, user, public_id, Want::kLive));
+Result<NodeRow> Access(meta::ReadTxn& txn, const Principal& who, std::string_view public_id,
+                       Want want, Action action) {
+  authz::Checker check(txn, who);
+  return Access(txn, check, public_id, want, action);
+}
+
+Result<NodeRow> AccessFolder(meta::ReadTxn& txn, const Principal& who, std::string_view public_id,
+                             Action action) {
+  NUBO_ASSIGN_OR_RETURN(NodeRow n, Access(txn, who, public_id, Want::kLive, action));
   if (!n.folder()) return Status::Conflict("\"" + n.name + "\" is a file, not a folder");
   return n;
+}
+
+Status CheckExpected(const Conditions& cond, const NodeRow& n) {
+  if (cond.expect_etag && *cond.expect_etag != NodeETag(n)) {
+    return Status::PreconditionFailed("the resource changed since its preconditions were checked");
+  }
+  return Status::Ok();
 }
 
 Status Touch(meta::WriteTxn& txn, int64_t drive_id, int64_t from, int64_t size_delta) {
@@ -83,30 +99,57 @@ Status Touch(meta::WriteTxn& txn, int64_t drive_id, int64_t from, int64_t size_d
   return txn.BumpAncestors(from, seq, size_delta);
 }
 
-Status CheckQuota(meta::ReadTxn& txn, int64_t drive_id, int64_t extra) {
+Result<int64_t> DriveUsage(meta::ReadTxn& txn, const meta::DriveRow& d) {
+  NUBO_ASSIGN_OR_RETURN(auto root, txn.GetNode(d.root_id, 0));
+  return (root ? static_cast<int64_t>(root->size) : 0) + d.props_bytes;
+}
+
+Status CheckQuota(meta::ReadTxn& txn, int64_t drive_id, int64_t extra, int64_t own_reservation) {
   if (extra <= 0) return Status::Ok();
   NUBO_ASSIGN_OR_RETURN(auto d, txn.GetDrive(drive_id));
   if (!d || !d->owner_id) return Status::Ok();
   NUBO_ASSIGN_OR_RETURN(auto u, txn.GetUser(*d->owner_id));
   if (!u || !u->quota_bytes) return Status::Ok();
-  NUBO_ASSIGN_OR_RETURN(auto root, txn.GetNode(d->root_id, 0));
-  const int64_t used = root ? static_cast<int64_t>(root->size) : 0;
-  if (used + extra > *u->quota_bytes) {
+  NUBO_ASSIGN_OR_RETURN(int64_t used, DriveUsage(txn, *d));
+  // Uploads in progress hold reservations: their bytes are on the disk
+  // already (or about to be), so they count until they commit or end.
+  NUBO_ASSIGN_OR_RETURN(int64_t reserved, txn.ReservedBytes(drive_id, UnixMillis(), own_reservation));
+  if (used + reserved + extra > *u->quota_bytes) {
+    std::string msg = "storage quota exceeded: " + std::to_string(used) + " of " +
+                      std::to_string(*u->quota_bytes) + " bytes used, " + std::to_string(extra) +
+                      " more needed";
+    if (reserved > 0) msg += " (" + std::to_string(reserved) + " held by uploads in progress)";
+    return Status::QuotaExceeded(std::move(msg));
+  }
+  return Status::Ok();
+}
+
+Status CheckQuotaHolds(meta::ReadTxn& txn, int64_t drive_id) {
+  NUBO_ASSIGN_OR_RETURN(auto d, txn.GetDrive(drive_id));
+  if (!d || !d->owner_id) return Status::Ok();
+  NUBO_ASSIGN_OR_RETURN(auto u, txn.GetUser(*d->owner_id));
+  if (!u || !u->quota_bytes) return Status::Ok();
+  NUBO_ASSIGN_OR_RETURN(int64_t used, DriveUsage(txn, *d));
+  NUBO_ASSIGN_OR_RETURN(int64_t reserved, txn.ReservedBytes(drive_id, UnixMillis(), 0));
+  if (used + reserved > *u->quota_bytes) {
     return Status::QuotaExceeded("storage quota exceeded: " + std::to_string(used) + " of " +
-                                 std::to_string(*u->quota_bytes) + " bytes used, " +
-                                 std::to_string(extra) + " more needed");
+                                 std::to_string(*u->quota_bytes) + " bytes used");
   }
   return Status::Ok();
 }
 
 namespace {
 
-// "report.pdf" → "report (2).pdf"; folders and dot-files keep the suffix
-// at the end ("photos (2)", ".bashrc (2)").
-std::string Numbered(const std::string& name, bool folder, int k) {
+// Where " (n)" goes: "report.pdf" → "report (2).pdf"; folders and
+// dot-files keep the number at the end ("photos (2)", ".bashrc (2)").
+size_t NumberAt(const std::string& name, bool folder) {
   size_t dot = folder ? std::string::npos : name.rfind('.');
-  if (dot == std::string::npos || dot == 0) return name + " (" + std::to_string(k) + ")";
-  return name.substr(0, dot) + " (" + std::to_string(k) + ")" + name.substr(dot);
+  return dot == std::string::npos || dot == 0 ? name.size() : dot;
+}
+
+std::string Numbered(const std::string& name, bool folder, int k) {
+  const size_t at = NumberAt(name, folder);
+  return name.substr(0, at) + " (" + std::to_string(k) + ")" + name.substr(at);
 }
 
 }  // namespace
@@ -117,15 +160,41 @@ Result<std::string> PlaceName(meta::ReadTxn& txn, const NodeRow& parent, const s
   NUBO_ASSIGN_OR_RETURN(auto hit, txn.FindChild(parent.id, NameKey(name), 0));
   if (!hit || hit->id == ignore_id) return name;
   if (existing) *existing = hit;
-  if (conflict == Conflict::kOverwrite) return name;
+  if (conflict == Conflict::kOverwrite || conflict == Conflict::kReplace) return name;
   if (conflict == Conflict::kFail) {
     return Status::AlreadyExists("\"" + name + "\" already exists in this folder");
   }
-  for (int k = 1; k < 100000; ++k) {
-    std::string candidate = Numbered(name, folder, k);
+  // kRename: the numbers taken come from one range query over the
+  // siblings' keys ("stem (" prefix) instead of a probe per number, so a
+  // folder holding thousands of "a (n).txt" costs one query, not thousands
+  // inside the writer.
+  const size_t at = NumberAt(name, folder);
+  const std::string prefix_key = NameKey(name.substr(0, at) + " (");  // "stem ("
+  const std::string suffix_key = at < name.size() ? NameKey(name.substr(at)) : std::string();
+  constexpr size_t kMaxSimilar = 10000;
+  NUBO_ASSIGN_OR_RETURN(auto keys, txn.ChildKeysWithPrefix(parent.id, prefix_key, kMaxSimilar));
+  if (keys.size() >= kMaxSimilar) {
+    return Status::AlreadyExists("too many names like \"" + name + "\" in this folder");
+  }
+  std::vector<bool> taken(keys.size() + 2, false);
+  for (const std::string& k : keys) {
+    std::string_view rest = std::string_view(k).substr(prefix_key.size());
+    size_t close = rest.find(')');
+    if (close == std::string_view::npos || rest.substr(close + 1) != suffix_key) continue;
+    auto n = ParseUint64(rest.substr(0, close));
+    if (n && *n >= 1 && *n < taken.size() && std::to_string(*n) == rest.substr(0, close)) {
+      taken[*n] = true;
+    }
+  }
+  // The first free number; confirmed by the key itself (a spelling whose
+  // key does not split at the prefix, such as a combining mark after "(",
+  // is caught here and skipped).
+  for (size_t k = 1; k < taken.size() + 8; ++k) {
+    if (k < taken.size() && taken[k]) continue;
+    std::string candidate = Numbered(name, folder, static_cast<int>(k));
     if (candidate.size() > kMaxNameBytes) break;
-    NUBO_ASSIGN_OR_RETURN(auto taken, txn.FindChild(parent.id, NameKey(candidate), 0));
-    if (!taken) {
+    NUBO_ASSIGN_OR_RETURN(auto clash, txn.FindChild(parent.id, NameKey(candidate), 0));
+    if (!clash) {
       if (existing) existing->reset();
       return candidate;
     }
@@ -138,74 +207,91 @@ Files::Files(meta::MetaStore& meta, blob::ChunkStore& chunks, FilesOptions optio
 
 Files::~Files() = default;
 
-Result<meta::DriveRow> Files::PersonalDrive(int64_t user) {
-  std::optional<meta::DriveRow> d;
+Result<DriveInfo> Files::PersonalDrive(const Principal& who) {
+  DriveInfo out;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(d, t.GetPersonalDrive(user));
-    return Status::Ok();
-  }));
-  if (!d) return Status::NotFound("this account has no personal drive");
-  return *d;
-}
-
-Result<Usage> Files::GetUsage(int64_t user) {
-  Usage u;
-  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(auto d, t.GetPersonalDrive(user));
+    NUBO_ASSIGN_OR_RETURN(auto d, t.GetPersonalDrive(who.user_id));
     if (!d) return Status::NotFound("this account has no personal drive");
-    NUBO_ASSIGN_OR_RETURN(auto root, t.GetNode(d->root_id, user));
-    NUBO_ASSIGN_OR_RETURN(auto row, t.GetUser(user));
-    u.used_bytes = root ? root->size : 0;
-    if (row) u.quota_bytes = row->quota_bytes;
+    NUBO_RETURN_IF_ERROR(authz::Checker(t, who).RequireDrive(d->id, Action::kRead));
+    NUBO_ASSIGN_OR_RETURN(auto root, t.GetNode(d->root_id, 0));
+    NUBO_ASSIGN_OR_RETURN(auto user, t.GetUser(who.user_id));
+    if (!root) return Status::Internal("drive root missing");
+    out.root_id = root->public_id;
+    out.usage.used_bytes = root->size + static_cast<uint64_t>(d->props_bytes);
+    if (user) out.usage.quota_bytes = user->quota_bytes;
+    out.drive = std::move(*d);
     return Status::Ok();
   }));
-  return u;
+  return out;
 }
 
-Result<Resolved> Files::Resolve(int64_t user, const std::vector<std::string>& segments) {
-  std::vector<std::string> names;
+Result<Usage> Files::GetUsage(const Principal& who) {
+  NUBO_ASSIGN_OR_RETURN(DriveInfo d, PersonalDrive(who));
+  return d.usage;
+}
+
+Result<Resolved> Files::Resolve(const Principal& who, const std::vector<std::string>& segments) {
+  if (segments.size() > kMaxDepth) {
+    return Status::InvalidArgument("paths have at most " + std::to_string(kMaxDepth) +
+                                   " segments");
+  }
+  std::vector<std::string> keys;
+  keys.reserve(segments.size());
   Resolved r;
-  r.path_key = "";
   for (const std::string& seg : segments) {
-    NUBO_ASSIGN_OR_RETURN(std::string norm, NormalizeName(seg));
-    r.path_key += "/" + NameKey(norm);
-    names.push_back(std::move(norm));
+    NUBO_RETURN_IF_ERROR(ValidateName(seg).status());
+    keys.push_back(NameKey(seg));
+    r.path_key += "/" + keys.back();
   }
   if (r.path_key.empty()) r.path_key = "/";
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(auto d, t.GetPersonalDrive(user));
+    NUBO_ASSIGN_OR_RETURN(auto d, t.GetPersonalDrive(who.user_id));
     if (!d) return Status::NotFound("this account has no personal drive");
+    // The tree as a whole: what the caller may not list resolves to nothing.
+    authz::Checker check(t, who);
+    NUBO_RETURN_IF_ERROR(check.RequireDrive(d->id, Action::kList));
     r.drive_id = d->id;
-    NUBO_ASSIGN_OR_RETURN(auto cur, t.GetNode(d->root_id, user));
+    NUBO_ASSIGN_OR_RETURN(auto cur, t.GetNode(d->root_id, 0));
     if (!cur) return Status::Internal("drive root missing");
-    for (size_t i = 0; i < names.size(); ++i) {
+    for (size_t i = 0; i < keys.size(); ++i) {
       if (!cur->folder()) return Status::Ok();  // a file has no members: nothing resolves below
-      if (i + 1 == names.size()) r.parent = cur;
-      NUBO_ASSIGN_OR_RETURN(auto next, t.FindChild(cur->id, NameKey(names[i]), user));
+      if (i + 1 == keys.size()) r.parent = cur;
+      NUBO_ASSIGN_OR_RETURN(auto next, t.FindChild(cur->id, keys[i], 0));
       if (!next) return Status::Ok();
       cur = std::move(next);
     }
+    NUBO_RETURN_IF_ERROR(check.Require(*cur, Action::kRead));
     r.node = std::move(cur);
     return Status::Ok();
   }));
-  if (!names.empty()) r.name = names.back();
+  if (!segments.empty()) r.name = segments.back();
   return r;
 }
 
-Result<NodeRow> Files::Get(int64_t user, std::string_view id) {
+Result<NodeRow> Files::Get(const Principal& who, std::string_view id, bool trashed_too) {
   NodeRow n;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(n, Access(t, user, id, Want::kLive));
+    NUBO_ASSIGN_OR_RETURN(n, Access(t, who, id, trashed_too ? Want::kAny : Want::kLive,
+                                    Action::kRead));
     return Status::Ok();
   }));
   return n;
 }
 
-Result<std::vector<NodeRow>> Files::Path(int64_t user, const NodeRow& n) {
+Result<std::vector<NodeRow>> Files::Path(const Principal& who, const NodeRow& n) {
   std::vector<NodeRow> out;
   if (!n.parent_id) return out;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(out, t.Ancestors(*n.parent_id));
+    // Only ancestors the caller may see (with shares, the path starts at
+    // what was shared).
+    authz::Checker check(t, who);
+    std::vector<NodeRow> visible;
+    for (NodeRow& a : out) {
+      if (!check.Require(a, Action::kRead).ok()) break;
+      visible.push_back(std::move(a));
+    }
+    out = std::move(visible);
     return Status::Ok();
   }));
   std::reverse(out.begin(), out.end());
@@ -289,29 +375,30 @@ meta::NodeCursor CursorOf(const NodeRow& n, meta::NodeSort sort) {
 
 }  // namespace
 
-Result<Page> Files::List(int64_t user, std::string_view folder_id, meta::NodeSort sort,
-                         bool descending, std::string_view cursor, size_t limit, bool bare) {
+Result<Page> Files::List(const Principal& who, std::string_view folder_id, meta::NodeSort sort,
+                         bool descending, std::string_view cursor, size_t limit,
+                         ListOptions options) {
   const char tag = static_cast<char>('a' + static_cast<int>(sort) * 2 + (descending ? 1 : 0));
   NUBO_ASSIGN_OR_RETURN(auto after, DecodeCursor(cursor, tag));
+  const int64_t viewer = options.bare ? 0 : who.user_id;
   Page page;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(NodeRow folder, Access(t, user, folder_id, Want::kLive));
+    NUBO_ASSIGN_OR_RETURN(NodeRow folder, Access(t, who, folder_id, Want::kLive, Action::kList));
     if (!folder.folder()) return NodeNotFound();  // a file has no children to list
-    page.folder = folder;
     // Folders first whatever the direction: page through folders, then
     // continue with files from their start. Fetch one extra row to know
     // whether another page exists.
     const size_t want = limit + 1;
     if (!after || after->kind == NodeKind::kFolder) {
       NUBO_ASSIGN_OR_RETURN(page.items, t.ListChildren(folder.id, NodeKind::kFolder, sort,
-                                                       descending, after, want, bare ? 0 : user));
+                                                       descending, after, want, viewer));
     }
     if (page.items.size() < want) {
       std::optional<meta::NodeCursor> file_after;
       if (after && after->kind == NodeKind::kFile) file_after = after;
       NUBO_ASSIGN_OR_RETURN(auto files,
                             t.ListChildren(folder.id, NodeKind::kFile, sort, descending, file_after,
-                                           want - page.items.size(), bare ? 0 : user));
+                                           want - page.items.size(), viewer));
       if (page.items.empty()) {
         page.items = std::move(files);
       } else {
@@ -319,19 +406,26 @@ Result<Page> Files::List(int64_t user, std::string_view folder_id, meta::NodeSor
         for (auto& f : files) page.items.push_back(std::move(f));
       }
     }
+    if (page.items.size() > limit) {
+      page.items.resize(limit);
+      page.next_cursor = EncodeCursor(tag, CursorOf(page.items.back(), sort));
+    }
+    if (options.dead_props && !page.items.empty()) {
+      std::vector<int64_t> ids;
+      ids.reserve(page.items.size());
+      for (const NodeRow& n : page.items) ids.push_back(n.id);
+      NUBO_ASSIGN_OR_RETURN(page.dead_props, t.ListDeadProps(ids));
+    }
+    page.folder = std::move(folder);
     return Status::Ok();
   }));
-  if (page.items.size() > limit) {
-    page.items.resize(limit);
-    page.next_cursor = EncodeCursor(tag, CursorOf(page.items.back(), sort));
-  }
-  if (!bare) {
+  if (!options.bare) {
     for (NodeRow& n : page.items) n.parent_public_id = std::string(folder_id);
   }
   return page;
 }
 
-Result<Page> Files::ListTrash(int64_t user, std::string_view cursor, size_t limit) {
+Result<Page> Files::ListTrash(const Principal& who, std::string_view cursor, size_t limit) {
   std::optional<std::pair<int64_t, int64_t>> before;
   if (!cursor.empty()) {
     auto raw = HexDecode(cursor);
@@ -346,9 +440,10 @@ Result<Page> Files::ListTrash(int64_t user, std::string_view cursor, size_t limi
   }
   Page page;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(auto d, t.GetPersonalDrive(user));
+    NUBO_ASSIGN_OR_RETURN(auto d, t.GetPersonalDrive(who.user_id));
     if (!d) return Status::NotFound("this account has no personal drive");
-    NUBO_ASSIGN_OR_RETURN(page.items, t.ListTrash(d->id, before, limit + 1, user));
+    NUBO_RETURN_IF_ERROR(authz::Checker(t, who).RequireDrive(d->id, Action::kDelete));
+    NUBO_ASSIGN_OR_RETURN(page.items, t.ListTrash(d->id, before, limit + 1, who.user_id));
     return Status::Ok();
   }));
   if (page.items.size() > limit) {
@@ -361,28 +456,51 @@ Result<Page> Files::ListTrash(int64_t user, std::string_view cursor, size_t limi
   return page;
 }
 
-Status Files::SetFavorite(int64_t user, std::string_view id, bool favorite) {
+Status Files::SetFavorite(const Principal& who, std::string_view id, bool favorite) {
   return meta_.Write([&](meta::WriteTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(NodeRow n, Access(t, user, id, Want::kLive));
-    return favorite ? t.AddFavorite(user, n.id, UnixMillis()) : t.RemoveFavorite(user, n.id);
+    NUBO_ASSIGN_OR_RETURN(NodeRow n, Access(t, who, id, Want::kLive, Action::kRead));
+    return favorite ? t.AddFavorite(who.user_id, n.id, UnixMillis())
+                    : t.RemoveFavorite(who.user_id, n.id);
   });
 }
 
-Result<Page> Files::ListFavorites(int64_t user, std::string_view cursor, size_t limit) {
+namespace {
+
+// Rows of a per-user list (favorites, recent) that the caller may still
+// read: access can end after the row was written (and, with shares, will).
+Status KeepReadable(meta::ReadTxn& t, const Principal& who, std::vector<NodeRow>& rows) {
+  authz::Checker check(t, who);
+  std::vector<NodeRow> kept;
+  kept.reserve(rows.size());
+  for (NodeRow& n : rows) {
+    Status st = check.Require(n, Action::kRead);
+    if (st.ok()) {
+      kept.push_back(std::move(n));
+    } else if (st.code() != Code::kNotFound && st.code() != Code::kPermissionDenied) {
+      return st;
+    }
+  }
+  rows = std::move(kept);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Page> Files::ListFavorites(const Principal& who, std::string_view cursor, size_t limit) {
   std::optional<int64_t> before;
   if (!cursor.empty()) {
     before = ParseInt64(cursor);
     if (!before) return Status::InvalidArgument("malformed cursor");
   }
   Page page;
-  std::vector<std::pair<int64_t, NodeRow>> rows;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(rows, t.ListFavorites(user, before, limit + 1));
-    return Status::Ok();
+    NUBO_ASSIGN_OR_RETURN(auto rows, t.ListFavorites(who.user_id, before, limit + 1));
+    if (rows.size() > limit) page.next_cursor = std::to_string(rows[limit - 1].first);
+    for (size_t i = 0; i < rows.size() && i < limit; ++i) {
+      page.items.push_back(std::move(rows[i].second));
+    }
+    return KeepReadable(t, who, page.items);
   }));
-  for (size_t i = 0; i < rows.size() && i < limit; ++i)
-    page.items.push_back(std::move(rows[i].second));
-  if (rows.size() > limit) page.next_cursor = std::to_string(rows[limit - 1].first);
   return page;
 }
 
@@ -412,26 +530,22 @@ Status Files::FlushRecent() {
   });
 }
 
-Result<Page> Files::ListRecent(int64_t user, size_t limit) {
+Result<Page> Files::ListRecent(const Principal& who, size_t limit) {
   NUBO_RETURN_IF_ERROR(FlushRecent());
   Page page;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(page.items, t.ListRecent(user, std::min(limit, options_.recent_keep)));
-    return Status::Ok();
+    NUBO_ASSIGN_OR_RETURN(page.items,
+                          t.ListRecent(who.user_id, std::min(limit, options_.recent_keep)));
+    return KeepReadable(t, who, page.items);
   }));
   return page;
 }
 
-Result<Page> Files::Search(int64_t user, meta::SearchFilter filter, std::string_view query,
+Result<Page> Files::Search(const Principal& who, meta::SearchFilter filter, std::string_view query,
                            std::string_view cursor, size_t limit) {
   if (query.empty()) return Status::InvalidArgument("q must not be empty");
-  if (query == "." || query == "..") {
-    filter.needle = std::string(query);
-  } else {
-    auto norm = NormalizeName(query);
-    if (!norm.ok()) return Status::InvalidArgument("q: " + norm.status().message());
-    filter.needle = NameKey(*norm);
-  }
+  if (query.size() > 4 * kMaxNameBytes) return Status::InvalidArgument("q is too long");
+  filter.needle = NameKey(query);
   std::optional<std::pair<std::string, int64_t>> after;
   if (!cursor.empty()) {
     auto raw = HexDecode(cursor);
@@ -443,9 +557,10 @@ Result<Page> Files::Search(int64_t user, meta::SearchFilter filter, std::string_
   }
   Page page;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(auto d, t.GetPersonalDrive(user));
+    NUBO_ASSIGN_OR_RETURN(auto d, t.GetPersonalDrive(who.user_id));
     if (!d) return Status::NotFound("this account has no personal drive");
-    NUBO_ASSIGN_OR_RETURN(page.items, t.SearchNodes(d->id, filter, after, limit + 1, user));
+    NUBO_RETURN_IF_ERROR(authz::Checker(t, who).RequireDrive(d->id, Action::kList));
+    NUBO_ASSIGN_OR_RETURN(page.items, t.SearchNodes(d->id, filter, after, limit + 1, who.user_id));
     return Status::Ok();
   }));
   if (page.items.size() > limit) {

@@ -1,12 +1,15 @@
 // The files domain (ARCHITECTURE.md §4-§5): drives, folders and files as
-// nodes, shared by every surface (REST now, WebDAV and the Nextcloud API
-// next), so one node behaves the same everywhere.
+// nodes, shared by every surface (REST, WebDAV, later the Nextcloud API),
+// so one node behaves the same everywhere.
 //
-// Every operation names its caller (a user id) and resolves node ids
-// through Access() — the one authorization point: a node the caller may not
-// see answers NotFound with the same message as a node that does not exist.
-// Every change runs in one metadata write transaction that also maintains
-// reference counts, folder rollups (size, tree_seq → ETag) and quotas, so a
+// Every operation names its caller (an auth::Principal) and asks
+// authz::Check (auth/authz.h) for each node it reads or changes: a node the
+// caller may not see answers NotFound with the same message as a node that
+// does not exist. The domain owns every table it touches — nodes, content
+// references, favorites, recent, WebDAV dead properties and locks — so no
+// surface writes the metadata store behind its back. Every change runs in
+// one metadata write transaction that also maintains reference counts,
+// folder rollups (size, tree_seq → ETag), quotas and lock checks, so a
 // change is either wholly visible or not at all.
 //
 // Thread-safe: operations may run concurrently (writes serialize in the
@@ -21,28 +24,55 @@
 #include <string_view>
 #include <vector>
 
+#include "auth/principal.h"
 #include "blob/chunk_store.h"
 #include "meta/meta_store.h"
 #include "util/status.h"
 
 namespace nubo::files {
 
+using auth::Principal;
+
 class ZipEntries;
 class Checksum;
+class IngestUpload;
 
 // What to do when the target name is taken by a live sibling.
 enum class Conflict {
   kFail,       // AlreadyExists (409)
   kRename,     // pick "name (1).ext", "name (2).ext", ...
-  kOverwrite,  // replace the file's content (files onto files only)
+  kOverwrite,  // uploads: replace the file's content (files onto files only)
+  kReplace,    // move and copy: the sibling goes to the trash in the same
+               // transaction (WebDAV Overwrite: T), so a failure keeps it
 };
 // "" → `fallback`; else "fail" | "rename" | "overwrite".
 Result<Conflict> ParseConflict(std::string_view s, Conflict fallback = Conflict::kFail);
+
+// What a write brings beyond its caller, checked inside its transaction:
+//  - the WebDAV lock tokens it submitted (RFC 4918 §10.4 If header). REST
+//    submits none, so what a WebDAV client locked answers 423 there too;
+//  - the ETag the request's preconditions (RFC 9110 §13: If-Match,
+//    If-None-Match, If-Unmodified-Since) were evaluated against before
+//    dispatch: if the target changed since, the write fails with
+//    PreconditionFailed instead of overwriting a version the client never
+//    saw. Unset when the request had no precondition.
+struct Conditions {
+  std::vector<std::string> lock_tokens;
+  std::optional<std::string> expect_etag;
+};
 
 struct FilesOptions {
   uint64_t max_upload = 0;  // bytes per file; 0: unlimited
   int64_t trash_retention_ms = 30LL * 24 * 3600 * 1000;
   size_t recent_keep = 100;  // recent entries kept per user
+  // Uploads are refused (507) when the chunk store's file system would
+  // keep less than this free (storage.min_free); 0: no floor.
+  uint64_t min_free_bytes = 0;
+  // Quota reservations of uploads in progress expire when not refreshed
+  // for this long (a process that died holding one).
+  int64_t reservation_ttl_ms = 10 * 60 * 1000;
+  // WebDAV dead properties: at most this many value bytes per node.
+  uint64_t max_props_bytes_per_node = 256 << 10;
 };
 
 // The strong ETag of a node: files "\"<first 32 hex digits of the BLAKE3
@@ -53,20 +83,30 @@ std::string NodeETag(const meta::NodeRow& n);
 void AppendNodeETag(std::string& out, const meta::NodeRow& n);
 std::string HashHex(const meta::Digest& d);
 
+struct ListOptions {
+  // Rows without the caller's favorite flag and parent id (WebDAV shows
+  // neither; a listing saves a lookup and a copy per row).
+  bool bare = false;
+  // Also read the page's WebDAV dead properties (Page::dead_props).
+  bool dead_props = false;
+};
+
 struct Page {
   std::vector<meta::NodeRow> items;
   std::string next_cursor;              // empty: no more
   std::optional<meta::NodeRow> folder;  // List: the listed folder, read in the same snapshot
+  std::vector<meta::NodeDeadProp> dead_props;  // ListOptions::dead_props: by node id
 };
 
 struct UploadRequest {
   std::string parent_id;  // public id of the folder
-  std::string name;       // as sent; normalized here
+  std::string name;       // as sent (validated, stored as sent)
   Conflict conflict = Conflict::kFail;
   std::optional<std::string> if_match;  // with kOverwrite: the current ETag
   std::string checksum;                 // "<algo>:<hex>" or empty
   std::optional<uint64_t> expected_size;
   std::optional<int64_t> mtime_ms;
+  Conditions cond;  // lock tokens (WebDAV PUT)
 };
 
 struct UploadResult {
@@ -74,20 +114,29 @@ struct UploadResult {
   bool created = false;  // false: overwrote an existing file
 };
 
-class Files;
-
 // One file's bytes on their way in: chunks are stored as they arrive; the
 // node appears at Finish, in the transaction that references the content.
+// Destroyed unfinished (or after a failed Finish), it deletes the chunks it
+// stored that nothing references, at once.
 class Upload {
  public:
   virtual ~Upload() = default;
   virtual Status Write(const char* data, size_t len) = 0;
   virtual Result<UploadResult> Finish() = 0;
+  // The upload will not finish: releases what it holds now (on the caller's
+  // thread, which may block) rather than in the destructor.
+  virtual void Abort() {}
 };
 
 struct Usage {
-  uint64_t used_bytes = 0;
+  uint64_t used_bytes = 0;  // live file bytes + WebDAV property bytes
   std::optional<int64_t> quota_bytes;
+};
+
+struct DriveInfo {
+  meta::DriveRow drive;
+  std::string root_id;  // public id of the root folder
+  Usage usage;
 };
 
 // A file's content, ready to stream.
@@ -96,14 +145,41 @@ struct FileContent {
   std::vector<meta::ManifestChunk> chunks;
 };
 
+// Paths have at most this many segments: deeper ones are refused before
+// any lookup (a lock check walks the ancestors of a path).
+inline constexpr size_t kMaxDepth = 256;
+
 // A path below a drive's root, resolved name by name (WebDAV addresses
 // nodes by path).
 struct Resolved {
   int64_t drive_id = 0;
   std::optional<meta::NodeRow> node;    // the target, when it exists (live)
   std::optional<meta::NodeRow> parent;  // its parent, when that is a live folder
-  std::string name;                     // the last segment, NFC ("" for the root)
+  std::string name;                     // the last segment as sent ("" for the root)
   std::string path_key;                 // "/" + case-folded names: how locks address URLs
+};
+
+// WebDAV PROPPATCH: one instruction, in document order.
+struct PropOp {
+  bool set = true;  // false: remove
+  meta::DeadProp prop;
+};
+
+// WebDAV LOCK (RFC 4918 §9.10).
+struct LockRequest {
+  bool exclusive = true;
+  bool depth_infinity = true;
+  std::string owner_xml;
+  int64_t timeout_s = 3600;
+  std::string root_href;  // the URL as locked (lockroot)
+};
+
+struct LockResult {
+  meta::DavLockRow lock;
+  bool created = false;  // the URL was unmapped: an empty file was created (§9.10.4)
+  // Set when a conflicting lock refused the request (nothing was created):
+  // that lock's root, for 423 no-conflicting-lock.
+  std::optional<std::string> conflict_href;
 };
 
 class Files {
@@ -111,88 +187,143 @@ class Files {
   Files(meta::MetaStore& meta, blob::ChunkStore& chunks, FilesOptions options);
   ~Files();
 
-  meta::MetaStore& meta() { return meta_; }
   blob::ChunkStore& chunks() { return chunks_; }
   const FilesOptions& options() const { return options_; }
 
-  Result<meta::DriveRow> PersonalDrive(int64_t user);
-  Result<Usage> GetUsage(int64_t user);
+  // The caller's personal drive, its root's public id and its usage.
+  Result<DriveInfo> PersonalDrive(const Principal& who);
+  Result<Usage> GetUsage(const Principal& who);
 
-  // A live node the caller may see.
-  Result<meta::NodeRow> Get(int64_t user, std::string_view id);
+  // A live node (or, with `trashed_too`, a trashed one) the caller may see.
+  Result<meta::NodeRow> Get(const Principal& who, std::string_view id, bool trashed_too = false);
   // Ancestors of `n` from the drive root down to its parent.
-  Result<std::vector<meta::NodeRow>> Path(int64_t user, const meta::NodeRow& n);
+  Result<std::vector<meta::NodeRow>> Path(const Principal& who, const meta::NodeRow& n);
   // One keyset page of a folder's live children, folders first. `cursor`
   // is the previous page's next_cursor (InvalidArgument if malformed or
-  // from another order). `bare`: rows without the caller's favorite flag
-  // and parent id (WebDAV shows neither; a listing saves a lookup and a
-  // copy per row).
-  Result<Page> List(int64_t user, std::string_view folder_id, meta::NodeSort sort, bool descending,
-                    std::string_view cursor, size_t limit, bool bare = false);
+  // from another order).
+  Result<Page> List(const Principal& who, std::string_view folder_id, meta::NodeSort sort,
+                    bool descending, std::string_view cursor, size_t limit,
+                    ListOptions options = {});
 
-  Result<meta::NodeRow> CreateFolder(int64_t user, std::string_view parent_id,
-                                     std::string_view name, Conflict conflict);
+  Result<meta::NodeRow> CreateFolder(const Principal& who, std::string_view parent_id,
+                                     std::string_view name, Conflict conflict,
+                                     const Conditions& cond = {});
   // Creates (or reuses) each folder of a "/"-separated relative path below
   // `parent_id`; returns the last folder's public id.
-  Result<std::string> EnsureFolders(int64_t user, std::string_view parent_id,
+  Result<std::string> EnsureFolders(const Principal& who, std::string_view parent_id,
                                     std::string_view rel_path);
 
   // Checks what can be checked before any byte arrives (parent, name,
-  // conflict, precondition, size limit, quota by expected size), then
-  // returns the sink for the bytes.
-  Result<std::unique_ptr<Upload>> BeginUpload(int64_t user, UploadRequest req);
+  // conflict, precondition, locks, size limit, free space, quota — the
+  // expected size is reserved against the quota, or the reservation grows
+  // as bytes arrive and the upload stops at the quota), then returns the
+  // sink for the bytes.
+  Result<std::unique_ptr<Upload>> BeginUpload(const Principal& who, UploadRequest req);
   // Creates a file from content the caller already owns (any of their
   // files, live or trashed, with this BLAKE3 hash). NotFound otherwise.
-  Result<UploadResult> InstantUpload(int64_t user, const UploadRequest& req,
+  Result<UploadResult> InstantUpload(const Principal& who, const UploadRequest& req,
                                      const meta::Digest& hash);
 
-  Result<FileContent> OpenContent(int64_t user, std::string_view id);
+  Result<FileContent> OpenContent(const Principal& who, std::string_view id);
 
   // Rename and/or move. Conflict kOverwrite is not allowed here.
-  Result<meta::NodeRow> Update(int64_t user, std::string_view id, std::optional<std::string> name,
-                               std::optional<std::string> parent_id, Conflict conflict);
+  Result<meta::NodeRow> Update(const Principal& who, std::string_view id,
+                               std::optional<std::string> name,
+                               std::optional<std::string> parent_id, Conflict conflict,
+                               const Conditions& cond = {});
   // Zero-copy (manifest references), recursive for folders unless
   // `shallow` (a folder copied without its members: WebDAV Depth 0).
   // Dead properties are copied with their nodes.
-  Result<meta::NodeRow> Copy(int64_t user, std::string_view id, std::string_view parent_id,
-                             std::optional<std::string> name, Conflict conflict,
-                             bool shallow = false);
+  Result<meta::NodeRow> Copy(const Principal& who, std::string_view id,
+                             std::string_view parent_id, std::optional<std::string> name,
+                             Conflict conflict, bool shallow = false,
+                             const Conditions& cond = {});
 
   // Resolves `segments` (decoded, below the caller's personal drive root).
-  // InvalidArgument when a segment is not a valid name.
-  Result<Resolved> Resolve(int64_t user, const std::vector<std::string>& segments);
-  Status Trash(int64_t user, std::string_view id);
+  // InvalidArgument when a segment is not a valid name or there are more
+  // than kMaxDepth.
+  Result<Resolved> Resolve(const Principal& who, const std::vector<std::string>& segments);
+  Status Trash(const Principal& who, std::string_view id, const Conditions& cond = {});
   // Restores a trashed node to its parent, or to the drive root when that
   // parent is itself in the trash; a taken name gets " (n)".
-  Result<meta::NodeRow> Restore(int64_t user, std::string_view id);
+  Result<meta::NodeRow> Restore(const Principal& who, std::string_view id,
+                                const Conditions& cond = {});
   // Deletes a node (live or trashed) and its subtree for good.
-  Status DeletePermanently(int64_t user, std::string_view id);
-  Result<Page> ListTrash(int64_t user, std::string_view cursor, size_t limit);
-  Result<int64_t> EmptyTrash(int64_t user);
-  // Deletes trash older than the retention period; returns nodes removed.
+  Status DeletePermanently(const Principal& who, std::string_view id,
+                           const Conditions& cond = {});
+  Result<Page> ListTrash(const Principal& who, std::string_view cursor, size_t limit);
+  Result<int64_t> EmptyTrash(const Principal& who);
+  // Maintenance: deletes trash older than the retention period, trims
+  // every drive's trash to its budget (see Trash), drops expired quota
+  // reservations. Returns nodes removed.
   Result<int64_t> PurgeExpiredTrash(int64_t now_ms);
 
-  Status SetFavorite(int64_t user, std::string_view id, bool favorite);
-  Result<Page> ListFavorites(int64_t user, std::string_view cursor, size_t limit);
+  Status SetFavorite(const Principal& who, std::string_view id, bool favorite);
+  Result<Page> ListFavorites(const Principal& who, std::string_view cursor, size_t limit);
   // Notes that the user used a node (upload, download, rename); written in
   // batches by FlushRecent so a download costs no write transaction.
   void NoteRecent(int64_t user, int64_t node_id);
   Status FlushRecent();
-  Result<Page> ListRecent(int64_t user, size_t limit);
+  Result<Page> ListRecent(const Principal& who, size_t limit);
 
-  Result<Page> Search(int64_t user, meta::SearchFilter filter, std::string_view query,
+  Result<Page> Search(const Principal& who, meta::SearchFilter filter, std::string_view query,
                       std::string_view cursor, size_t limit);
 
   // Streams the subtree of each node (folders recursively, live nodes only)
   // as ZIP entries; names relative to the nodes' parent.
-  Result<std::unique_ptr<ZipEntries>> ZipNodes(int64_t user, const std::vector<std::string>& ids);
+  Result<std::unique_ptr<ZipEntries>> ZipNodes(const Principal& who,
+                                               const std::vector<std::string>& ids);
 
-  // Internal, for Upload implementations: attaches a referenced manifest as
-  // a file inside the caller's write transaction.
-  Result<UploadResult> AttachFile(meta::WriteTxn& txn, int64_t user, const UploadRequest& req,
-                                  int64_t manifest_id, uint64_t size, const std::string& mime);
+  // ---- WebDAV state (RFC 4918): dead properties and locks ----
+
+  // The dead properties of `node` (a node this caller resolved).
+  Result<std::vector<meta::DeadProp>> DeadProps(const Principal& who, const meta::NodeRow& node);
+  // Applies `ops` all or nothing (§9.2), counting property bytes against
+  // the quota.
+  Status PatchDeadProps(const Principal& who, const meta::NodeRow& node,
+                        const std::vector<PropOp>& ops, const Conditions& cond);
+  // Unexpired locks of the drive whose path is one of `paths` or lies below
+  // `below` (when not empty), for lockdiscovery and the If header.
+  Result<std::vector<meta::DavLockRow>> FindLocks(const Principal& who, int64_t drive_id,
+                                                  const std::vector<std::string>& paths,
+                                                  const std::string& below);
+  // The unexpired locks covering `path_key` (its own and Depth-infinity
+  // ones above it), nearest first.
+  Result<std::vector<meta::DavLockRow>> CoveringLocks(const Principal& who, int64_t drive_id,
+                                                      const std::string& path_key);
+  // Creates a lock on `target` after checking conflicts in the same
+  // transaction (§6.2: shared locks coexist with shared locks only; a
+  // Depth-infinity request conflicts with locks below). An unmapped target
+  // becomes an empty file. A conflict is not an error: the result names
+  // the conflicting lock's root and nothing changed.
+  Result<LockResult> Lock(const Principal& who, const Resolved& target, const LockRequest& req,
+                          const Conditions& cond);
+  // §9.10.2: refreshes the first lock covering `target` whose token was
+  // submitted. PermissionDenied for another user's lock; NotFound when no
+  // submitted token names a lock covering the target.
+  Result<meta::DavLockRow> RefreshLock(const Principal& who, const Resolved& target,
+                                       const std::vector<std::string>& tokens, int64_t timeout_s);
+  // §9.11: removes lock `token` if it covers `target`. PermissionDenied for
+  // another user's lock; NotFound when it does not cover the target.
+  Status Unlock(const Principal& who, const Resolved& target, const std::string& token);
 
  private:
+  friend class IngestUpload;
+  meta::MetaStore& meta() { return meta_; }
+  // Attaches a referenced manifest as a file inside an upload's commit
+  // transaction (kCreate on the parent, or kModify on the file it replaces).
+  // `reservation`: the upload's quota reservation, which the file replaces.
+  Result<UploadResult> AttachFile(meta::WriteTxn& txn, const Principal& who,
+                                  const UploadRequest& req, int64_t manifest_id, uint64_t size,
+                                  const std::string& mime, int64_t reservation = 0);
+  // Free space check against options_.min_free_bytes for `extra` more bytes.
+  Status CheckFreeSpace(uint64_t extra);
+  // Quota reservations (upload in progress): reserve `bytes` more for the
+  // drive (id 0: a new reservation), refusing when the quota cannot hold
+  // them beside the usage and every other live reservation.
+  Result<int64_t> Reserve(int64_t drive_id, int64_t reservation_id, int64_t bytes);
+  void Unreserve(int64_t reservation_id);
+
   meta::MetaStore& meta_;
   blob::ChunkStore& chunks_;
   FilesOptions options_;

@@ -25,23 +25,15 @@ class FilesTest : public ::testing::Test {
     auto b = auth::CreateUser(*db_.store, {"bob", "correct horse battery"},
                               auth::testing::CheapParams());
     ASSERT_TRUE(a.ok() && b.ok());
-    alice_ = a->id;
-    bob_ = b->id;
+    alice_ = auth::Principal::User(a->id, "alice");
+    bob_ = auth::Principal::User(b->id, "bob");
     root_ = RootOf(alice_);
   }
 
-  std::string RootOf(int64_t user) {
-    std::string id;
+  std::string RootOf(const auth::Principal& user) {
     auto d = files_.PersonalDrive(user);
     EXPECT_TRUE(d.ok());
-    EXPECT_TRUE(db_.store
-                    ->Read([&](meta::ReadTxn& t) -> Status {
-                      NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(d->root_id, user));
-                      id = n->public_id;
-                      return Status::Ok();
-                    })
-                    .ok());
-    return id;
+    return d.ok() ? d->root_id : std::string();
   }
 
   Result<UploadResult> Put(const std::string& parent, const std::string& name,
@@ -55,7 +47,7 @@ class FilesTest : public ::testing::Test {
     return up->Finish();
   }
 
-  uint64_t Used(int64_t user) { return files_.GetUsage(user)->used_bytes; }
+  uint64_t Used(const auth::Principal& user) { return files_.GetUsage(user)->used_bytes; }
 
   void ExpectFsckClean() {
     auto r = content::Fsck(*db_.store, chunks_, false);
@@ -66,7 +58,7 @@ class FilesTest : public ::testing::Test {
   auth::testing::TempMeta db_;
   blob::MemChunkStore chunks_;
   Files files_{*db_.store, chunks_, {}};
-  int64_t alice_ = 0, bob_ = 0;
+  auth::Principal alice_, bob_;
   std::string root_;
 };
 
@@ -184,10 +176,32 @@ TEST_F(FilesTest, QuotaHoldsOnEveryWritePath) {
             Code::kQuotaExceeded);
   EXPECT_EQ(files_.InstantUpload(alice_, {root_, "c.bin"}, f->node.hash).status().code(),
             Code::kQuotaExceeded);
-  ASSERT_TRUE(files_.Trash(alice_, f->node.public_id).ok());
-  ASSERT_TRUE(Put(root_, "d.bin", std::string(50, 'd')).ok());
-  EXPECT_EQ(files_.Restore(alice_, f->node.public_id).status().code(), Code::kQuotaExceeded);
-  EXPECT_EQ(Used(alice_), 50u);
+  ASSERT_TRUE(files_.DeletePermanently(alice_, f->node.public_id).ok());
+  auto x = Put(root_, "x.bin", std::string(30, 'x'));
+  ASSERT_TRUE(x.ok());
+  ASSERT_TRUE(files_.Trash(alice_, x->node.public_id).ok());
+  ASSERT_TRUE(Put(root_, "d.bin", std::string(75, 'd')).ok());
+  EXPECT_EQ(files_.Restore(alice_, x->node.public_id).status().code(), Code::kQuotaExceeded);
+  EXPECT_EQ(Used(alice_), 75u);
+  ExpectFsckClean();
+}
+
+// Trashed bytes are on the disk: with a quota, the trash holds at most
+// half of what the quota leaves free, and the oldest items go first.
+TEST_F(FilesTest, TheTrashStaysWithinHalfOfTheFreeQuota) {
+  ASSERT_TRUE(auth::SetQuota(*db_.store, "alice", 1000).ok());
+  auto a = Put(root_, "a.bin", std::string(100, 'a'));
+  auto b = Put(root_, "b.bin", std::string(100, 'b'));
+  ASSERT_TRUE(Put(root_, "c.bin", std::string(100, 'c')).ok());
+  ASSERT_TRUE(Put(root_, "d.bin", std::string(600, 'd')).ok());
+  ASSERT_TRUE(files_.Trash(alice_, a->node.public_id).ok());  // free 200: budget 100, trash 100
+  ASSERT_EQ(files_.ListTrash(alice_, "", 10)->items.size(), 1u);
+  ASSERT_TRUE(files_.Trash(alice_, b->node.public_id).ok());  // free 300: budget 150, trash 200
+  auto trash = files_.ListTrash(alice_, "", 10);
+  ASSERT_TRUE(trash.ok());
+  ASSERT_EQ(trash->items.size(), 1u);  // a, the oldest, went for good
+  EXPECT_EQ(trash->items[0].public_id, b->node.public_id);
+  EXPECT_EQ(Used(alice_), 700u);
   ExpectFsckClean();
 }
 

@@ -1,7 +1,9 @@
 // Write side of the files domain: folders, uploads, rename/move, copy,
 // trash, restore, permanent delete. Each operation is one metadata write
-// transaction; reference counts (content/refs.h), rollups (Touch) and
-// quotas (CheckQuota) change inside it, next to the rows they describe.
+// transaction; the authorization decision (authz), WebDAV locks
+// (files/locks.h), preconditions (Conditions), reference counts
+// (content/refs.h), rollups (Touch) and quotas (CheckQuota) are all checked
+// or changed inside it, next to the rows they describe.
 #include <algorithm>
 
 #include "content/ingest.h"
@@ -9,6 +11,7 @@
 #include "files/access.h"
 #include "files/checksum.h"
 #include "files/files.h"
+#include "files/locks.h"
 #include "files/mime.h"
 #include "files/names.h"
 #include "util/ids.h"
@@ -52,51 +55,140 @@ Status NameTaken(const Status& st, const std::string& name) {
   return st;
 }
 
+// True when `ancestor` is `n` or one of its ancestors.
+Result<bool> IsAncestorOrSelf(meta::ReadTxn& t, int64_t ancestor, int64_t n) {
+  NUBO_ASSIGN_OR_RETURN(auto chain, t.Ancestors(n));
+  for (const NodeRow& a : chain) {
+    if (a.id == ancestor) return true;
+  }
+  return false;
+}
+
+// Trash budget (quota users only): trashed bytes are on the disk, so
+// they may take at most half of what the quota leaves free; beyond that
+// the oldest trashed items go for good, at most `max_items` per call.
+// (The rule Nextcloud uses; documented in the README.)
+Status TrimTrash(meta::WriteTxn& t, int64_t drive_id, size_t max_items);
+
 }  // namespace
 
-Result<NodeRow> Files::CreateFolder(int64_t user, std::string_view parent_id, std::string_view name,
-                                    Conflict conflict) {
-  NUBO_ASSIGN_OR_RETURN(std::string norm, NormalizeName(name));
-  if (conflict == Conflict::kOverwrite) {
+// Deletes the subtree of `n` for good inside `t`: releases one manifest
+// reference per file row, then removes the rows (and the locks on them).
+// Items the user trashed on their own from inside it earlier are not part
+// of this delete: they stay in the trash, moved under the drive root
+// (where a restore puts them).
+static Status DeleteTree(meta::WriteTxn& t, const NodeRow& n) {
+  const int64_t now = UnixMillis();
+  if (n.live()) NUBO_RETURN_IF_ERROR(DropNodeLocks(t, n));
+  if (n.live() && n.parent_id)
+    NUBO_RETURN_IF_ERROR(Touch(t, n.drive_id, *n.parent_id, -static_cast<int64_t>(n.size)));
+  NUBO_ASSIGN_OR_RETURN(auto inner, t.InnerTrashRoots(n.id));
+  if (!inner.empty()) {
+    NUBO_ASSIGN_OR_RETURN(auto d, t.GetDrive(n.drive_id));
+    if (!d) return Status::Internal("drive vanished");
+    for (int64_t id : inner) {
+      NUBO_ASSIGN_OR_RETURN(auto item, t.GetNode(id, 0));
+      if (!item) return Status::Internal("trashed item vanished");
+      item->parent_id = d->root_id;
+      item->trash_parent = d->root_id;
+      NUBO_RETURN_IF_ERROR(t.UpdateNode(*item));
+    }
+  }
+  NUBO_ASSIGN_OR_RETURN(auto manifests, t.SubtreeManifests(n.id));
+  NUBO_RETURN_IF_ERROR(t.DeleteSubtree(n.id).status());
+  for (int64_t m : manifests) NUBO_RETURN_IF_ERROR(content::ReleaseManifest(t, m, now));
+  return Status::Ok();
+}
+
+// Moves live node `n` to the trash inside `t` (its locks go with it).
+static Status TrashNode(meta::WriteTxn& t, NodeRow n, int64_t user) {
+  if (!n.parent_id) return Status::Conflict("the drive's root folder cannot be trashed");
+  NUBO_RETURN_IF_ERROR(DropNodeLocks(t, n));
+  n.trashed_at_ms = UnixMillis();
+  n.trash_parent = n.parent_id;
+  n.updated_by = user;
+  NUBO_RETURN_IF_ERROR(t.UpdateNode(n));
+  NUBO_RETURN_IF_ERROR(t.MarkSubtreeTrashed(n.id));
+  return Touch(t, n.drive_id, *n.parent_id, -static_cast<int64_t>(n.size));
+}
+
+namespace {
+
+Status TrimTrash(meta::WriteTxn& t, int64_t drive_id, size_t max_items) {
+  NUBO_ASSIGN_OR_RETURN(auto d, t.GetDrive(drive_id));
+  if (!d || !d->owner_id) return Status::Ok();
+  NUBO_ASSIGN_OR_RETURN(auto u, t.GetUser(*d->owner_id));
+  if (!u || !u->quota_bytes) return Status::Ok();
+  for (size_t purged = 0; purged < max_items;) {
+    NUBO_ASSIGN_OR_RETURN(d, t.GetDrive(drive_id));
+    NUBO_ASSIGN_OR_RETURN(int64_t used, DriveUsage(t, *d));
+    NUBO_ASSIGN_OR_RETURN(int64_t trashed, t.TrashBytes(drive_id));
+    const int64_t budget = std::max<int64_t>(0, *u->quota_bytes - used) / 2;
+    if (trashed <= budget) return Status::Ok();
+    NUBO_ASSIGN_OR_RETURN(auto oldest, t.ListOldestTrash(drive_id, 16));
+    if (oldest.empty()) return Status::Ok();
+    for (const NodeRow& n : oldest) {
+      if (trashed <= budget || purged >= max_items) break;
+      NUBO_RETURN_IF_ERROR(DeleteTree(t, n));
+      trashed -= static_cast<int64_t>(n.size);
+      ++purged;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<NodeRow> Files::CreateFolder(const Principal& who, std::string_view parent_id,
+                                    std::string_view name, Conflict conflict,
+                                    const Conditions& cond) {
+  NUBO_ASSIGN_OR_RETURN(std::string valid, ValidateName(name));
+  if (conflict == Conflict::kOverwrite || conflict == Conflict::kReplace) {
     return Status::InvalidArgument("conflict=overwrite does not apply to folders");
   }
   NodeRow out;
   NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(NodeRow parent, AccessFolder(t, user, parent_id));
+    NUBO_ASSIGN_OR_RETURN(NodeRow parent, AccessFolder(t, who, parent_id, Action::kCreate));
+    NUBO_RETURN_IF_ERROR(CheckExpected(cond, parent));
     NUBO_ASSIGN_OR_RETURN(std::string final_name,
-                          PlaceName(t, parent, norm, true, conflict, nullptr));
-    NodeRow n = NewChild(parent, final_name, NodeKind::kFolder, user, UnixMillis());
+                          PlaceName(t, parent, valid, true, conflict, nullptr));
+    NUBO_RETURN_IF_ERROR(CheckNewMemberLocks(t, who, parent, final_name, cond.lock_tokens));
+    NodeRow n = NewChild(parent, final_name, NodeKind::kFolder, who.user_id, UnixMillis());
     NUBO_RETURN_IF_ERROR(NameTaken(t.InsertNode(n), final_name));
     NUBO_RETURN_IF_ERROR(Touch(t, n.drive_id, n.id, 0));
-    NUBO_ASSIGN_OR_RETURN(out, Reload(t, n.id, user));
+    NUBO_ASSIGN_OR_RETURN(out, Reload(t, n.id, who.user_id));
     return Status::Ok();
   }));
   return out;
 }
 
-Result<std::string> Files::EnsureFolders(int64_t user, std::string_view parent_id,
+Result<std::string> Files::EnsureFolders(const Principal& who, std::string_view parent_id,
                                          std::string_view rel_path) {
   std::vector<std::string> names;
   for (std::string_view seg : Split(rel_path, '/')) {
     if (seg.empty()) continue;
-    NUBO_ASSIGN_OR_RETURN(std::string norm, NormalizeName(seg));
-    names.push_back(std::move(norm));
+    NUBO_ASSIGN_OR_RETURN(std::string valid, ValidateName(seg));
+    names.push_back(std::move(valid));
   }
+  if (names.size() > kMaxDepth) return Status::InvalidArgument("the path is too deep");
   std::string current(parent_id);
   if (names.empty()) return current;
   NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(NodeRow parent, AccessFolder(t, user, parent_id));
+    NUBO_ASSIGN_OR_RETURN(NodeRow parent, AccessFolder(t, who, parent_id, Action::kCreate));
+    authz::Checker check(t, who);
     for (const std::string& name : names) {
-      NUBO_ASSIGN_OR_RETURN(auto hit, t.FindChild(parent.id, NameKey(name), user));
+      NUBO_ASSIGN_OR_RETURN(auto hit, t.FindChild(parent.id, NameKey(name), who.user_id));
       if (hit) {
         if (!hit->folder()) return Status::Conflict("\"" + name + "\" is a file, not a folder");
+        NUBO_RETURN_IF_ERROR(check.Require(*hit, Action::kCreate));
         parent = std::move(*hit);
         continue;
       }
-      NodeRow n = NewChild(parent, name, NodeKind::kFolder, user, UnixMillis());
+      NUBO_RETURN_IF_ERROR(CheckNewMemberLocks(t, who, parent, name, {}));
+      NodeRow n = NewChild(parent, name, NodeKind::kFolder, who.user_id, UnixMillis());
       NUBO_RETURN_IF_ERROR(NameTaken(t.InsertNode(n), name));
       NUBO_RETURN_IF_ERROR(Touch(t, n.drive_id, n.id, 0));
-      NUBO_ASSIGN_OR_RETURN(parent, Reload(t, n.id, user));
+      NUBO_ASSIGN_OR_RETURN(parent, Reload(t, n.id, who.user_id));
     }
     current = parent.public_id;
     return Status::Ok();
@@ -104,10 +196,11 @@ Result<std::string> Files::EnsureFolders(int64_t user, std::string_view parent_i
   return current;
 }
 
-Result<UploadResult> Files::AttachFile(meta::WriteTxn& t, int64_t user, const UploadRequest& req,
-                                       int64_t manifest_id, uint64_t size,
-                                       const std::string& mime) {
-  NUBO_ASSIGN_OR_RETURN(NodeRow parent, AccessFolder(t, user, req.parent_id));
+Result<UploadResult> Files::AttachFile(meta::WriteTxn& t, const Principal& who,
+                                       const UploadRequest& req, int64_t manifest_id,
+                                       uint64_t size, const std::string& mime,
+                                       int64_t reservation) {
+  NUBO_ASSIGN_OR_RETURN(NodeRow parent, AccessFolder(t, who, req.parent_id, Action::kCreate));
   std::optional<NodeRow> existing;
   NUBO_ASSIGN_OR_RETURN(std::string name,
                         PlaceName(t, parent, req.name, false, req.conflict, &existing));
@@ -117,22 +210,25 @@ Result<UploadResult> Files::AttachFile(meta::WriteTxn& t, int64_t user, const Up
     if (existing->folder()) {
       return Status::Conflict("\"" + name + "\" is a folder; a file cannot replace it");
     }
+    NUBO_RETURN_IF_ERROR(authz::Check(t, who, *existing, Action::kModify));
     if (req.if_match && !IfMatchMatches(*req.if_match, NodeETag(*existing))) {
       return Status::PreconditionFailed("If-Match does not match the current version");
     }
+    NUBO_RETURN_IF_ERROR(CheckExpected(req.cond, *existing));
+    NUBO_RETURN_IF_ERROR(CheckNodeLocks(t, who, *existing, false, false, req.cond.lock_tokens));
     const int64_t delta = static_cast<int64_t>(size) - static_cast<int64_t>(existing->size);
-    NUBO_RETURN_IF_ERROR(CheckQuota(t, parent.drive_id, delta));
+    NUBO_RETURN_IF_ERROR(CheckQuota(t, parent.drive_id, delta, reservation));
     const int64_t old_manifest = *existing->manifest_id;
     NodeRow n = *existing;
     n.manifest_id = manifest_id;
     n.size = size;
     n.mime = mime;
     n.mtime_ms = req.mtime_ms.value_or(now);
-    n.updated_by = user;
+    n.updated_by = who.user_id;
     NUBO_RETURN_IF_ERROR(t.UpdateNode(n));
     NUBO_RETURN_IF_ERROR(content::ReleaseManifest(t, old_manifest, now));
     NUBO_RETURN_IF_ERROR(Touch(t, n.drive_id, parent.id, delta));
-    NUBO_ASSIGN_OR_RETURN(out.node, Reload(t, n.id, user));
+    NUBO_ASSIGN_OR_RETURN(out.node, Reload(t, n.id, who.user_id));
     out.created = false;
     return out;
   }
@@ -140,29 +236,86 @@ Result<UploadResult> Files::AttachFile(meta::WriteTxn& t, int64_t user, const Up
     // RFC 9110 §13.1.1: If-Match on a resource that does not exist fails.
     return Status::PreconditionFailed("If-Match given but \"" + name + "\" does not exist");
   }
-  NUBO_RETURN_IF_ERROR(CheckQuota(t, parent.drive_id, static_cast<int64_t>(size)));
-  NodeRow n = NewChild(parent, name, NodeKind::kFile, user, now);
+  NUBO_RETURN_IF_ERROR(CheckNewMemberLocks(t, who, parent, name, req.cond.lock_tokens));
+  NUBO_RETURN_IF_ERROR(CheckQuota(t, parent.drive_id, static_cast<int64_t>(size), reservation));
+  NodeRow n = NewChild(parent, name, NodeKind::kFile, who.user_id, now);
   n.manifest_id = manifest_id;
   n.size = size;
   n.mime = mime;
   n.mtime_ms = req.mtime_ms.value_or(now);
   NUBO_RETURN_IF_ERROR(NameTaken(t.InsertNode(n), name));
   NUBO_RETURN_IF_ERROR(Touch(t, n.drive_id, parent.id, static_cast<int64_t>(size)));
-  NUBO_ASSIGN_OR_RETURN(out.node, Reload(t, n.id, user));
+  NUBO_ASSIGN_OR_RETURN(out.node, Reload(t, n.id, who.user_id));
   out.created = true;
   return out;
 }
 
-namespace {
+Status Files::CheckFreeSpace(uint64_t extra) {
+  if (options_.min_free_bytes == 0) return Status::Ok();
+  auto free = chunks_.FreeBytes();
+  if (!free) return Status::Ok();
+  if (*free < extra || *free - extra < options_.min_free_bytes) {
+    return Status::QuotaExceeded(
+        "the server's disk is nearly full (storage.min_free keeps " +
+        std::to_string(options_.min_free_bytes) + " bytes free); try again later");
+  }
+  return Status::Ok();
+}
 
+Result<int64_t> Files::Reserve(int64_t drive_id, int64_t reservation_id, int64_t bytes) {
+  int64_t id = reservation_id;
+  NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
+    NUBO_RETURN_IF_ERROR(CheckQuota(t, drive_id, bytes, reservation_id));
+    const int64_t expires = UnixMillis() + options_.reservation_ttl_ms;
+    if (reservation_id == 0) {
+      NUBO_ASSIGN_OR_RETURN(id, t.InsertReservation(drive_id, bytes, expires));
+      return Status::Ok();
+    }
+    return t.UpdateReservation(reservation_id, bytes, expires);
+  }));
+  return id;
+}
+
+void Files::Unreserve(int64_t reservation_id) {
+  if (reservation_id == 0) return;
+  (void)meta_.Write([&](meta::WriteTxn& t) { return t.DeleteReservation(reservation_id); });
+}
+
+// One file's bytes on their way in. When the drive's owner has a quota,
+// the upload holds a reservation (quota_reservations) for the bytes it
+// declared, or — without a declared length — for what it has received
+// plus a step, grown as bytes arrive: the upload stops with 507 as soon as
+// the quota cannot hold the next step, having stored at most one step more
+// than the quota allows. The commit replaces the reservation by the file
+// in one transaction; a refused or abandoned upload drops it and deletes
+// its unreferenced chunks at once.
 class IngestUpload final : public Upload {
  public:
-  IngestUpload(Files& files, int64_t user, UploadRequest req, std::unique_ptr<Checksum> checksum)
+  IngestUpload(Files& files, Principal who, UploadRequest req, std::unique_ptr<Checksum> checksum,
+               int64_t drive_id, int64_t reservation_id, int64_t reserved, bool quota)
       : files_(files),
-        user_(user),
+        who_(std::move(who)),
         req_(std::move(req)),
         checksum_(std::move(checksum)),
-        ingest_(files.chunks()) {}
+        ingest_(files.chunks()),
+        drive_id_(drive_id),
+        reservation_id_(reservation_id),
+        reserved_(reserved),
+        quota_(quota),
+        refreshed_ms_(UnixMillis()) {}
+
+  ~IngestUpload() override { Abort(); }
+
+  // Refused or abandoned: the reservation goes, and so do the chunks only
+  // this upload stored (at once, not after the GC grace). Runs where the
+  // transport aborts a body (the blocking pool).
+  void Abort() override {
+    if (done_) return;
+    done_ = true;
+    if (!committed_) ingest_.Discard(files_.meta());
+    files_.Unreserve(reservation_id_);
+    reservation_id_ = 0;
+  }
 
   Status Write(const char* data, size_t len) override {
     bytes_ += len;
@@ -174,43 +327,101 @@ class IngestUpload final : public Upload {
     if (req_.expected_size && bytes_ > *req_.expected_size) {
       return Status::InvalidArgument("body longer than announced");
     }
+    NUBO_RETURN_IF_ERROR(Budget());
     if (head_.size() < kHeadBytes) head_.append(data, std::min(len, kHeadBytes - head_.size()));
     if (checksum_) checksum_->Update(data, len);
     return ingest_.Write(data, len);
   }
 
   Result<UploadResult> Finish() override {
-    NUBO_ASSIGN_OR_RETURN(content::ManifestDraft draft, ingest_.Finish());
-    if (checksum_) NUBO_RETURN_IF_ERROR(checksum_->Verify(draft.hash));
+    auto draft_or = ingest_.Finish();
+    if (draft_or.ok() && checksum_) {
+      if (Status st = checksum_->Verify(draft_or->hash); !st.ok()) draft_or = st;
+    }
+    if (!draft_or.ok()) {
+      Abort();
+      return draft_or.status();
+    }
+    const content::ManifestDraft& draft = *draft_or;
     const std::string mime = DetectMime(req_.name, head_);
     UploadResult out;
     auto id = content::CommitManifest(
         files_.meta(), files_.chunks(), draft,
         [&](meta::WriteTxn& t, int64_t manifest_id) -> Status {
-          NUBO_ASSIGN_OR_RETURN(out,
-                                files_.AttachFile(t, user_, req_, manifest_id, draft.size, mime));
+          auto r = files_.AttachFile(t, who_, req_, manifest_id, draft.size, mime, reservation_id_);
+          if (!r.ok()) return r.status();
+          out = std::move(*r);
+          // The file now counts itself: its reservation ends with it.
+          if (reservation_id_) NUBO_RETURN_IF_ERROR(t.DeleteReservation(reservation_id_));
           return Status::Ok();
         });
-    if (!id.ok()) return id.status();
-    files_.NoteRecent(user_, out.node.id);
+    if (!id.ok()) {
+      Abort();
+      return id.status();
+    }
+    committed_ = true;
+    done_ = true;
+    reservation_id_ = 0;
+    files_.NoteRecent(who_.user_id, out.node.id);
     return out;
   }
 
  private:
   static constexpr size_t kHeadBytes = 4096;  // what MIME sniffing looks at
+  static constexpr uint64_t kStep = 8 << 20;  // reservation growth without a declared length
+  static constexpr uint64_t kFreeCheckEvery = 16 << 20;
+  static constexpr int64_t kRefreshMs = 60'000;
+
+  // Keeps the upload within the quota (reservation) and the disk floor.
+  Status Budget() {
+    if (bytes_ >= next_free_check_) {
+      next_free_check_ = bytes_ + kFreeCheckEvery;
+      NUBO_RETURN_IF_ERROR(files_.CheckFreeSpace(kFreeCheckEvery));
+    }
+    if (!quota_) return Status::Ok();
+    const int64_t now = UnixMillis();
+    if (static_cast<int64_t>(bytes_) <= reserved_) {
+      if (now - refreshed_ms_ < kRefreshMs) return Status::Ok();
+      refreshed_ms_ = now;  // a long upload keeps its reservation alive
+      return files_.Reserve(drive_id_, reservation_id_, reserved_).status();
+    }
+    // Grow by a step, or to what the quota still holds.
+    const int64_t want = static_cast<int64_t>(bytes_ + kStep);
+    auto grown = files_.Reserve(drive_id_, reservation_id_, want);
+    if (!grown.ok() && grown.status().code() == Code::kQuotaExceeded) {
+      grown = files_.Reserve(drive_id_, reservation_id_, static_cast<int64_t>(bytes_));
+      if (grown.ok()) {
+        reserved_ = static_cast<int64_t>(bytes_);
+        refreshed_ms_ = now;
+        return Status::Ok();
+      }
+    }
+    if (!grown.ok()) return grown.status();
+    reservation_id_ = *grown;
+    reserved_ = want;
+    refreshed_ms_ = now;
+    return Status::Ok();
+  }
+
   Files& files_;
-  int64_t user_;
+  Principal who_;
   UploadRequest req_;
   std::unique_ptr<Checksum> checksum_;
   content::Ingest ingest_;
+  int64_t drive_id_;
+  int64_t reservation_id_;
+  int64_t reserved_;
+  bool quota_;
+  int64_t refreshed_ms_;
   uint64_t bytes_ = 0;
+  uint64_t next_free_check_ = kFreeCheckEvery;
+  bool committed_ = false;
+  bool done_ = false;
   std::string head_;
 };
 
-}  // namespace
-
-Result<std::unique_ptr<Upload>> Files::BeginUpload(int64_t user, UploadRequest req) {
-  NUBO_ASSIGN_OR_RETURN(req.name, NormalizeName(req.name));
+Result<std::unique_ptr<Upload>> Files::BeginUpload(const Principal& who, UploadRequest req) {
+  NUBO_ASSIGN_OR_RETURN(req.name, ValidateName(req.name));
   std::unique_ptr<Checksum> checksum;
   if (!req.checksum.empty()) {
     NUBO_ASSIGN_OR_RETURN(checksum, Checksum::Parse(req.checksum));
@@ -219,40 +430,60 @@ Result<std::unique_ptr<Upload>> Files::BeginUpload(int64_t user, UploadRequest r
     return Status::TooLarge("file is larger than the server's upload limit of " +
                             std::to_string(options_.max_upload) + " bytes");
   }
+  NUBO_RETURN_IF_ERROR(CheckFreeSpace(req.expected_size.value_or(0)));
   // Early answers (before "100 Continue"): the commit re-checks all of it.
+  int64_t drive_id = 0;
+  bool quota = false;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(NodeRow parent, AccessFolder(t, user, req.parent_id));
+    NUBO_ASSIGN_OR_RETURN(NodeRow parent, AccessFolder(t, who, req.parent_id, Action::kCreate));
+    drive_id = parent.drive_id;
     std::optional<NodeRow> existing;
     NUBO_ASSIGN_OR_RETURN(std::string name,
                           PlaceName(t, parent, req.name, false, req.conflict, &existing));
-    (void)name;
-    int64_t extra = static_cast<int64_t>(req.expected_size.value_or(0));
     if (existing) {
       if (existing->folder()) {
         return Status::Conflict("\"" + existing->name + "\" is a folder; a file cannot replace it");
       }
+      NUBO_RETURN_IF_ERROR(authz::Check(t, who, *existing, Action::kModify));
       if (req.if_match && !IfMatchMatches(*req.if_match, NodeETag(*existing))) {
         return Status::PreconditionFailed("If-Match does not match the current version");
       }
-      extra -= static_cast<int64_t>(existing->size);
-    } else if (req.if_match && *req.if_match != "*") {
-      return Status::PreconditionFailed("If-Match given but \"" + req.name + "\" does not exist");
+      NUBO_RETURN_IF_ERROR(CheckExpected(req.cond, *existing));
+      NUBO_RETURN_IF_ERROR(CheckNodeLocks(t, who, *existing, false, false, req.cond.lock_tokens));
+    } else {
+      if (req.if_match && *req.if_match != "*") {
+        return Status::PreconditionFailed("If-Match given but \"" + req.name +
+                                          "\" does not exist");
+      }
+      NUBO_RETURN_IF_ERROR(CheckNewMemberLocks(t, who, parent, name, req.cond.lock_tokens));
     }
-    return CheckQuota(t, parent.drive_id, extra);
+    NUBO_ASSIGN_OR_RETURN(auto d, t.GetDrive(drive_id));
+    if (d && d->owner_id) {
+      NUBO_ASSIGN_OR_RETURN(auto owner, t.GetUser(*d->owner_id));
+      quota = owner && owner->quota_bytes.has_value();
+    }
+    return Status::Ok();
   }));
-  return std::unique_ptr<Upload>(
-      new IngestUpload(*this, user, std::move(req), std::move(checksum)));
+  // The quota holds the declared length (or a first step) from now on.
+  int64_t reservation = 0, reserved = 0;
+  if (quota) {
+    reserved = static_cast<int64_t>(req.expected_size.value_or(0));
+    NUBO_ASSIGN_OR_RETURN(reservation, Reserve(drive_id, 0, reserved));
+  }
+  return std::unique_ptr<Upload>(new IngestUpload(*this, who, std::move(req), std::move(checksum),
+                                                  drive_id, reservation, reserved, quota));
 }
 
-Result<UploadResult> Files::InstantUpload(int64_t user, const UploadRequest& in,
+Result<UploadResult> Files::InstantUpload(const Principal& who, const UploadRequest& in,
                                           const meta::Digest& hash) {
   UploadRequest req = in;
-  NUBO_ASSIGN_OR_RETURN(req.name, NormalizeName(req.name));
+  NUBO_ASSIGN_OR_RETURN(req.name, ValidateName(req.name));
   const std::string mime = DetectMime(req.name, "");
   UploadResult out;
   NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(auto d, t.GetPersonalDrive(user));
+    NUBO_ASSIGN_OR_RETURN(auto d, t.GetPersonalDrive(who.user_id));
     if (!d) return Status::NotFound("this account has no personal drive");
+    NUBO_RETURN_IF_ERROR(authz::Checker(t, who).RequireDrive(d->id, Action::kRead));
     // Only content the caller owns: answering for anyone's content would
     // reveal whether some other user stores a given file.
     NUBO_ASSIGN_OR_RETURN(auto manifest_id, t.FindDriveManifest(d->id, hash));
@@ -265,17 +496,17 @@ Result<UploadResult> Files::InstantUpload(int64_t user, const UploadRequest& in,
                                      std::to_string(m->size));
     }
     NUBO_RETURN_IF_ERROR(content::AddManifestRef(t, m->id));
-    NUBO_ASSIGN_OR_RETURN(out, AttachFile(t, user, req, m->id, m->size, mime));
+    NUBO_ASSIGN_OR_RETURN(out, AttachFile(t, who, req, m->id, m->size, mime));
     return Status::Ok();
   }));
-  NoteRecent(user, out.node.id);
+  NoteRecent(who.user_id, out.node.id);
   return out;
 }
 
-Result<FileContent> Files::OpenContent(int64_t user, std::string_view id) {
+Result<FileContent> Files::OpenContent(const Principal& who, std::string_view id) {
   FileContent fc;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(fc.node, Access(t, user, id, Want::kLive));
+    NUBO_ASSIGN_OR_RETURN(fc.node, Access(t, who, id, Want::kLive, Action::kRead));
     if (fc.node.folder()) return Status::InvalidArgument("\"" + fc.node.name + "\" is a folder");
     NUBO_ASSIGN_OR_RETURN(fc.chunks, t.ManifestChunks(*fc.node.manifest_id));
     return Status::Ok();
@@ -283,41 +514,75 @@ Result<FileContent> Files::OpenContent(int64_t user, std::string_view id) {
   return fc;
 }
 
-Result<NodeRow> Files::Update(int64_t user, std::string_view id, std::optional<std::string> name,
-                              std::optional<std::string> parent_id, Conflict conflict) {
+namespace {
+
+// kReplace: the live sibling holding the destination name goes to the
+// trash inside the caller's transaction (RFC 4918 §9.8.4 / §9.9.3: as if
+// DELETE), after its own authorization and lock checks. Refused when it is
+// the source or holds the source (replacing it would delete the source).
+Status ReplaceExisting(meta::WriteTxn& t, const Principal& who, const NodeRow& existing,
+                       const NodeRow& src, const Conditions& cond) {
+  NUBO_ASSIGN_OR_RETURN(bool holds_src, IsAncestorOrSelf(t, existing.id, src.id));
+  if (holds_src) return Status::Conflict("the destination contains the source");
+  NUBO_RETURN_IF_ERROR(authz::Check(t, who, existing, Action::kDelete));
+  NUBO_RETURN_IF_ERROR(CheckNodeLocks(t, who, existing, true, true, cond.lock_tokens));
+  return TrashNode(t, existing, who.user_id);
+}
+
+}  // namespace
+
+Result<NodeRow> Files::Update(const Principal& who, std::string_view id,
+                              std::optional<std::string> name,
+                              std::optional<std::string> parent_id, Conflict conflict,
+                              const Conditions& cond) {
   if (conflict == Conflict::kOverwrite) {
     return Status::InvalidArgument("conflict=overwrite is not supported for rename or move");
   }
   if (name) {
-    NUBO_ASSIGN_OR_RETURN(*name, NormalizeName(*name));
+    NUBO_ASSIGN_OR_RETURN(*name, ValidateName(*name));
   }
   NodeRow out;
+  bool replaced = false;
   NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(NodeRow n, Access(t, user, id, Want::kLive));
+    NUBO_ASSIGN_OR_RETURN(NodeRow n, Access(t, who, id, Want::kLive, Action::kRead));
     if (!n.parent_id) return Status::Conflict("the drive's root folder cannot be renamed or moved");
-    NUBO_ASSIGN_OR_RETURN(auto old_parent, t.GetNode(*n.parent_id, user));
+    NUBO_RETURN_IF_ERROR(CheckExpected(cond, n));
+    NUBO_ASSIGN_OR_RETURN(auto old_parent, t.GetNode(*n.parent_id, who.user_id));
     if (!old_parent) return Status::Internal("parent vanished");
     NodeRow dest = *old_parent;
-    if (parent_id && *parent_id != old_parent->public_id) {
-      NUBO_ASSIGN_OR_RETURN(dest, AccessFolder(t, user, *parent_id));
+    const bool moving = parent_id && *parent_id != old_parent->public_id;
+    // Moving away removes the node from its folder (delete there, create
+    // in the destination); a rename in place modifies it.
+    NUBO_RETURN_IF_ERROR(authz::Check(t, who, n, moving ? Action::kDelete : Action::kModify));
+    if (moving) {
+      NUBO_ASSIGN_OR_RETURN(dest, AccessFolder(t, who, *parent_id, Action::kCreate));
       if (dest.drive_id != n.drive_id)
         return Status::Unsupported("moving between drives is not supported yet");
       // Cycle check (ARCHITECTURE.md §4.5): the destination must not be the
       // node or lie below it.
-      NUBO_ASSIGN_OR_RETURN(auto chain, t.Ancestors(dest.id));
-      for (const NodeRow& a : chain) {
-        if (a.id == n.id)
-          return Status::Conflict("cannot move a folder into itself or one of its subfolders");
-      }
+      NUBO_ASSIGN_OR_RETURN(bool cycle, IsAncestorOrSelf(t, n.id, dest.id));
+      if (cycle) return Status::Conflict("cannot move a folder into itself or one of its subfolders");
     }
     const std::string new_name = name ? *name : n.name;
+    std::optional<NodeRow> existing;
     NUBO_ASSIGN_OR_RETURN(std::string final_name,
-                          PlaceName(t, dest, new_name, n.folder(), conflict, nullptr, n.id));
+                          PlaceName(t, dest, new_name, n.folder(), conflict, &existing, n.id));
+    // The source leaves its place (its locks must be submitted, and go),
+    // and arrives in the destination folder.
+    NUBO_RETURN_IF_ERROR(CheckNodeLocks(t, who, n, true, true, cond.lock_tokens));
+    if (existing && existing->id != n.id) {
+      NUBO_RETURN_IF_ERROR(ReplaceExisting(t, who, *existing, n, cond));
+      replaced = true;
+    } else {
+      NUBO_RETURN_IF_ERROR(CheckNewMemberLocks(t, who, dest, final_name, cond.lock_tokens));
+    }
+    // §9.9.1: locks do not move with the resource.
+    NUBO_RETURN_IF_ERROR(DropNodeLocks(t, n));
     const bool moved = dest.id != old_parent->id;
     n.name = final_name;
     n.name_key = NameKey(final_name);
     n.parent_id = dest.id;
-    n.updated_by = user;
+    n.updated_by = who.user_id;
     NUBO_RETURN_IF_ERROR(NameTaken(t.UpdateNode(n), final_name));
     const int64_t size = static_cast<int64_t>(n.size);
     if (moved) {
@@ -326,45 +591,52 @@ Result<NodeRow> Files::Update(int64_t user, std::string_view id, std::optional<s
     } else {
       NUBO_RETURN_IF_ERROR(Touch(t, n.drive_id, n.folder() ? n.id : dest.id, 0));
     }
-    NUBO_ASSIGN_OR_RETURN(out, Reload(t, n.id, user));
+    if (replaced) NUBO_RETURN_IF_ERROR(TrimTrash(t, n.drive_id, 100));
+    NUBO_ASSIGN_OR_RETURN(out, Reload(t, n.id, who.user_id));
     return Status::Ok();
   }));
-  NoteRecent(user, out.id);
+  NoteRecent(who.user_id, out.id);
   return out;
 }
 
-Result<NodeRow> Files::Copy(int64_t user, std::string_view id, std::string_view parent_id,
-                            std::optional<std::string> name, Conflict conflict, bool shallow) {
+Result<NodeRow> Files::Copy(const Principal& who, std::string_view id, std::string_view parent_id,
+                            std::optional<std::string> name, Conflict conflict, bool shallow,
+                            const Conditions& cond) {
   if (conflict == Conflict::kOverwrite) {
     return Status::InvalidArgument("conflict=overwrite is not supported for copy");
   }
   if (name) {
-    NUBO_ASSIGN_OR_RETURN(*name, NormalizeName(*name));
+    NUBO_ASSIGN_OR_RETURN(*name, ValidateName(*name));
   }
   NodeRow out;
   NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(NodeRow src, Access(t, user, id, Want::kLive));
-    NUBO_ASSIGN_OR_RETURN(NodeRow dest, AccessFolder(t, user, parent_id));
+    NUBO_ASSIGN_OR_RETURN(NodeRow src, Access(t, who, id, Want::kLive, Action::kRead));
+    NUBO_RETURN_IF_ERROR(CheckExpected(cond, src));
+    NUBO_ASSIGN_OR_RETURN(NodeRow dest, AccessFolder(t, who, parent_id, Action::kCreate));
     if (dest.drive_id != src.drive_id)
       return Status::Unsupported("copying between drives is not supported yet");
     if (src.folder()) {
-      NUBO_ASSIGN_OR_RETURN(auto chain, t.Ancestors(dest.id));
-      for (const NodeRow& a : chain) {
-        if (a.id == src.id)
-          return Status::Conflict("cannot copy a folder into itself or one of its subfolders");
-      }
+      NUBO_ASSIGN_OR_RETURN(bool cycle, IsAncestorOrSelf(t, src.id, dest.id));
+      if (cycle) return Status::Conflict("cannot copy a folder into itself or one of its subfolders");
+    }
+    std::optional<NodeRow> existing;
+    NUBO_ASSIGN_OR_RETURN(std::string final_name, PlaceName(t, dest, name ? *name : src.name,
+                                                            src.folder(), conflict, &existing));
+    if (existing) {
+      NUBO_RETURN_IF_ERROR(ReplaceExisting(t, who, *existing, src, cond));
+    } else {
+      NUBO_RETURN_IF_ERROR(CheckNewMemberLocks(t, who, dest, final_name, cond.lock_tokens));
     }
     const int64_t bytes = shallow && src.folder() ? 0 : static_cast<int64_t>(src.size);
-    NUBO_RETURN_IF_ERROR(CheckQuota(t, dest.drive_id, bytes));
-    NUBO_ASSIGN_OR_RETURN(std::string final_name, PlaceName(t, dest, name ? *name : src.name,
-                                                            src.folder(), conflict, nullptr));
+    NUBO_ASSIGN_OR_RETURN(int64_t src_props, t.DeadPropsBytes(src.id));
+    NUBO_RETURN_IF_ERROR(CheckQuota(t, dest.drive_id, bytes + src_props));
     NUBO_ASSIGN_OR_RETURN(int64_t seq, t.NextChangeSeq(dest.drive_id));
     const int64_t now = UnixMillis();
     // Copy rows, not bytes (ARCHITECTURE.md §4.4): each file row takes one
     // more reference on its manifest. Depth-first with an explicit stack.
     auto clone = [&](const NodeRow& from, const NodeRow& to_parent,
                      const std::string& as) -> Result<NodeRow> {
-      NodeRow c = NewChild(to_parent, as, from.kind, user, now);
+      NodeRow c = NewChild(to_parent, as, from.kind, who.user_id, now);
       c.manifest_id = from.manifest_id;
       c.size = from.size;
       c.mime = from.mime;
@@ -394,109 +666,88 @@ Result<NodeRow> Files::Copy(int64_t user, std::string_view id, std::string_view 
       }
     }
     NUBO_RETURN_IF_ERROR(t.BumpAncestors(dest.id, seq, bytes));
-    NUBO_ASSIGN_OR_RETURN(out, Reload(t, top.id, user));
+    // The members' properties were counted by the copy itself: the whole
+    // must still fit now that they are known.
+    NUBO_RETURN_IF_ERROR(CheckQuotaHolds(t, dest.drive_id));
+    if (existing) NUBO_RETURN_IF_ERROR(TrimTrash(t, dest.drive_id, 100));
+    NUBO_ASSIGN_OR_RETURN(out, Reload(t, top.id, who.user_id));
     return Status::Ok();
   }));
   return out;
 }
 
-Status Files::Trash(int64_t user, std::string_view id) {
+Status Files::Trash(const Principal& who, std::string_view id, const Conditions& cond) {
   return meta_.Write([&](meta::WriteTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(NodeRow n, Access(t, user, id, Want::kLive));
+    NUBO_ASSIGN_OR_RETURN(NodeRow n, Access(t, who, id, Want::kLive, Action::kDelete));
     if (!n.parent_id) return Status::Conflict("the drive's root folder cannot be trashed");
-    n.trashed_at_ms = UnixMillis();
-    n.trash_parent = n.parent_id;
-    NUBO_RETURN_IF_ERROR(t.UpdateNode(n));
-    NUBO_RETURN_IF_ERROR(t.MarkSubtreeTrashed(n.id));
-    return Touch(t, n.drive_id, *n.parent_id, -static_cast<int64_t>(n.size));
+    NUBO_RETURN_IF_ERROR(CheckExpected(cond, n));
+    NUBO_RETURN_IF_ERROR(CheckNodeLocks(t, who, n, true, true, cond.lock_tokens));
+    NUBO_RETURN_IF_ERROR(TrashNode(t, n, who.user_id));
+    return TrimTrash(t, n.drive_id, 100);
   });
 }
 
-Result<NodeRow> Files::Restore(int64_t user, std::string_view id) {
+Result<NodeRow> Files::Restore(const Principal& who, std::string_view id, const Conditions& cond) {
   NodeRow out;
   NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(NodeRow n, Access(t, user, id, Want::kAny));
+    NUBO_ASSIGN_OR_RETURN(NodeRow n, Access(t, who, id, Want::kAny, Action::kDelete));
     if (!n.trashed_at_ms) {
       // Live, or inside a trashed folder: only the trashed folder restores.
       return n.live() ? Status::Conflict("\"" + n.name + "\" is not in the trash") : NodeNotFound();
     }
+    NUBO_RETURN_IF_ERROR(CheckExpected(cond, n));
     std::optional<NodeRow> dest;
     if (n.trash_parent) {
-      NUBO_ASSIGN_OR_RETURN(dest, t.GetNode(*n.trash_parent, user));
+      NUBO_ASSIGN_OR_RETURN(dest, t.GetNode(*n.trash_parent, who.user_id));
     }
     if (!dest || !dest->live()) {
       // The original folder is itself in the trash: restore to the drive
       // root rather than resurrect a folder the user threw away.
       NUBO_ASSIGN_OR_RETURN(auto d, t.GetDrive(n.drive_id));
       if (!d) return Status::Internal("drive vanished");
-      NUBO_ASSIGN_OR_RETURN(dest, t.GetNode(d->root_id, user));
+      NUBO_ASSIGN_OR_RETURN(dest, t.GetNode(d->root_id, who.user_id));
       if (!dest) return Status::Internal("drive root vanished");
     }
+    NUBO_RETURN_IF_ERROR(authz::Check(t, who, *dest, Action::kCreate));
     NUBO_RETURN_IF_ERROR(CheckQuota(t, n.drive_id, static_cast<int64_t>(n.size)));
     NUBO_ASSIGN_OR_RETURN(std::string final_name,
                           PlaceName(t, *dest, n.name, n.folder(), Conflict::kRename, nullptr));
+    NUBO_RETURN_IF_ERROR(CheckNewMemberLocks(t, who, *dest, final_name, cond.lock_tokens));
     n.name = final_name;
     n.name_key = NameKey(final_name);
     n.parent_id = dest->id;
     n.trashed_at_ms.reset();
     n.trash_root.reset();
     n.trash_parent.reset();
-    n.updated_by = user;
+    n.updated_by = who.user_id;
     NUBO_RETURN_IF_ERROR(NameTaken(t.UpdateNode(n), final_name));
     NUBO_RETURN_IF_ERROR(t.UnmarkSubtreeTrashed(n.id));
     NUBO_RETURN_IF_ERROR(Touch(t, n.drive_id, dest->id, static_cast<int64_t>(n.size)));
-    NUBO_ASSIGN_OR_RETURN(out, Reload(t, n.id, user));
+    NUBO_ASSIGN_OR_RETURN(out, Reload(t, n.id, who.user_id));
     return Status::Ok();
   }));
   return out;
 }
 
-namespace {
-
-// Deletes the subtree of `n` for good inside `t`: releases one manifest
-// reference per file row, then removes the rows. Items the user trashed on
-// their own from inside it earlier are not part of this delete: they stay
-// in the trash, moved under the drive root (where a restore puts them).
-Status DeleteTree(meta::WriteTxn& t, const NodeRow& n) {
-  const int64_t now = UnixMillis();
-  if (n.live() && n.parent_id)
-    NUBO_RETURN_IF_ERROR(Touch(t, n.drive_id, *n.parent_id, -static_cast<int64_t>(n.size)));
-  NUBO_ASSIGN_OR_RETURN(auto inner, t.InnerTrashRoots(n.id));
-  if (!inner.empty()) {
-    NUBO_ASSIGN_OR_RETURN(auto d, t.GetDrive(n.drive_id));
-    if (!d) return Status::Internal("drive vanished");
-    for (int64_t id : inner) {
-      NUBO_ASSIGN_OR_RETURN(auto item, t.GetNode(id, 0));
-      if (!item) return Status::Internal("trashed item vanished");
-      item->parent_id = d->root_id;
-      item->trash_parent = d->root_id;
-      NUBO_RETURN_IF_ERROR(t.UpdateNode(*item));
-    }
-  }
-  NUBO_ASSIGN_OR_RETURN(auto manifests, t.SubtreeManifests(n.id));
-  NUBO_RETURN_IF_ERROR(t.DeleteSubtree(n.id).status());
-  for (int64_t m : manifests) NUBO_RETURN_IF_ERROR(content::ReleaseManifest(t, m, now));
-  return Status::Ok();
-}
-
-}  // namespace
-
-Status Files::DeletePermanently(int64_t user, std::string_view id) {
+Status Files::DeletePermanently(const Principal& who, std::string_view id, const Conditions& cond) {
   return meta_.Write([&](meta::WriteTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(NodeRow n, Access(t, user, id, Want::kAny));
+    NUBO_ASSIGN_OR_RETURN(NodeRow n, Access(t, who, id, Want::kAny, Action::kDelete));
     if (!n.parent_id) return Status::Conflict("the drive's root folder cannot be deleted");
     if (!n.live() && !n.trashed_at_ms) return NodeNotFound();  // inside a trashed folder
+    NUBO_RETURN_IF_ERROR(CheckExpected(cond, n));
+    if (n.live()) NUBO_RETURN_IF_ERROR(CheckNodeLocks(t, who, n, true, true, cond.lock_tokens));
     return DeleteTree(t, n);
   });
 }
 
-Result<int64_t> Files::EmptyTrash(int64_t user) {
-  NUBO_ASSIGN_OR_RETURN(meta::DriveRow d, PersonalDrive(user));
+Result<int64_t> Files::EmptyTrash(const Principal& who) {
+  NUBO_ASSIGN_OR_RETURN(DriveInfo d, PersonalDrive(who));
   int64_t deleted = 0;
   for (;;) {
     size_t batch = 0;
     NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
-      NUBO_ASSIGN_OR_RETURN(auto items, t.ListTrash(d.id, std::nullopt, 100, user));
+      NUBO_RETURN_IF_ERROR(authz::Checker(t, who).RequireDrive(d.drive.id, Action::kDelete));
+      NUBO_ASSIGN_OR_RETURN(auto items, t.ListTrash(d.drive.id, std::nullopt, 100, who.user_id));
       batch = items.size();
       for (const NodeRow& n : items) NUBO_RETURN_IF_ERROR(DeleteTree(t, n));
       return Status::Ok();
@@ -521,8 +772,27 @@ Result<int64_t> Files::PurgeExpiredTrash(int64_t now_ms) {
       return Status::Ok();
     }));
     deleted += static_cast<int64_t>(batch);
-    if (batch < 100) return deleted;
+    if (batch < 100) break;
   }
+  // Reservations whose upload died with its process, then every quota
+  // drive's trash back within its budget (usage grows after a trash, so
+  // the budget shrinks between deletes too).
+  NUBO_RETURN_IF_ERROR(
+      meta_.Write([&](meta::WriteTxn& t) { return t.DeleteExpiredReservations(now_ms).status(); }));
+  int64_t after = 0;
+  for (;;) {
+    std::vector<int64_t> drives;
+    NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(drives, t.ListQuotaDrives(after, 100));
+      return Status::Ok();
+    }));
+    if (drives.empty()) break;
+    after = drives.back();
+    for (int64_t d : drives) {
+      NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) { return TrimTrash(t, d, 1000); }));
+    }
+  }
+  return deleted;
 }
 
 }  // namespace nubo::files

@@ -36,15 +36,16 @@ class ManifestContent final : public ZipContent {
 
 class TreeEntries final : public ZipEntries {
  public:
-  TreeEntries(Files& files, int64_t user, std::vector<NodeRow> tops)
-      : files_(files), user_(user), tops_(std::move(tops)) {}
+  TreeEntries(meta::MetaStore& meta, blob::ChunkStore& chunks, Principal who,
+              std::vector<NodeRow> tops)
+      : meta_(meta), chunks_(chunks), who_(std::move(who)), tops_(std::move(tops)) {}
 
   Result<std::optional<ZipEntry>> Next() override {
     for (;;) {
       if (!pending_.empty()) {
         Item it = std::move(pending_.front());
         pending_.erase(pending_.begin());
-        if (it.node.folder()) stack_.push_back(Frame{it.node.id, it.path, 0, false});
+        if (it.node.folder()) stack_.push_back(Frame{it.node, it.path, 0, false});
         return std::optional<ZipEntry>(Entry(it));
       }
       if (!stack_.empty()) {
@@ -55,11 +56,14 @@ class TreeEntries final : public ZipEntries {
         }
         // Next page of this folder's children (live only: a trashed
         // subtree is invisible here as everywhere).
+        // Each page is its own read: the folder is authorized again, so
+        // access that ends during a long download ends the archive.
         std::vector<NodeRow> kids;
-        const int64_t folder = f.folder_id;
+        const NodeRow& folder = f.folder;
         const int64_t after = f.after;
-        NUBO_RETURN_IF_ERROR(files_.meta().Read([&](meta::ReadTxn& t) -> Status {
-          NUBO_ASSIGN_OR_RETURN(kids, t.ListChildrenById(folder, after, kPage, false));
+        NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+          NUBO_RETURN_IF_ERROR(authz::Check(t, who_, folder, Action::kList));
+          NUBO_ASSIGN_OR_RETURN(kids, t.ListChildrenById(folder.id, after, kPage, false));
           return Status::Ok();
         }));
         if (kids.size() < kPage) f.done = true;
@@ -86,7 +90,7 @@ class TreeEntries final : public ZipEntries {
     NodeRow node;
   };
   struct Frame {
-    int64_t folder_id;
+    NodeRow folder;
     std::string path;
     int64_t after;
     bool done;
@@ -102,23 +106,25 @@ class TreeEntries final : public ZipEntries {
       e.store = AlreadyCompressed(it.node.mime);
       const int64_t manifest = *it.node.manifest_id;
       const uint64_t size = it.node.size;
-      Files* files = &files_;
-      e.open = [files, manifest, size]() -> Result<std::unique_ptr<ZipContent>> {
+      meta::MetaStore* meta = &meta_;
+      blob::ChunkStore* store = &chunks_;
+      e.open = [meta, store, manifest, size]() -> Result<std::unique_ptr<ZipContent>> {
         std::vector<meta::ManifestChunk> chunks;
-        NUBO_RETURN_IF_ERROR(files->meta().Read([&](meta::ReadTxn& t) -> Status {
+        NUBO_RETURN_IF_ERROR(meta->Read([&](meta::ReadTxn& t) -> Status {
           NUBO_ASSIGN_OR_RETURN(chunks, t.ManifestChunks(manifest));
           return Status::Ok();
         }));
-        NUBO_ASSIGN_OR_RETURN(auto r, content::ManifestReader::Open(
-                                          files->chunks(), std::move(chunks), size, 0, size));
+        NUBO_ASSIGN_OR_RETURN(auto r, content::ManifestReader::Open(*store, std::move(chunks),
+                                                                    size, 0, size));
         return std::unique_ptr<ZipContent>(new ManifestContent(std::move(r)));
       };
     }
     return e;
   }
 
-  Files& files_;
-  int64_t user_;
+  meta::MetaStore& meta_;
+  blob::ChunkStore& chunks_;
+  Principal who_;
   std::vector<NodeRow> tops_;
   size_t next_top_ = 0;
   std::vector<Item> pending_;
@@ -127,20 +133,20 @@ class TreeEntries final : public ZipEntries {
 
 }  // namespace
 
-Result<std::unique_ptr<ZipEntries>> Files::ZipNodes(int64_t user,
+Result<std::unique_ptr<ZipEntries>> Files::ZipNodes(const Principal& who,
                                                     const std::vector<std::string>& ids) {
   if (ids.empty()) return Status::InvalidArgument("nothing selected");
   if (ids.size() > 1000) return Status::InvalidArgument("at most 1000 ids per archive");
   std::vector<NodeRow> tops;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
     for (const std::string& id : ids) {
-      NUBO_ASSIGN_OR_RETURN(NodeRow n, Access(t, user, id, Want::kLive));
+      NUBO_ASSIGN_OR_RETURN(NodeRow n, Access(t, who, id, Want::kLive, Action::kRead));
       if (!n.parent_id) n.name = "files";  // the drive root has no name
       tops.push_back(std::move(n));
     }
     return Status::Ok();
   }));
-  return std::unique_ptr<ZipEntries>(new TreeEntries(*this, user, std::move(tops)));
+  return std::unique_ptr<ZipEntries>(new TreeEntries(meta_, chunks_, who, std::move(tops)));
 }
 
 }  // namespace nubo::files

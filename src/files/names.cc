@@ -29,36 +29,27 @@ Status CheckCodePoints(std::string_view s) {
 
 }  // namespace
 
-Result<std::string> NormalizeName(std::string_view name) {
+Result<std::string> ValidateName(std::string_view name) {
   if (name.empty()) return Status::InvalidArgument("name must not be empty");
-  // Bound the work before normalizing (NFC never grows a string more than 3x).
-  if (name.size() > 4 * kMaxNameBytes) {
-    return Status::InvalidArgument("name is longer than 255 bytes");
-  }
+  if (name.size() > kMaxNameBytes) return Status::InvalidArgument("name is longer than 255 bytes");
   NUBO_RETURN_IF_ERROR(CheckCodePoints(name));
-  UErrorCode err = U_ZERO_ERROR;
-  const icu::Normalizer2* nfc = icu::Normalizer2::getNFCInstance(err);
-  if (U_FAILURE(err)) return Status::Internal("ICU NFC normalizer unavailable");
-  icu::UnicodeString u = icu::UnicodeString::fromUTF8(
-      icu::StringPiece(name.data(), static_cast<int32_t>(name.size())));
-  icu::UnicodeString normalized = nfc->normalize(u, err);
-  if (U_FAILURE(err)) return Status::InvalidArgument("name cannot be normalized");
-  std::string out;
-  normalized.toUTF8String(out);
-  if (out.size() > kMaxNameBytes) return Status::InvalidArgument("name is longer than 255 bytes");
-  if (out == "." || out == "..") return Status::InvalidArgument("name must not be '.' or '..'");
-  return out;
+  if (name == "." || name == "..") return Status::InvalidArgument("name must not be '.' or '..'");
+  return std::string(name);
 }
 
-std::string NameKey(std::string_view normalized_name) {
-  icu::UnicodeString u = icu::UnicodeString::fromUTF8(
-      icu::StringPiece(normalized_name.data(), static_cast<int32_t>(normalized_name.size())));
-  u.foldCase();
+std::string NameKey(std::string_view name) {
   UErrorCode err = U_ZERO_ERROR;
   const icu::Normalizer2* nfc = icu::Normalizer2::getNFCInstance(err);
-  icu::UnicodeString folded = U_SUCCESS(err) ? nfc->normalize(u, err) : u;
+  icu::UnicodeString u = icu::UnicodeString::fromUTF8(
+      icu::StringPiece(name.data(), static_cast<int32_t>(name.size())));
+  // NFC first: folding the NFD and the NFC spelling of a name must give
+  // one key (and the keys stored before names were kept as sent, which
+  // were computed from NFC names, stay the same).
+  if (U_SUCCESS(err) && !nfc->isNormalized(u, err)) u = nfc->normalize(u, err);
+  u.foldCase();
+  if (U_SUCCESS(err) && !nfc->isNormalized(u, err)) u = nfc->normalize(u, err);
   std::string out;
-  (U_SUCCESS(err) ? folded : u).toUTF8String(out);
+  u.toUTF8String(out);
   return out;
 }
 

@@ -1,14 +1,20 @@
-// File and folder names: the one place they are validated and normalized
-// (ARCHITECTURE.md §4.5), shared by REST, WebDAV and the Nextcloud API.
+// File and folder names: the one place they are validated and compared
+// (ARCHITECTURE.md §4.5 and invariant 12), shared by REST, WebDAV and the
+// Nextcloud API.
 //
-// A name is valid UTF-8, stored in Unicode NFC (so "é" typed on macOS, which
-// sends NFD, and on Linux, which sends NFC, is one name), 1 to 255 bytes,
-// and is neither "." nor ".." nor contains "/", NUL or a control character
-// (C0, DEL, C1). Everything else is allowed, including spaces, leading dots
-// and backslashes (legal names on Linux and macOS). Sibling uniqueness uses
-// NameKey: NFC plus Unicode case folding, so "Report.pdf" and "report.PDF"
-// cannot sit side by side — Windows and macOS clients could not sync both.
-// Thread-safe (pure).
+// A name is valid UTF-8, 1 to 255 bytes, and is neither "." nor ".." nor
+// contains "/", NUL or a control character (C0, DEL, C1). Everything else
+// is allowed, including spaces, leading dots and backslashes (legal names
+// on Linux and macOS). A valid name is stored and returned exactly as the
+// client sent it: a sync client compares names byte for byte, and a
+// server that hands back "café" in NFC for the NFD "café" macOS sent (or
+// U+03A9 for U+2126 OHM SIGN, which NFC also rewrites) makes the client see
+// its file vanish and a stranger appear.
+//
+// Lookups and sibling uniqueness use NameKey instead: NFC, then Unicode
+// case folding, so the NFD and NFC spellings of "café" find the same file,
+// and "Report.pdf" and "report.PDF" cannot sit side by side — Windows and
+// macOS clients could not sync both. Thread-safe (pure).
 #pragma once
 
 #include <string>
@@ -20,10 +26,12 @@ namespace nubo::files {
 
 inline constexpr size_t kMaxNameBytes = 255;
 
-// The NFC form of `name`, or InvalidArgument with the reason.
-Result<std::string> NormalizeName(std::string_view name);
+// `name` unchanged when it is a valid name, or InvalidArgument with the
+// reason.
+Result<std::string> ValidateName(std::string_view name);
 
-// Case-folded NFC of an already normalized name: the sibling-uniqueness key.
-std::string NameKey(std::string_view normalized_name);
+// The lookup and sibling-uniqueness key of a valid name: NFC, case folded,
+// NFC again (the same key for every canonically equivalent spelling).
+std::string NameKey(std::string_view name);
 
 }  // namespace nubo::files

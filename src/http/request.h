@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,19 +13,15 @@
 
 #include "http/headers.h"
 
+// Who is calling: defined by auth/ (a layer this one does not include),
+// carried here opaquely.
+namespace nubo::auth {
+struct Principal;
+}
+
 namespace nubo::http {
 
 class BodySink;
-
-// Who is calling, once authentication succeeded (set by the router's guard).
-struct Caller {
-  int64_t user_id = 0;
-  std::string public_id;
-  std::string username;
-  bool admin = false;
-  bool via_app_password = false;
-  std::string session_id;  // bearer sessions only
-};
 
 struct Request {
   std::string method;   // as sent, upper case by convention ("PROPFIND")
@@ -40,7 +37,9 @@ struct Request {
   std::string client_ip;    // the peer's IP, or the client's from X-Forwarded-For via a trusted proxy
   std::string request_id;   // X-Request-Id (client's if sane, else generated)
 
-  std::optional<Caller> caller;  // set for routes that require authentication
+  // Who is calling, once authentication succeeded: set by the router's
+  // guard for every route that is not public, never null there.
+  std::shared_ptr<const auth::Principal> principal;
 
   // Filled by routing.
   std::string route;  // matched pattern, e.g. "/api/files/{id}" (for logs/metrics)

@@ -28,10 +28,15 @@ enum class BodyPolicy {
   kStream,    // pushed into the sink the route opens
 };
 
+// Who may call a route, decided by the guard before any body byte is read.
+// The credential's scope counts, not only the account: an app password
+// reaches kUser routes only (auth/principal.h).
 enum class Access {
-  kPublic,  // anyone
-  kUser,    // an authenticated, active account
-  kAdmin,   // an authenticated, active administrator
+  kPublic,   // anyone
+  kUser,     // an authenticated, active account, with the files scope
+  kAccount,  // the account itself (credentials, sessions, profile): a session
+             // or the account password, never an app password
+  kAdmin,    // an authenticated, active administrator, not through an app password
 };
 
 struct RouteOptions {
@@ -47,6 +52,13 @@ struct RouteOptions {
   // (opening the sink, reading or finishing the streamed body): WebDAV
   // answers RFC 4918 error bodies, the REST API JSON. Null: ErrorResponse.
   Response (*errors)(const Status&) = nullptr;
+  // The body is JSON: a body sent with another Content-Type is refused
+  // (415) before it is parsed, so a cross-site form (text/plain) can never
+  // pass for a JSON request.
+  bool json = false;
+  // The route is meant to be called from other sites (a public link's
+  // drop box): unsafe methods from a cross-site page are not refused.
+  bool cross_site = false;
 };
 
 using Handler = std::function<Response(Request&)>;

@@ -68,6 +68,7 @@ struct AppPasswordRow {
   Digest secret_hash{};
   int64_t created_at_ms = 0;
   std::optional<int64_t> last_used_at_ms;
+  uint32_t scopes = 3;  // auth::Scope bits (PERSISTED)
 };
 
 struct SessionRow {
@@ -79,6 +80,7 @@ struct SessionRow {
   int64_t created_at_ms = 0;
   int64_t expires_at_ms = 0;
   std::optional<int64_t> revoked_at_ms;
+  std::optional<int64_t> rotated_at_ms;  // set (with revoked_at) when a refresh replaced it
   std::string user_agent;
   std::string ip;
 };
@@ -92,6 +94,7 @@ struct DriveRow {
   int64_t root_id = 0;
   int64_t change_seq = 0;
   int64_t created_at_ms = 0;
+  int64_t props_bytes = 0;  // bytes of the WebDAV dead properties of its nodes
 };
 
 // PERSISTED: never renumber (nodes.kind; folders sort before files).
@@ -102,7 +105,7 @@ struct NodeRow {
   std::string public_id;
   int64_t drive_id = 0;
   std::optional<int64_t> parent_id;  // nullopt: the drive root
-  std::string name;                  // NFC
+  std::string name;                  // as the client sent it (validated)
   std::string name_key;              // case-folded NFC (files/names.h)
   NodeKind kind = NodeKind::kFolder;
   std::optional<int64_t> manifest_id;  // files only
@@ -214,6 +217,8 @@ class ReadTxn {
 
   virtual Result<std::optional<SessionRow>> FindSessionByRefresh(const Digest& refresh_hash) = 0;
   virtual Result<std::optional<SessionRow>> GetSession(const std::string& public_id) = 0;
+  // Whether any session of the sign-in `family_id` is live at `now_ms`.
+  virtual Result<bool> FamilyHasLiveSession(const std::string& family_id, int64_t now_ms) = 0;
   // Live (not revoked, not expired at `now_ms`) sessions of a user, newest first.
   virtual Result<std::vector<SessionRow>> ListSessions(int64_t user_id, int64_t now_ms) = 0;
 
@@ -225,6 +230,11 @@ class ReadTxn {
   virtual Result<std::optional<NodeRow>> GetNode(int64_t id, int64_t viewer) = 0;
   virtual Result<std::optional<NodeRow>> GetNodeByPublicId(const std::string& public_id,
                                                            int64_t viewer) = 0;
+  // Name keys of live children of `parent_id` that start with `prefix`, in
+  // key order, at most `limit` (free " (n)" names in one query).
+  virtual Result<std::vector<std::string>> ChildKeysWithPrefix(int64_t parent_id,
+                                                               const std::string& prefix,
+                                                               size_t limit) = 0;
   // The live child of `parent_id` whose name_key is `name_key`.
   virtual Result<std::optional<NodeRow>> FindChild(int64_t parent_id, const std::string& name_key,
                                                    int64_t viewer) = 0;
@@ -250,6 +260,8 @@ class ReadTxn {
   virtual Result<std::vector<NodeRow>> ListTrash(int64_t drive_id,
                                                  std::optional<std::pair<int64_t, int64_t>> before,
                                                  size_t limit, int64_t viewer) = 0;
+  // The drive's trashed items (nodes the user trashed), oldest first.
+  virtual Result<std::vector<NodeRow>> ListOldestTrash(int64_t drive_id, size_t limit) = 0;
   // Trashed-node ids of any drive trashed at or before `before_ms`.
   virtual Result<std::vector<int64_t>> ListExpiredTrash(int64_t before_ms, size_t limit) = 0;
   // Live nodes of the drive matching `filter`, by (name_key, id) after `after`.
@@ -275,6 +287,19 @@ class ReadTxn {
                                                        const std::string& below,
                                                        int64_t now_ms) = 0;
   virtual Result<std::optional<DavLockRow>> GetDavLock(const std::string& token) = 0;
+  // Whether the drive holds any lock unexpired at `now_ms` (0: any at all).
+  virtual Result<bool> HasDavLocks(int64_t drive_id, int64_t now_ms) = 0;
+  // Bytes of the node's dead properties (names and values).
+  virtual Result<int64_t> DeadPropsBytes(int64_t node_id) = 0;
+
+  // Quota reservations of uploads in progress: the bytes reserved in the
+  // drive by reservations unexpired at `now_ms`, except `except_id`.
+  virtual Result<int64_t> ReservedBytes(int64_t drive_id, int64_t now_ms, int64_t except_id) = 0;
+  // Sum of the sizes of the drive's trashed items (each counted once, at
+  // the node the user trashed).
+  virtual Result<int64_t> TrashBytes(int64_t drive_id) = 0;
+  // Drives whose owner has a quota, id > `after_id`, by id.
+  virtual Result<std::vector<int64_t>> ListQuotaDrives(int64_t after_id, size_t limit) = 0;
 
   // For fsck: folders whose size rollup differs from the sum of their
   // children in the same state (live, or the same trashed subtree), as
@@ -284,6 +309,10 @@ class ReadTxn {
   // Public ids of nodes whose content_hash is not their manifest's hash
   // (fsck; at most `limit`).
   virtual Result<std::vector<std::string>> NodeHashMismatches(size_t limit) = 0;
+  // Drives whose props_bytes differs from the bytes of their nodes' dead
+  // properties, as (public id, stored, recomputed) (fsck).
+  virtual Result<std::vector<std::tuple<std::string, int64_t, int64_t>>> PropsBytesMismatches(
+      size_t limit) = 0;
 };
 
 class WriteTxn : public ReadTxn {
@@ -312,11 +341,14 @@ class WriteTxn : public ReadTxn {
 
   virtual Result<int64_t> InsertAppPassword(const AppPasswordRow& row) = 0;
   virtual Status DeleteAppPassword(int64_t user_id, int64_t id) = 0;
+  // Every app password of the user; returns how many went.
+  virtual Result<int64_t> DeleteAppPasswords(int64_t user_id) = 0;
   virtual Status TouchAppPassword(int64_t id, int64_t now_ms) = 0;
 
   // Fills `row.id`.
   virtual Status InsertSession(SessionRow& row) = 0;
-  virtual Status RevokeSession(int64_t id, int64_t now_ms) = 0;
+  // `rotated`: a refresh replaced it (sets rotated_at too).
+  virtual Status RevokeSession(int64_t id, int64_t now_ms, bool rotated = false) = 0;
   virtual Status RevokeSessionFamily(const std::string& family_id, int64_t now_ms) = 0;
   // Every live session of the user except `keep_id` (0: none kept).
   virtual Status RevokeUserSessions(int64_t user_id, int64_t keep_id, int64_t now_ms) = 0;
@@ -343,14 +375,24 @@ class WriteTxn : public ReadTxn {
   // (mark), or back to NULL where it is root_id (unmark).
   virtual Status MarkSubtreeTrashed(int64_t root_id) = 0;
   virtual Status UnmarkSubtreeTrashed(int64_t root_id) = 0;
-  // Deletes the subtree rows (with favorites and recent entries). Returns
-  // the number of nodes deleted. The caller releases SubtreeManifests first.
+  // Deletes the subtree rows (with favorites, recent entries and dead
+  // properties, whose bytes leave the drive's props_bytes). Returns the
+  // number of nodes deleted. The caller releases SubtreeManifests first.
   virtual Result<int64_t> DeleteSubtree(int64_t id) = 0;
 
+  // Dead properties; each keeps the drive's props_bytes in step.
   virtual Status SetDeadProp(int64_t node_id, const DeadProp& p) = 0;
   virtual Status RemoveDeadProp(int64_t node_id, const std::string& ns,
                                 const std::string& name) = 0;
   virtual Status CopyDeadProps(int64_t from_node, int64_t to_node) = 0;
+
+  // Quota reservations (see ReservedBytes). UpdateReservation: NotFound
+  // when the reservation is gone (expired and swept).
+  virtual Result<int64_t> InsertReservation(int64_t drive_id, int64_t bytes,
+                                            int64_t expires_at_ms) = 0;
+  virtual Status UpdateReservation(int64_t id, int64_t bytes, int64_t expires_at_ms) = 0;
+  virtual Status DeleteReservation(int64_t id) = 0;
+  virtual Result<int64_t> DeleteExpiredReservations(int64_t now_ms) = 0;
 
   virtual Status InsertDavLock(const DavLockRow& row) = 0;
   virtual Status RefreshDavLock(const std::string& token, int64_t timeout_s,

@@ -1,9 +1,9 @@
 #include "server/auth_guard.h"
 
+#include "auth/authz.h"
 #include "http/cookies.h"
 #include "http/status_map.h"
 #include "util/strings.h"
-#include "util/time.h"
 
 namespace nubo::server {
 
@@ -22,75 +22,102 @@ http::Response BrowserDenied(std::string_view message) {
   return http::ErrorResponse(401, Code::kUnauthenticated, message);
 }
 
-bool Unsafe(std::string_view method) {
-  return method != "GET" && method != "HEAD" && method != "OPTIONS";
+// The caller, or the response that refuses it.
+struct Outcome {
+  auth::PrincipalPtr principal;
+  std::optional<http::Response> refused;
+};
+
+Outcome FromCookie(auth::Sessions& sessions, const http::Request& req) {
+  auto cookie = http::GetCookie(req.headers, "nubo_access");
+  if (!cookie) {
+    // An expired access cookie is gone while the CSRF cookie (refresh
+    // lifetime) remains: that is still a browser, which must not get a
+    // Basic challenge (it would pop a password dialog over the UI).
+    if (http::GetCookie(req.headers, "nubo_csrf")) return {nullptr, BrowserDenied("session expired")};
+    return {nullptr, Challenge("authentication required")};
+  }
+  auto p = sessions.Authenticate(*cookie);
+  if (!p.ok()) return {nullptr, BrowserDenied(p.status().message())};
+  // Double-submit CSRF check (the token is bound to the session): a
+  // cross-site form can send the cookie but cannot read it to set the
+  // header. (Cross-site requests are refused before this for every scheme,
+  // http/request_policy.h; this stays as a second lock.)
+  if (req.method != "GET" && req.method != "HEAD" && req.method != "OPTIONS") {
+    auto presented = req.headers.Get("X-CSRF-Token");
+    if (!presented || !sessions.signer().CsrfMatches((*p)->session_id, Trim(*presented))) {
+      return {nullptr, http::ErrorResponse(403, Code::kPermissionDenied, "missing or wrong CSRF token")};
+    }
+  }
+  return {std::move(*p), std::nullopt};
+}
+
+Outcome FromBasic(auth::Authenticator& authn, const http::Request& req, std::string_view creds) {
+  auto decoded = Base64Decode(Trim(creds));
+  if (!decoded) return {nullptr, Challenge("malformed Basic credentials")};
+  size_t colon = decoded->find(':');
+  if (colon == std::string::npos) return {nullptr, Challenge("malformed Basic credentials")};
+  std::string_view user = std::string_view(*decoded).substr(0, colon);
+  auth::BasicFailure why;
+  auto p = authn.VerifyBasic(user, std::string_view(*decoded).substr(colon + 1), req.client_ip, &why);
+  if (p.ok()) return {std::move(*p), std::nullopt};
+  switch (p.status().code()) {
+    case Code::kResourceExhausted:
+      return {nullptr, http::TooManyAttempts(why.retry_after_s)};
+    case Code::kUnavailable: {
+      http::Response r = http::ErrorResponse(p.status());
+      r.headers.Set("Retry-After", std::to_string(std::max<int64_t>(1, why.retry_after_s)));
+      return {nullptr, std::move(r)};
+    }
+    case Code::kUnauthenticated:
+      return {nullptr, Challenge(p.status().message())};
+    default:
+      return {nullptr, http::ErrorResponse(p.status())};
+  }
+}
+
+Outcome Authenticate(auth::Authenticator& authn, auth::Sessions& sessions, const http::Request& req) {
+  auto header = req.headers.Get("Authorization");
+  if (!header) return FromCookie(sessions, req);
+  std::string_view v = Trim(*header);
+  size_t sp = v.find(' ');
+  if (sp != std::string_view::npos && IEquals(v.substr(0, sp), "Bearer")) {
+    auto p = sessions.Authenticate(Trim(v.substr(sp + 1)));
+    if (!p.ok()) return {nullptr, Challenge(p.status().message())};
+    return {std::move(*p), std::nullopt};
+  }
+  if (sp == std::string_view::npos || !IEquals(v.substr(0, sp), "Basic")) {
+    return {nullptr, Challenge("unsupported authorization scheme; use Bearer or Basic")};
+  }
+  return FromBasic(authn, req, v.substr(sp + 1));
+}
+
+// The credential must reach the route's access level.
+Status CheckAccess(const auth::Principal& p, http::Access access) {
+  switch (access) {
+    case http::Access::kPublic:
+      return Status::Ok();
+    case http::Access::kUser:
+      return authz::CheckScope(p, auth::kScopeFiles);
+    case http::Access::kAccount:
+      return authz::CheckScope(p, auth::kScopeAccount);
+    case http::Access::kAdmin:
+      return authz::CheckAdmin(p);
+  }
+  return Status::PermissionDenied("unknown access level");
 }
 
 }  // namespace
 
-http::Guard MakeAuthGuard(auth::Authenticator& authn, auth::FailureLimiter& limiter,
-                          auth::Sessions& sessions) {
-  return [&authn, &limiter, &sessions](http::Request& req,
-                                       const http::Endpoint& ep) -> std::optional<http::Response> {
-    auto header = req.headers.Get("Authorization");
-    if (!header) {
-      auto cookie = http::GetCookie(req.headers, "nubo_access");
-      if (!cookie) {
-        // An expired access cookie is gone while the CSRF cookie (refresh
-        // lifetime) remains: that is still a browser, which must not get
-        // a Basic challenge (it would pop a password dialog over the UI).
-        if (http::GetCookie(req.headers, "nubo_csrf")) return BrowserDenied("session expired");
-        return Challenge("authentication required");
-      }
-      auto c = sessions.Authenticate(*cookie);
-      if (!c.ok()) return BrowserDenied(c.status().message());
-      // Double-submit CSRF check (the token is bound to the session): a
-      // cross-site form can send the cookie but cannot read it to set the header.
-      if (Unsafe(req.method)) {
-        auto presented = req.headers.Get("X-CSRF-Token");
-        if (!presented || !sessions.signer().CsrfMatches(c->session_id, Trim(*presented))) {
-          return http::ErrorResponse(403, Code::kPermissionDenied, "missing or wrong CSRF token");
-        }
-      }
-      if (ep.options.access == http::Access::kAdmin && !c->admin) {
-        return http::ErrorResponse(403, Code::kPermissionDenied, "administrators only");
-      }
-      req.caller = http::Caller{c->user_id, c->public_id, c->username, c->admin, false, c->session_id};
-      return std::nullopt;
+http::Guard MakeAuthGuard(auth::Authenticator& authn, auth::Sessions& sessions) {
+  return [&authn, &sessions](http::Request& req,
+                             const http::Endpoint& ep) -> std::optional<http::Response> {
+    Outcome o = Authenticate(authn, sessions, req);
+    if (o.refused) return std::move(o.refused);
+    if (Status st = CheckAccess(*o.principal, ep.options.access); !st.ok()) {
+      return ep.options.errors ? ep.options.errors(st) : http::ErrorResponse(st);
     }
-    std::string_view v = Trim(*header);
-    size_t sp = v.find(' ');
-    if (sp != std::string_view::npos && IEquals(v.substr(0, sp), "Bearer")) {
-      auto c = sessions.Authenticate(Trim(v.substr(sp + 1)));
-      if (!c.ok()) return Challenge(c.status().message());
-      if (ep.options.access == http::Access::kAdmin && !c->admin) {
-        return http::ErrorResponse(403, Code::kPermissionDenied, "administrators only");
-      }
-      req.caller = http::Caller{c->user_id, c->public_id, c->username, c->admin, false, c->session_id};
-      return std::nullopt;
-    }
-    if (sp == std::string_view::npos || !IEquals(v.substr(0, sp), "Basic")) {
-      return Challenge("unsupported authorization scheme; use Bearer or Basic");
-    }
-    auto decoded = Base64Decode(Trim(v.substr(sp + 1)));
-    if (!decoded) return Challenge("malformed Basic credentials");
-    size_t colon = decoded->find(':');
-    if (colon == std::string::npos) return Challenge("malformed Basic credentials");
-    std::string_view user = std::string_view(*decoded).substr(0, colon);
-    const int64_t now = UnixMillis();
-    if (auto wait = limiter.SignInRetryAfter(req.client_ip, user, now)) {
-      return http::TooManyAttempts(*wait);
-    }
-    auto p = authn.VerifyBasic(user, std::string_view(*decoded).substr(colon + 1));
-    if (!p.ok()) {
-      limiter.SignInFailed(req.client_ip, user, now);
-      return Challenge(p.status().message());
-    }
-    limiter.SignInSucceeded(user);
-    if (ep.options.access == http::Access::kAdmin && p->role != "admin") {
-      return http::ErrorResponse(403, Code::kPermissionDenied, "administrators only");
-    }
-    req.caller = http::Caller{p->user_id, "", p->username, p->role == "admin", p->via_app_password};
+    req.principal = std::move(o.principal);
     return std::nullopt;
   };
 }

@@ -43,6 +43,10 @@ struct Config {
   bool secure_cookies = false;
   uint64_t lockout_failures = 10;
   uint64_t lockout_ms = 300'000;
+  uint64_t refresh_grace_ms = 10'000;
+  uint64_t argon2_threads = 1;
+  uint64_t argon2_queue = 8;
+  uint64_t min_free = 100ull << 20;
   std::string log_level = "info";
   bool access_log = true;
   bool test_routes = false;  // test-only endpoints under /_test/

@@ -12,6 +12,7 @@
 #include "api/account_routes.h"
 #include "api/file_routes.h"
 #include "auth/authenticator.h"
+#include "auth/password_pool.h"
 #include "auth/rate_limiter.h"
 #include "blob/faulty_chunk_store.h"
 #include "content/gc.h"
@@ -56,9 +57,10 @@ Status DataDirWritable(const std::string& dir) {
 // are collected every `interval_ms`. Stops promptly when destroyed.
 class Maintenance {
  public:
-  Maintenance(files::Files& files, blob::ChunkStore& chunks, uint64_t interval_ms,
-              uint64_t gc_grace_ms)
+  Maintenance(files::Files& files, meta::MetaStore& meta, blob::ChunkStore& chunks,
+              uint64_t interval_ms, uint64_t gc_grace_ms)
       : files_(files),
+        meta_(meta),
         chunks_(chunks),
         interval_ms_(interval_ms),
         gc_grace_ms_(gc_grace_ms),
@@ -91,7 +93,7 @@ class Maintenance {
         } else if (*purged > 0) {
           spdlog::info("trash purge: {} expired items deleted", *purged);
         }
-        auto gc = content::CollectGarbage(files_.meta(), chunks_,
+        auto gc = content::CollectGarbage(meta_, chunks_,
                                           static_cast<int64_t>(gc_grace_ms_), now);
         if (!gc.ok()) {
           spdlog::warn("gc: {}", gc.status().ToString());
@@ -105,6 +107,7 @@ class Maintenance {
   }
 
   files::Files& files_;
+  meta::MetaStore& meta_;
   blob::ChunkStore& chunks_;
   uint64_t interval_ms_, gc_grace_ms_;
   std::mutex mu_;
@@ -153,7 +156,15 @@ int RunServe(const Config& cfg) {
   auth::PasswordParams params;
   params.ops_limit = cfg.argon2_ops;
   params.mem_limit = cfg.argon2_mem;
-  auth::Authenticator authn(meta, params, {.allow_account_passwords = cfg.basic_account_passwords});
+  // Argon2id runs on its own threads, never on the file I/O pool.
+  auth::PasswordPool password_pool({.threads = static_cast<size_t>(cfg.argon2_threads),
+                                    .max_queue = static_cast<size_t>(cfg.argon2_queue),
+                                    .nice = 10});
+  auth::PasswordPool::Install(&password_pool);
+  auth::FailureLimiter limiter(
+      {static_cast<int>(cfg.lockout_failures), static_cast<int64_t>(cfg.lockout_ms), 100'000});
+  auth::Authenticator authn(meta, params, limiter,
+                            {.allow_account_passwords = cfg.basic_account_passwords});
   metrics.AddCounter("nubo_meta_writes_total", "Metadata write transactions requested.",
                      [&meta] { return meta.Stats().writes; });
   metrics.AddCounter("nubo_meta_commits_total",
@@ -165,26 +176,32 @@ int RunServe(const Config& cfg) {
   metrics.AddCounter("nubo_auth_credential_cache_hits_total",
                      "Basic-auth requests answered from the credential cache, without Argon2id.",
                      [&authn] { return authn.cache_hits(); });
-  auth::FailureLimiter limiter(
-      {static_cast<int>(cfg.lockout_failures), static_cast<int64_t>(cfg.lockout_ms), 100'000});
-  auto sessions = auth::Sessions::Open(meta, params, {});
+  metrics.AddCounter("nubo_auth_credential_refreshes_total",
+                     "Cached account passwords re-verified in the background before expiry.",
+                     [&authn] { return authn.background_refreshes(); });
+  metrics.AddCounter("nubo_auth_password_checks_refused_total",
+                     "Password checks refused at once because the Argon2id queue was full (503).",
+                     [&password_pool] { return password_pool.refused(); });
+  auto sessions = auth::Sessions::Open(
+      meta, params, {.refresh_grace_ms = static_cast<int64_t>(cfg.refresh_grace_ms)});
   if (!sessions.ok()) {
     spdlog::critical("cannot open sessions: {}", sessions.status().ToString());
     FlushLogs();
     return 1;
   }
-  router.SetGuard(MakeAuthGuard(authn, limiter, **sessions));
+  router.SetGuard(MakeAuthGuard(authn, **sessions));
   api::RegisterAccountRoutes(router,
                              {meta, authn, params, **sessions, limiter, cfg.secure_cookies});
   files::FilesOptions fopt;
   fopt.max_upload = cfg.max_upload;
   fopt.trash_retention_ms = static_cast<int64_t>(cfg.trash_retention_ms);
+  fopt.min_free_bytes = cfg.min_free;
   files::Files files(meta, chunks, fopt);
   api::RegisterFileRoutes(router, files);
   dav::DavOptions dopt;
   dopt.allow_depth_infinity = cfg.dav_propfind_infinity;
   dav::RegisterDavRoutes(router, files, dopt);
-  Maintenance maintenance(files, chunks, cfg.maintenance_interval_ms, cfg.gc_grace_ms);
+  Maintenance maintenance(files, meta, chunks, cfg.maintenance_interval_ms, cfg.gc_grace_ms);
   RegisterWebRoutes(router, cfg.web_dir);
   if (cfg.test_routes) {
     spdlog::warn("test-only routes under /_test/ are enabled: never do this in production");

@@ -98,9 +98,10 @@ void RegisterTestRoutes(http::Router& router, TestHooks hooks) {
     std::string j = "{\"routes\":[";
     bool first = true;
     table->ForEach([&](const http::Endpoint& e) {
-      const char* access = e.options.access == http::Access::kPublic ? "public"
-                           : e.options.access == http::Access::kAdmin ? "admin"
-                                                                       : "user";
+      const char* access = e.options.access == http::Access::kPublic    ? "public"
+                           : e.options.access == http::Access::kAdmin   ? "admin"
+                           : e.options.access == http::Access::kAccount ? "account"
+                                                                         : "user";
       j += fmt::format("{}{{\"method\":{},\"pattern\":{},\"access\":\"{}\"}}", first ? "" : ",",
                        JsonQuote(e.method), JsonQuote(e.pattern), access);
       first = false;

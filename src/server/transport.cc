@@ -14,6 +14,7 @@
 
 #include "http/request.h"
 #include "http/response.h"
+#include "http/request_policy.h"
 #include "http/router.h"
 #include "http/status_map.h"
 #include "http/target.h"
@@ -369,6 +370,13 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
     }
 
     std::optional<http::Response> early;
+    // Cross-site and content-type rules come first, before authentication:
+    // a refused cross-site request costs no password check.
+    if (ep) {
+      if (Status st = http::CheckRequestPolicy(req, ep->options); !st.ok()) {
+        early = RouteError(*ep, st);
+      }
+    }
     // The route's limit on the request body (0: none; a streamed route's
     // quota is its sink's business).
     uint64_t limit = 0;
@@ -386,7 +394,7 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
     // the route's limit, so a client that fails authentication still gets
     // 401, never 413.
     bool one_hop = false;
-    if (ep && ep->options.access != http::Access::kPublic && router.guard()) {
+    if (!early && ep && ep->options.access != http::Access::kPublic && router.guard()) {
       one_hop = !req.HasBody() ||
                 (ep->options.body != http::BodyPolicy::kNone && req.content_length &&
                  *req.content_length <= kOneHopBody && (!limit || *req.content_length <= limit) &&
@@ -394,7 +402,7 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
     }
     const bool hop_stream = one_hop && ep->options.body == http::BodyPolicy::kStream;
     std::string small_body;  // hop_stream: the body, read before the hop
-    if (ep && ep->options.access != http::Access::kPublic && !one_hop) {
+    if (!early && ep && ep->options.access != http::Access::kPublic && !one_hop) {
       if (!router.guard()) {
         early = http::ErrorResponse(Status::Internal("no authentication configured"));
       } else {

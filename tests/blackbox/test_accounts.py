@@ -101,8 +101,24 @@ class AccountsTest(unittest.TestCase):
         self.assertEqual(status, 201, app)
         status, _, me2 = call(srv, "GET", "/api/v1/me", basic("root", app["password"]))
         self.assertEqual(status, 200)
-        status, _, listing = call(srv, "GET", "/api/v1/me/app-passwords", basic("root", app["password"]))
+        self.assertEqual(app["scopes"], ["files", "groupware"])
+        # Regression: an app password minted app passwords (201) and reached
+        # admin routes, so a leaked one could not be evicted by revoking it.
+        # It reaches files, never the account's credentials nor admin.
+        for method, path, body in (("POST", "/api/v1/me/app-passwords", {"label": "successor"}),
+                                   ("GET", "/api/v1/me/app-passwords", None),
+                                   ("DELETE", "/api/v1/me/app-passwords/%d" % app["id"], None),
+                                   ("POST", "/api/v1/me/password",
+                                    {"current_password": "root password!", "new_password": "taken over!!"}),
+                                   ("GET", "/api/v1/me/sessions", None),
+                                   ("GET", "/api/v1/admin/users", None),
+                                   ("POST", "/api/v1/admin/users", {"username": "mole", "password": "mole password"})):
+            status, _, body = call(srv, method, path, basic("root", app["password"]), body)
+            self.assertEqual(status, 403, (method, path, body))
+            self.assertEqual(body["error"], "permission_denied")
+        status, _, listing = call(srv, "GET", "/api/v1/me/app-passwords", basic("root", "root password!"))
         self.assertEqual([a["label"] for a in listing["app_passwords"]], ["phone"])
+        self.assertEqual(listing["app_passwords"][0]["scopes"], ["files", "groupware"])
         self.assertNotIn("password", listing["app_passwords"][0])
         self.assertIsNotNone(listing["app_passwords"][0]["last_used_at"])
         self.assertEqual(call(srv, "DELETE", "/api/v1/me/app-passwords/999999",
@@ -134,7 +150,8 @@ class AccountsTest(unittest.TestCase):
 
 class SessionTest(unittest.TestCase):
     def test_login_refresh_reuse_logout(self):
-        srv = Server(env=FAST, test_routes=False)
+        # No grace window here: any reuse of a rotated token is theft.
+        srv = Server(env=dict(FAST, NUBO_REFRESH_GRACE="0s"), test_routes=False)
         try:
             self.assertEqual(call(srv, "POST", "/api/v1/setup",
                                   body={"username": "root", "password": "root password!"})[0], 201)
@@ -159,6 +176,7 @@ class SessionTest(unittest.TestCase):
             # Rotation, then reuse of the rotated token revokes the family.
             status, _, t2 = call(srv, "POST", "/api/v1/auth/refresh", body={"refresh_token": t["refresh_token"]})
             self.assertEqual(status, 200, t2)
+            time.sleep(0.01)
             bearer2 = {"Authorization": "Bearer " + t2["access_token"]}
             self.assertEqual(call(srv, "GET", "/api/v1/me", bearer2)[0], 200)
             status, _, body = call(srv, "POST", "/api/v1/auth/refresh", body={"refresh_token": t["refresh_token"]})
@@ -365,11 +383,100 @@ class LockoutTest(unittest.TestCase):
         # Rotating X-Forwarded-For must not escape the per-IP count.
         srv = Server(env=dict(FAST, NUBO_LOCKOUT_FAILURES="3", NUBO_LOCKOUT="60s"), test_routes=False)
         try:
-            for i in range(3):
+            # (The address as a whole is locked after five times the
+            # per-account count, across any accounts.)
+            for i in range(15):
                 h = basic("user%d" % i, "guess guess")
                 h["X-Forwarded-For"] = "203.0.113.%d" % i
                 self.assertEqual(call(srv, "GET", "/api/v1/me", h)[0], 401)
             self.assertEqual(call(srv, "GET", "/api/v1/me", basic("someone", "guess guess"))[0], 429)
+        finally:
+            srv.close()
+
+
+class StrangerLockoutTest(unittest.TestCase):
+    def test_a_stranger_cannot_lock_the_owner_out(self):
+        # Regression: eleven wrong guesses by a stranger made the account's
+        # valid app password answer 429, so every sync client of the owner
+        # stopped. Addresses come from X-Forwarded-For through a trusted
+        # proxy (this test's loopback).
+        srv = Server(env=dict(FAST, NUBO_LOCKOUT_FAILURES="10", NUBO_LOCKOUT="60s",
+                              NUBO_TRUSTED_PROXIES="127.0.0.1"), test_routes=False)
+        try:
+            owner, stranger = {"X-Forwarded-For": "198.51.100.7"}, {"X-Forwarded-For": "203.0.113.9"}
+            self.assertEqual(call(srv, "POST", "/api/v1/setup",
+                                  body={"username": "root", "password": "root password!"})[0], 201)
+            status, _, app = call(srv, "POST", "/api/v1/me/app-passwords",
+                                  dict(basic("root", "root password!"), **owner), {"label": "phone"})
+            self.assertEqual(status, 201, app)
+            statuses = [call(srv, "GET", "/api/v1/me", dict(basic("root", "guess %d" % i), **stranger))[0]
+                        for i in range(11)]
+            self.assertEqual(statuses, [401] * 10 + [429])
+            # The owner's sync client (app password) from its own address and
+            # from the stranger's: never throttled.
+            self.assertEqual(call(srv, "GET", "/api/v1/me", dict(basic("root", app["password"]), **owner))[0], 200)
+            self.assertEqual(call(srv, "GET", "/api/v1/me", dict(basic("root", app["password"]), **stranger))[0], 200)
+            # The owner's account password from an address that did not fail.
+            self.assertEqual(call(srv, "GET", "/api/v1/me", dict(basic("root", "root password!"), **owner))[0], 200)
+            status, _, _ = call(srv, "POST", "/api/v1/auth/login", owner,
+                                {"username": "root", "password": "root password!"})
+            self.assertEqual(status, 200)
+            # The stranger's address stays locked for this account, even with
+            # the right password.
+            self.assertEqual(call(srv, "GET", "/api/v1/me", dict(basic("root", "root password!"), **stranger))[0], 429)
+        finally:
+            srv.close()
+
+
+class CsrfTest(unittest.TestCase):
+    def test_cross_site_requests_are_refused_for_every_scheme(self):
+        # Regression: a cross-site POST /api/v1/admin/users with
+        # Content-Type text/plain and Basic credentials (a browser replays
+        # them after a 401 challenge) created an admin account: only cookie
+        # sessions were CSRF-checked and JSON was parsed whatever its type.
+        srv = Server(env=FAST, test_routes=False)
+        try:
+            self.assertEqual(call(srv, "POST", "/api/v1/setup",
+                                  body={"username": "root", "password": "root password!"})[0], 201)
+            admin = basic("root", "root password!")
+            attack = json.dumps({"username": "mole", "password": "mole password", "admin": True}).encode()
+            cross = [{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"},
+                     {"Origin": "https://evil.example"},
+                     {"Sec-Fetch-Site": "cross-site"},
+                     {"Sec-Fetch-Site": "same-site"},
+                     {"Origin": "null"}]
+            for extra in cross:
+                for ctype in ("text/plain", "application/json"):
+                    h = dict(admin, **extra)
+                    h["Content-Type"] = ctype
+                    status, _, body = exchange(srv, "POST", "/api/v1/admin/users", h, attack)
+                    self.assertEqual(status, 403, (extra, ctype, body))
+            # Not only admin routes, and not only Basic: sign-in (login CSRF),
+            # WebDAV writes, file deletes.
+            evil = {"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site",
+                    "Content-Type": "application/json"}
+            login = json.dumps({"username": "root", "password": "root password!"}).encode()
+            self.assertEqual(exchange(srv, "POST", "/api/v1/auth/login", evil, login)[0], 403)
+            self.assertEqual(exchange(srv, "PUT", "/dav/x.txt", dict(admin, **evil), b"x")[0], 403)
+            self.assertEqual(exchange(srv, "MKCOL", "/dav/d", dict(admin, **evil))[0], 403)
+            # Nothing was created.
+            status, _, users = call(srv, "GET", "/api/v1/admin/users", admin)
+            self.assertEqual([u["username"] for u in users["users"]], ["root"])
+            self.assertEqual(exchange(srv, "GET", "/dav/x.txt", admin)[0], 404)
+            # A JSON route refuses a body that does not say it is JSON, even
+            # from a client that is not a browser (no Origin): 415.
+            h = dict(admin)
+            h["Content-Type"] = "text/plain"
+            status, _, body = exchange(srv, "POST", "/api/v1/admin/users", h, attack)
+            self.assertEqual(status, 415, body)
+            # Same-origin browsers, reads and non-browser clients go through.
+            same = dict(admin, Origin="http://127.0.0.1", **{"Sec-Fetch-Site": "same-origin"})
+            same["Content-Type"] = "application/json"
+            ok = json.dumps({"username": "friend", "password": "friend password"}).encode()
+            self.assertEqual(exchange(srv, "POST", "/api/v1/admin/users", same, ok)[0], 201)
+            self.assertEqual(exchange(srv, "GET", "/api/v1/me", dict(admin, **evil))[0], 200)
+            self.assertEqual(exchange(srv, "PROPFIND", "/dav/", dict(admin, Depth="0", **evil))[0], 207)
+            self.assertEqual(exchange(srv, "PUT", "/dav/y.txt", admin, b"y")[0], 201)
         finally:
             srv.close()
 

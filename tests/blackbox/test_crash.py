@@ -1,8 +1,9 @@
 """Crash consistency of the storage engine: a process ingesting and releasing
-files is killed with SIGKILL at random instants; after each kill, fsck must
-be clean and every file whose commit was acknowledged must read back
-byte-identical (ARCHITECTURE.md §4.1). NUBO_CRASH_TRIALS raises the count
-for soak runs (bench/README.md)."""
+files is killed with SIGKILL at a random instant after its first
+acknowledged commit of the trial (so every kill lands mid-work, however slow
+the machine); after each kill, fsck must be clean and every file whose
+commit was acknowledged must read back byte-identical (ARCHITECTURE.md
+§4.1). NUBO_CRASH_TRIALS raises the count for soak runs (bench/README.md)."""
 import os
 import random
 import subprocess
@@ -15,6 +16,7 @@ from harness import NUBO_BIN
 TRIALS = int(os.environ.get("NUBO_CRASH_TRIALS", "50"))
 SEED = 7
 MAX_SIZE = 700000
+FIRST_COMMIT_TIMEOUT = 60  # seconds; generous for sanitizer builds
 
 
 def nubo(data, *args, timeout=120):
@@ -30,16 +32,26 @@ class CrashTest(unittest.TestCase):
             data = os.path.join(tmp, "data")
             env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
             total_committed = 0
+            killed_mid_work = 0
             for trial in range(TRIALS):
                 out_path = os.path.join(tmp, "churn.out")
-                with open(out_path, "w") as out:
+                err_path = os.path.join(tmp, "churn.err")
+                with open(out_path, "w") as out, open(err_path, "w") as err:
                     p = subprocess.Popen([NUBO_BIN, "--data", data, "debug", "churn", "--seed", str(SEED),
                                           "--max-size", str(MAX_SIZE), "--keep", "6"],
-                                         stdout=out, stderr=subprocess.PIPE, env=env)
-                    time.sleep(rng.uniform(0.02, 0.35))
-                    p.kill()
-                    _, err = p.communicate()
-                self.assertEqual(p.returncode, -9, "churn stopped on its own: %s" % err.decode())
+                                         stdout=out, stderr=err, env=env)
+                    try:
+                        self.wait_first_commit(p, out_path, err_path, trial)
+                        time.sleep(rng.uniform(0, 0.2))
+                    finally:
+                        p.kill()
+                        p.wait()
+                with open(err_path) as f:
+                    err = f.read()
+                # -9: churn never stops on its own, so it was still working when
+                # killed, after at least one commit of this trial.
+                self.assertEqual(p.returncode, -9, "trial %d: churn stopped on its own: %s" % (trial, err))
+                killed_mid_work += 1
                 committed, released, releasing = set(), set(), set()
                 with open(out_path) as f:
                     for line in f:
@@ -50,6 +62,7 @@ class CrashTest(unittest.TestCase):
                             released.add(i)
                         elif word == "releasing":
                             releasing.add(i)
+                self.assertTrue(committed, "trial %d: no commit before the kill" % trial)
                 total_committed += len(committed)
 
                 fsck = nubo(data, "fsck")
@@ -67,8 +80,25 @@ class CrashTest(unittest.TestCase):
                     fsck = nubo(data, "fsck")
                     self.assertEqual(fsck.returncode, 0, "after gc: %s" % fsck.stdout)
                     self.assertIn("0 unreferenced files", fsck.stdout)
-            print("%d trials, %d acknowledged commits" % (TRIALS, total_committed))
-            self.assertGreater(total_committed, TRIALS)  # the kills did land mid-work
+            print("%d trials, %d killed mid-work, %d acknowledged commits"
+                  % (TRIALS, killed_mid_work, total_committed))
+            self.assertEqual(killed_mid_work, TRIALS)  # every kill landed mid-work
+
+    def wait_first_commit(self, p, out_path, err_path, trial):
+        """Returns once churn has acknowledged a commit (a complete
+        "committed" line); fails if it exits or takes too long."""
+        deadline = time.monotonic() + FIRST_COMMIT_TIMEOUT
+        while True:
+            with open(out_path) as f:
+                if any(l.endswith("\n") and l.startswith("committed ") for l in f):
+                    return
+            if p.poll() is not None:
+                with open(err_path) as f:
+                    self.fail("trial %d: churn exited (status %d) before its first commit: %s"
+                              % (trial, p.returncode, f.read()))
+            if time.monotonic() > deadline:
+                self.fail("trial %d: churn made no commit within %d s" % (trial, FIRST_COMMIT_TIMEOUT))
+            time.sleep(0.01)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,8 @@ depth, streamed multistatus, hostile XML, ETags shared with the REST API,
 ranges, isolation between users, authentication).
 
 /dav/ is always the caller's personal drive; DELETE moves to the trash.
-The external clients are installed by `scripts/deps.sh test`; each class is
-skipped when its client is missing."""
+The external clients are installed by `scripts/deps.sh test`; each class
+fails (never skips) when its client is missing."""
 import base64
 import http.client
 import os
@@ -30,9 +30,6 @@ FAST = {"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB"}
 ADMIN = ("admin", "admin-password-1")  # no spaces: .netrc and command lines
 D = "{DAV:}"
 KiB, MiB = 1 << 10, 1 << 20
-HAVE_LITMUS = bool(shutil.which("litmus"))
-HAVE_RCLONE = bool(shutil.which("rclone"))
-HAVE_CADAVER = bool(shutil.which("cadaver"))
 
 
 # ----------------------------------------------------------------------------
@@ -51,6 +48,12 @@ def start_server():
         srv.close()
         raise
     return srv, admin
+
+
+def require_tool(name):
+    """Fails, never skips, when an external client the suite needs is missing."""
+    if not shutil.which(name):
+        raise AssertionError("%s is not installed (not on PATH); `bash scripts/deps.sh test` installs it" % name)
 
 
 def dav_path(*segments, collection=False, prefix="/dav"):
@@ -225,13 +228,13 @@ def debug_sections(debug_log, names, head=15, tail_lines=70):
     return "\n".join(out)
 
 
-@unittest.skipUnless(HAVE_LITMUS, "litmus is not installed (scripts/deps.sh test installs it)")
 class LitmusTest(unittest.TestCase):
     """Each suite against its own fresh parent collection; litmus creates
     (and at the end deletes) `litmus/` below it."""
 
     @classmethod
     def setUpClass(cls):
+        require_tool("litmus")
         cls.srv, cls.admin = start_server()
         cls.dav = Dav(cls.srv, *ADMIN)
 
@@ -355,12 +358,12 @@ def read_tree(root):
     return out
 
 
-@unittest.skipUnless(HAVE_RCLONE, "rclone is not installed (scripts/deps.sh test installs it)")
 class RcloneTest(unittest.TestCase):
     USER = ("carol", "carol-password-1")
 
     @classmethod
     def setUpClass(cls):
+        require_tool("rclone")
         cls.srv, cls.admin = start_server()
         cls.tmp = tempfile.TemporaryDirectory(prefix="nubo-rclone-")
         try:
@@ -454,12 +457,12 @@ class RcloneTest(unittest.TestCase):
 # cadaver
 
 
-@unittest.skipUnless(HAVE_CADAVER, "cadaver is not installed (scripts/deps.sh test installs it)")
 class CadaverTest(unittest.TestCase):
     USER = ("dave", "dave-password-1")  # .netrc tokens cannot hold spaces
 
     @classmethod
     def setUpClass(cls):
+        require_tool("cadaver")
         cls.srv, cls.admin = start_server()
         cls.tmp = tempfile.TemporaryDirectory(prefix="nubo-cadaver-")
         try:

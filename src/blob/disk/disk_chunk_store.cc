@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -64,6 +65,13 @@ Result<std::unique_ptr<DiskChunkStore>> DiskChunkStore::Open(std::string root, s
       ::unlink(e.path().c_str());
     }
   }
+  // Chunks a previous process renamed into place but never synced (it died
+  // in between) look present; make them durable before anyone counts on it.
+  int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    (void)::syncfs(fd);
+    ::close(fd);
+  }
   return std::unique_ptr<DiskChunkStore>(new DiskChunkStore(std::move(root), std::move(tmp), faults));
 }
 
@@ -112,6 +120,7 @@ Status DiskChunkStore::Put(const Digest& hash, std::string_view data) {
   ::close(fd);
   fd = -1;
   if (auto f = Inject(); f != FaultPlan::Fault::kNone) return fail(FaultStatus(f, "rename " + tmp));
+  UnsyncedWindow window(*this);
   if (::rename(tmp.c_str(), path.c_str()) != 0) return fail(PosixError("rename to " + path, errno));
   // The chunk is now visible; its directory entry must be durable before
   // any metadata may reference it.
@@ -134,9 +143,14 @@ class DiskChunkBatch final : public ChunkBatch {
     if (::stat(path.c_str(), &st) == 0 && static_cast<uint64_t>(st.st_size) == data.size()) {
       if (::utimensat(AT_FDCWD, path.c_str(), nullptr, 0) != 0) return PosixError("touch " + path, errno);
       seen_.insert(hash);
+      // Present is not durable: another writer may have renamed it into
+      // place and not yet synced its name. Then this batch's commit must
+      // sync too, or metadata could reference a name a power loss undoes.
+      // (Read after the stat: a window that closed before is synced.)
+      if (store_.unsynced_.load() > 0) must_sync_ = true;
       return Status::Ok();
     }
-    Staged s{store_.tmp_ + "/chunk-" + RandomHex(8), path};
+    Staged s{store_.tmp_ + "/chunk-" + RandomHex(8), path, hash};
     if (auto f = store_.Inject(); f != FaultPlan::Fault::kNone) return FaultStatus(f, "create " + s.tmp);
     int fd = ::open(s.tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return PosixError("create " + s.tmp, errno);
@@ -158,24 +172,34 @@ class DiskChunkBatch final : public ChunkBatch {
   }
 
   Status Commit() override {
-    if (staged_.empty()) return Status::Ok();
+    if (staged_.empty()) {
+      if (!must_sync_) return Status::Ok();
+      must_sync_ = false;
+      return SyncFs();
+    }
     // 1. Every staged byte and inode durable (one syncfs for the batch).
     NUBO_RETURN_IF_ERROR(SyncFs());
-    // 2. Expose each chunk under its name.
+    // 2. Expose each chunk under its name. From the first rename to the
+    // closing sync, names are visible but not durable (UnsyncedWindow).
+    DiskChunkStore::UnsyncedWindow window(store_);
     for (const auto& s : staged_) {
       const std::string dir = s.path.substr(0, s.path.size() - 65);
       NUBO_RETURN_IF_ERROR(EnsureDir(dir));
       if (auto f = store_.Inject(); f != FaultPlan::Fault::kNone) return FaultStatus(f, "rename " + s.tmp);
       if (::rename(s.tmp.c_str(), s.path.c_str()) != 0) return PosixError("rename to " + s.path, errno);
+      published_.push_back(s.hash);
     }
     staged_.clear();
+    must_sync_ = false;
     // 3. The new names durable before any manifest may reference them.
     return SyncFs();
   }
+  std::vector<Digest> Published() const override { return published_; }
 
  private:
   struct Staged {
     std::string tmp, path;
+    Digest hash;
   };
 
   Status SyncFs() {
@@ -200,8 +224,10 @@ class DiskChunkBatch final : public ChunkBatch {
 
   DiskChunkStore& store_;
   std::vector<Staged> staged_;
+  std::vector<Digest> published_;
   std::set<Digest> seen_;
   std::set<std::string> dirs_;
+  bool must_sync_ = false;
 };
 
 std::unique_ptr<ChunkBatch> DiskChunkStore::NewBatch() { return std::make_unique<DiskChunkBatch>(*this); }
@@ -257,6 +283,12 @@ Status DiskChunkStore::Delete(const Digest& hash) {
   if (auto f = Inject(); f != FaultPlan::Fault::kNone) return FaultStatus(f, "unlink " + path);
   if (::unlink(path.c_str()) != 0) return PosixError("unlink chunk " + path, errno);
   return FsyncDir(path.substr(0, path.size() - 65));
+}
+
+std::optional<uint64_t> DiskChunkStore::FreeBytes() {
+  struct statvfs v;
+  if (::statvfs(root_.c_str(), &v) != 0) return std::nullopt;
+  return static_cast<uint64_t>(v.f_bavail) * v.f_frsize;
 }
 
 Status DiskChunkStore::ForEach(const std::function<Status(const Digest&, const ChunkInfo&)>& fn) {

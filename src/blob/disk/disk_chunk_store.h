@@ -5,6 +5,7 @@
 // Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -34,11 +35,21 @@ class DiskChunkStore final : public ChunkStore {
   Result<ChunkInfo> Stat(const Digest& hash) override;
   Status Delete(const Digest& hash) override;
   Status ForEach(const std::function<Status(const Digest&, const ChunkInfo&)>& fn) override;
+  // statvfs of the chunk directory's file system (bytes available to us).
+  std::optional<uint64_t> FreeBytes() override;
 
   std::string PathFor(const Digest& hash) const;
 
  private:
   friend class DiskChunkBatch;
+  // Marks the span from a chunk's rename into place to the sync that makes
+  // its name durable. A batch that finds a chunk present while any window
+  // is open syncs before its commit (it may have found an undurable name).
+  struct UnsyncedWindow {
+    explicit UnsyncedWindow(DiskChunkStore& s) : store(s) { store.unsynced_.fetch_add(1); }
+    ~UnsyncedWindow() { store.unsynced_.fetch_sub(1); }
+    DiskChunkStore& store;
+  };
   DiskChunkStore(std::string root, std::string tmp, FaultPlan* faults)
       : root_(std::move(root)), tmp_(std::move(tmp)), faults_(faults) {}
   // errno to inject at a fault point (0: none); kShortWrite reported as EIO.
@@ -47,6 +58,7 @@ class DiskChunkStore final : public ChunkStore {
   std::string root_;
   std::string tmp_;
   FaultPlan* faults_;
+  std::atomic<int> unsynced_{0};
 };
 
 // Parses 64 lower-case hex characters. False if malformed.

@@ -198,6 +198,7 @@ AppPasswordRow AppPasswordFrom(const Stmt& s) {
   a.secret_hash = s.Hash(3);
   a.created_at_ms = s.Int(4);
   if (!s.IsNull(5)) a.last_used_at_ms = s.Int(5);
+  a.scopes = static_cast<uint32_t>(s.Int(6));
   return a;
 }
 
@@ -211,7 +212,7 @@ std::string Lower(const std::string& v) {
 
 constexpr const char* kSessionSelect =
     "SELECT id, public_id, user_id, family_id, refresh_hash, created_at, expires_at, revoked_at, "
-    "user_agent, ip FROM sessions ";
+    "user_agent, ip, rotated_at FROM sessions ";
 
 SessionRow SessionFrom(const Stmt& s) {
   SessionRow r;
@@ -225,6 +226,7 @@ SessionRow SessionFrom(const Stmt& s) {
   if (!s.IsNull(7)) r.revoked_at_ms = s.Int(7);
   r.user_agent = s.Text(8);
   r.ip = s.Text(9);
+  if (!s.IsNull(10)) r.rotated_at_ms = s.Int(10);
   return r;
 }
 
@@ -238,8 +240,8 @@ ChunkRow ChunkFrom(const Stmt& s) {
 }
 
 constexpr const char* kDriveSelect =
-    "SELECT id, public_id, kind, name, owner_id, COALESCE(root_id, 0), change_seq, created_at FROM "
-    "drives ";
+    "SELECT id, public_id, kind, name, owner_id, COALESCE(root_id, 0), change_seq, created_at, "
+    "props_bytes FROM drives ";
 
 DriveRow DriveFrom(const Stmt& s) {
   DriveRow d;
@@ -251,6 +253,7 @@ DriveRow DriveFrom(const Stmt& s) {
   d.root_id = s.Int(5);
   d.change_seq = s.Int(6);
   d.created_at_ms = s.Int(7);
+  d.props_bytes = s.Int(8);
   return d;
 }
 
@@ -349,6 +352,10 @@ const std::string& ListSql(NodeSort sort, bool desc, bool after) {
   }();
   return all[static_cast<size_t>(sort) * 4 + (desc ? 2 : 0) + (after ? 1 : 0)];
 }
+
+// Bytes a dead property costs the drive: its namespace, name and value.
+constexpr const char* kPropBytes =
+    "length(CAST(ns AS BLOB)) + length(CAST(name AS BLOB)) + length(CAST(value AS BLOB))";
 
 constexpr const char* kDavLockSelect =
     "SELECT token, drive_id, path, depth_infinity, exclusive, owner_xml, user_id, timeout_s, "
@@ -528,16 +535,16 @@ class SqliteTxn final : public WriteTxn {
   Result<std::optional<AppPasswordRow>> FindAppPassword(const Digest& secret_hash) override {
     NUBO_PREPARE(
         s, c_,
-        "SELECT id, user_id, label, secret_hash, created_at, last_used_at FROM app_passwords "
-        "WHERE secret_hash = ?");
+        "SELECT id, user_id, label, secret_hash, created_at, last_used_at, scopes "
+        "FROM app_passwords WHERE secret_hash = ?");
     s.Bind(1, secret_hash);
     return One<AppPasswordRow>(s, AppPasswordFrom);
   }
   Result<std::vector<AppPasswordRow>> ListAppPasswords(int64_t user_id) override {
     NUBO_PREPARE(
         s, c_,
-        "SELECT id, user_id, label, secret_hash, created_at, last_used_at FROM app_passwords "
-        "WHERE user_id = ? ORDER BY id");
+        "SELECT id, user_id, label, secret_hash, created_at, last_used_at, scopes "
+        "FROM app_passwords WHERE user_id = ? ORDER BY id");
     s.Bind(1, user_id);
     return Rows<AppPasswordRow>(s, AppPasswordFrom);
   }
@@ -553,6 +560,13 @@ class SqliteTxn final : public WriteTxn {
     NUBO_PREPARE(s, c_, sql.c_str());
     s.Bind(1, public_id);
     return One<SessionRow>(s, SessionFrom);
+  }
+  Result<bool> FamilyHasLiveSession(const std::string& family_id, int64_t now_ms) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT 1 FROM sessions WHERE family_id = ? AND revoked_at IS NULL "
+                 "AND expires_at > ? LIMIT 1");
+    s.Bind(1, family_id).Bind(2, now_ms);
+    return s.Step();
   }
   Result<std::vector<SessionRow>> ListSessions(int64_t user_id, int64_t now_ms) override {
     static const std::string sql =
@@ -580,9 +594,11 @@ class SqliteTxn final : public WriteTxn {
     r.id = sqlite3_last_insert_rowid(c_.db());
     return Status::Ok();
   }
-  Status RevokeSession(int64_t id, int64_t now_ms) override {
-    NUBO_PREPARE(s, c_, "UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL");
-    s.Bind(1, now_ms).Bind(2, id);
+  Status RevokeSession(int64_t id, int64_t now_ms, bool rotated) override {
+    NUBO_PREPARE(s, c_,
+                 "UPDATE sessions SET revoked_at = ?1, rotated_at = CASE WHEN ?3 THEN ?1 END "
+                 "WHERE id = ?2 AND revoked_at IS NULL");
+    s.Bind(1, now_ms).Bind(2, id).Bind(3, int64_t{rotated});
     return s.Exec();
   }
   Status RevokeSessionFamily(const std::string& family_id, int64_t now_ms) override {
@@ -739,6 +755,14 @@ class SqliteTxn final : public WriteTxn {
     s.Bind(5, static_cast<int64_t>(limit));
     return Rows<NodeRow>(s, NodeFrom);
   }
+  Result<std::vector<NodeRow>> ListOldestTrash(int64_t drive_id, size_t limit) override {
+    static const std::string sql = std::string(kNodeSelect) +
+                                   "WHERE n.drive_id = ?2 AND n.trashed_at IS NOT NULL AND ?1 = ?1 "
+                                   "ORDER BY n.trashed_at, n.id LIMIT ?3";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, int64_t{0}).Bind(2, drive_id).Bind(3, static_cast<int64_t>(limit));
+    return Rows<NodeRow>(s, NodeFrom);
+  }
   Result<std::vector<int64_t>> ListExpiredTrash(int64_t before_ms, size_t limit) override {
     NUBO_PREPARE(s, c_,
                  "SELECT id FROM nodes WHERE trashed_at IS NOT NULL AND trashed_at <= ? "
@@ -823,6 +847,30 @@ class SqliteTxn final : public WriteTxn {
     return Rows<Row>(s, [](const Stmt& r) { return Row{r.Text(0), r.Int(1), r.Int(2)}; });
   }
 
+  Result<std::vector<std::tuple<std::string, int64_t, int64_t>>> PropsBytesMismatches(
+      size_t limit) override {
+    static const std::string sql =
+        std::string("SELECT public_id, props_bytes, want FROM (SELECT d.public_id, d.props_bytes, "
+                    "(SELECT COALESCE(SUM(") +
+        kPropBytes +
+        "), 0) FROM dead_props p JOIN nodes n ON n.id = p.node_id WHERE n.drive_id = d.id) "
+        "AS want FROM drives d) WHERE props_bytes != want LIMIT ?";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, static_cast<int64_t>(limit));
+    using Row = std::tuple<std::string, int64_t, int64_t>;
+    return Rows<Row>(s, [](const Stmt& r) { return Row{r.Text(0), r.Int(1), r.Int(2)}; });
+  }
+  Result<std::vector<std::string>> ChildKeysWithPrefix(int64_t parent_id,
+                                                       const std::string& prefix,
+                                                       size_t limit) override {
+    // A prefix is a key range; the sibling index serves it.
+    NUBO_PREPARE(s, c_,
+                 "SELECT name_key FROM nodes WHERE parent_id = ?1 AND trash_root IS NULL "
+                 "AND name_key >= ?2 AND substr(name_key, 1, length(?2)) = ?2 "
+                 "ORDER BY name_key LIMIT ?3");
+    s.Bind(1, parent_id).Bind(2, prefix).Bind(3, static_cast<int64_t>(limit));
+    return Rows<std::string>(s, [](const Stmt& r) { return r.Text(0); });
+  }
   Result<std::vector<std::string>> NodeHashMismatches(size_t limit) override {
     NUBO_PREPARE(s, c_,
                  "SELECT n.public_id FROM nodes n LEFT JOIN manifests m ON m.id = n.manifest_id "
@@ -884,24 +932,121 @@ class SqliteTxn final : public WriteTxn {
     s.Bind(1, token);
     return One<DavLockRow>(s, DavLockFrom);
   }
-  Status SetDeadProp(int64_t node_id, const DeadProp& p) override {
+  // The drive's props_bytes follows every change of dead_props, in the
+  // same transaction (fsck recomputes it).
+  Status AddPropsBytes(int64_t node_id, int64_t delta) {
+    if (delta == 0) return Status::Ok();
     NUBO_PREPARE(s, c_,
-                 "INSERT INTO dead_props (node_id, ns, name, value) VALUES (?, ?, ?, ?) "
-                 "ON CONFLICT (node_id, ns, name) DO UPDATE SET value = excluded.value");
-    s.Bind(1, node_id).Bind(2, p.ns).Bind(3, p.name).Bind(4, p.value);
+                 "UPDATE drives SET props_bytes = props_bytes + ?2 "
+                 "WHERE id = (SELECT drive_id FROM nodes WHERE id = ?1)");
+    s.Bind(1, node_id).Bind(2, delta);
     return s.Exec();
+  }
+  Result<int64_t> PropBytes(int64_t node_id, const std::string& ns, const std::string& name) {
+    static const std::string sql = std::string("SELECT ") + kPropBytes +
+                                   " FROM dead_props WHERE node_id = ? AND ns = ? AND name = ?";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, node_id).Bind(2, ns).Bind(3, name);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    return row ? s.Int(0) : int64_t{0};
+  }
+  Status SetDeadProp(int64_t node_id, const DeadProp& p) override {
+    NUBO_ASSIGN_OR_RETURN(int64_t old_bytes, PropBytes(node_id, p.ns, p.name));
+    {
+      NUBO_PREPARE(s, c_,
+                   "INSERT INTO dead_props (node_id, ns, name, value) VALUES (?, ?, ?, ?) "
+                   "ON CONFLICT (node_id, ns, name) DO UPDATE SET value = excluded.value");
+      s.Bind(1, node_id).Bind(2, p.ns).Bind(3, p.name).Bind(4, p.value);
+      NUBO_RETURN_IF_ERROR(s.Exec());
+    }
+    const auto bytes = static_cast<int64_t>(p.ns.size() + p.name.size() + p.value.size());
+    return AddPropsBytes(node_id, bytes - old_bytes);
   }
   Status RemoveDeadProp(int64_t node_id, const std::string& ns, const std::string& name) override {
-    NUBO_PREPARE(s, c_, "DELETE FROM dead_props WHERE node_id = ? AND ns = ? AND name = ?");
-    s.Bind(1, node_id).Bind(2, ns).Bind(3, name);
-    return s.Exec();
+    NUBO_ASSIGN_OR_RETURN(int64_t old_bytes, PropBytes(node_id, ns, name));
+    {
+      NUBO_PREPARE(s, c_, "DELETE FROM dead_props WHERE node_id = ? AND ns = ? AND name = ?");
+      s.Bind(1, node_id).Bind(2, ns).Bind(3, name);
+      NUBO_RETURN_IF_ERROR(s.Exec());
+    }
+    return AddPropsBytes(node_id, -old_bytes);
   }
   Status CopyDeadProps(int64_t from_node, int64_t to_node) override {
+    NUBO_ASSIGN_OR_RETURN(int64_t bytes, DeadPropsBytes(from_node));
+    if (bytes == 0) return Status::Ok();
+    {
+      NUBO_PREPARE(s, c_,
+                   "INSERT INTO dead_props (node_id, ns, name, value) SELECT ?, ns, name, value "
+                   "FROM dead_props WHERE node_id = ?");
+      s.Bind(1, to_node).Bind(2, from_node);
+      NUBO_RETURN_IF_ERROR(s.Exec());
+    }
+    return AddPropsBytes(to_node, bytes);
+  }
+  Result<int64_t> DeadPropsBytes(int64_t node_id) override {
+    static const std::string sql =
+        std::string("SELECT COALESCE(SUM(") + kPropBytes + "), 0) FROM dead_props WHERE node_id = ?";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, node_id);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    return row ? s.Int(0) : int64_t{0};
+  }
+  Result<bool> HasDavLocks(int64_t drive_id, int64_t now_ms) override {
+    NUBO_PREPARE(s, c_, "SELECT 1 FROM dav_locks WHERE drive_id = ? AND expires_at > ? LIMIT 1");
+    s.Bind(1, drive_id).Bind(2, now_ms);
+    return s.Step();
+  }
+
+  // ---- Quota reservations ----
+
+  Result<int64_t> ReservedBytes(int64_t drive_id, int64_t now_ms, int64_t except_id) override {
     NUBO_PREPARE(s, c_,
-                 "INSERT INTO dead_props (node_id, ns, name, value) SELECT ?, ns, name, value "
-                 "FROM dead_props WHERE node_id = ?");
-    s.Bind(1, to_node).Bind(2, from_node);
+                 "SELECT COALESCE(SUM(bytes), 0) FROM quota_reservations "
+                 "WHERE drive_id = ? AND expires_at > ? AND id != ?");
+    s.Bind(1, drive_id).Bind(2, now_ms).Bind(3, except_id);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    return row ? s.Int(0) : int64_t{0};
+  }
+  Result<int64_t> TrashBytes(int64_t drive_id) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT COALESCE(SUM(size), 0) FROM nodes "
+                 "WHERE drive_id = ? AND trashed_at IS NOT NULL");
+    s.Bind(1, drive_id);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    return row ? s.Int(0) : int64_t{0};
+  }
+  Result<std::vector<int64_t>> ListQuotaDrives(int64_t after_id, size_t limit) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT d.id FROM drives d JOIN users u ON u.id = d.owner_id "
+                 "WHERE d.id > ? AND u.quota_bytes IS NOT NULL ORDER BY d.id LIMIT ?");
+    s.Bind(1, after_id).Bind(2, static_cast<int64_t>(limit));
+    return Rows<int64_t>(s, FirstInt);
+  }
+  Result<int64_t> InsertReservation(int64_t drive_id, int64_t bytes,
+                                    int64_t expires_at_ms) override {
+    NUBO_PREPARE(s, c_,
+                 "INSERT INTO quota_reservations (drive_id, bytes, expires_at) VALUES (?, ?, ?)");
+    s.Bind(1, drive_id).Bind(2, bytes).Bind(3, expires_at_ms);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    return sqlite3_last_insert_rowid(c_.db());
+  }
+  Status UpdateReservation(int64_t id, int64_t bytes, int64_t expires_at_ms) override {
+    NUBO_PREPARE(s, c_, "UPDATE quota_reservations SET bytes = ?, expires_at = ? WHERE id = ?");
+    s.Bind(1, bytes).Bind(2, expires_at_ms).Bind(3, id);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    if (s.changes() == 0) return Status::NotFound("quota reservation expired");
+    return Status::Ok();
+  }
+  Status DeleteReservation(int64_t id) override {
+    NUBO_PREPARE(s, c_, "DELETE FROM quota_reservations WHERE id = ?");
+    s.Bind(1, id);
     return s.Exec();
+  }
+  Result<int64_t> DeleteExpiredReservations(int64_t now_ms) override {
+    NUBO_PREPARE(s, c_, "DELETE FROM quota_reservations WHERE expires_at <= ?");
+    s.Bind(1, now_ms);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    return static_cast<int64_t>(s.changes());
   }
   Status InsertDavLock(const DavLockRow& l) override {
     NUBO_PREPARE(s, c_,
@@ -1018,6 +1163,21 @@ class SqliteTxn final : public WriteTxn {
     return s.Exec();
   }
   Result<int64_t> DeleteSubtree(int64_t id) override {
+    {
+      // The subtree's dead properties go with it (ON DELETE CASCADE): take
+      // their bytes off the drive first.
+      static const std::string sql =
+          std::string(
+              "WITH RECURSIVE sub(id) AS (SELECT ?1 UNION ALL SELECT n.id FROM nodes n JOIN sub "
+              "ON n.parent_id = sub.id) "
+              "UPDATE drives SET props_bytes = props_bytes - (SELECT COALESCE(SUM(") +
+          kPropBytes +
+          "), 0) FROM dead_props WHERE node_id IN (SELECT id FROM sub)) "
+          "WHERE id = (SELECT drive_id FROM nodes WHERE id = ?1)";
+      NUBO_PREPARE(s, c_, sql.c_str());
+      s.Bind(1, id);
+      NUBO_RETURN_IF_ERROR(s.Exec());
+    }
     NUBO_PREPARE(s, c_,
                  "WITH RECURSIVE sub(id) AS (SELECT ?1 UNION ALL SELECT n.id FROM nodes n JOIN sub "
                  "ON n.parent_id = sub.id) DELETE FROM nodes WHERE id IN (SELECT id FROM sub)");
@@ -1086,9 +1246,10 @@ class SqliteTxn final : public WriteTxn {
   Result<int64_t> InsertAppPassword(const AppPasswordRow& a) override {
     NUBO_PREPARE(
         s, c_,
-        "INSERT INTO app_passwords (user_id, label, secret_hash, created_at, last_used_at) "
-        "VALUES (?, ?, ?, ?, NULL)");
+        "INSERT INTO app_passwords (user_id, label, secret_hash, created_at, last_used_at, "
+        "scopes) VALUES (?, ?, ?, ?, NULL, ?)");
     s.Bind(1, a.user_id).Bind(2, a.label).Bind(3, a.secret_hash).Bind(4, a.created_at_ms);
+    s.Bind(5, static_cast<int64_t>(a.scopes));
     NUBO_RETURN_IF_ERROR(s.Exec());
     return sqlite3_last_insert_rowid(c_.db());
   }
@@ -1098,6 +1259,12 @@ class SqliteTxn final : public WriteTxn {
     NUBO_RETURN_IF_ERROR(s.Exec());
     if (s.changes() == 0) return Status::NotFound("no app password " + std::to_string(id));
     return Status::Ok();
+  }
+  Result<int64_t> DeleteAppPasswords(int64_t user_id) override {
+    NUBO_PREPARE(s, c_, "DELETE FROM app_passwords WHERE user_id = ?");
+    s.Bind(1, user_id);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    return static_cast<int64_t>(s.changes());
   }
   Status TouchAppPassword(int64_t id, int64_t now_ms) override {
     NUBO_PREPARE(s, c_, "UPDATE app_passwords SET last_used_at = ? WHERE id = ?");

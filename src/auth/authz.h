@@ -1,0 +1,108 @@
+// authz: the one authorization decision (ARCHITECTURE.md §4.7).
+//
+// Every surface — REST, WebDAV (path resolution included), locks, dead
+// properties, trash, favorites, recent, search, ZIP — reaches stored
+// resources through the files domain, and the files domain asks Check()
+// for each (principal, resource, action) before it reads or writes. Nothing
+// else decides.
+//
+// The model today: a drive belongs to its owner, who may do every node
+// action in it through a credential whose scope includes kScopeFiles.
+// Sharing extends Check() (grants on nodes and drives, groups, links); the
+// callers do not change. What the principal may not see at all is
+// NotFound with exactly the message of a node that does not exist
+// (NodeHidden), so "exists but not yours" and "does not exist" are
+// indistinguishable on every surface; what it sees but may not do is
+// PermissionDenied (403).
+//
+// Thread-safe: pure functions over the caller's transaction; a Checker
+// memoizes drive owners for the life of one request's transaction.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include "auth/principal.h"
+#include "meta/meta_store.h"
+#include "util/status.h"
+
+namespace nubo::authz {
+
+// PERSISTED (grant roles will store sets of these): never renumber.
+enum class Action : uint8_t {
+  kRead = 0,    // a file's content and a node's metadata
+  kList = 1,    // a folder's members
+  kCreate = 2,  // new members in a folder
+  kModify = 3,  // a file's content, a node's name or properties, locks
+  kDelete = 4,  // to the trash or for good; moving away
+  kShare = 5,   // grant others access
+  kManage = 6,  // change or revoke the grants below
+  kAdmin = 7,   // administration (not a node action)
+};
+
+// A set of actions (the caller's effective permissions on a resource;
+// feeds oc:permissions and current-user-privilege-set).
+class Perms {
+ public:
+  constexpr Perms() = default;
+  static constexpr Perms Of(std::initializer_list<Action> actions) {
+    Perms p;
+    for (Action a : actions) p.bits_ |= Bit(a);
+    return p;
+  }
+  // Every node action (kRead .. kManage).
+  static constexpr Perms AllNode() {
+    return Of({Action::kRead, Action::kList, Action::kCreate, Action::kModify, Action::kDelete,
+               Action::kShare, Action::kManage});
+  }
+  constexpr bool Has(Action a) const { return (bits_ & Bit(a)) != 0; }
+  constexpr bool empty() const { return bits_ == 0; }
+  constexpr uint32_t bits() const { return bits_; }
+  friend constexpr bool operator==(Perms a, Perms b) { return a.bits_ == b.bits_; }
+
+ private:
+  static constexpr uint32_t Bit(Action a) { return 1u << static_cast<uint8_t>(a); }
+  uint32_t bits_ = 0;
+};
+
+const char* ActionName(Action a);
+
+// The answer for a node the caller may not see: byte-identical to a node
+// that does not exist.
+Status NodeHidden();
+
+// Decides for one request: the principal's permissions on nodes and drives,
+// with the drive owners it looked up memoized (a listing page asks once).
+class Checker {
+ public:
+  Checker(meta::ReadTxn& txn, const auth::Principal& who) : txn_(txn), who_(who) {}
+
+  // The principal's permissions on `node`. NodeHidden when they include
+  // nothing (the node is invisible to the caller).
+  Result<Perms> On(const meta::NodeRow& node);
+  // On(node), then: PermissionDenied unless the permissions include `a`.
+  Status Require(const meta::NodeRow& node, Action a);
+  // The same for a drive as a whole (its trash, its locks, a search in it).
+  Result<Perms> OnDrive(int64_t drive_id);
+  Status RequireDrive(int64_t drive_id, Action a);
+
+  const auth::Principal& who() const { return who_; }
+
+ private:
+  Result<std::optional<int64_t>> Owner(int64_t drive_id);
+
+  meta::ReadTxn& txn_;
+  const auth::Principal& who_;
+  std::unordered_map<int64_t, std::optional<int64_t>> owners_;
+};
+
+// Check(txn, who, node, a): the one-call form of Checker::Require.
+Status Check(meta::ReadTxn& txn, const auth::Principal& who, const meta::NodeRow& node, Action a);
+
+// Actions on no stored resource, by the credential alone: kAdmin needs the
+// admin role and kScopeAdmin. PermissionDenied with the reason otherwise.
+Status CheckScope(const auth::Principal& who, uint32_t scope);
+Status CheckAdmin(const auth::Principal& who);
+
+}  // namespace nubo::authz
