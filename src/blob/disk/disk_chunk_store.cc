@@ -125,7 +125,10 @@ Status DiskChunkStore::Put(const Digest& hash, std::string_view data) {
   // The chunk is now visible; its directory entry must be durable before
   // any metadata may reference it.
   if (auto f = Inject(); f != FaultPlan::Fault::kNone) return FaultStatus(f, "fsync " + dir);
-  return FsyncDir(dir);
+  syncs_.fetch_add(1);
+  NUBO_RETURN_IF_ERROR(FsyncDir(dir));
+  window.synced = true;
+  return Status::Ok();
 }
 
 // See NewBatch in the header.
@@ -192,7 +195,9 @@ class DiskChunkBatch final : public ChunkBatch {
     staged_.clear();
     must_sync_ = false;
     // 3. The new names durable before any manifest may reference them.
-    return SyncFs();
+    NUBO_RETURN_IF_ERROR(SyncFs());
+    window.synced = true;
+    return Status::Ok();
   }
   std::vector<Digest> Published() const override { return published_; }
 
@@ -204,6 +209,7 @@ class DiskChunkBatch final : public ChunkBatch {
 
   Status SyncFs() {
     if (auto f = store_.Inject(); f != FaultPlan::Fault::kNone) return FaultStatus(f, "syncfs");
+    store_.syncs_.fetch_add(1);
     int fd = ::open(store_.root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return PosixError("open " + store_.root_, errno);
     int rc = ::syncfs(fd);

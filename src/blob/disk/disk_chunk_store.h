@@ -39,16 +39,25 @@ class DiskChunkStore final : public ChunkStore {
   std::optional<uint64_t> FreeBytes() override;
 
   std::string PathFor(const Digest& hash) const;
+  // File-system syncs (fsync of a directory or syncfs) made so far: what
+  // durability costs, for tests and benchmarks.
+  uint64_t syncs() const { return syncs_.load(); }
 
  private:
   friend class DiskChunkBatch;
   // Marks the span from a chunk's rename into place to the sync that makes
   // its name durable. A batch that finds a chunk present while any window
   // is open syncs before its commit (it may have found an undurable name).
+  // A window whose sync failed never closes: names it exposed may stay
+  // undurable, so every later batch that finds a chunk present syncs (the
+  // next start syncs once and begins clean).
   struct UnsyncedWindow {
     explicit UnsyncedWindow(DiskChunkStore& s) : store(s) { store.unsynced_.fetch_add(1); }
-    ~UnsyncedWindow() { store.unsynced_.fetch_sub(1); }
+    ~UnsyncedWindow() {
+      if (synced) store.unsynced_.fetch_sub(1);
+    }
     DiskChunkStore& store;
+    bool synced = false;  // set once the names are durable
   };
   DiskChunkStore(std::string root, std::string tmp, FaultPlan* faults)
       : root_(std::move(root)), tmp_(std::move(tmp)), faults_(faults) {}
@@ -59,6 +68,7 @@ class DiskChunkStore final : public ChunkStore {
   std::string tmp_;
   FaultPlan* faults_;
   std::atomic<int> unsynced_{0};
+  std::atomic<uint64_t> syncs_{0};
 };
 
 // Parses 64 lower-case hex characters. False if malformed.

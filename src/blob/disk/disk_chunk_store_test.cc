@@ -184,6 +184,45 @@ TEST_F(DiskChunkStoreTest, InjectedBatchFailuresNeverExposeAPartialChunk) {
   }
 }
 
+// Regression: a batch that found a chunk present committed without any
+// sync, though the batch that renamed that chunk into place might not have
+// synced its name yet (a power loss then undoes the name while metadata
+// references it). Present chunks are durable only once every window that
+// exposed names has synced; until then, a batch that relied on one syncs.
+TEST_F(DiskChunkStoreTest, ABatchThatFindsAnUnsyncedChunkSyncsBeforeItsCommit) {
+  const std::string a = Bytes(70000, 'a'), b = Bytes(70001, 'b');
+  {
+    auto first = store_->NewBatch();
+    ASSERT_TRUE(first->Add(Blake3::Hash(a), a).ok());
+    ASSERT_TRUE(first->Commit().ok());
+  }
+  // Every window closed: finding `a` present needs no sync.
+  uint64_t syncs = store_->syncs();
+  {
+    auto again = store_->NewBatch();
+    ASSERT_TRUE(again->Add(Blake3::Hash(a), a).ok());
+    ASSERT_TRUE(again->Commit().ok());
+  }
+  EXPECT_EQ(store_->syncs(), syncs);
+  // A batch renames `b` into place and its closing sync fails: the name is
+  // visible but may not be durable.
+  {
+    auto failing = store_->NewBatch();
+    ASSERT_TRUE(failing->Add(Blake3::Hash(b), b).ok());
+    faults_.Arm(2, FaultPlan::Fault::kEio);  // first sync, rename: pass; closing sync: fails
+    EXPECT_FALSE(failing->Commit().ok());
+    faults_.Disarm();
+  }
+  ASSERT_TRUE(store_->Stat(Blake3::Hash(b)).ok());
+  syncs = store_->syncs();
+  {
+    auto relying = store_->NewBatch();
+    ASSERT_TRUE(relying->Add(Blake3::Hash(b), b).ok());  // present: not written again
+    ASSERT_TRUE(relying->Commit().ok());
+  }
+  EXPECT_EQ(store_->syncs(), syncs + 1);
+}
+
 TEST_F(DiskChunkStoreTest, ForEachListsWhatWasPut) {
   std::set<Digest> put;
   for (int i = 0; i < 5; ++i) {
