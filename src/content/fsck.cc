@@ -165,6 +165,12 @@ Status CheckTree(meta::MetaStore& meta, FsckReport& r) {
     for (const auto& id : hashes) {
       r.problems.push_back("node " + id + " records a content hash that is not its manifest's");
     }
+    // The quota counts WebDAV property bytes through this sum.
+    NUBO_ASSIGN_OR_RETURN(auto props, txn.PropsBytesMismatches(100));
+    for (const auto& [id, stored, want] : props) {
+      r.problems.push_back("drive " + id + " records " + std::to_string(stored) +
+                           " bytes of properties, its nodes hold " + std::to_string(want));
+    }
     return Status::Ok();
   });
 }

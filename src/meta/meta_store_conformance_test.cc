@@ -549,6 +549,181 @@ TEST_P(MetaStoreConformance, DeadPropsOfManyNodesInOneQuery) {
   EXPECT_TRUE(none.empty());
 }
 
+// A drive with a root and members "a", "a/b", "c"; their ids in `ids`.
+Status InsertSmallTree(WriteTxn& t, UserRow& u, DriveRow& d, std::vector<int64_t>& ids) {
+  NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
+  for (const char* name : {"root", "a", "b", "c"}) {
+    NodeRow n;
+    n.public_id = name;
+    n.drive_id = d.id;
+    if (!ids.empty()) n.parent_id = std::string(name) == "b" ? ids[1] : ids[0];
+    n.name = n.name_key = name;
+    n.mime = "inode/directory";
+    NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+    ids.push_back(n.id);
+  }
+  return t.SetDriveRoot(d.id, ids[0]);
+}
+
+// The drive's props_bytes follows every change of dead properties in the
+// same transaction: set, overwrite, remove, copy, and subtree deletion.
+TEST_P(MetaStoreConformance, PropertyBytesFollowTheirProperties) {
+  UserRow u;
+  DriveRow d;
+  std::vector<int64_t> ids;
+  auto bytes = [&]() {
+    int64_t out = -1;
+    EXPECT_TRUE(store_->Read([&](ReadTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(auto drive, t.GetDrive(d.id));
+      if (!drive) return Status::NotFound("drive");
+      out = drive->props_bytes;
+      NUBO_ASSIGN_OR_RETURN(auto bad, t.PropsBytesMismatches(10));
+      EXPECT_TRUE(bad.empty());
+      return Status::Ok();
+    }).ok());
+    return out;
+  };
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return InsertSmallTree(t, u, d, ids); }).ok());
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) -> Status {
+    NUBO_RETURN_IF_ERROR(t.SetDeadProp(ids[2], {"urn:x", "k", "12345"}));  // 5 + 1 + 5
+    return t.SetDeadProp(ids[3], {"urn:x", "k", "1"});                      // 5 + 1 + 1
+  }).ok());
+  EXPECT_EQ(bytes(), 18);
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return t.SetDeadProp(ids[2], {"urn:x", "k", "1"}); }).ok());
+  EXPECT_EQ(bytes(), 14);
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return t.CopyDeadProps(ids[3], ids[1]); }).ok());
+  EXPECT_EQ(bytes(), 21);
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return t.RemoveDeadProp(ids[3], "urn:x", "k"); }).ok());
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return t.RemoveDeadProp(ids[3], "urn:x", "nope"); }).ok());
+  EXPECT_EQ(bytes(), 14);
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return t.DeleteSubtree(ids[1]).status(); }).ok());  // a and b
+  EXPECT_EQ(bytes(), 0);
+}
+
+// Quota reservations: live ones count, expired and excepted ones do not,
+// updates of a swept one are NotFound.
+TEST_P(MetaStoreConformance, QuotaReservations) {
+  UserRow u;
+  DriveRow d;
+  std::vector<int64_t> ids;
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return InsertSmallTree(t, u, d, ids); }).ok());
+  int64_t r1 = 0, r2 = 0;
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(r1, t.InsertReservation(d.id, 100, 1000));
+    NUBO_ASSIGN_OR_RETURN(r2, t.InsertReservation(d.id, 30, 5000));
+    return Status::Ok();
+  }).ok());
+  auto reserved = [&](int64_t now, int64_t except) {
+    int64_t out = -1;
+    EXPECT_TRUE(store_->Read([&](ReadTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(out, t.ReservedBytes(d.id, now, except));
+      return Status::Ok();
+    }).ok());
+    return out;
+  };
+  EXPECT_EQ(reserved(500, 0), 130);
+  EXPECT_EQ(reserved(500, r1), 30);
+  EXPECT_EQ(reserved(2000, 0), 30);  // r1 expired
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return t.UpdateReservation(r1, 10, 9000); }).ok());
+  EXPECT_EQ(reserved(2000, 0), 40);
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(int64_t n, t.DeleteExpiredReservations(6000));
+    EXPECT_EQ(n, 1);  // r2
+    return t.DeleteReservation(r1);
+  }).ok());
+  EXPECT_EQ(reserved(0, 0), 0);
+  EXPECT_EQ(store_->Write([&](WriteTxn& t) { return t.UpdateReservation(r2, 1, 1); }).code(),
+            Code::kNotFound);
+}
+
+// The small reads the files domain asks inside its writes: any lock in a
+// drive, sibling keys by prefix, the trash's bytes and age order, drives
+// with a quota, a sign-in's live sessions, all app passwords of a user.
+TEST_P(MetaStoreConformance, DomainLookups) {
+  UserRow u;
+  DriveRow d;
+  std::vector<int64_t> ids;
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) -> Status {
+    NUBO_RETURN_IF_ERROR(InsertSmallTree(t, u, d, ids));
+    for (const char* name : {"x (1).txt", "x (2).txt", "x (10).txt", "x.txt", "y (1).txt"}) {
+      NodeRow n;
+      n.public_id = name;
+      n.drive_id = d.id;
+      n.parent_id = ids[0];
+      n.name = n.name_key = name;
+      n.mime = "inode/directory";
+      NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+    }
+    DavLockRow l;
+    l.token = "urn:uuid:1";
+    l.drive_id = d.id;
+    l.path = "/a";
+    l.user_id = u.id;
+    l.expires_at_ms = 1000;
+    NUBO_RETURN_IF_ERROR(t.InsertDavLock(l));
+    // Trash "c" (older) and "a" (newer), with sizes.
+    for (auto [idx, at, size] : {std::tuple{3, 10, 7}, std::tuple{1, 20, 5}}) {
+      NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(ids[idx], 0));
+      n->trashed_at_ms = at;
+      n->trash_root = n->id;
+      n->size = size;
+      NUBO_RETURN_IF_ERROR(t.UpdateNode(*n));
+    }
+    AppPasswordRow a1, a2;
+    a1.user_id = a2.user_id = u.id;
+    a1.label = a2.label = "p";
+    a1.secret_hash = D("one");
+    a2.secret_hash = D("two");
+    a2.scopes = 1;
+    NUBO_RETURN_IF_ERROR(t.InsertAppPassword(a1).status());
+    NUBO_RETURN_IF_ERROR(t.InsertAppPassword(a2).status());
+    SessionRow s;
+    s.public_id = "s1";
+    s.user_id = u.id;
+    s.family_id = "f1";
+    s.refresh_hash = D("r1");
+    s.expires_at_ms = 10'000;
+    NUBO_RETURN_IF_ERROR(t.InsertSession(s));
+    return t.RevokeSession(s.id, 50, /*rotated=*/true);
+  }).ok());
+  ASSERT_TRUE(store_->Read([&](ReadTxn& t) -> Status {
+    EXPECT_TRUE(*t.HasDavLocks(d.id, 999));
+    EXPECT_FALSE(*t.HasDavLocks(d.id, 1000));  // expired
+    EXPECT_FALSE(*t.HasDavLocks(d.id + 1, 0));
+    NUBO_ASSIGN_OR_RETURN(auto keys, t.ChildKeysWithPrefix(ids[0], "x (", 10));
+    EXPECT_EQ(keys, (std::vector<std::string>{"x (1).txt", "x (10).txt", "x (2).txt"}));
+    NUBO_ASSIGN_OR_RETURN(keys, t.ChildKeysWithPrefix(ids[0], "x (", 2));
+    EXPECT_EQ(keys.size(), 2u);
+    EXPECT_EQ(*t.TrashBytes(d.id), 12);
+    NUBO_ASSIGN_OR_RETURN(auto oldest, t.ListOldestTrash(d.id, 10));
+    EXPECT_EQ(oldest.size(), 2u);
+    if (oldest.size() == 2) {
+      EXPECT_EQ(oldest[0].public_id, "c");
+      EXPECT_EQ(oldest[1].public_id, "a");
+    }
+    EXPECT_TRUE(t.ListQuotaDrives(0, 10)->empty());  // alice has no quota
+    EXPECT_FALSE(*t.FamilyHasLiveSession("f1", 100));  // its one session was rotated away
+    NUBO_ASSIGN_OR_RETURN(auto s, t.GetSession("s1"));
+    EXPECT_EQ(s->rotated_at_ms, std::optional<int64_t>(50));
+    NUBO_ASSIGN_OR_RETURN(auto apps, t.ListAppPasswords(u.id));
+    EXPECT_EQ(apps.size(), 2u);
+    if (apps.size() == 2) {
+      EXPECT_EQ(apps[0].scopes, 3u);  // the default
+      EXPECT_EQ(apps[1].scopes, 1u);
+    }
+    return Status::Ok();
+  }).ok());
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) -> Status {
+    u.quota_bytes = 100;
+    NUBO_RETURN_IF_ERROR(t.UpdateUser(u));
+    NUBO_ASSIGN_OR_RETURN(int64_t n, t.DeleteAppPasswords(u.id));
+    EXPECT_EQ(n, 2);
+    NUBO_ASSIGN_OR_RETURN(auto drives, t.ListQuotaDrives(0, 10));
+    EXPECT_EQ(drives, std::vector<int64_t>{d.id});
+    return Status::Ok();
+  }).ok());
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, MetaStoreConformance, ::testing::ValuesIn(kBackends),
                          [](const auto& info) { return std::string(info.param.name); });
 

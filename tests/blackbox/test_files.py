@@ -1676,7 +1676,8 @@ if __name__ == "__main__":
 
 class FsckFindsTamperedMetadataTest(unittest.TestCase):
     """fsck recomputes what the server keeps denormalized: each folder's size
-    rollup and each file's content hash (its ETag) beside its manifest."""
+    rollup, each file's content hash (its ETag) beside its manifest, and each
+    drive's sum of WebDAV property bytes (which its quota counts)."""
 
     def test_tampered_hash_and_rollup_are_reported(self):
         srv, admin = start_server()
@@ -1690,11 +1691,13 @@ class FsckFindsTamperedMetadataTest(unittest.TestCase):
             with db:
                 db.execute("UPDATE nodes SET content_hash = zeroblob(32) WHERE public_id = ?", (f["id"],))
                 db.execute("UPDATE nodes SET size = size + 1 WHERE public_id = ?", (folder["id"],))
+                db.execute("UPDATE drives SET props_bytes = props_bytes + 7")
             db.close()
             p = run_fsck(srv.data)
             self.assertNotEqual(p.returncode, 0, p.stdout)
             self.assertIn("node %s records a content hash" % f["id"], p.stdout + p.stderr)
             self.assertIn("folder %s records 11 bytes" % folder["id"], p.stdout + p.stderr)
+            self.assertIn("records 7 bytes of properties, its nodes hold 0", p.stdout + p.stderr)
         finally:
             srv.close()
 

@@ -853,7 +853,7 @@ class SqliteTxn final : public WriteTxn {
         std::string("SELECT public_id, props_bytes, want FROM (SELECT d.public_id, d.props_bytes, "
                     "(SELECT COALESCE(SUM(") +
         kPropBytes +
-        "), 0) FROM dead_props p JOIN nodes n ON n.id = p.node_id WHERE n.drive_id = d.id) "
+        "), 0) FROM dead_props WHERE node_id IN (SELECT id FROM nodes WHERE drive_id = d.id)) "
         "AS want FROM drives d) WHERE props_bytes != want LIMIT ?";
     NUBO_PREPARE(s, c_, sql.c_str());
     s.Bind(1, static_cast<int64_t>(limit));
