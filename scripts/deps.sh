@@ -8,7 +8,7 @@ build_pkgs=(
   libboost1.81-dev libboost-url1.81-dev libboost-json1.81-dev
   libcli11-dev libspdlog-dev libfmt-dev libtomlplusplus-dev
   librust-blake3-dev libssl-dev libsodium-dev libsqlite3-dev libjwt-dev libicu-dev
-  libmagic-dev libarchive-dev libexpat1-dev
+  libmagic-dev libarchive-dev zlib1g-dev libexpat1-dev
 )
 test_pkgs=(libgtest-dev libgmock-dev python3 curl litmus cadaver rclone)
 bench_pkgs=(nginx-light libnginx-mod-http-dav-ext apache2 apache2-utils lighttpd lighttpd-mod-webdav

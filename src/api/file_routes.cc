@@ -251,7 +251,8 @@ Response Download(Files& files, Request& req) {
 
 class ZipSource final : public http::BodySource {
  public:
-  explicit ZipSource(std::unique_ptr<files::ZipEntries> e) : zip_(std::move(e)) {}
+  ZipSource(std::unique_ptr<files::ZipEntries> e, std::string spill_dir)
+      : zip_(std::move(e), std::move(spill_dir)) {}
   std::optional<uint64_t> Size() const override { return std::nullopt; }
   Result<size_t> Read(char* buf, size_t cap) override { return zip_.Read(buf, cap); }
 
@@ -266,7 +267,7 @@ Response ZipResponse(Files& files, Request& req, const std::vector<std::string>&
   r.headers.Set("Content-Type", "application/zip");
   r.headers.Set("Content-Disposition", http::ContentDisposition(true, name + ".zip"));
   r.headers.Set("Cache-Control", "no-store");
-  r.source = std::make_unique<ZipSource>(std::move(entries));
+  r.source = std::make_unique<ZipSource>(std::move(entries), files.options().tmp_dir);
   return r;
 }
 

@@ -73,6 +73,9 @@ struct FilesOptions {
   int64_t reservation_ttl_ms = 10 * 60 * 1000;
   // WebDAV dead properties: at most this many value bytes per node.
   uint64_t max_props_bytes_per_node = 256 << 10;
+  // Where large temporary state goes (a ZIP's central directory); empty:
+  // the system's temp directory. The server uses its data directory's tmp/.
+  std::string tmp_dir;
 };
 
 // The strong ETag of a node: files "\"<first 32 hex digits of the BLAKE3

@@ -2,25 +2,24 @@
 // a selection as one .zip without staging it on disk or in memory.
 //
 // The caller pulls archive bytes with Read() (e.g. into an HTTP chunked body);
-// each Read drives libarchive one bounded step: one entry header, one ≤64 KiB
-// piece of the current entry, or the closing central directory. Entries come
+// each Read drives one bounded step: one entry header, one ≤64 KiB piece of
+// the current entry, or a piece of the closing central directory. Entries come
 // lazily from a ZipEntries (a tree walk) and each entry's bytes from the
 // ZipContent its `open` returns, so neither the entry list nor file contents
 // are ever held whole.
 //
-// Memory: the output buffer holds one step's bytes (≤ ~200 KiB, deflate
-// included), except at the very end: ZIP puts the central directory after all
-// data (APPNOTE.TXT §4.3.6), so libarchive keeps one record per entry (~80 B
-// + the name) until close and emits it in one call, which lands in the output
-// buffer. Every streaming ZIP writer pays that per-entry cost; callers that
-// walk huge trees should cap the entry count.
+// Memory is O(1) in the entry count: ZIP puts the central directory after all
+// data (APPNOTE.TXT §4.3.6), one record per entry; records beyond 256 KiB go
+// to an unlinked temp file in `spill_dir` and stream out at the end in
+// pieces, so a 100,000-entry archive costs no more memory than a 10-entry one.
 //
 // Format: ZIP64 extensions are added where needed (an entry > 4 GiB, offsets
-// > 4 GiB, > 65535 entries; APPNOTE.TXT §4.5.3), names are UTF-8 with the
-// language encoding flag (general purpose bit 11, APPNOTE.TXT appendix D) so
-// unzip, Windows Explorer, macOS and Python's zipfile decode them as UTF-8.
+// > 4 GiB, > 65535 entries; APPNOTE.TXT §4.5.3), non-ASCII names are UTF-8 with
+// the language encoding flag (general purpose bit 11, APPNOTE.TXT appendix D)
+// so unzip, Windows Explorer, macOS and Python's zipfile decode them as UTF-8.
 // Sizes and CRC follow each entry in a data descriptor (bit 3): the CRC is
-// only known after the bytes were sent.
+// only known after the bytes were sent. Modification times are in the
+// extended-timestamp extra field (exact seconds, UTC) besides the DOS fields.
 //
 // Thread-safety: a ZipStream is used by one thread at a time (not
 // thread-safe); distinct ZipStreams are independent.
@@ -68,7 +67,10 @@ class ZipEntries {
 
 class ZipStream {
  public:
-  explicit ZipStream(std::unique_ptr<ZipEntries> entries);
+  // `spill_dir`: where a large central directory waits (a temp file that is
+  // never linked; empty: the system's temp directory). Use the data
+  // directory's tmp/ so it lands on the server's disk, not a tmpfs.
+  explicit ZipStream(std::unique_ptr<ZipEntries> entries, std::string spill_dir = "");
   ~ZipStream();
   ZipStream(const ZipStream&) = delete;
   ZipStream& operator=(const ZipStream&) = delete;
@@ -82,9 +84,11 @@ class ZipStream {
 
   // Peak bytes held in the output buffer so far (for tests and metrics).
   size_t max_buffered() const;
+  // Peak central-directory bytes held in memory (the rest was spilled).
+  size_t max_cd_memory() const;
 
  private:
-  struct Impl;  // keeps archive.h out of this header
+  struct Impl;  // keeps zlib.h out of this header
   std::unique_ptr<Impl> impl_;
 };
 

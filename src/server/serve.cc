@@ -196,6 +196,7 @@ int RunServe(const Config& cfg) {
   fopt.max_upload = cfg.max_upload;
   fopt.trash_retention_ms = static_cast<int64_t>(cfg.trash_retention_ms);
   fopt.min_free_bytes = cfg.min_free;
+  fopt.tmp_dir = (fs::path(cfg.data_dir) / "tmp").string();
   files::Files files(meta, chunks, fopt);
   api::RegisterFileRoutes(router, files);
   dav::DavOptions dopt;
