@@ -34,6 +34,7 @@ export interface Tokens {
 export interface AppPassword {
   id: number;
   label: string;
+  scopes: Scope[];
   created_at: number;
   last_used_at: number | null;
 }
@@ -155,6 +156,9 @@ export interface BatchResult {
 /** fail: 409; rename: "name (1).ext", "name (2).ext", ...; overwrite: replace the file (files only) */
 export type ConflictPolicy = "fail" | "rename" | "overwrite";
 
+/** What an app password may reach: files (REST files, WebDAV, sync clients) and groupware (calendars and contacts). An app password never manages the account (password, sessions, app passwords) nor administers. */
+export type Scope = "files" | "groupware";
+
 export interface Operations {
   /** Whether first-run setup is still open (no account exists yet) */
   "GET /api/v1/setup": {
@@ -230,7 +234,7 @@ export interface Operations {
       sessions?: Session[];
     };
   };
-  /** The caller's app passwords (never their secrets) */
+  /** The caller's app passwords (never their secrets). Needs a session or the account password: app passwords cannot manage app passwords. */
   "GET /api/v1/me/app-passwords": {
     path: Record<never, never>;
     query: Record<never, never>;
@@ -239,16 +243,19 @@ export interface Operations {
       app_passwords?: AppPassword[];
     };
   };
-  /** Create an app password for a DAV or sync client; the secret is shown once */
+  /** Create an app password for a DAV or sync client; the secret is shown once. Needs a session or the account password (403 for an app password). */
   "POST /api/v1/me/app-passwords": {
     path: Record<never, never>;
     query: Record<never, never>;
     body: {
       label: string;
+      /** default: files and groupware */
+      scopes?: Scope[];
     };
     response: {
       id: number;
       label: string;
+      scopes: Scope[];
       password: string;
     };
   };
@@ -321,7 +328,7 @@ export interface Operations {
     };
     response: User;
   };
-  /** Reset an account's password; all its sessions are revoked */
+  /** Reset an account's password; every session and app password of the account ends */
   "POST /api/v1/admin/users/{name}/password": {
     path: {
       name: string;
@@ -364,10 +371,31 @@ export interface Operations {
       registration: boolean;
     };
   };
-  /** End every session of an account */
+  /** End every session of an account and revoke every app password (its sync clients need new ones) */
   "DELETE /api/v1/admin/users/{name}/sessions": {
     path: {
       name: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: void;
+  };
+  /** An account's app passwords (administrators; never their secrets) */
+  "GET /api/v1/admin/users/{name}/app-passwords": {
+    path: {
+      name: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: {
+      app_passwords?: AppPassword[];
+    };
+  };
+  /** Revoke one of an account's app passwords (administrators) */
+  "DELETE /api/v1/admin/users/{name}/app-passwords/{id}": {
+    path: {
+      name: string;
+      id: number;
     };
     query: Record<never, never>;
     body: undefined;
@@ -652,6 +680,8 @@ export const OPERATION_KEYS: readonly OperationKey[] = [
   "GET /api/v1/admin/settings",
   "PATCH /api/v1/admin/settings",
   "DELETE /api/v1/admin/users/{name}/sessions",
+  "GET /api/v1/admin/users/{name}/app-passwords",
+  "DELETE /api/v1/admin/users/{name}/app-passwords/{id}",
   "GET /api/v1/drives",
   "GET /api/v1/me/usage",
   "GET /api/v1/nodes/{id}",

@@ -214,6 +214,8 @@ export const de: Record<MessageKey, string> = {
   'profile.createAppPassword': 'App-Passwort erstellen',
   'profile.shownOnce': 'Kopiere dieses Passwort jetzt; es wird nicht noch einmal angezeigt.',
   'profile.lastUsed': 'Zuletzt benutzt',
+  'profile.scopeFiles': 'Dateien',
+  'profile.scopeGroupware': 'Kalender und Kontakte',
   'profile.revokeApp': 'Widerrufen',
   'profile.appRevoked': 'App-Passwort widerrufen',
   'profile.noAppPasswords': 'Noch keine App-Passwörter.',

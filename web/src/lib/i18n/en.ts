@@ -214,6 +214,8 @@ export const en = {
   'profile.createAppPassword': 'Create app password',
   'profile.shownOnce': 'Copy this password now; it will not be shown again.',
   'profile.lastUsed': 'Last used',
+  'profile.scopeFiles': 'files',
+  'profile.scopeGroupware': 'calendars and contacts',
   'profile.revokeApp': 'Revoke',
   'profile.appRevoked': 'App password revoked',
   'profile.noAppPasswords': 'No app passwords yet.',
