@@ -1,22 +1,576 @@
-"""Authorization matrix (ARCHITECTURE.md §4.7): every route of the server's
-own table is called as user B with user A's resource ids, as B with ids
-that do not exist, and anonymously. Answers must be 401 (anonymous), 404
-(byte-identical between "A's" and "nonexistent"), or 403 on admin-only
-routes; never A's data or names. A route whose path parameters the matrix
-does not know fails the test, so new routes are covered or noticed."""
+"""Authorization matrix (ARCHITECTURE.md §4.7).
+
+Every route of the server's own table (GET /_test/routes) has a VALID
+example request here, built from fresh resources of its owner (Alice; an
+administrator for admin routes). For every route and example:
+
+  * anonymous                        -> 401;
+  * role "none": Bob (another plain user) with Alice's ids wherever they
+    appear (path, query, body, headers; WebDAV: a path that exists only in
+    Alice's drive) -> the same status, headers and body as Bob with ids
+    that exist nowhere (a 4xx; admin routes: 403), never Alice's data;
+    where a route takes a second id in the body, query or a header, Bob
+    also sends his OWN resource in the path with Alice's id in that place,
+    which must again answer like an unknown id; Alice's data (her fixture,
+    listings, trash, favorites, credentials) is unchanged afterwards;
+  * role "owner": Alice with the same request -> success, which proves the
+    example reaches the authorization check instead of dying in input
+    validation;
+  * credentials: a fresh session works wherever the account password does;
+    an app password works on every "user" route and gets 403 on every
+    "account" and "admin" route.
+
+A route without an example fails the test (new routes are covered or
+noticed), and so does an example for a route that no longer exists.
+"""
 import base64
 import json
+import random
+import re
+import string
+import sys
+import time
 import unittest
 import urllib.parse
+from collections import namedtuple
 
 from harness import Server, exchange
 
 FAST = {"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB"}
 SECRET = "alice-Geheimnis-名前"
+ALICE_BYTES = b"alice's bytes"
+COMMON = b"content that alice and bob both store"
+UA = "nubo-matrix %s-ua"
+
+LOCKINFO = (b'<?xml version="1.0" encoding="utf-8"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/>'
+            b'</D:lockscope><D:locktype><D:write/></D:locktype><D:owner>matrix</D:owner></D:lockinfo>')
+ALLPROP = b'<?xml version="1.0" encoding="utf-8"?><D:propfind xmlns:D="DAV:"><D:allprop/></D:propfind>'
+PROPSET = (b'<?xml version="1.0" encoding="utf-8"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:matrix">'
+           b'<D:set><D:prop><Z:color>red</Z:color></D:prop></D:set></D:propertyupdate>')
+XML = {"Content-Type": "application/xml; charset=utf-8"}
+
+# One request: the credential is added by whoever sends it.
+R = namedtuple("R", "method path headers body")
 
 
 def basic(user, password):
     return {"Authorization": "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()}
+
+
+def J(method, path, obj=None):
+    """A JSON request (Content-Type: application/json when it has a body)."""
+    if obj is None:
+        return R(method, path, {}, b"")
+    return R(method, path, {"Content-Type": "application/json"}, json.dumps(obj).encode())
+
+
+def with_headers(r, headers):
+    return r._replace(headers=dict(r.headers, **headers))
+
+
+def q(s):
+    return urllib.parse.quote(s, safe="")
+
+
+def dav_url(mount, path):
+    return "%s/%s" % (mount, urllib.parse.quote(path, safe="/"))
+
+
+def multipart(name, data):
+    b = "matrixboundary7MA4YWxk"
+    body = (("--%s\r\nContent-Disposition: form-data; name=\"file\"; filename=\"%s\"\r\n"
+             "Content-Type: application/octet-stream\r\n\r\n" % (b, name)).encode() + data +
+            ("\r\n--%s--\r\n" % b).encode())
+    return {"Content-Type": "multipart/form-data; boundary=" + b}, body
+
+
+class Actor:
+    def __init__(self, name, password, prefix):
+        self.name, self.password, self.prefix = name, password, prefix
+        self.auth = basic(name, password)
+        self.ua = UA % name
+        self.bytes = (name + "'s bytes").encode()
+
+
+# ---- Expectations ----------------------------------------------------------
+
+
+def is_2xx(status, body):
+    return 200 <= status < 300
+
+
+def is_207(status, body):
+    return status == 207
+
+
+def proppatch_ok(status, body):
+    return status == 207 and b"200 OK" in body
+
+
+def is_4xx(status, body):
+    return 400 <= status < 500
+
+
+def any_status(status, body):
+    return True
+
+
+def batch_refused(status, body):
+    """Batch answers per item: 200 overall, every item a 4xx (except the
+    caller's own items where he adds someone else's id to his own; whether
+    those may be acted on is settled by comparing with an unknown id)."""
+    if status != 200:
+        return False
+    results = json.loads(body)["results"]
+    return bool(results) and all(400 <= r["status"] < 500 for r in results if "<own" not in r["id"])
+
+
+def batch_ok(status, body):
+    return status == 200 and all(200 <= r["status"] < 300 for r in json.loads(body)["results"])
+
+
+def upload_ok(status, body):
+    return status == 200 and all(200 <= r["status"] < 300 for r in json.loads(body)["items"])
+
+
+def search_empty(status, body):
+    return status == 200 and json.loads(body)["items"] == []
+
+
+class Case:
+    """One example request of a route.
+
+    fixture(t, who) -> dict: fresh resources of `who`. Keys are the
+    resource "ids" the request carries (swapped for Alice's or unknown
+    ones); keys starting with "_" are bookkeeping and never swapped.
+    build(v, who) -> R: the request for values `v`, sent by `who`.
+    cross: keys of secondary ids (body, query, header) Bob also tries with
+    his own resource everywhere else.
+    none: what Bob must get with Alice's ids (default 4xx).
+    ok: what the owner must get (default 2xx).
+    session: the request needs a session credential (logout)."""
+
+    def __init__(self, build, fixture=None, label="", cross=(), none=is_4xx, ok=is_2xx, session=False):
+        self.build, self.fixture, self.label = build, fixture or (lambda t, who: {}), label
+        self.cross, self.none, self.ok, self.session = tuple(cross), none, ok, session
+
+
+# ---- Fixtures (t: the test case; who: the owner) ---------------------------
+
+
+def fx_none(t, who):
+    return {}
+
+
+def fx_folder(t, who):
+    return {"id": t.box(who)}
+
+
+def fx_file(t, who):
+    node = t.put(who, t.box(who), who.prefix + ".txt", who.bytes)
+    return {"id": node["id"], "_etag": node["etag"]}
+
+
+def fx_folder_with_file(t, who):
+    box = t.box(who)
+    t.put(who, box, who.prefix + ".txt", who.bytes)
+    return {"id": box}
+
+
+def fx_file_and_dest(t, who):
+    box = t.box(who)
+    return {"id": t.put(who, box, who.prefix + ".txt", who.bytes)["id"], "parent": t.box(who)}
+
+
+def fx_trashed(t, who):
+    f = fx_file(t, who)
+    t.trash(who, f["id"])
+    return f
+
+
+def fx_trashed_internal(t, who):
+    # Something in the trash that the request does not name (DELETE /trash).
+    return {"_" + k: v for k, v in fx_trashed(t, who).items()}
+
+
+def fx_favorite(t, who):
+    f = fx_file(t, who)
+    t.api(who, "PUT", "/api/v1/favorites/%s" % f["id"], expect=204)
+    return f
+
+
+def fx_two_files(t, who):
+    box = t.box(who)
+    return {"a": t.put(who, box, "a.txt", who.bytes)["id"], "b": t.put(who, box, "b.txt", who.bytes)["id"]}
+
+
+def fx_two_trashed(t, who):
+    v = fx_two_files(t, who)
+    t.trash(who, v["a"])
+    t.trash(who, v["b"])
+    return v
+
+
+def fx_file_folder_dest(t, who):
+    v = fx_two_files(t, who)
+    return {"a": v["a"], "b": v["b"], "parent": t.box(who)}
+
+
+def fx_zip(t, who):
+    box = t.box(who)
+    inner = t.box(who, box)
+    t.put(who, inner, "inner.txt", who.bytes)
+    return {"a": t.put(who, box, who.prefix + ".txt", who.bytes)["id"], "b": inner}
+
+
+def fx_search(t, who):
+    word = "w" + "".join(random.choice(string.ascii_lowercase) for _ in range(11))
+    t.put(who, t.box(who), "%s %s.txt" % (who.prefix, word), who.bytes)
+    return {"q": word}
+
+
+def fx_instant_own(t, who):
+    box = t.box(who)
+    node = t.put(who, box, "unique.bin", who.bytes + (" %d" % t.n()).encode())
+    return {"id": box, "hash": node["hash"]}
+
+
+def fx_app_password(t, who):
+    app = t.api(who, "POST", "/api/v1/me/app-passwords", {"label": who.prefix + " app"}, expect=201)
+    return {"id": str(app["id"])}
+
+
+def fx_session(t, who):
+    return {"id": t.login(who)[1]}
+
+
+def fx_new_username(t, who):
+    return {"_new": "made%d" % t.n()}
+
+
+def fx_target(t, who):
+    target = t.new_user()
+    t.login(target)
+    t.probe(who, "GET", "/api/v1/admin/users?q=%s" % target.name)
+    t.probe(who, "GET", "/api/v1/admin/users/%s/app-passwords" % target.name)
+    t.probe(target, "GET", "/api/v1/me")
+    t.probe(target, "GET", "/api/v1/me/sessions")
+    return {"name": target.name}
+
+
+def fx_target_app(t, who):
+    v = fx_target(t, who)
+    target = t.users[v["name"]]
+    app = t.api(target, "POST", "/api/v1/me/app-passwords", {"label": "target app"}, expect=201)
+    v["id"] = str(app["id"])
+    return v
+
+
+def fx_registration_open(t, who):
+    # The example closes registration: open it first, so the request changes something.
+    t.api(t.admin, "PATCH", "/api/v1/admin/settings", {"registration": True})
+    return {}
+
+
+def fx_dav(t, who):
+    area, _ = t.dav_area[who.name]
+    name = "%s-%d" % (who.prefix, t.n())
+    box = t.box(who, t.dav_area[who.name][1], name)
+    t.put(who, box, who.prefix + ".txt", who.bytes)
+    t.put(who, box, "other.txt", who.bytes + b" other")
+    d = "%s/%s" % (area, name)
+    t.probe(who, "PROPFIND", dav_url("/dav", d) + "/", dict(XML, Depth="1"), ALLPROP)
+    return {"dir": d, "path": "%s/%s.txt" % (d, who.prefix)}
+
+
+def fx_dav_locked(t, who):
+    v = fx_dav(t, who)
+    v["token"] = t.dav_lock(who, v["path"])
+    return v
+
+
+def fx_dav_new_dest(t, who):
+    v = fx_dav(t, who)
+    v["dest"] = v["dir"] + "/copy.txt"
+    return v
+
+
+def fx_dav_existing_dest(t, who):
+    v = fx_dav(t, who)
+    v["dest"] = v["dir"] + "/other.txt"
+    return v
+
+
+# ---- The examples ----------------------------------------------------------
+
+
+def batch(op, keys, parent=False):
+    def build(v, who):
+        body = {"op": op, "ids": [v[k] for k in keys]}
+        if parent:
+            body["parent_id"] = v["parent"]
+        return J("POST", "/api/v1/batch", body)
+    return build
+
+
+def dav_cases(m):
+    """Every method of the WebDAV dispatch table, on mount `m`."""
+    u = lambda p: dav_url(m, p)  # noqa: E731
+    return {
+        "OPTIONS": [Case(lambda v, w: R("OPTIONS", u(v["path"]), {}, b""), fx_dav, none=any_status)],
+        "PROPFIND": [
+            # Nothing of Alice's named: Bob lists his own drive.
+            Case(lambda v, w: R("PROPFIND", m + "/", dict(XML, Depth="1"), ALLPROP), None, "drive root",
+                 ok=is_207),
+            Case(lambda v, w: R("PROPFIND", u(v["path"]), dict(XML, Depth="0"), ALLPROP), fx_dav, "depth 0",
+                 ok=is_207),
+            Case(lambda v, w: R("PROPFIND", u(v["dir"]) + "/", dict(XML, Depth="1"), ALLPROP), fx_dav,
+                 "collection, depth 1", ok=is_207)],
+        "PROPPATCH": [Case(lambda v, w: R("PROPPATCH", u(v["path"]), XML, PROPSET), fx_dav, ok=proppatch_ok)],
+        "MKCOL": [Case(lambda v, w: R("MKCOL", u(v["dir"] + "/newcol"), {}, b""), fx_dav)],
+        "GET": [
+            Case(lambda v, w: R("GET", u(v["path"]), {}, b""), fx_dav, "GET"),
+            Case(lambda v, w: R("HEAD", u(v["path"]), {}, b""), fx_dav, "HEAD")],
+        "PUT": [
+            Case(lambda v, w: R("PUT", u(v["path"]), {}, b"overwritten"), fx_dav, "overwrite"),
+            Case(lambda v, w: R("PUT", u(v["dir"] + "/new.txt"), {}, b"new"), fx_dav, "create"),
+            Case(lambda v, w: R("PUT", u(v["path"]), {"If": "(<%s>)" % v["token"]}, b"locked write"),
+                 fx_dav_locked, "with the lock token in If", cross=("token",))],
+        "PATCH": [Case(lambda v, w: R("PATCH", u(v["path"]), {
+            "Content-Type": "application/x-sabredav-partialupdate", "X-Update-Range": "bytes=0-3"}, b"ABCD"),
+            fx_dav)],
+        "DELETE": [Case(lambda v, w: R("DELETE", u(v["path"]), {}, b""), fx_dav)],
+        "COPY": [
+            Case(lambda v, w: R("COPY", u(v["path"]), {"Destination": u(v["dest"]), "Overwrite": "F"}, b""),
+                 fx_dav_new_dest, "to a new name", cross=("dest",)),
+            Case(lambda v, w: R("COPY", u(v["path"]), {"Destination": u(v["dest"]), "Overwrite": "T"}, b""),
+                 fx_dav_existing_dest, "over an existing file", cross=("dest",))],
+        "MOVE": [
+            Case(lambda v, w: R("MOVE", u(v["path"]), {"Destination": u(v["dest"]), "Overwrite": "F"}, b""),
+                 fx_dav_new_dest, "to a new name", cross=("dest",)),
+            Case(lambda v, w: R("MOVE", u(v["path"]), {"Destination": u(v["dest"]), "Overwrite": "T"}, b""),
+                 fx_dav_existing_dest, "over an existing file", cross=("dest",))],
+        "LOCK": [
+            Case(lambda v, w: R("LOCK", u(v["path"]), dict(XML, Depth="0", Timeout="Second-600"), LOCKINFO),
+                 fx_dav, "existing file"),
+            Case(lambda v, w: R("LOCK", u(v["dir"] + "/locknull.txt"), dict(XML, Depth="0"), LOCKINFO),
+                 fx_dav, "unmapped name")],
+        "UNLOCK": [Case(lambda v, w: R("UNLOCK", u(v["path"]), {"Lock-Token": "<%s>" % v["token"]}, b""),
+                        fx_dav_locked, cross=("token",))],
+    }
+
+
+def examples():
+    N = "/api/v1/nodes/%s"
+    ex = {
+        # --- files
+        ("GET", "/api/v1/drives"): [Case(lambda v, w: J("GET", "/api/v1/drives"))],
+        ("GET", "/api/v1/me/usage"): [Case(lambda v, w: J("GET", "/api/v1/me/usage"))],
+        ("GET", "/api/v1/nodes/{id}"): [Case(lambda v, w: J("GET", N % v["id"]), fx_file)],
+        ("PATCH", "/api/v1/nodes/{id}"): [
+            Case(lambda v, w: J("PATCH", N % v["id"], {"name": "renamed.txt"}), fx_file, "rename"),
+            Case(lambda v, w: with_headers(J("PATCH", N % v["id"], {"name": "renamed.txt"}), {"If-Match": v["_etag"]}),
+                 fx_file, "rename if the ETag matches"),
+            Case(lambda v, w: J("PATCH", N % v["id"], {"name": "moved.txt", "parent_id": v["parent"]}),
+                 fx_file_and_dest, "move", cross=("parent",))],
+        ("DELETE", "/api/v1/nodes/{id}"): [
+            Case(lambda v, w: J("DELETE", N % v["id"]), fx_file, "to the trash"),
+            Case(lambda v, w: J("DELETE", (N + "?permanent=true") % v["id"]), fx_file, "permanently"),
+            Case(lambda v, w: with_headers(J("DELETE", N % v["id"]), {"If-Match": v["_etag"]}), fx_file,
+                 "if the ETag matches")],
+        ("GET", "/api/v1/nodes/{id}/children"): [
+            Case(lambda v, w: J("GET", (N + "/children?sort=name&order=asc&limit=10") % v["id"]),
+                 fx_folder_with_file)],
+        ("GET", "/api/v1/nodes/{id}/content"): [
+            Case(lambda v, w: J("GET", (N + "/content") % v["id"]), fx_file, "GET"),
+            Case(lambda v, w: J("HEAD", (N + "/content") % v["id"]), fx_file, "HEAD")],
+        ("POST", "/api/v1/nodes/{id}/copy"): [
+            Case(lambda v, w: J("POST", (N + "/copy") % v["id"], {"parent_id": v["parent"], "name": "copy.txt"}),
+                 fx_file_and_dest, cross=("parent",))],
+        ("PUT", "/api/v1/nodes/{id}/files/{name}"): [
+            Case(lambda v, w: R("PUT", (N + "/files/new.txt") % v["id"], {"Content-Type": "text/plain"},
+                                b"new bytes"), fx_folder)],
+        ("POST", "/api/v1/nodes/{id}/folders"): [
+            Case(lambda v, w: J("POST", (N + "/folders") % v["id"], {"name": "sub"}), fx_folder)],
+        ("POST", "/api/v1/nodes/{id}/instant"): [
+            # Content both users store: only the folder is someone else's.
+            Case(lambda v, w: J("POST", (N + "/instant") % v["id"],
+                                {"name": "instant.txt", "hash": w.common_hash}), fx_folder, "content both store"),
+            # Content only the owner stores: Bob must not learn it exists.
+            Case(lambda v, w: J("POST", (N + "/instant") % v["id"], {"name": "instant.txt", "hash": v["hash"]}),
+                 fx_instant_own, "content only the owner stores", cross=("hash",))],
+        ("POST", "/api/v1/nodes/{id}/restore"): [
+            Case(lambda v, w: J("POST", (N + "/restore") % v["id"], {}), fx_trashed),
+            Case(lambda v, w: with_headers(J("POST", (N + "/restore") % v["id"], {}), {"If-Match": "*"}), fx_trashed,
+                 "with If-Match")],
+        ("POST", "/api/v1/nodes/{id}/upload"): [
+            Case(lambda v, w: R("POST", (N + "/upload") % v["id"], *multipart("up.txt", b"uploaded")),
+                 fx_folder, ok=upload_ok)],
+        ("GET", "/api/v1/nodes/{id}/zip"): [Case(lambda v, w: J("GET", (N + "/zip") % v["id"]), fx_folder_with_file)],
+        ("GET", "/api/v1/trash"): [Case(lambda v, w: J("GET", "/api/v1/trash?limit=50"), fx_trashed_internal)],
+        ("DELETE", "/api/v1/trash"): [Case(lambda v, w: J("DELETE", "/api/v1/trash"), fx_trashed_internal)],
+        ("POST", "/api/v1/batch"): [
+            Case(batch("move", ("a",), parent=True), fx_file_folder_dest, "move", cross=("parent",),
+                 none=batch_refused, ok=batch_ok),
+            Case(batch("copy", ("a", "b"), parent=True), fx_file_folder_dest, "copy", cross=("parent",),
+                 none=batch_refused, ok=batch_ok),
+            Case(batch("trash", ("a", "b")), fx_two_files, "trash", cross=("b",), none=batch_refused, ok=batch_ok),
+            Case(batch("restore", ("a", "b")), fx_two_trashed, "restore", none=batch_refused, ok=batch_ok),
+            Case(batch("delete", ("a", "b")), fx_two_files, "delete", cross=("b",), none=batch_refused,
+                 ok=batch_ok)],
+        ("GET", "/api/v1/favorites"): [Case(lambda v, w: J("GET", "/api/v1/favorites?limit=50"))],
+        ("PUT", "/api/v1/favorites/{id}"): [Case(lambda v, w: J("PUT", "/api/v1/favorites/%s" % v["id"]), fx_file)],
+        ("DELETE", "/api/v1/favorites/{id}"): [
+            Case(lambda v, w: J("DELETE", "/api/v1/favorites/%s" % v["id"]), fx_favorite)],
+        ("GET", "/api/v1/recent"): [Case(lambda v, w: J("GET", "/api/v1/recent?limit=20"))],
+        ("GET", "/api/v1/zip"): [
+            Case(lambda v, w: J("GET", "/api/v1/zip?ids=%s,%s" % (v["a"], v["b"])), fx_zip, cross=("b",))],
+        ("GET", "/api/v1/search"): [
+            Case(lambda v, w: J("GET", "/api/v1/search?q=%s&limit=20" % q(v["q"])), fx_search, none=search_empty)],
+        # --- the account itself
+        ("GET", "/api/v1/me"): [Case(lambda v, w: J("GET", "/api/v1/me"))],
+        ("PATCH", "/api/v1/me"): [Case(lambda v, w: J("PATCH", "/api/v1/me", {"display_name": w.prefix + " name"}))],
+        ("POST", "/api/v1/me/password"): [
+            Case(lambda v, w: J("POST", "/api/v1/me/password",
+                                {"current_password": w.password, "new_password": w.password}))],
+        ("GET", "/api/v1/me/app-passwords"): [Case(lambda v, w: J("GET", "/api/v1/me/app-passwords"))],
+        ("POST", "/api/v1/me/app-passwords"): [
+            Case(lambda v, w: J("POST", "/api/v1/me/app-passwords", {"label": w.prefix + " phone",
+                                                                      "scopes": ["files"]}))],
+        ("DELETE", "/api/v1/me/app-passwords/{id}"): [
+            Case(lambda v, w: J("DELETE", "/api/v1/me/app-passwords/%s" % v["id"]), fx_app_password)],
+        ("GET", "/api/v1/me/sessions"): [Case(lambda v, w: J("GET", "/api/v1/me/sessions"))],
+        ("DELETE", "/api/v1/me/sessions/{id}"): [
+            Case(lambda v, w: J("DELETE", "/api/v1/me/sessions/%s" % v["id"]), fx_session)],
+        ("POST", "/api/v1/auth/logout"): [Case(lambda v, w: J("POST", "/api/v1/auth/logout"), session=True)],
+        # --- administration (the owner is an administrator; ids name a fresh user)
+        ("GET", "/api/v1/admin/settings"): [Case(lambda v, w: J("GET", "/api/v1/admin/settings"))],
+        ("PATCH", "/api/v1/admin/settings"): [
+            Case(lambda v, w: J("PATCH", "/api/v1/admin/settings", {"registration": False}), fx_registration_open)],
+        ("GET", "/api/v1/admin/users"): [Case(lambda v, w: J("GET", "/api/v1/admin/users?limit=10&q=a"))],
+        ("POST", "/api/v1/admin/users"): [
+            Case(lambda v, w: J("POST", "/api/v1/admin/users", {"username": v["_new"], "password": "made password 1",
+                                                               "display_name": "Made"}), fx_new_username)],
+        ("PATCH", "/api/v1/admin/users/{name}"): [
+            Case(lambda v, w: J("PATCH", "/api/v1/admin/users/%s" % v["name"],
+                                {"quota_bytes": 10000000, "active": True}), fx_target)],
+        ("GET", "/api/v1/admin/users/{name}/app-passwords"): [
+            Case(lambda v, w: J("GET", "/api/v1/admin/users/%s/app-passwords" % v["name"]), fx_target)],
+        ("DELETE", "/api/v1/admin/users/{name}/app-passwords/{id}"): [
+            Case(lambda v, w: J("DELETE", "/api/v1/admin/users/%s/app-passwords/%s" % (v["name"], v["id"])),
+                 fx_target_app)],
+        ("POST", "/api/v1/admin/users/{name}/password"): [
+            Case(lambda v, w: J("POST", "/api/v1/admin/users/%s/password" % v["name"],
+                                {"password": "reset password 1"}), fx_target)],
+        ("DELETE", "/api/v1/admin/users/{name}/sessions"): [
+            Case(lambda v, w: J("DELETE", "/api/v1/admin/users/%s/sessions" % v["name"]), fx_target)],
+    }
+    for mount in ("/dav", "/webdav"):
+        for method, cases in dav_cases(mount).items():
+            ex[(method, mount + "/{path...}")] = cases
+    return ex
+
+
+# ---- Comparing answers -----------------------------------------------------
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+DAV_KEYS = ("path", "dir", "dest")
+VOLATILE_HEADERS = {"date", "x-request-id", "content-length", "connection", "keep-alive"}
+
+
+def rand(alphabet, n):
+    return "".join(random.choice(alphabet) for _ in range(n))
+
+
+def forge(v):
+    """Values of the same shape as `v`'s that name nothing."""
+    out, memo = {}, {}
+    for k, x in v.items():
+        if k.startswith("_"):
+            out[k] = x
+        elif UUID.fullmatch(x):
+            out[k] = x[:-12] + rand("0123456789abcdef", 12)
+        elif x.startswith("urn:uuid:") and UUID.fullmatch(x[9:]):
+            out[k] = x[:-12] + rand("0123456789abcdef", 12)
+        elif x.isdigit():
+            out[k] = str(int(x) + 1000000)
+        elif re.fullmatch(r"[0-9a-f]{64}", x):
+            out[k] = rand("0123456789abcdef", 64)
+        elif k in DAV_KEYS:
+            segs = []
+            for s in x.split("/"):
+                if s not in memo:
+                    ext = s[s.rfind("."):] if "." in s else ""
+                    memo[s] = "nowhere-" + rand("0123456789abcdef", 8) + ext
+                segs.append(memo[s])
+            out[k] = "/".join(segs)
+        else:
+            out[k] = "zz" + rand(string.ascii_lowercase, max(len(x) - 2, 4))
+    return out
+
+
+def encodings(s):
+    forms = {s, urllib.parse.quote(s, safe="/"), urllib.parse.quote(s, safe=""),
+             json.dumps(s)[1:-1], json.dumps(s, ensure_ascii=False)[1:-1],
+             s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")}
+    for f in list(forms):
+        forms.add(re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), f))
+    return forms
+
+
+def normalize(body, v):
+    """Replaces the values the request carried (echoes of what the caller
+    sent are no leak) by their key, in every encoding, longest first."""
+    subs = []
+    for k, x in v.items():
+        if k.startswith("_") or len(x) < 8:
+            continue
+        for e in encodings(x):
+            subs.append((e.encode(), ("<%s>" % k).encode()))
+        if k in DAV_KEYS:
+            for i, seg in enumerate(x.split("/")):
+                if len(seg) >= 8:
+                    for e in encodings(seg):
+                        subs.append((e.encode(), ("<%s.%d>" % (k, i)).encode()))
+    for old, new in sorted(subs, key=lambda p: -len(p[0])):
+        body = body.replace(old, new)
+    return body
+
+
+def answer(resp, v):
+    status, headers, body = resp
+    names = tuple(sorted(h for h in headers if h not in VOLATILE_HEADERS))
+    return status, headers.get("content-type", ""), names, normalize(body, v)
+
+
+VOLATILE_FIELDS = [(re.compile(rb'"last_used_at":(null|\d+)'), b'"last_used_at":_'),
+                   (re.compile(rb"Second-\d+"), b"Second-_")]
+
+
+# ---- Roles and credentials -------------------------------------------------
+#
+# A role is what the actor is to Alice's resource; the matrix runs every role
+# for every route, in this order (roles that must leave Alice's data alone
+# first; the owner last, whose request may delete the fixture). Sharing adds
+# "viewer", "editor", "manager" and "link" (a public link's bearer) here,
+# each with its own expectation per route.
+
+Role = namedtuple("Role", "name check keeps_alices_data")
+
+
+def role_none(t, key, access, case, v):
+    t.expect_stranger(key, access, case, v)
+
+
+def role_owner(t, key, access, case, v):
+    t.expect_owner(key, access, case, v)
+
+
+ROLES = [Role("none", role_none, True), Role("owner", role_owner, False)]
+
+# Credentials of the owner beyond the account password (Basic): a session
+# (Bearer) and an app password.
+CREDENTIALS = ("session", "app-password")
 
 
 class AuthzMatrixTest(unittest.TestCase):
@@ -29,107 +583,283 @@ class AuthzMatrixTest(unittest.TestCase):
         cls.srv.terminate()
         cls.srv.close()
 
-    def call(self, method, path, auth=None, body=None, headers=None):
-        h = dict(auth or {})
-        h.update(headers or {})
-        raw = b""
-        if body is not None:
-            raw = body if isinstance(body, bytes) else json.dumps(body).encode()
-            h.setdefault("Content-Type", "application/json")
-        return exchange(self.srv, method, path, h, raw)
+    # ---- plumbing
 
-    def json(self, method, path, auth, body=None, expect=200):
-        status, _, data = self.call(method, path, auth, body)
-        self.assertEqual(status, expect, data[:300])
+    def send(self, auth, r):
+        h = dict(r.headers)
+        h.update(auth or {})
+        self.requests += 1
+        return exchange(self.srv, r.method, r.path, h, r.body)
+
+    def api(self, who, method, path, obj=None, raw=None, expect=200, headers=None):
+        r = J(method, path, obj) if raw is None else R(method, path, headers or {}, raw)
+        status, _, data = self.send(who.auth, r)
+        self.assertEqual(status, expect, "%s %s: %r" % (method, path, data[:300]))
         return json.loads(data) if data else None
 
-    def test_matrix(self):
-        admin = basic("admin", "admin password 1")
-        self.json("POST", "/api/v1/setup", None, {"username": "admin", "password": "admin password 1"}, 201)
-        for name in ("alice", "bob"):
-            self.json("POST", "/api/v1/admin/users", admin, {"username": name, "password": name + " password 1"}, 201)
-        a, b = basic("alice", "alice password 1"), basic("bob", "bob password 1")
-        # Alice's resources: a folder with a file, a trashed file, a
-        # favorite, an app password, a session, a lock.
-        root = self.json("GET", "/api/v1/drives", a)["drives"][0]["root_id"]
-        folder = self.json("POST", "/api/v1/nodes/%s/folders" % root, a, {"name": SECRET}, 201)
-        status, _, data = self.call("PUT", "/api/v1/nodes/%s/files/%s.txt" % (folder["id"], urllib.parse.quote(SECRET)),
-                                    a, b"alice's bytes")
-        self.assertEqual(status, 201, data)
-        file = json.loads(data)
-        status, _, data = self.call("PUT", "/api/v1/nodes/%s/files/trashed.txt" % folder["id"], a, b"t")
-        trashed = json.loads(data)
-        self.assertEqual(self.call("DELETE", "/api/v1/nodes/%s" % trashed["id"], a)[0], 204)
-        self.assertEqual(self.call("PUT", "/api/v1/favorites/%s" % file["id"], a)[0], 204)
-        app = self.json("POST", "/api/v1/me/app-passwords", a, {"label": SECRET}, 201)
-        login = self.json("POST", "/api/v1/auth/login", None, {"username": "alice", "password": "alice password 1"})
-        routes = self.json("GET", "/_test/routes", None)["routes"]
+    def n(self):
+        self.counter += 1
+        return self.counter
 
-        # What each path parameter stands for: (Alice's value, unknown value).
-        ids = {
-            "id": {"nodes": (file["id"], "01a22bb7-0000-7000-8000-000000000000"),
-                   "favorites": (file["id"], "01a22bb7-0000-7000-8000-000000000000"),
-                   "app-passwords": (str(app["id"]), "999999"),
-                   "sessions": (login["session_id"], "01a22bb7-0000-7000-8000-000000000001")},
-            "name": {"users": ("alice", "nobody-here"), "files": (SECRET + ".txt", "no-such.txt")},
-            "path": {"dav": ("%s/%s.txt" % (SECRET, SECRET), "no-such/file.txt"),
-                     "webdav": ("%s/%s.txt" % (SECRET, SECRET), "no-such/file.txt")},
-        }
-        checked = 0
-        for r in routes:
-            method, pattern, access = r["method"], r["pattern"], r["access"]
-            if access == "public" or pattern.startswith("/_test"):
-                continue
-            segs = pattern.strip("/").split("/")
-            mine, unknown = [], []
-            for i, s in enumerate(segs):
-                if s.startswith("{"):
-                    key = s.strip("{}.")
-                    context = segs[i - 1] if i else ""
-                    if key == "path":
-                        context = segs[0]
-                    self.assertIn(key, ids, "route %s %s: the matrix has no value for {%s}" % (method, pattern, key))
-                    table = ids[key]
-                    if key == "id" and context not in table:
-                        context = "nodes"  # node-id routes: /nodes/{id}/…
-                    self.assertIn(context, table, "route %s %s: no value for {%s} after %s" %
-                                  (method, pattern, key, context))
-                    mine.append(urllib.parse.quote(table[context][0], safe="/"))
-                    unknown.append(urllib.parse.quote(table[context][1], safe="/"))
-                else:
-                    mine.append(s)
-                    unknown.append(s)
-            path_a, path_x = "/" + "/".join(mine), "/" + "/".join(unknown)
-            body = b"{}" if method in ("POST", "PATCH", "PUT") and "/files/" not in pattern else b"x"
-            if method == "GET" and pattern == "/api/v1/search":
-                path_a = path_x = "/api/v1/search?q=" + urllib.parse.quote(SECRET[:6])
-            # Anonymous: 401, whatever the resource.
-            status, _, data = self.call(method, path_a, None, body)
-            self.assertEqual(status, 401, "%s %s anonymous: %d %r" % (method, path_a, status, data[:200]))
-            # Bob with Alice's id vs Bob with an unknown id.
-            sa, _, da = self.call(method, path_a, b, body)
-            sx, _, dx = self.call(method, path_x, b, body)
-            where = "%s %s as Bob: %d %r" % (method, path_a, sa, da[:200])
-            self.assertNotIn(b"alice's bytes", da, where)
-            dav = pattern.startswith(("/dav", "/webdav"))
-            if not dav:
-                # (A WebDAV path is the caller's own; Bob's request names
-                # the folder itself, so an echo of it is no leak.)
-                self.assertNotIn(SECRET.encode(), da, where)
+    def probe(self, who, method, path, headers=None, body=b""):
+        self.probes.append((who, R(method, path, headers or {}, body)))
+
+    def box(self, who, parent=None, name=None):
+        parent = parent or self.work[who.name]
+        node = self.api(who, "POST", "/api/v1/nodes/%s/folders" % parent,
+                        {"name": name or "%s-%d" % (who.prefix, self.n())}, expect=201)
+        self.probe(who, "GET", "/api/v1/nodes/%s" % node["id"])
+        self.probe(who, "GET", "/api/v1/nodes/%s/children?limit=500" % node["id"])
+        return node["id"]
+
+    def put(self, who, parent, name, data):
+        node = self.api(who, "PUT", "/api/v1/nodes/%s/files/%s" % (parent, q(name)), raw=data, expect=201)
+        self.probe(who, "GET", "/api/v1/nodes/%s" % node["id"])
+        self.probe(who, "GET", "/api/v1/nodes/%s/content" % node["id"])
+        return node
+
+    def trash(self, who, node_id):
+        self.api(who, "DELETE", "/api/v1/nodes/%s" % node_id, expect=204)
+
+    def login(self, who):
+        status, _, data = self.send({"User-Agent": who.ua}, J("POST", "/api/v1/auth/login", {
+            "username": who.name, "password": who.password}))
+        self.assertEqual(status, 200, data)
+        t = json.loads(data)
+        return {"Authorization": "Bearer " + t["access_token"]}, t["session_id"]
+
+    def app_password(self, who):
+        app = self.api(who, "POST", "/api/v1/me/app-passwords", {"label": who.prefix + " sync"}, expect=201)
+        return basic(who.name, app["password"])
+
+    def new_user(self):
+        u = Actor("target%d" % self.n(), "target password 1", "target")
+        self.api(self.admin, "POST", "/api/v1/admin/users", {"username": u.name, "password": u.password},
+                 expect=201)
+        self.users[u.name] = u
+        return u
+
+    def dav_lock(self, who, path):
+        status, hdrs, data = self.send(who.auth, R("LOCK", dav_url("/dav", path),
+                                                   dict(XML, Depth="0", Timeout="Second-600"), LOCKINFO))
+        self.assertIn(status, (200, 201), data)
+        return hdrs["lock-token"].strip("<>")
+
+    def make(self, case, who):
+        self.probes = []
+        v = case.fixture(self, who)
+        v["_probes"] = self.probes
+        return v
+
+    def snapshot(self, v):
+        """Alice's data as she (or the admin, for admin fixtures) sees it."""
+        probes = [(self.alice, J("GET", p)) for p in (
+            "/api/v1/trash?limit=500", "/api/v1/favorites?limit=500", "/api/v1/me", "/api/v1/me/usage",
+            "/api/v1/me/app-passwords", "/api/v1/me/sessions", "/api/v1/nodes/%s/children?limit=500" % self.root,
+            "/api/v1/nodes/%s/children?limit=500" % self.sentinel["folder"],
+            "/api/v1/nodes/%s/content" % self.sentinel["file"])]
+        probes += [(self.admin, J("GET", "/api/v1/admin/settings"))]
+        out = []
+        for who, r in probes + v["_probes"]:
+            status, _, body = self.send(who.auth, r)
+            for rx, sub in VOLATILE_FIELDS:
+                body = rx.sub(sub, body)
+            out.append(("%s %s" % (r.method, r.path), status, body))
+        return out
+
+    def assert_same_data(self, where, before, after):
+        for b, a in zip(before, after):
+            self.assertEqual(b, a, "%s: Alice's data changed (%s)" % (where, b[0]))
+
+    def assert_no_leak(self, where, resp, v):
+        body = normalize(resp[2], v)
+        for m in self.markers:
+            self.assertNotIn(m, body, "%s: Bob's answer holds Alice's %r: %d %r" % (where, m, resp[0], resp[2][:300]))
+        for name, value in resp[1].items():
+            if name not in VOLATILE_HEADERS:
+                hv = normalize(value.encode(), v)
+                for m in self.markers:
+                    self.assertNotIn(m, hv, "%s: header %s leaks %r" % (where, name, m))
+
+    def credential(self, who, case):
+        return self.login(who)[0] if case.session else who.auth
+
+    # ---- expectations
+
+    def expect_stranger(self, key, access, case, v):
+        """Role "none": Bob, who has no relation to Alice's resources."""
+        bob = self.bob
+        where = "%s %s %s as Bob" % (key[0], key[1], case.label)
+        keys = [k for k in v if not k.startswith("_")]
+        if not keys:
+            # Nothing of Alice's is named: Bob acts on his own account.
+            own = self.make(case, bob)
+            resp = self.send(self.credential(bob, case), case.build(own, bob))
+            self.cases += 1
             if access == "admin":
-                self.assertEqual(sa, 403, where)
-            elif "{" in pattern:
-                # Alice's resource and no resource are indistinguishable.
-                self.assertTrue(400 <= sa < 500, where)
-                self.assertEqual(sa, sx, "%s %s: Alice's id %d, unknown id %d" % (method, pattern, sa, sx))
-                if not dav:
-                    self.assertEqual(da, dx, "%s %s: bodies differ" % (method, pattern))
-            checked += 1
-        self.assertGreater(checked, 40)
-        # Nothing Bob did changed Alice's data.
-        status, _, data = self.call("GET", "/api/v1/nodes/%s/content" % file["id"], a)
-        self.assertEqual((status, data), (200, b"alice's bytes"))
-        kids = self.json("GET", "/api/v1/nodes/%s/children" % folder["id"], a)["items"]
+                self.assertEqual(resp[0], 403, "%s: %d %r" % (where, resp[0], resp[2][:300]))
+            else:
+                self.assertTrue(case.ok(resp[0], resp[2]), "%s (his own): %d %r" % (where, resp[0], resp[2][:300]))
+            self.assert_no_leak(where, resp, own)
+            return
+        fake = forge(v)
+        ra = case.build(v, bob)
+        rx = case.build(fake, bob)
+        a = self.send(self.credential(bob, case), ra)
+        x = self.send(self.credential(bob, case), rx)
+        self.cases += 2
+        detail = "%s: %s %s\n  with Alice's ids: %d %r\n  with unknown ids: %d %r" % (
+            where, ra.method, ra.path, a[0], a[2][:300], x[0], x[2][:300])
+        self.assert_no_leak(where, a, v)
+        if access == "admin":
+            self.assertEqual(a[0], 403, detail)
+        else:
+            self.assertTrue(case.none(a[0], normalize(a[2], v)), "unexpected answer " + detail)
+        self.assertEqual(answer(a, v), answer(x, fake), "Alice's ids and unknown ids answer differently " + detail)
+        # Bob's own resource everywhere, Alice's id in one secondary place.
+        for k in case.cross:
+            own_a, own_x = self.make(case, bob), self.make(case, bob)
+            va, vx = dict(own_a, **{k: v[k]}), dict(own_x, **{k: fake[k]})
+            # Bob's own values compare as equal placeholders.
+            na = {("own." + kk if kk != k else kk): vv for kk, vv in va.items() if not kk.startswith("_")}
+            nx = {("own." + kk if kk != k else kk): vv for kk, vv in vx.items() if not kk.startswith("_")}
+            ra, rx = case.build(va, bob), case.build(vx, bob)
+            a = self.send(self.credential(bob, case), ra)
+            x = self.send(self.credential(bob, case), rx)
+            self.cases += 2
+            detail = ("%s, his own resource with Alice's %r: %s %s\n  with Alice's %s: %d %r\n"
+                      "  with an unknown %s: %d %r" % (where, k, ra.method, ra.path, k, a[0], a[2][:300],
+                                                       k, x[0], x[2][:300]))
+            self.assert_no_leak(where, a, na)
+            if access != "admin":
+                self.assertTrue(case.none(a[0], normalize(a[2], na)), "unexpected answer " + detail)
+            self.assertEqual(answer(a, na), answer(x, nx),
+                             "Alice's id and an unknown id answer differently " + detail)
+
+    def expect_owner(self, key, access, case, v):
+        owner = self.admin if access == "admin" else self.alice
+        r = case.build(v, owner)
+        status, _, data = self.send(self.credential(owner, case), r)
+        self.cases += 1
+        self.assertTrue(case.ok(status, data), "%s %s %s: example does not succeed for the owner: %s %s -> %d %r" % (
+            key[0], key[1], case.label, r.method, r.path, status, data[:300]))
+
+    def expect_credential(self, cred, key, access, case):
+        owner = self.admin if access == "admin" else self.alice
+        where = "%s %s %s with %s's %s" % (key[0], key[1], case.label, owner.name, cred)
+        v = self.make(case, owner)
+        r = case.build(v, owner)
+        if cred == "session":
+            status, _, data = self.send(self.login(owner)[0], r)
+            self.cases += 1
+            self.assertTrue(case.ok(status, data), "%s: %d %r" % (where, status, data[:300]))
+            return
+        apps = [self.app_password(owner)]
+        if access == "admin":
+            apps.append(self.app_password(self.alice))
+        for app in apps:
+            before = self.snapshot(v) if access != "user" else None
+            status, _, data = self.send(app, r)
+            self.cases += 1
+            if access == "user":
+                if case.session:
+                    # Needs a session, which an app password is not; still no 401/403.
+                    self.assertNotIn(status, (401, 403), "%s: %d %r" % (where, status, data[:300]))
+                else:
+                    self.assertTrue(case.ok(status, data), "%s: %d %r" % (where, status, data[:300]))
+            else:
+                self.assertEqual(status, 403, "%s: %d %r" % (where, status, data[:300]))
+                self.assertEqual(json.loads(data)["error"], "permission_denied", where)
+                self.assert_same_data(where, before, self.snapshot(v))
+
+    def run_case(self, key, access, case):
+        owner = self.admin if access == "admin" else self.alice
+        v = self.make(case, owner)
+        before = self.snapshot(v)
+        r = case.build(v, owner)
+        resp = self.send(None, r)
+        self.cases += 1
+        self.assertEqual(resp[0], 401, "%s %s %s anonymous: %d %r" % (key[0], key[1], case.label, resp[0],
+                                                                      resp[2][:200]))
+        self.assert_no_leak("%s %s anonymous" % key, resp, v)
+        for role in ROLES:
+            role.check(self, key, access, case, v)
+            if role.keeps_alices_data:
+                self.assert_same_data("%s %s %s after role %s" % (key[0], key[1], case.label, role.name),
+                                      before, self.snapshot(v))
+        for cred in CREDENTIALS:
+            self.expect_credential(cred, key, access, case)
+
+    # ---- the matrix
+
+    def test_matrix(self):
+        started = time.time()
+        self.requests = self.cases = self.counter = 0
+        self.users = {}
+        setup = J("POST", "/api/v1/setup", {"username": "admin", "password": "admin password 1"})
+        self.assertEqual(self.send(None, setup)[0], 201)
+        self.admin = Actor("admin", "admin password 1", "admin-stuff")
+        self.alice = Actor("alice", "alice password 1", SECRET)
+        self.bob = Actor("bob", "bob password 1", "bob-stuff")
+        for who in (self.alice, self.bob):
+            self.api(self.admin, "POST", "/api/v1/admin/users", {"username": who.name, "password": who.password},
+                     expect=201)
+        self.work, self.dav_area, self.probes = {}, {}, []
+        drives = {}
+        for who in (self.admin, self.alice, self.bob):
+            drives[who.name] = self.api(who, "GET", "/api/v1/drives")["drives"][0]
+            root = drives[who.name]["root_id"]
+            self.work[who.name] = self.box(who, root, who.prefix + "-work")
+            dav = who.prefix + "-dav"
+            self.dav_area[who.name] = (dav, self.box(who, root, dav))
+            who.common_hash = self.put(who, self.work[who.name], "common.bin", COMMON)["hash"]
+        self.root = drives["alice"]["root_id"]
+        # Alice's sentinel data: a secret folder with her file, a favorite,
+        # a session, an app password, a lock; Bob must never see or change it.
+        folder = self.box(self.alice, self.root, SECRET)
+        file = self.put(self.alice, folder, SECRET + ".txt", ALICE_BYTES)
+        self.api(self.alice, "PUT", "/api/v1/favorites/%s" % file["id"], expect=204)
+        self.login(self.alice)
+        self.app_password(self.alice)
+        self.dav_lock(self.alice, "%s/%s.txt" % (SECRET, SECRET))
+        self.sentinel = {"folder": folder, "file": file["id"]}
+        me = self.api(self.alice, "GET", "/api/v1/me")
+        self.markers = [b"alice", SECRET.encode(), ALICE_BYTES, urllib.parse.quote(SECRET).encode(),
+                        urllib.parse.quote(SECRET).lower().encode(), json.dumps(SECRET)[1:-1].encode(),
+                        me["id"].encode(), self.root.encode(), drives["alice"]["id"].encode(),
+                        folder.encode(), file["id"].encode()]
+
+        routes = self.api(self.alice, "GET", "/_test/routes")["routes"]
+        table = examples()
+        keys = {(r["method"], r["pattern"]): r["access"] for r in routes
+                if r["access"] != "public" and not r["pattern"].startswith("/_test/")}
+        missing = sorted("%s %s (%s)" % (m, p, a) for (m, p), a in keys.items() if (m, p) not in table)
+        self.assertEqual(missing, [], "routes without an example in the authorization matrix")
+        stale = sorted("%s %s" % k for k in table if k not in keys)
+        self.assertEqual(stale, [], "examples for routes the server does not have (or that are public now)")
+
+        # DELETE /api/v1/trash empties Alice's trash when she runs it: it
+        # goes first, and the trashed sentinel is made after it.
+        order = sorted(keys, key=lambda k: k != ("DELETE", "/api/v1/trash"))
+        trashed = None
+        for key in order:
+            for case in table[key]:
+                with self.subTest(route="%s %s" % key, example=case.label):
+                    self.run_case(key, keys[key], case)
+            if trashed is None:
+                trashed = self.put(self.alice, folder, "trashed.txt", ALICE_BYTES + b" trashed")
+                self.trash(self.alice, trashed["id"])
+
+        # Nothing Bob did changed Alice's sentinel data.
+        status, _, data = self.send(self.alice.auth, J("GET", "/api/v1/nodes/%s/content" % file["id"]))
+        self.assertEqual((status, data), (200, ALICE_BYTES))
+        kids = self.api(self.alice, "GET", "/api/v1/nodes/%s/children" % folder)["items"]
         self.assertEqual([k["name"] for k in kids], [SECRET + ".txt"])
-        self.assertEqual(len(self.json("GET", "/api/v1/trash", a)["items"]), 1)
-        self.assertEqual(len(self.json("GET", "/api/v1/favorites", a)["items"]), 1)
+        trash = self.api(self.alice, "GET", "/api/v1/trash?limit=500")["items"]
+        self.assertIn(trashed["id"], [i["id"] for i in trash])
+        favorites = self.api(self.alice, "GET", "/api/v1/favorites?limit=500")["items"]
+        self.assertIn(file["id"], [i["id"] for i in favorites])
+        variants = sum(len(table[k]) for k in keys)
+        self.assertGreater(len(keys), 60)
+        print("\nauthz matrix: %d routes, %d examples, %d checked requests, %d requests in all, %.1f s" % (
+            len(keys), variants, self.cases, self.requests, time.time() - started), file=sys.stderr)
