@@ -127,6 +127,19 @@ void RegisterAuthRoutes(http::Router& router, const AccountDeps& d) {
         if (auto wait = d.limiter.SignInRetryAfter(req.client_ip, user, now)) {
           return http::TooManyAttempts(*wait);
         }
+        int64_t wait = 0;
+        switch (d.limiter.AdmitPasswordCheck(req.client_ip, user, now, &wait)) {
+          case auth::Admission::kRun:
+            break;
+          case auth::Admission::kThrottled:
+            return http::TooManyAttempts(wait);
+          case auth::Admission::kBusy: {
+            Response r = http::ErrorResponse(
+                Status::Unavailable("the server is refusing a storm of wrong passwords; retry shortly"));
+            r.headers.Set("Retry-After", std::to_string(wait));
+            return r;
+          }
+        }
         auto t = d.sessions.Login(user, *f->Get("password"), req.headers.Get("User-Agent").value_or(""),
                                   req.client_ip);
         if (!t.ok()) {

@@ -125,6 +125,9 @@ Result<PrincipalPtr> Authenticator::VerifyBasic(std::string_view username,
       if (!hit->app_password_id && now - hit->verified_ms >= opt_.refresh_after_ms) {
         Refresh(key, std::string(username), std::string(password));
       }
+      if (hit->principal && hit->principal->admin == (st->user.role == "admin")) {
+        return hit->principal;
+      }
       return Make(st->user, *hit);
     }
     // Changed since (password, revocation, deactivation): verify afresh.
@@ -165,7 +168,10 @@ Result<PrincipalPtr> Authenticator::VerifyBasic(std::string_view username,
   // Entries are inserted with the version read before verifying: an
   // InvalidateUser in between leaves a stale version, which the next hit
   // refuses against the state it re-reads.
-  if (r.ok()) Insert(key, verified);
+  if (r.ok()) {
+    verified.principal = *r;
+    Insert(key, verified);
+  }
   if (failure) *failure = why;
   return r;
 }
@@ -187,7 +193,7 @@ Result<PrincipalPtr> Authenticator::Verify(std::string_view username, std::strin
   if (user && app && app->user_id == user->id) {
     if (!user->active) return Denied();
     (void)meta_.Write([&](meta::WriteTxn& txn) { return txn.TouchAppPassword(app->id, now); });
-    *verified = Entry{user->id, user->credentials_version, app->id, app->scopes, now, false, {}, 0};
+    *verified = Entry{user->id, user->credentials_version, app->id, app->scopes, now, false, {}, 0, {}};
     return Make(*user, *verified);
   }
   if (!opt_.allow_account_passwords) return Denied();
@@ -197,19 +203,39 @@ Result<PrincipalPtr> Authenticator::Verify(std::string_view username, std::strin
     return Status::ResourceExhausted("too many failed sign-ins from this address; retry in " +
                                      std::to_string(*wait) + " s");
   }
+  // An address that failed before shares a small budget of checks with
+  // every other such address: a storm from many addresses costs a few
+  // Argon2id runs, not one per guess (the owner's clean address does not
+  // wait for it).
+  int64_t wait_s = 0;
+  switch (limiter_.AdmitPasswordCheck(client_ip, username, now, &wait_s)) {
+    case Admission::kRun:
+      break;
+    case Admission::kThrottled:
+      failure->retry_after_s = wait_s;
+      return Status::ResourceExhausted("too many failed sign-ins; retry in " +
+                                       std::to_string(wait_s) + " s");
+    case Admission::kBusy:
+      failure->retry_after_s = wait_s;
+      return Status::Unavailable("the server is refusing a storm of wrong passwords; retry in " +
+                                 std::to_string(wait_s) + " s");
+  }
   // 4. Argon2id on the password pool (an unknown user costs the same run).
-  argon2_runs_.fetch_add(1, std::memory_order_relaxed);
   auto ok = VerifyPassword(password, user ? user->password_hash : DummyHash());
   if (!ok.ok()) {
-    if (ok.status().code() == Code::kUnavailable) failure->retry_after_s = 1;
+    if (ok.status().code() == Code::kUnavailable) {
+      failure->retry_after_s = 1;
+      limiter_.CheckRefused(UnixMillis());
+    }
     return ok.status();
   }
+  argon2_runs_.fetch_add(1, std::memory_order_relaxed);  // it ran (not refused by a full pool)
   if (!user || !*ok || !user->active) {
     limiter_.SignInFailed(client_ip, username, UnixMillis());
     return Denied();
   }
   limiter_.SignInSucceeded(client_ip, username);
-  *verified = Entry{user->id, user->credentials_version, 0, 0, now, false, {}, 0};
+  *verified = Entry{user->id, user->credentials_version, 0, 0, now, false, {}, 0, {}};
   return Make(*user, *verified);
 }
 

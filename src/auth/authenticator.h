@@ -97,6 +97,9 @@ class Authenticator {
     bool refreshing;
     std::list<Key>::iterator lru;
     size_t bytes;
+    // Handed out again while the account's role is the one it was made
+    // with (a hit then allocates nothing).
+    PrincipalPtr principal;
   };
   // What a hit is checked against: the account as stored, at most
   // state_ttl_ms old.

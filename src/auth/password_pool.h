@@ -28,7 +28,7 @@ namespace nubo::auth {
 
 struct PasswordPoolOptions {
   size_t threads = 1;
-  size_t max_queue = 8;  // tasks waiting for a thread, beyond those running
+  size_t max_queue = 4;  // tasks waiting for a thread, beyond those running
   int nice = 10;         // added CPU niceness of the pool's threads (0: none)
 };
 

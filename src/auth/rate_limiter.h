@@ -11,6 +11,7 @@
 // one address cannot guess across many accounts.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <list>
 #include <mutex>
@@ -26,6 +27,29 @@ struct LimiterOptions {
   int64_t lockout_ms = 5 * 60 * 1000;
   size_t max_keys = 100'000;
   int address_factor = 5;
+  // Password checks for addresses that failed repeatedly share this budget
+  // (per second, and the burst): a storm from many addresses costs a few
+  // Argon2id runs, not one per guess. 0: no budget.
+  double suspect_rate = 0.5;
+  double suspect_burst = 2;
+  // An address is a suspect after this many recent failures (for one
+  // account, or address_factor times as many across accounts): one typo
+  // costs nothing.
+  int suspect_failures = 3;
+  // Under attack — this many failed sign-ins (or checks refused because
+  // the password pool was full) server-wide within about a minute — every
+  // uncached password check draws from that budget, clean addresses too
+  // (they get 503 + Retry-After, a capacity answer, not a lockout): a
+  // storm from thousands of fresh addresses still costs a few Argon2id
+  // runs a second. 0: never.
+  double attack_failures = 10;
+};
+
+// What AdmitPasswordCheck decides.
+enum class Admission {
+  kRun,        // check the password now
+  kThrottled,  // this address failed recently and the shared budget is spent: 429
+  kBusy,       // the server is under attack and the budget is spent: 503
 };
 
 class FailureLimiter {
@@ -43,6 +67,17 @@ class FailureLimiter {
   std::optional<int64_t> SignInRetryAfter(std::string_view ip, std::string_view username, int64_t now_ms);
   void SignInFailed(std::string_view ip, std::string_view username, int64_t now_ms);
   void SignInSucceeded(std::string_view ip, std::string_view username);
+  // A password check was refused because the password pool was full: a
+  // storm signal as strong as a failure.
+  void CheckRefused(int64_t now_ms);
+
+  // Whether a password check (Argon2id) may run now for this attempt: an
+  // address with no recent failure runs at once unless the server is
+  // under attack; one that failed (for this account or any), and any
+  // attempt under attack, only while the shared budget lasts.
+  // `retry_after_s`: when to come back if not kRun.
+  Admission AdmitPasswordCheck(std::string_view ip, std::string_view username, int64_t now_ms,
+                               int64_t* retry_after_s);
 
  private:
   struct Slot {
@@ -51,8 +86,17 @@ class FailureLimiter {
     std::list<std::string>::iterator age;
   };
   LimiterOptions opt_;
+  // Keys tracked: zero in the steady state, when a check needs no lock and
+  // no key strings (every cached sign-in asks).
+  std::atomic<size_t> tracked_{0};
   std::mutex mu_;
   std::unordered_map<std::string, Slot> slots_;
+  double suspect_tokens_ = -1;  // < 0: not started (full)
+  int64_t suspect_at_ms_ = 0;
+  std::atomic<bool> recent_any_{false};  // recent_failures_ worth looking at
+  double recent_failures_ = 0;  // server-wide, decaying with a one-minute time constant
+  int64_t recent_at_ms_ = 0;
+  double RecentFailures(int64_t now_ms);  // mu_ held
   std::list<std::string> order_;  // front: newest
 };
 

@@ -58,5 +58,48 @@ TEST(FailureLimiter, SignInsCountPerAccountAndAddressNeverPerAccountAlone) {
   EXPECT_EQ(l.SignInRetryAfter("198.51.100.7", "alice", 0), std::nullopt);
 }
 
+// Addresses that failed share a small budget of password checks; a clean
+// address is never held back by them.
+TEST(FailureLimiter, SuspectAddressesShareABudgetOfPasswordChecks) {
+  FailureLimiter l({.max_failures = 100, .lockout_ms = 60'000, .max_keys = 1000, .address_factor = 5,
+                    .suspect_rate = 1, .suspect_burst = 2, .suspect_failures = 2,
+                    .attack_failures = 0});
+  using A = Admission;
+  int64_t wait = 0;
+  EXPECT_EQ(l.AdmitPasswordCheck("203.0.113.1", "alice", 0, &wait), A::kRun);  // nothing failed yet
+  l.SignInFailed("203.0.113.1", "alice", 0);
+  EXPECT_EQ(l.AdmitPasswordCheck("203.0.113.1", "alice", 0, &wait), A::kRun);  // one typo: no suspect
+  EXPECT_EQ(l.AdmitPasswordCheck("203.0.113.1", "alice", 0, &wait), A::kRun);
+  for (int i = 0; i < 5; ++i) {
+    for (int k = 0; k < 2; ++k) l.SignInFailed("203.0.113." + std::to_string(i), "alice", 0);
+  }
+  EXPECT_EQ(l.AdmitPasswordCheck("203.0.113.2", "bob", 0, &wait), A::kRun);  // not a suspect for bob
+  EXPECT_EQ(l.AdmitPasswordCheck("203.0.113.1", "alice", 0, &wait), A::kRun);  // the burst: 2
+  EXPECT_EQ(l.AdmitPasswordCheck("203.0.113.3", "alice", 0, &wait), A::kRun);
+  EXPECT_EQ(l.AdmitPasswordCheck("203.0.113.4", "alice", 0, &wait), A::kThrottled);  // burst spent
+  EXPECT_GE(wait, 1);
+  EXPECT_EQ(l.AdmitPasswordCheck("198.51.100.7", "alice", 0, &wait), A::kRun);  // the owner's address
+  EXPECT_EQ(l.AdmitPasswordCheck("203.0.113.3", "alice", 1000, &wait), A::kRun);  // refilled one
+  EXPECT_EQ(l.AdmitPasswordCheck("203.0.113.4", "alice", 1000, &wait), A::kThrottled);
+}
+
+// Under attack (many failures server-wide within a minute) clean addresses
+// draw from the budget too, and are told the server is busy, not locked.
+TEST(FailureLimiter, UnderAttackEveryUncachedCheckSharesTheBudget) {
+  FailureLimiter l({.max_failures = 100, .lockout_ms = 60'000, .max_keys = 1000, .address_factor = 5,
+                    .suspect_rate = 1, .suspect_burst = 1, .suspect_failures = 3,
+                    .attack_failures = 10});
+  using A = Admission;
+  int64_t wait = 0;
+  for (int i = 0; i < 9; ++i) l.SignInFailed("203.0.113." + std::to_string(i), "x", 0);
+  EXPECT_EQ(l.AdmitPasswordCheck("198.51.100.7", "alice", 0, &wait), A::kRun);  // not yet an attack
+  l.SignInFailed("203.0.113.9", "x", 0);
+  EXPECT_EQ(l.AdmitPasswordCheck("198.51.100.7", "alice", 0, &wait), A::kRun);  // the one token
+  EXPECT_EQ(l.AdmitPasswordCheck("198.51.100.8", "bob", 0, &wait), A::kBusy);
+  // A minute or two later the attack has decayed: clean addresses run at once.
+  EXPECT_EQ(l.AdmitPasswordCheck("198.51.100.8", "bob", 180'000, &wait), A::kRun);
+  EXPECT_EQ(l.AdmitPasswordCheck("198.51.100.9", "carol", 180'000, &wait), A::kRun);
+}
+
 }  // namespace
 }  // namespace nubo::auth

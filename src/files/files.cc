@@ -212,7 +212,9 @@ Result<DriveInfo> Files::PersonalDrive(const Principal& who) {
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(auto d, t.GetPersonalDrive(who.user_id));
     if (!d) return Status::NotFound("this account has no personal drive");
-    NUBO_RETURN_IF_ERROR(authz::Checker(t, who).RequireDrive(d->id, Action::kRead));
+    authz::Checker check(t, who);
+    check.Know(*d);
+    NUBO_RETURN_IF_ERROR(check.RequireDrive(d->id, Action::kRead));
     NUBO_ASSIGN_OR_RETURN(auto root, t.GetNode(d->root_id, 0));
     NUBO_ASSIGN_OR_RETURN(auto user, t.GetUser(who.user_id));
     if (!root) return Status::Internal("drive root missing");
@@ -249,6 +251,7 @@ Result<Resolved> Files::Resolve(const Principal& who, const std::vector<std::str
     if (!d) return Status::NotFound("this account has no personal drive");
     // The tree as a whole: what the caller may not list resolves to nothing.
     authz::Checker check(t, who);
+    check.Know(*d);
     NUBO_RETURN_IF_ERROR(check.RequireDrive(d->id, Action::kList));
     r.drive_id = d->id;
     NUBO_ASSIGN_OR_RETURN(auto cur, t.GetNode(d->root_id, 0));
@@ -442,7 +445,9 @@ Result<Page> Files::ListTrash(const Principal& who, std::string_view cursor, siz
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(auto d, t.GetPersonalDrive(who.user_id));
     if (!d) return Status::NotFound("this account has no personal drive");
-    NUBO_RETURN_IF_ERROR(authz::Checker(t, who).RequireDrive(d->id, Action::kDelete));
+    authz::Checker check(t, who);
+    check.Know(*d);
+    NUBO_RETURN_IF_ERROR(check.RequireDrive(d->id, Action::kDelete));
     NUBO_ASSIGN_OR_RETURN(page.items, t.ListTrash(d->id, before, limit + 1, who.user_id));
     return Status::Ok();
   }));
@@ -559,7 +564,9 @@ Result<Page> Files::Search(const Principal& who, meta::SearchFilter filter, std:
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(auto d, t.GetPersonalDrive(who.user_id));
     if (!d) return Status::NotFound("this account has no personal drive");
-    NUBO_RETURN_IF_ERROR(authz::Checker(t, who).RequireDrive(d->id, Action::kList));
+    authz::Checker check(t, who);
+    check.Know(*d);
+    NUBO_RETURN_IF_ERROR(check.RequireDrive(d->id, Action::kList));
     NUBO_ASSIGN_OR_RETURN(page.items, t.SearchNodes(d->id, filter, after, limit + 1, who.user_id));
     return Status::Ok();
   }));

@@ -321,10 +321,12 @@ class Files {
                                   const std::string& mime, int64_t reservation = 0);
   // Free space check against options_.min_free_bytes for `extra` more bytes.
   Status CheckFreeSpace(uint64_t extra);
-  // Quota reservations (upload in progress): reserve `bytes` more for the
-  // drive (id 0: a new reservation), refusing when the quota cannot hold
-  // them beside the usage and every other live reservation.
-  Result<int64_t> Reserve(int64_t drive_id, int64_t reservation_id, int64_t bytes);
+  // Quota reservations (upload in progress): sets the reservation's bytes
+  // (id 0: a new reservation) and renews its expiry; with `check`, refuses
+  // when the quota cannot hold them beside the usage and every other live
+  // reservation. Returns the reservation's id.
+  Result<int64_t> Reserve(int64_t drive_id, int64_t reservation_id, int64_t bytes,
+                          bool check = true);
   void Unreserve(int64_t reservation_id);
 
   meta::MetaStore& meta_;

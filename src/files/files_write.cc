@@ -262,10 +262,11 @@ Status Files::CheckFreeSpace(uint64_t extra) {
   return Status::Ok();
 }
 
-Result<int64_t> Files::Reserve(int64_t drive_id, int64_t reservation_id, int64_t bytes) {
+Result<int64_t> Files::Reserve(int64_t drive_id, int64_t reservation_id, int64_t bytes,
+                               bool check) {
   int64_t id = reservation_id;
   NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
-    NUBO_RETURN_IF_ERROR(CheckQuota(t, drive_id, bytes, reservation_id));
+    if (check) NUBO_RETURN_IF_ERROR(CheckQuota(t, drive_id, bytes, reservation_id));
     const int64_t expires = UnixMillis() + options_.reservation_ttl_ms;
     if (reservation_id == 0) {
       NUBO_ASSIGN_OR_RETURN(id, t.InsertReservation(drive_id, bytes, expires));
@@ -291,8 +292,11 @@ void Files::Unreserve(int64_t reservation_id) {
 // its unreferenced chunks at once.
 class IngestUpload final : public Upload {
  public:
+  // `credit`: bytes the commit releases (the file it overwrites), which
+  // the reservation need not hold again.
   IngestUpload(Files& files, Principal who, UploadRequest req, std::unique_ptr<Checksum> checksum,
-               int64_t drive_id, int64_t reservation_id, int64_t reserved, bool quota)
+               int64_t drive_id, int64_t reservation_id, int64_t reserved, bool quota,
+               int64_t credit)
       : files_(files),
         who_(std::move(who)),
         req_(std::move(req)),
@@ -302,6 +306,7 @@ class IngestUpload final : public Upload {
         reservation_id_(reservation_id),
         reserved_(reserved),
         quota_(quota),
+        credit_(credit),
         refreshed_ms_(UnixMillis()) {}
 
   ~IngestUpload() override { Abort(); }
@@ -380,18 +385,20 @@ class IngestUpload final : public Upload {
     }
     if (!quota_) return Status::Ok();
     const int64_t now = UnixMillis();
-    if (static_cast<int64_t>(bytes_) <= reserved_) {
+    const int64_t need = static_cast<int64_t>(bytes_) - credit_;  // beyond what the commit frees
+    if (need <= reserved_) {
       if (now - refreshed_ms_ < kRefreshMs) return Status::Ok();
       refreshed_ms_ = now;  // a long upload keeps its reservation alive
-      return files_.Reserve(drive_id_, reservation_id_, reserved_).status();
+      return files_.Reserve(drive_id_, reservation_id_, reserved_, /*check=*/false).status();
     }
     // Grow by a step, or to what the quota still holds.
-    const int64_t want = static_cast<int64_t>(bytes_ + kStep);
+    const int64_t want = need + static_cast<int64_t>(kStep);
     auto grown = files_.Reserve(drive_id_, reservation_id_, want);
     if (!grown.ok() && grown.status().code() == Code::kQuotaExceeded) {
-      grown = files_.Reserve(drive_id_, reservation_id_, static_cast<int64_t>(bytes_));
+      grown = files_.Reserve(drive_id_, reservation_id_, need);
       if (grown.ok()) {
-        reserved_ = static_cast<int64_t>(bytes_);
+        reservation_id_ = *grown;
+        reserved_ = need;
         refreshed_ms_ = now;
         return Status::Ok();
       }
@@ -412,6 +419,7 @@ class IngestUpload final : public Upload {
   int64_t reservation_id_;
   int64_t reserved_;
   bool quota_;
+  int64_t credit_;
   int64_t refreshed_ms_;
   uint64_t bytes_ = 0;
   uint64_t next_free_check_ = kFreeCheckEvery;
@@ -433,6 +441,7 @@ Result<std::unique_ptr<Upload>> Files::BeginUpload(const Principal& who, UploadR
   NUBO_RETURN_IF_ERROR(CheckFreeSpace(req.expected_size.value_or(0)));
   // Early answers (before "100 Continue"): the commit re-checks all of it.
   int64_t drive_id = 0;
+  int64_t credit = 0;
   bool quota = false;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(NodeRow parent, AccessFolder(t, who, req.parent_id, Action::kCreate));
@@ -450,6 +459,7 @@ Result<std::unique_ptr<Upload>> Files::BeginUpload(const Principal& who, UploadR
       }
       NUBO_RETURN_IF_ERROR(CheckExpected(req.cond, *existing));
       NUBO_RETURN_IF_ERROR(CheckNodeLocks(t, who, *existing, false, false, req.cond.lock_tokens));
+      credit = static_cast<int64_t>(existing->size);
     } else {
       if (req.if_match && *req.if_match != "*") {
         return Status::PreconditionFailed("If-Match given but \"" + req.name +
@@ -467,11 +477,11 @@ Result<std::unique_ptr<Upload>> Files::BeginUpload(const Principal& who, UploadR
   // The quota holds the declared length (or a first step) from now on.
   int64_t reservation = 0, reserved = 0;
   if (quota) {
-    reserved = static_cast<int64_t>(req.expected_size.value_or(0));
+    reserved = std::max<int64_t>(0, static_cast<int64_t>(req.expected_size.value_or(0)) - credit);
     NUBO_ASSIGN_OR_RETURN(reservation, Reserve(drive_id, 0, reserved));
   }
   return std::unique_ptr<Upload>(new IngestUpload(*this, who, std::move(req), std::move(checksum),
-                                                  drive_id, reservation, reserved, quota));
+                                                  drive_id, reservation, reserved, quota, credit));
 }
 
 Result<UploadResult> Files::InstantUpload(const Principal& who, const UploadRequest& in,

@@ -136,7 +136,7 @@ const std::vector<Setting>& Table() {
       {"auth.argon2_threads", "NUBO_ARGON2_THREADS", "1",
        "threads that verify passwords (Argon2id), at a lower CPU priority than file I/O", false,
        Uint(&Config::argon2_threads, 1, 64)},
-      {"auth.argon2_queue", "NUBO_ARGON2_QUEUE", "8",
+      {"auth.argon2_queue", "NUBO_ARGON2_QUEUE", "4",
        "password checks that may wait for those threads; beyond, sign-ins get 503 + Retry-After",
        false, Uint(&Config::argon2_queue, 1, 10000)},
       {"storage.min_free", "NUBO_STORAGE_MIN_FREE", "100MiB",

@@ -45,7 +45,7 @@ struct Config {
   uint64_t lockout_ms = 300'000;
   uint64_t refresh_grace_ms = 10'000;
   uint64_t argon2_threads = 1;
-  uint64_t argon2_queue = 8;
+  uint64_t argon2_queue = 4;
   uint64_t min_free = 100ull << 20;
   std::string log_level = "info";
   bool access_log = true;

@@ -159,7 +159,7 @@ int RunServe(const Config& cfg) {
   // Argon2id runs on its own threads, never on the file I/O pool.
   auth::PasswordPool password_pool({.threads = static_cast<size_t>(cfg.argon2_threads),
                                     .max_queue = static_cast<size_t>(cfg.argon2_queue),
-                                    .nice = 10});
+                                    .nice = 19});
   auth::PasswordPool::Install(&password_pool);
   auth::FailureLimiter limiter(
       {static_cast<int>(cfg.lockout_failures), static_cast<int64_t>(cfg.lockout_ms), 100'000});

@@ -131,6 +131,18 @@ class LimitsTest(unittest.TestCase):
         status, body, _ = chunked_upload(self.srv, "PUT", "/dav/next.bin", auth, 60 * MiB)
         self.assertEqual(status, 201, body)
 
+    def test_an_overwrite_near_the_quota_fits(self):
+        # The bytes a commit frees (the file it overwrites) are not reserved
+        # twice: replacing a 60 KiB file under a 100 KiB quota works, with a
+        # declared length and chunked.
+        auth = self.user("near", 100 << 10)
+        self.assertEqual(exchange(self.srv, "PUT", "/dav/f.bin", auth, os.urandom(60 << 10))[0], 201)
+        self.assertEqual(exchange(self.srv, "PUT", "/dav/f.bin", auth, os.urandom(60 << 10))[0], 204)
+        status, body, _ = chunked_upload(self.srv, "PUT", "/dav/f.bin", auth, 60 << 10, piece=20 << 10)
+        self.assertEqual(status, 204, body)
+        # But not a file that does not fit beside it.
+        self.assertEqual(exchange(self.srv, "PUT", "/dav/g.bin", auth, os.urandom(60 << 10))[0], 507)
+
     def test_dead_properties_count(self):
         # Property bytes are stored bytes: they count against the quota and
         # are bounded per node.

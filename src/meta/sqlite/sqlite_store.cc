@@ -863,12 +863,14 @@ class SqliteTxn final : public WriteTxn {
   Result<std::vector<std::string>> ChildKeysWithPrefix(int64_t parent_id,
                                                        const std::string& prefix,
                                                        size_t limit) override {
-    // A prefix is a key range; the sibling index serves it.
+    // A prefix is a key range ["prefix", "prefix\xff"): keys are UTF-8,
+    // which never holds 0xFF, and compare bytewise; the sibling index
+    // serves it.
     NUBO_PREPARE(s, c_,
                  "SELECT name_key FROM nodes WHERE parent_id = ?1 AND trash_root IS NULL "
-                 "AND name_key >= ?2 AND substr(name_key, 1, length(?2)) = ?2 "
-                 "ORDER BY name_key LIMIT ?3");
-    s.Bind(1, parent_id).Bind(2, prefix).Bind(3, static_cast<int64_t>(limit));
+                 "AND name_key >= ?2 AND name_key < ?4 ORDER BY name_key LIMIT ?3");
+    const std::string hi = prefix + "\xff";
+    s.Bind(1, parent_id).Bind(2, prefix).Bind(3, static_cast<int64_t>(limit)).Bind(4, hi);
     return Rows<std::string>(s, [](const Stmt& r) { return r.Text(0); });
   }
   Result<std::vector<std::string>> NodeHashMismatches(size_t limit) override {
