@@ -44,26 +44,13 @@ def metric(port, name):
     return int(m.group(1)) if m else 0
 
 
-def download(port, node_id, auth, want_sha):
-    """One streamed GET: MB/s (the body's SHA-256 must match)."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
-    t = time.perf_counter()
-    conn.request("GET", "/api/v1/nodes/%s/content" % node_id, headers={"Authorization": auth})
-    resp = conn.getresponse()
-    if resp.status != 200:
-        raise ServerError("download answered %d" % resp.status)
+def download(api, node_id, want_sha):
+    """One streamed GET on `api`'s connection: (MB/s, start, end); the
+    body's SHA-256 must match."""
     h = hashlib.sha256()
-    buf = bytearray(MiB)
-    view = memoryview(buf)
-    total = 0
-    while True:
-        n = resp.readinto(view)
-        if not n:
-            break
-        h.update(view[:n])
-        total += n
+    t = time.perf_counter()
+    _, total = api.get_content(node_id, h)
     dt = time.perf_counter() - t
-    conn.close()
     if h.hexdigest() != want_sha:
         raise ServerError("download differs from the upload")
     return total / 1e6 / dt, t, t + dt
@@ -127,8 +114,8 @@ def measure(binary, where, size, quiet_reps, rate, env):
         if status != 201:
             raise ServerError("upload answered %d: %r" % (status, body[:200]))
         node = __import__("json").loads(body)["id"]
-        download(srv.port, node, reader.auth, want)  # warm the page cache and the credential
-        quiet = [download(srv.port, node, reader.auth, want)[0] for _ in range(quiet_reps)]
+        download(reader, node, want)  # warm the page cache and the credential
+        quiet = [download(reader, node, want)[0] for _ in range(quiet_reps)]
         runs_before = metric(srv.port, "nubo_auth_argon2_verifications_total")
         result = {}
         done = threading.Event()
@@ -143,7 +130,7 @@ def measure(binary, where, size, quiet_reps, rate, env):
         th.start()
         during = []
         while not done.is_set():
-            mbps, t0, t1 = download(srv.port, node, reader.auth, want)
+            mbps, t0, t1 = download(reader, node, want)
             if not done.is_set() and t0 >= start:
                 during.append(mbps)
         th.join()

@@ -310,15 +310,6 @@ void RegisterProfileRoutes(http::Router& router, const AccountDeps& d) {
       kAccount);
 }
 
-Result<bool> RegistrationOpen(meta::MetaStore& meta) {
-  std::optional<std::string> v;
-  NUBO_RETURN_IF_ERROR(meta.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(v, t.GetSetting("registration"));
-    return Status::Ok();
-  }));
-  return v && *v == "open";
-}
-
 // Every attempt counts (not only failures): at most `lockout_failures`
 // registrations or setups per IP per lockout window.
 std::optional<Response> Throttle(const AccountDeps& d, const std::string& what, const std::string& ip) {
@@ -334,7 +325,7 @@ void RegisterSignupRoutes(http::Router& router, const AccountDeps& d) {
       "POST", "/api/v1/register",
       [d](Request& req) {
         if (auto t = Throttle(d, "register", req.client_ip)) return std::move(*t);
-        auto open = RegistrationOpen(d.meta);
+        auto open = auth::RegistrationOpen(d.meta);
         if (!open.ok()) return http::ErrorResponse(open.status());
         if (!*open) return http::ErrorResponse(403, Code::kPermissionDenied, "registration is closed");
         auto f = ParseObject(req.body, {{"username", JsonType::kString}, {"password", JsonType::kString},
@@ -353,7 +344,7 @@ void RegisterSignupRoutes(http::Router& router, const AccountDeps& d) {
   router.Add(
       "GET", "/api/v1/admin/settings",
       [d](Request&) {
-        auto open = RegistrationOpen(d.meta);
+        auto open = auth::RegistrationOpen(d.meta);
         if (!open.ok()) return http::ErrorResponse(open.status());
         return Response::Json(200, std::string("{\"registration\":") + (*open ? "true" : "false") + "}\n");
       },
@@ -364,12 +355,10 @@ void RegisterSignupRoutes(http::Router& router, const AccountDeps& d) {
         auto f = ParseObject(req.body, {{"registration", JsonType::kBool}});
         if (!f.ok()) return http::ErrorResponse(f.status());
         if (auto reg = f->Get("registration")) {
-          Status st = d.meta.Write([&](meta::WriteTxn& t) -> Status {
-            return t.SetSetting("registration", *reg == "true" ? "open" : "closed");
-          });
+          Status st = auth::SetRegistrationOpen(d.meta, *reg == "true");
           if (!st.ok()) return http::ErrorResponse(st);
         }
-        auto open = RegistrationOpen(d.meta);
+        auto open = auth::RegistrationOpen(d.meta);
         if (!open.ok()) return http::ErrorResponse(open.status());
         return Response::Json(200, std::string("{\"registration\":") + (*open ? "true" : "false") + "}\n");
       },

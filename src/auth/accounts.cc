@@ -166,6 +166,20 @@ Status SetQuota(meta::MetaStore& meta, std::string_view username, std::optional<
   });
 }
 
+Result<bool> RegistrationOpen(meta::MetaStore& meta) {
+  std::optional<std::string> v;
+  NUBO_RETURN_IF_ERROR(meta.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(v, t.GetSetting("registration"));
+    return Status::Ok();
+  }));
+  return v && *v == "open";
+}
+
+Status SetRegistrationOpen(meta::MetaStore& meta, bool open) {
+  return meta.Write(
+      [&](meta::WriteTxn& t) { return t.SetSetting("registration", open ? "open" : "closed"); });
+}
+
 meta::Digest AppPasswordHash(std::string_view secret) { return Blake3::Hash(secret); }
 
 Result<NewAppPassword> CreateAppPassword(meta::MetaStore& meta, std::string_view username,

@@ -55,6 +55,11 @@ Status UpdateProfile(meta::MetaStore& meta, std::string_view username,
 // nullopt: unlimited.
 Status SetQuota(meta::MetaStore& meta, std::string_view username, std::optional<int64_t> quota_bytes);
 
+// Self-service registration (POST /api/v1/register): closed unless an
+// administrator opened it.
+Result<bool> RegistrationOpen(meta::MetaStore& meta);
+Status SetRegistrationOpen(meta::MetaStore& meta, bool open);
+
 struct NewAppPassword {
   meta::AppPasswordRow row;
   std::string secret;  // shown once; only its hash is stored

@@ -22,19 +22,6 @@ bool IsControl(char c) {
   return u < 0x20 || u == 0x7f;
 }
 
-// "host[:port]" lowercased, without the scheme's default port and without
-// an empty port ("host:"). IPv6 literals keep their brackets.
-std::string NormalizeAuthority(std::string_view a, std::string_view default_port) {
-  std::string s = AsciiLowerCopy(a);
-  size_t close = s.rfind(']');
-  size_t colon = s.rfind(':');
-  if (colon != std::string::npos && (close == std::string::npos || colon > close)) {
-    std::string_view port = std::string_view(s).substr(colon + 1);
-    if (port.empty() || port == default_port) s.resize(colon);
-  }
-  return s;
-}
-
 // Splits an absolute URI into its path, checking scheme and authority.
 Result<std::string_view> PathOfAbsoluteUri(std::string_view v, std::string_view host) {
   size_t colon = v.find(':');

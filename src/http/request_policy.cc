@@ -6,18 +6,6 @@ namespace nubo::http {
 
 namespace {
 
-// "host[:port]" lower-cased without the scheme's default port.
-std::string Authority(std::string_view a, std::string_view default_port) {
-  std::string s = AsciiLowerCopy(Trim(a));
-  size_t close = s.rfind(']');
-  size_t colon = s.rfind(':');
-  if (colon != std::string::npos && (close == std::string::npos || colon > close)) {
-    std::string_view port = std::string_view(s).substr(colon + 1);
-    if (port.empty() || port == default_port) s.resize(colon);
-  }
-  return s;
-}
-
 // RFC 6454 §7: Origin is "null" or scheme "://" host [":" port].
 bool SameOrigin(std::string_view origin, std::string_view host) {
   origin = Trim(origin);
@@ -37,7 +25,7 @@ bool SameOrigin(std::string_view origin, std::string_view host) {
   // Behind a TLS-terminating proxy the page is https://host while the
   // request reaches us for host on another port: the host, with the
   // scheme's default port dropped on both sides, is what must agree.
-  return !host.empty() && Authority(rest, default_port) == Authority(host, default_port);
+  return !host.empty() && NormalizeAuthority(rest, default_port) == NormalizeAuthority(host, default_port);
 }
 
 }  // namespace

@@ -186,4 +186,15 @@ std::optional<std::string> Base64Decode(std::string_view in) {
   return out;
 }
 
+std::string NormalizeAuthority(std::string_view authority, std::string_view default_port) {
+  std::string s = AsciiLowerCopy(Trim(authority));
+  size_t close = s.rfind(']');
+  size_t colon = s.rfind(':');
+  if (colon != std::string::npos && (close == std::string::npos || colon > close)) {
+    std::string_view port = std::string_view(s).substr(colon + 1);
+    if (port.empty() || port == default_port) s.resize(colon);
+  }
+  return s;
+}
+
 }  // namespace nubo

@@ -30,6 +30,11 @@ std::string JsonQuote(std::string_view s);  // "\"...\""
 
 std::string HexEncode(const void* data, size_t len);
 
+// A URI authority ("Host:8080", "[::1]:443") for comparing two of them:
+// lower-cased, without the scheme's `default_port` and without an empty
+// port ("host:"). IPv6 literals keep their brackets.
+std::string NormalizeAuthority(std::string_view authority, std::string_view default_port);
+
 // Standard base64 (RFC 4648 §4) with padding; nullopt on any invalid
 // character, bad padding or length.
 std::optional<std::string> Base64Decode(std::string_view in);

@@ -70,5 +70,14 @@ TEST(Strings, Base64Decode) {
 
 TEST(Strings, Hex) { EXPECT_EQ(HexEncode("\x00\xff\x10", 3), "00ff10"); }
 
+TEST(Strings, NormalizeAuthority) {
+  EXPECT_EQ(NormalizeAuthority("Cloud.Example:443", "443"), "cloud.example");
+  EXPECT_EQ(NormalizeAuthority("cloud.example:", "80"), "cloud.example");
+  EXPECT_EQ(NormalizeAuthority("cloud.example:8443", "443"), "cloud.example:8443");
+  EXPECT_EQ(NormalizeAuthority("[::1]:80", "80"), "[::1]");
+  EXPECT_EQ(NormalizeAuthority("[::1]", "80"), "[::1]");  // the colons inside are not a port
+  EXPECT_EQ(NormalizeAuthority(" host ", "80"), "host");
+}
+
 }  // namespace
 }  // namespace nubo
