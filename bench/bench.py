@@ -510,8 +510,20 @@ def rss_breakdown_kib(pid):
     return anon, file_, magic
 
 
+def natural_key(name):
+    import icu_order  # ctypes into libicu, loaded on first use
+    return icu_order.natural_key(name)
+
+
 LIST_SORTS = (
-    # label, query, key of an item as the server must order it (name_key is casefold for ASCII), reverse
+    # label, query, key of an item as the server must order it (natural: ICU root, numeric, secondary;
+    # bench/icu_order.py), reverse
+    ("name asc", "", lambda n: natural_key(n["name"]), False),
+    ("size asc", "&sort=size", lambda n: (n["size"], natural_key(n["name"])), False),
+    ("modified desc", "&sort=modified&order=desc", lambda n: (n["modified"], natural_key(n["name"])), True),
+)
+# The order of builds before natural order (case-folded bytes), for listing-order-ab's BEFORE.
+LIST_SORTS_CASEFOLD = (
     ("name asc", "", lambda n: n["name"].casefold(), False),
     ("size asc", "&sort=size", lambda n: (n["size"], n["name"].casefold()), False),
     ("modified desc", "&sort=modified&order=desc", lambda n: (n["modified"], n["name"].casefold()), True),
@@ -706,7 +718,8 @@ def scenario_files(args):
     print("targets: ratio within 0.80..1.20 and p50 <= 2 ms per page: %s (worst p50 %.3f ms)%s"
           % ("met" if ok else "NOT met", worst,
              "" if far == 100 else "; only %d pages here, so page %d stands in for page 100" % (far, far)))
-    print("gate: each sort's walk returned every name once, in order (name_key = casefold for these ASCII names)")
+    print("gate: each sort's walk returned every name once, in natural order (ICU root collator, numeric, "
+          "secondary strength: bench/icu_order.py)")
 
     med = {k: statistics.median(v) for k, v in big.items()}
     mb = args.files_bytes / 1e6
@@ -744,7 +757,13 @@ class AbPair:
     machine state; every pair of answers must be byte-identical (the
     equivalence gate)."""
 
-    def __init__(self, args, seed):
+    def __init__(self, args, seed, separate=False):
+        """separate: each build seeds and serves its own data directory
+        (for changes to the stored order or format, where the builds cannot
+        share one database nor answer byte for byte alike)."""
+        if separate:
+            self._init_separate(args, seed)
+            return
         if not args.before or not os.path.exists(args.before):
             raise SystemExit("%s needs --before BINARY (the build to compare against)" % args.scenario)
         global NUBO
@@ -780,8 +799,53 @@ class AbPair:
             self.close()
             raise
 
-    def alternate(self, reps, method, path, body=None, headers=None, expect=200, what=""):
-        """Times `reps` requests on each build; returns (BEFORE ms list, AFTER ms list)."""
+    def _init_separate(self, args, seed):
+        global NUBO
+        if not args.before or not os.path.exists(args.before):
+            raise SystemExit("%s needs --before BINARY (the build to compare against)" % args.scenario)
+        self.after_bin, self.before_bin = NUBO, args.before
+        self.tmp = tempfile.mkdtemp(prefix="nubo-bench-ab-", dir=args.tmpdir)
+        self.servers = []
+        dirs = [os.path.join(self.tmp, "after"), os.path.join(self.tmp, "before")]
+        self.seeded = [None, None]  # [AFTER, BEFORE]
+        self.seed_s = [None, None]
+        try:
+            for which, binary in ((1, self.before_bin), (0, self.after_bin)):
+                os.makedirs(dirs[which])
+                NUBO = binary
+                try:
+                    srv = Nubo(dirs[which], env=FAST_ARGON2)
+                finally:
+                    NUBO = self.after_bin
+                try:
+                    api = Api(srv.port, *ADMIN)
+                    api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201,
+                             auth=False)
+                    root = api.call("GET", "/drives")["drives"][0]["root_id"]
+                    t0 = time.perf_counter()
+                    self.seeded[which] = seed(api, root)
+                    self.seed_s[which] = time.perf_counter() - t0
+                    api.close()
+                finally:
+                    srv.stop()
+            # Both serve from fresh processes (see __init__).
+            for which, binary in ((1, self.before_bin), (0, self.after_bin)):
+                NUBO = binary
+                try:
+                    self.servers.append(Nubo(dirs[which], env=FAST_ARGON2))
+                finally:
+                    NUBO = self.after_bin
+            self.servers.reverse()  # [AFTER, BEFORE]
+            self.apis = [Api(srv.port, *ADMIN) for srv in self.servers]
+        except BaseException:
+            self.close()
+            raise
+
+    def alternate(self, reps, method, path, body=None, headers=None, expect=200, what="", same=None):
+        """Times `reps` requests on each build; returns (BEFORE ms list, AFTER
+        ms list). `path` may be a pair (AFTER's, BEFORE's); `same(after_body,
+        before_body)` replaces the byte-identity gate."""
+        paths = path if isinstance(path, tuple) else (path, path)
         times = ([], [])
         conns = [a._conn() for a in self.apis]
         for rep in range(reps):
@@ -790,14 +854,16 @@ class AbPair:
                 h = {"Authorization": self.apis[which].auth}
                 h.update(headers or {})
                 t = time.perf_counter()
-                conns[which].request(method, path, body=body, headers=h)
+                conns[which].request(method, paths[which], body=body, headers=h)
                 resp = conns[which].getresponse()
                 data = resp.read()
                 times[which].append((time.perf_counter() - t) * 1000)
                 if resp.status != expect:
                     raise ServerError("%s: %d %r" % (what or path, resp.status, data[:200]))
                 bodies.append(data)
-            if bodies[0] != bodies[1]:
+            # bodies holds this repetition's answers in request order.
+            after_body, before_body = (bodies[0], bodies[1]) if rep % 2 else (bodies[1], bodies[0])
+            if not (same(after_body, before_body) if same else after_body == before_body):
                 raise SystemExit("equivalence gate failed: %s differs between BEFORE and AFTER" % (what or path))
         return times[1], times[0]
 
@@ -843,6 +909,69 @@ def scenario_listing_ab(args):
     for label, page, before, after in rows:
         print("| %s | %s | %.3f | %.3f | %.2f |" % (label, page, before, after, after / before))
     print("gate: every response body byte-identical between BEFORE and AFTER")
+
+
+def walk_listing(api, folder, query, limit=PAGE_LIMIT):
+    """Every item of a listing through its cursors, and the cursor of page 100."""
+    items, cursor, page_no, far_cursor = [], None, 0, None
+    while True:
+        page = api.call("GET", "/nodes/%s/children?limit=%d%s%s" % (
+            folder, limit, query, "&cursor=" + urllib.parse.quote(cursor, safe="") if cursor else ""))
+        page_no += 1
+        if page_no == 100:
+            far_cursor = cursor
+        items += page["items"]
+        cursor = page["next_cursor"]
+        if not cursor:
+            return items, far_cursor
+
+
+def scenario_listing_order_ab(args):
+    """BEFORE/AFTER of a change to the listing order itself (natural order):
+    each build seeds its own data directory with the same files, since the
+    builds order (and page) differently. Gates: both walks hold the same
+    (name, size) set; each build's order is its own rule's (BEFORE case-folded
+    bytes, AFTER natural); every timed page is a full page."""
+    specs = listing_specs(args.list_entries, args.seed)
+    pair = AbPair(args, lambda api, root: seed_folder(api, root, "listing", specs), separate=True)
+    rows = []
+    try:
+        for (label, query, key_after, rev), (_, _, key_before, _) in zip(LIST_SORTS, LIST_SORTS_CASEFOLD):
+            walks = []
+            for which, key in ((0, key_after), (1, key_before)):
+                items, far = walk_listing(pair.apis[which], pair.seeded[which], query)
+                keys = [key(it) for it in items]
+                if keys != sorted(keys, reverse=rev):
+                    raise SystemExit("equivalence gate failed (%s, %s): out of order" % (
+                        label, "AFTER" if which == 0 else "BEFORE"))
+                walks.append((items, far))
+            sets = [{(it["name"], it["size"]) for it in items} for items, _ in walks]
+            if sets[0] != sets[1] or len(sets[0]) != args.list_entries:
+                raise SystemExit("equivalence gate failed (%s): the builds list different files" % label)
+
+            def full_page(a, b):
+                return all(len(json.loads(x)["items"]) == PAGE_LIMIT for x in (a, b))
+
+            for page_label, which_cursor in (("1", None), ("100", 1)):
+                paths = tuple(API + "/nodes/%s/children?limit=%d%s%s" % (
+                    pair.seeded[w], PAGE_LIMIT, query,
+                    "&cursor=" + urllib.parse.quote(walks[w][1], safe="") if which_cursor else "") for w in (0, 1))
+                before, after = pair.alternate(args.list_reps, "GET", paths, what="%s page %s" % (label, page_label),
+                                               same=full_page)
+                rows.append((label, page_label, pct(before, 50), pct(after, 50)))
+    finally:
+        pair.close()
+    print("\nscenario listing-order-ab: %d entries, limit %d, %d reps alternating BEFORE (%s) and AFTER (%s), each "
+          "on its own data dir seeded alike; load before: %s" % (args.list_entries, PAGE_LIMIT, args.list_reps,
+                                                                  pair.before_bin, pair.after_bin, args.load))
+    print("| sort | page | BEFORE p50 ms | AFTER p50 ms | AFTER/BEFORE |")
+    print("|---|---|---|---|---|")
+    for label, page, before, after in rows:
+        print("| %s | %s | %.3f | %.3f | %.2f |" % (label, page, before, after, after / before))
+    print("| seeding (multipart, 1,000 files per request) | s | %.2f | %.2f | %.2f |" % (
+        pair.seed_s[1], pair.seed_s[0], pair.seed_s[0] / pair.seed_s[1]))
+    print("gate: same (name, size) set from both; BEFORE in case-folded order, AFTER in natural order "
+          "(bench/icu_order.py); every timed answer a full page")
 
 
 PROPFIND_S1 = (b'<?xml version="1.0" encoding="utf-8"?><D:propfind xmlns:D="DAV:"><D:prop><D:resourcetype/>'
@@ -904,7 +1033,7 @@ def scenario_propfind_ab(args):
 def main():
     ap = argparse.ArgumentParser(description="nubo benchmarks; see bench/README.md")
     ap.add_argument("scenario", choices=["all", "peers", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8",
-                                         "health", "storage", "files", "listing-ab", "propfind-ab",
+                                         "health", "storage", "files", "listing-ab", "listing-order-ab", "propfind-ab",
                                          "auth-storm", "zip-ab", "authz-cost"],
                     help="all = health + the peer suite s1..s8; peers = s1..s8; the rest run alone")
     ap.add_argument("--quick", action="store_true", help="suite: smaller sizes, one round (under 5 minutes)")
@@ -923,7 +1052,7 @@ def main():
     ap.add_argument("--skip-health", action="store_true", help="all: skip the health scenario")
     ap.add_argument("--s3-files", type=int, default=None, help="s3: PUTs per round")
     ap.add_argument("--s4-bytes", type=int, default=None, help="s4: size of the large file")
-    ap.add_argument("--before", default=None, help="listing-ab, propfind-ab, zip-ab, auth-storm: the binary to compare against; the suite (all, peers, s1-s8): also run "
+    ap.add_argument("--before", default=None, help="listing-ab, listing-order-ab, propfind-ab, zip-ab, auth-storm: the binary to compare against; the suite (all, peers, s1-s8): also run "
                          "it, as the peer nubo-before")
     ap.add_argument("--storage-bytes", type=int, default=1 << 30)
     ap.add_argument("--tmpdir", default=None,
@@ -957,6 +1086,8 @@ def main():
         scenario_files(args)
     if args.scenario == "listing-ab":
         scenario_listing_ab(args)
+    if args.scenario == "listing-order-ab":
+        scenario_listing_order_ab(args)
     if args.scenario == "propfind-ab":
         scenario_propfind_ab(args)
     if args.scenario in ("auth-storm", "zip-ab", "authz-cost"):

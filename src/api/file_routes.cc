@@ -12,6 +12,7 @@
 #include "content/reader.h"
 #include "files/files.h"
 #include "files/mime.h"
+#include "files/names.h"
 #include "files/zip_stream.h"
 #include "http/body.h"
 #include "http/conditional.h"
@@ -50,8 +51,9 @@ Result<files::Conditions> Preconditions(Files& f, const Request& req) {
   v.etag = files::NodeETag(n);
   v.last_modified = static_cast<std::time_t>(n.mtime_ms / 1000);
   if (http::EvaluatePreconditions(req.method, h, v) != http::Precondition::kProceed) {
-    return Status::PreconditionFailed("a precondition (If-Match, If-None-Match or "
-                                      "If-Unmodified-Since) does not hold");
+    return Status::PreconditionFailed(
+        "a precondition (If-Match, If-None-Match or "
+        "If-Unmodified-Since) does not hold");
   }
   c.expect_etag = *v.etag;
   return c;
@@ -68,6 +70,8 @@ std::string NodeJson(const NodeRow& n) {
   if (!n.folder()) j += ",\"hash\":" + JsonQuote(files::HashHex(n.hash));
   j += std::string(",\"favorite\":") + (n.favorite ? "true" : "false");
   if (n.trashed_at_ms) j += ",\"trashed_at\":" + std::to_string(*n.trashed_at_ms);
+  // Live children now; a trashed folder's children are not live.
+  if (n.folder() && n.live()) j += ",\"item_count\":" + std::to_string(n.child_count);
   j += "}";
   return j;
 }
@@ -129,8 +133,8 @@ std::string ChecksumHeader(const Request& req) {
 // rest go on (partial success is per item, never all-or-nothing).
 class MultipartSink final : public http::BodySink, public http::MultipartHandler {
  public:
-  MultipartSink(Files& files, auth::PrincipalPtr who, std::string parent,
-                files::Conflict conflict, std::string boundary)
+  MultipartSink(Files& files, auth::PrincipalPtr who, std::string parent, files::Conflict conflict,
+                std::string boundary)
       : files_(files),
         who_(std::move(who)),
         parent_(std::move(parent)),
@@ -308,17 +312,15 @@ std::string RunBatchItem(Files& files, const auth::Principal& user, const BatchO
   return ItemResult(id, r.status(), 200, r.ok() ? &*r : nullptr);
 }
 
-constexpr http::RouteOptions kRead{.access = http::Access::kUser,
-                                   .body = http::BodyPolicy::kNone,
-                                   .blocking = true};
+constexpr http::RouteOptions kRead{
+    .access = http::Access::kUser, .body = http::BodyPolicy::kNone, .blocking = true};
 constexpr http::RouteOptions kJson{.access = http::Access::kUser,
                                    .body = http::BodyPolicy::kBuffered,
                                    .max_body = 256 << 10,
                                    .blocking = true,
                                    .json = true};
-constexpr http::RouteOptions kStream{.access = http::Access::kUser,
-                                     .body = http::BodyPolicy::kStream,
-                                     .blocking = true};
+constexpr http::RouteOptions kStream{
+    .access = http::Access::kUser, .body = http::BodyPolicy::kStream, .blocking = true};
 
 }  // namespace
 
@@ -406,8 +408,8 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
           return http::ErrorResponse(Status::InvalidArgument("name is required"));
         NUBO_OR_ERROR(conflict, files::ParseConflict(body.Get("conflict").value_or("")));
         NUBO_OR_ERROR(cond, Preconditions(*f, req));
-        NUBO_OR_ERROR(n, f->CreateFolder(Who(req), req.Param("id"), *body.Get("name"), conflict,
-                                         cond));
+        NUBO_OR_ERROR(
+            n, f->CreateFolder(Who(req), req.Param("id"), *body.Get("name"), conflict, cond));
         return NodeResponse(201, n);
       },
       kJson);
@@ -451,8 +453,8 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
         if (!boundary.ok()) return Status::Unsupported(boundary.status().message());
         // The folder must exist before any byte is read.
         NUBO_RETURN_IF_ERROR(f->Get(Who(req), req.Param("id")).status());
-        return std::unique_ptr<http::BodySink>(
-            new MultipartSink(*f, req.principal, std::string(req.Param("id")), conflict, *boundary));
+        return std::unique_ptr<http::BodySink>(new MultipartSink(
+            *f, req.principal, std::string(req.Param("id")), conflict, *boundary));
       },
       [](Request& req) {
         auto* sink = static_cast<MultipartSink*>(req.sink);
@@ -648,7 +650,19 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
         for (std::string_view id : Split(list, ',')) {
           if (!Trim(id).empty()) ids.emplace_back(Trim(id));
         }
-        return ZipResponse(*f, req, ids, "download");
+        // The archive's name: the client's (a folder's or selection's
+        // label), else the one item's name, else "N items".
+        std::string name;
+        if (auto want = req.Query("name")) {
+          NUBO_OR_ERROR(valid, files::ValidateName(*want));
+          name = std::move(valid);
+        } else if (ids.size() == 1) {
+          NUBO_OR_ERROR(n, f->Get(Who(req), ids[0]));
+          name = n.parent_id ? n.name : std::string("files");
+        } else {
+          name = std::to_string(ids.size()) + " items";
+        }
+        return ZipResponse(*f, req, ids, name);
       },
       kRead);
 

@@ -161,6 +161,19 @@ Status CheckTree(meta::MetaStore& meta, FsckReport& r) {
       r.problems.push_back("folder " + id + " records " + std::to_string(stored) +
                            " bytes below it, its children hold " + std::to_string(want));
     }
+    // Listing headers show this count (kept by triggers, migration 0007).
+    NUBO_ASSIGN_OR_RETURN(auto counts, txn.ChildCountMismatches(100));
+    for (const auto& [id, stored, want] : counts) {
+      r.problems.push_back("folder " + id + " records " + std::to_string(stored) +
+                           " items, it holds " + std::to_string(want));
+    }
+    // Every row gets its listing key when written, and older rows before
+    // the server serves; a row without one would list out of order.
+    NUBO_ASSIGN_OR_RETURN(auto unkeyed, txn.NodesWithoutSortKey(0, 100));
+    if (!unkeyed.empty()) {
+      r.problems.push_back(std::to_string(unkeyed.size()) + (unkeyed.size() == 100 ? "+" : "") +
+                           " node(s) have no listing key (start the server or run migrate)");
+    }
     NUBO_ASSIGN_OR_RETURN(auto hashes, txn.NodeHashMismatches(100));
     for (const auto& id : hashes) {
       r.problems.push_back("node " + id + " records a content hash that is not its manifest's");

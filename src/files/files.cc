@@ -24,6 +24,47 @@ Result<Conflict> ParseConflict(std::string_view s, Conflict fallback) {
 
 std::string HashHex(const meta::Digest& d) { return DigestHex(d); }
 
+Result<int64_t> FillSortKeys(meta::MetaStore& meta) {
+  static constexpr const char* kVersionKey = "collation_version";
+  const std::string version = CollationVersion();
+  std::optional<std::string> stored;
+  NUBO_RETURN_IF_ERROR(meta.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(stored, t.GetSetting(kVersionKey));
+    return Status::Ok();
+  }));
+  // Keys of another ICU version do not compare with this one's: drop them
+  // all (one statement) and rebuild below. The version is written with
+  // the drop, so a crash part-way leaves NULL keys that the next start
+  // fills, never a mix of versions.
+  if (stored != version) {
+    NUBO_RETURN_IF_ERROR(meta.Write([&](meta::WriteTxn& t) -> Status {
+      if (stored) NUBO_RETURN_IF_ERROR(t.ClearSortKeys());
+      return t.SetSetting(kVersionKey, version);
+    }));
+  }
+  int64_t filled = 0;
+  int64_t after = 0;
+  for (;;) {
+    std::vector<std::pair<int64_t, std::string>> batch;
+    NUBO_RETURN_IF_ERROR(meta.Read([&](meta::ReadTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(batch, t.NodesWithoutSortKey(after, 2000));
+      return Status::Ok();
+    }));
+    if (batch.empty()) return filled;
+    std::vector<std::string> keys;
+    keys.reserve(batch.size());
+    for (const auto& [id, name] : batch) keys.push_back(SortKey(name));
+    NUBO_RETURN_IF_ERROR(meta.Write([&](meta::WriteTxn& t) -> Status {
+      for (size_t i = 0; i < batch.size(); ++i) {
+        NUBO_RETURN_IF_ERROR(t.SetSortKey(batch[i].first, keys[i]));
+      }
+      return Status::Ok();
+    }));
+    filled += static_cast<int64_t>(batch.size());
+    after = batch.back().first;
+  }
+}
+
 void AppendNodeETag(std::string& out, const NodeRow& n) {
   out += '"';
   if (!n.folder()) {
@@ -113,7 +154,8 @@ Status CheckQuota(meta::ReadTxn& txn, int64_t drive_id, int64_t extra, int64_t o
   NUBO_ASSIGN_OR_RETURN(int64_t used, DriveUsage(txn, *d));
   // Uploads in progress hold reservations: their bytes are on the disk
   // already (or about to be), so they count until they commit or end.
-  NUBO_ASSIGN_OR_RETURN(int64_t reserved, txn.ReservedBytes(drive_id, UnixMillis(), own_reservation));
+  NUBO_ASSIGN_OR_RETURN(int64_t reserved,
+                        txn.ReservedBytes(drive_id, UnixMillis(), own_reservation));
   if (used + reserved + extra > *u->quota_bytes) {
     std::string msg = "storage quota exceeded: " + std::to_string(used) + " of " +
                       std::to_string(*u->quota_bytes) + " bytes used, " + std::to_string(extra) +
@@ -234,8 +276,7 @@ Result<Usage> Files::GetUsage(const Principal& who) {
 
 Result<Resolved> Files::Resolve(const Principal& who, const std::vector<std::string>& segments) {
   if (segments.size() > kMaxDepth) {
-    return Status::InvalidArgument("paths have at most " + std::to_string(kMaxDepth) +
-                                   " segments");
+    return Status::InvalidArgument("paths have at most " + std::to_string(kMaxDepth) + " segments");
   }
   std::vector<std::string> keys;
   keys.reserve(segments.size());
@@ -274,8 +315,8 @@ Result<Resolved> Files::Resolve(const Principal& who, const std::vector<std::str
 Result<NodeRow> Files::Get(const Principal& who, std::string_view id, bool trashed_too) {
   NodeRow n;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(n, Access(t, who, id, trashed_too ? Want::kAny : Want::kLive,
-                                    Action::kRead));
+    NUBO_ASSIGN_OR_RETURN(
+        n, Access(t, who, id, trashed_too ? Want::kAny : Want::kLive, Action::kRead));
     return Status::Ok();
   }));
   return n;
@@ -303,18 +344,20 @@ Result<std::vector<NodeRow>> Files::Path(const Principal& who, const NodeRow& n)
 
 namespace {
 
-// Cursors are opaque to clients: hex of "v1\n<sort><dir>\n<kind>\n<int>\n
-// <str>\n<name_key>\n<id>". Names cannot contain "\n" (control characters
-// are refused), so the fields split unambiguously.
+// Cursors are opaque to clients: hex of "v2\n<sort><dir>\n<kind>\n<int>\n
+// <str>\n<hex sort_key>\n<id>". Mime types cannot contain "\n" and the
+// sort key (arbitrary bytes) is hex, so the fields split unambiguously. A
+// v1 cursor (name_key order, before natural order) is refused as malformed:
+// the client starts the listing over.
 std::string EncodeCursor(char tag, const meta::NodeCursor& c) {
-  std::string raw = std::string("v1\n") + tag + "\n" + std::to_string(static_cast<int>(c.kind)) +
-                    "\n" + std::to_string(c.int_key) + "\n" + c.str_key + "\n" + c.name_key + "\n" +
-                    std::to_string(c.id);
+  std::string raw = std::string("v2\n") + tag + "\n" + std::to_string(static_cast<int>(c.kind)) +
+                    "\n" + std::to_string(c.int_key) + "\n" + c.str_key + "\n" +
+                    HexEncode(c.sort_key.data(), c.sort_key.size()) + "\n" + std::to_string(c.id);
   return HexEncode(raw.data(), raw.size());
 }
 
 std::optional<std::string> HexDecode(std::string_view hex) {
-  if (hex.size() % 2 != 0 || hex.size() > 8192) return std::nullopt;
+  if (hex.size() % 2 != 0 || hex.size() > 16384) return std::nullopt;
   std::string out;
   out.reserve(hex.size() / 2);
   auto val = [](char c) -> int {
@@ -343,7 +386,7 @@ Result<std::optional<meta::NodeCursor>> DecodeCursor(std::string_view cursor, ch
   auto raw = HexDecode(cursor);
   if (!raw) return bad();
   auto parts = Split(*raw, '\n');
-  if (parts.size() != 7 || parts[0] != "v1") return bad();
+  if (parts.size() != 7 || parts[0] != "v2") return bad();
   if (parts[1].size() != 1 || parts[1][0] != tag) {
     return Status::InvalidArgument("cursor belongs to another sort order");
   }
@@ -360,7 +403,9 @@ Result<std::optional<meta::NodeCursor>> DecodeCursor(std::string_view cursor, ch
   if (!ik || !id) return bad();
   c.int_key = *ik;
   c.str_key = std::string(parts[4]);
-  c.name_key = std::string(parts[5]);
+  auto sort_key = HexDecode(parts[5]);
+  if (!sort_key) return bad();
+  c.sort_key = std::move(*sort_key);
   c.id = *id;
   return std::optional<meta::NodeCursor>(std::move(c));
 }
@@ -371,7 +416,7 @@ meta::NodeCursor CursorOf(const NodeRow& n, meta::NodeSort sort) {
   if (sort == meta::NodeSort::kSize) c.int_key = static_cast<int64_t>(n.size);
   if (sort == meta::NodeSort::kModified) c.int_key = n.mtime_ms;
   if (sort == meta::NodeSort::kType) c.str_key = n.mime;
-  c.name_key = n.name_key;
+  c.sort_key = n.sort_key;
   c.id = n.id;
   return c;
 }

@@ -86,6 +86,12 @@ std::string NodeETag(const meta::NodeRow& n);
 void AppendNodeETag(std::string& out, const meta::NodeRow& n);
 std::string HashHex(const meta::Digest& d);
 
+// Gives every node without a listing key (rows written before natural
+// order, or all rows after the ICU collation version changed) its
+// files/names.h SortKey, in batches. Runs before the server serves; a
+// no-op on an up-to-date database. Returns the number of keys written.
+Result<int64_t> FillSortKeys(meta::MetaStore& meta);
+
 struct ListOptions {
   // Rows without the caller's favorite flag and parent id (WebDAV shows
   // neither; a listing saves a lookup and a copy per row).
@@ -96,8 +102,8 @@ struct ListOptions {
 
 struct Page {
   std::vector<meta::NodeRow> items;
-  std::string next_cursor;              // empty: no more
-  std::optional<meta::NodeRow> folder;  // List: the listed folder, read in the same snapshot
+  std::string next_cursor;                     // empty: no more
+  std::optional<meta::NodeRow> folder;         // List: the listed folder, read in the same snapshot
   std::vector<meta::NodeDeadProp> dead_props;  // ListOptions::dead_props: by node id
 };
 
@@ -237,10 +243,9 @@ class Files {
   // Zero-copy (manifest references), recursive for folders unless
   // `shallow` (a folder copied without its members: WebDAV Depth 0).
   // Dead properties are copied with their nodes.
-  Result<meta::NodeRow> Copy(const Principal& who, std::string_view id,
-                             std::string_view parent_id, std::optional<std::string> name,
-                             Conflict conflict, bool shallow = false,
-                             const Conditions& cond = {});
+  Result<meta::NodeRow> Copy(const Principal& who, std::string_view id, std::string_view parent_id,
+                             std::optional<std::string> name, Conflict conflict,
+                             bool shallow = false, const Conditions& cond = {});
 
   // Resolves `segments` (decoded, below the caller's personal drive root).
   // InvalidArgument when a segment is not a valid name or there are more
@@ -252,8 +257,7 @@ class Files {
   Result<meta::NodeRow> Restore(const Principal& who, std::string_view id,
                                 const Conditions& cond = {});
   // Deletes a node (live or trashed) and its subtree for good.
-  Status DeletePermanently(const Principal& who, std::string_view id,
-                           const Conditions& cond = {});
+  Status DeletePermanently(const Principal& who, std::string_view id, const Conditions& cond = {});
   Result<Page> ListTrash(const Principal& who, std::string_view cursor, size_t limit);
   Result<int64_t> EmptyTrash(const Principal& who);
   // Maintenance: deletes trash older than the retention period, trims

@@ -25,14 +25,20 @@ using meta::NodeRow;
 
 namespace {
 
+// The one place a node takes a name: the lookup and listing keys follow.
+void SetName(NodeRow& n, std::string name) {
+  n.name_key = NameKey(name);
+  n.sort_key = SortKey(name);
+  n.name = std::move(name);
+}
+
 NodeRow NewChild(const NodeRow& parent, std::string name, NodeKind kind, int64_t user,
                  int64_t now) {
   NodeRow n;
   n.public_id = NewUuidV7();
   n.drive_id = parent.drive_id;
   n.parent_id = parent.id;
-  n.name_key = NameKey(name);
-  n.name = std::move(name);
+  SetName(n, std::move(name));
   n.kind = kind;
   n.mime = kind == NodeKind::kFolder ? "inode/directory" : "application/octet-stream";
   n.mtime_ms = n.ctime_ms = now;
@@ -197,9 +203,8 @@ Result<std::string> Files::EnsureFolders(const Principal& who, std::string_view 
 }
 
 Result<UploadResult> Files::AttachFile(meta::WriteTxn& t, const Principal& who,
-                                       const UploadRequest& req, int64_t manifest_id,
-                                       uint64_t size, const std::string& mime,
-                                       int64_t reservation) {
+                                       const UploadRequest& req, int64_t manifest_id, uint64_t size,
+                                       const std::string& mime, int64_t reservation) {
   NUBO_ASSIGN_OR_RETURN(NodeRow parent, AccessFolder(t, who, req.parent_id, Action::kCreate));
   std::optional<NodeRow> existing;
   NUBO_ASSIGN_OR_RETURN(std::string name,
@@ -255,9 +260,9 @@ Status Files::CheckFreeSpace(uint64_t extra) {
   auto free = chunks_.FreeBytes();
   if (!free) return Status::Ok();
   if (*free < extra || *free - extra < options_.min_free_bytes) {
-    return Status::QuotaExceeded(
-        "the server's disk is nearly full (storage.min_free keeps " +
-        std::to_string(options_.min_free_bytes) + " bytes free); try again later");
+    return Status::QuotaExceeded("the server's disk is nearly full (storage.min_free keeps " +
+                                 std::to_string(options_.min_free_bytes) +
+                                 " bytes free); try again later");
   }
   return Status::Ok();
 }
@@ -462,8 +467,7 @@ Result<std::unique_ptr<Upload>> Files::BeginUpload(const Principal& who, UploadR
       credit = static_cast<int64_t>(existing->size);
     } else {
       if (req.if_match && *req.if_match != "*") {
-        return Status::PreconditionFailed("If-Match given but \"" + req.name +
-                                          "\" does not exist");
+        return Status::PreconditionFailed("If-Match given but \"" + req.name + "\" does not exist");
       }
       NUBO_RETURN_IF_ERROR(CheckNewMemberLocks(t, who, parent, name, req.cond.lock_tokens));
     }
@@ -542,9 +546,8 @@ Status ReplaceExisting(meta::WriteTxn& t, const Principal& who, const NodeRow& e
 }  // namespace
 
 Result<NodeRow> Files::Update(const Principal& who, std::string_view id,
-                              std::optional<std::string> name,
-                              std::optional<std::string> parent_id, Conflict conflict,
-                              const Conditions& cond) {
+                              std::optional<std::string> name, std::optional<std::string> parent_id,
+                              Conflict conflict, const Conditions& cond) {
   if (conflict == Conflict::kOverwrite) {
     return Status::InvalidArgument("conflict=overwrite is not supported for rename or move");
   }
@@ -571,7 +574,8 @@ Result<NodeRow> Files::Update(const Principal& who, std::string_view id,
       // Cycle check (ARCHITECTURE.md §4.5): the destination must not be the
       // node or lie below it.
       NUBO_ASSIGN_OR_RETURN(bool cycle, IsAncestorOrSelf(t, n.id, dest.id));
-      if (cycle) return Status::Conflict("cannot move a folder into itself or one of its subfolders");
+      if (cycle)
+        return Status::Conflict("cannot move a folder into itself or one of its subfolders");
     }
     const std::string new_name = name ? *name : n.name;
     std::optional<NodeRow> existing;
@@ -589,8 +593,7 @@ Result<NodeRow> Files::Update(const Principal& who, std::string_view id,
     // §9.9.1: locks do not move with the resource.
     NUBO_RETURN_IF_ERROR(DropNodeLocks(t, n));
     const bool moved = dest.id != old_parent->id;
-    n.name = final_name;
-    n.name_key = NameKey(final_name);
+    SetName(n, final_name);
     n.parent_id = dest.id;
     n.updated_by = who.user_id;
     NUBO_RETURN_IF_ERROR(NameTaken(t.UpdateNode(n), final_name));
@@ -627,7 +630,8 @@ Result<NodeRow> Files::Copy(const Principal& who, std::string_view id, std::stri
       return Status::Unsupported("copying between drives is not supported yet");
     if (src.folder()) {
       NUBO_ASSIGN_OR_RETURN(bool cycle, IsAncestorOrSelf(t, src.id, dest.id));
-      if (cycle) return Status::Conflict("cannot copy a folder into itself or one of its subfolders");
+      if (cycle)
+        return Status::Conflict("cannot copy a folder into itself or one of its subfolders");
     }
     std::optional<NodeRow> existing;
     NUBO_ASSIGN_OR_RETURN(std::string final_name, PlaceName(t, dest, name ? *name : src.name,
@@ -723,8 +727,7 @@ Result<NodeRow> Files::Restore(const Principal& who, std::string_view id, const 
     NUBO_ASSIGN_OR_RETURN(std::string final_name,
                           PlaceName(t, *dest, n.name, n.folder(), Conflict::kRename, nullptr));
     NUBO_RETURN_IF_ERROR(CheckNewMemberLocks(t, who, *dest, final_name, cond.lock_tokens));
-    n.name = final_name;
-    n.name_key = NameKey(final_name);
+    SetName(n, final_name);
     n.parent_id = dest->id;
     n.trashed_at_ms.reset();
     n.trash_root.reset();

@@ -34,4 +34,15 @@ Result<std::string> ValidateName(std::string_view name);
 // NFC again (the same key for every canonically equivalent spelling).
 std::string NameKey(std::string_view name);
 
+// The listing-order key of a valid name: its ICU collation key in the root
+// locale with numeric ordering and secondary strength, so "a2" < "A3" <
+// "a10" < "b" (digits compare as numbers of any length, case is ignored,
+// accents are not). Keys compare bytewise (memcmp, or a BLOB column's
+// order); they depend on the ICU version, see CollationVersion.
+std::string SortKey(std::string_view name);
+
+// The collator's version ("153.112..."): keys made by one version are not
+// comparable with another's, so stored keys are rebuilt when it changes.
+std::string CollationVersion();
+
 }  // namespace nubo::files

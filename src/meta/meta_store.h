@@ -107,6 +107,7 @@ struct NodeRow {
   std::optional<int64_t> parent_id;  // nullopt: the drive root
   std::string name;                  // as the client sent it (validated)
   std::string name_key;              // case-folded NFC (files/names.h)
+  std::string sort_key;              // listing order, bytes (files/names.h SortKey)
   NodeKind kind = NodeKind::kFolder;
   std::optional<int64_t> manifest_id;  // files only
   uint64_t size = 0;                   // file: content bytes; folder: live file bytes below
@@ -119,6 +120,8 @@ struct NodeRow {
   std::optional<int64_t> trash_parent;   // the trashed node's parent then
   int64_t created_by = 0;
   int64_t updated_by = 0;
+  // Read-only, kept by the store: a folder's live children.
+  int64_t child_count = 0;
   // Read-only, joined: the manifest's hash (files), whether the viewer of
   // the query marked the node a favorite, the parent's public id.
   Digest hash{};
@@ -137,7 +140,7 @@ struct NodeCursor {
   NodeKind kind = NodeKind::kFolder;
   int64_t int_key = 0;  // size or mtime
   std::string str_key;  // mime for kType
-  std::string name_key;
+  std::string sort_key;
   int64_t id = 0;
 };
 
@@ -239,7 +242,7 @@ class ReadTxn {
   virtual Result<std::optional<NodeRow>> FindChild(int64_t parent_id, const std::string& name_key,
                                                    int64_t viewer) = 0;
   // One keyset page of live children of one kind, after `after` (none: from
-  // the start), in the given order (name_key, then id break ties). Rows
+  // the start), in the given order (sort_key, then id break ties). Rows
   // leave parent_public_id empty: it is the listed folder's. `favorite` is
   // the viewer's flag; viewer 0 skips the lookup (always false).
   virtual Result<std::vector<NodeRow>> ListChildren(int64_t parent_id, NodeKind kind, NodeSort sort,
@@ -291,6 +294,9 @@ class ReadTxn {
   virtual Result<bool> HasDavLocks(int64_t drive_id, int64_t now_ms) = 0;
   // Bytes of the node's dead properties (names and values).
   virtual Result<int64_t> DeadPropsBytes(int64_t node_id) = 0;
+  // (id, name) of nodes without a sort key, by id after `after_id`.
+  virtual Result<std::vector<std::pair<int64_t, std::string>>> NodesWithoutSortKey(
+      int64_t after_id, size_t limit) = 0;
 
   // Quota reservations of uploads in progress: the bytes reserved in the
   // drive by reservations unexpired at `now_ms`, except `except_id`.
@@ -305,6 +311,10 @@ class ReadTxn {
   // children in the same state (live, or the same trashed subtree), as
   // (public id, stored size, recomputed size).
   virtual Result<std::vector<std::tuple<std::string, int64_t, int64_t>>> FolderRollupMismatches(
+      size_t limit) = 0;
+  // Folders whose child_count differs from their live children, as
+  // (public id, stored, recomputed) (fsck).
+  virtual Result<std::vector<std::tuple<std::string, int64_t, int64_t>>> ChildCountMismatches(
       size_t limit) = 0;
   // Public ids of nodes whose content_hash is not their manifest's hash
   // (fsck; at most `limit`).
@@ -369,6 +379,9 @@ class WriteTxn : public ReadTxn {
   // trash fields, updated_by) of `row`, matched by id. AlreadyExists on a
   // sibling name clash.
   virtual Status UpdateNode(const NodeRow& row) = 0;
+  // Sort keys: one node's, or every node's dropped (the collation changed).
+  virtual Status SetSortKey(int64_t id, const std::string& sort_key) = 0;
+  virtual Status ClearSortKeys() = 0;
   // On `id` and every ancestor: tree_seq = seq, size += size_delta.
   virtual Status BumpAncestors(int64_t id, int64_t seq, int64_t size_delta) = 0;
   // trash_root = root_id on the live part of the subtree of `root_id`

@@ -422,6 +422,8 @@ TEST_P(MetaStoreConformance, NodesSiblingsTrashAndKeysetListing) {
       n.drive_id = d.id;
       n.parent_id = root.id;
       n.name = n.name_key = "name" + std::to_string(100 + (i * 7) % 30);
+      // Listings order by sort_key, which here runs against the names.
+      n.sort_key = std::string(1, static_cast<char>(0xf0 - (i * 7) % 30)) + "\x01";
       n.kind = i % 3 == 0 ? NodeKind::kFolder : NodeKind::kFile;
       n.mime = n.kind == NodeKind::kFolder ? "inode/directory" : "text/plain";
       if (n.kind == NodeKind::kFile) n.manifest_id = manifest;  // files always have content
@@ -433,6 +435,7 @@ TEST_P(MetaStoreConformance, NodesSiblingsTrashAndKeysetListing) {
     dup.drive_id = d.id;
     dup.parent_id = root.id;
     dup.name = dup.name_key = "name100";
+    dup.sort_key = "\xf0\x01";
     dup.mime = "inode/directory";
     EXPECT_EQ(t.InsertNode(dup).code(), Code::kAlreadyExists);
     // Trashing frees the name; the trash marker covers the node.
@@ -476,7 +479,7 @@ TEST_P(MetaStoreConformance, NodesSiblingsTrashAndKeysetListing) {
                                 NodeCursor{last.kind,
                                            sort == NodeSort::kSize ? static_cast<int64_t>(last.size)
                                                                    : last.mtime_ms,
-                                           last.mime, last.name_key, last.id};
+                                           last.mime, last.sort_key, last.id};
                             for (auto& n : page) all.push_back(std::move(n));
                           }
                         }
@@ -497,13 +500,119 @@ TEST_P(MetaStoreConformance, NodesSiblingsTrashAndKeysetListing) {
         }
         auto key = [&](const NodeRow& n) {
           return std::make_tuple(sort == NodeSort::kSize ? static_cast<int64_t>(n.size) : 0,
-                                 sort == NodeSort::kType ? n.mime : std::string(), n.name_key,
+                                 sort == NodeSort::kType ? n.mime : std::string(), n.sort_key,
                                  n.id);
         };
         EXPECT_TRUE(desc ? key(a) > key(b) : key(a) < key(b)) << a.name << " / " << b.name;
       }
     }
   }
+}
+
+// Folders count their live children in the statement that changes one:
+// insert, move, trash, restore and delete, at any depth.
+TEST_P(MetaStoreConformance, FoldersCountTheirLiveChildren) {
+  Status st = store_->Write([&](WriteTxn& t) -> Status {
+    UserRow u;
+    DriveRow d;
+    NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
+    auto add = [&](const std::string& name, std::optional<int64_t> parent) -> Result<int64_t> {
+      NodeRow n;
+      n.public_id = name;
+      n.drive_id = d.id;
+      n.parent_id = parent;
+      n.name = n.name_key = name;
+      n.sort_key = name;
+      n.mime = "inode/directory";
+      NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+      return n.id;
+    };
+    auto count = [&](int64_t id) -> int64_t {
+      auto n = t.GetNode(id, 0);
+      return n.ok() && *n ? (*n)->child_count : -1;
+    };
+    NUBO_ASSIGN_OR_RETURN(int64_t root, add("root", std::nullopt));
+    NUBO_ASSIGN_OR_RETURN(int64_t a, add("a", root));
+    NUBO_ASSIGN_OR_RETURN(int64_t b, add("b", root));
+    NUBO_ASSIGN_OR_RETURN(int64_t a1, add("a1", a));
+    NUBO_ASSIGN_OR_RETURN(int64_t a2, add("a2", a));
+    (void)a2;
+    EXPECT_EQ(count(root), 2);
+    EXPECT_EQ(count(a), 2);
+    EXPECT_EQ(count(b), 0);
+    // A move leaves one folder and arrives in another.
+    NUBO_ASSIGN_OR_RETURN(auto moved, t.GetNode(a1, 0));
+    moved->parent_id = b;
+    NUBO_RETURN_IF_ERROR(t.UpdateNode(*moved));
+    EXPECT_EQ(count(a), 1);
+    EXPECT_EQ(count(b), 1);
+    // A rename (same parent) changes nothing.
+    moved->name = moved->name_key = moved->sort_key = "a1-renamed";
+    NUBO_RETURN_IF_ERROR(t.UpdateNode(*moved));
+    EXPECT_EQ(count(b), 1);
+    // Trashing "a" takes it out of root's count and its own children out
+    // of its count; restoring puts both back.
+    NUBO_RETURN_IF_ERROR(t.MarkSubtreeTrashed(a));
+    EXPECT_EQ(count(root), 1);
+    EXPECT_EQ(count(a), 0);
+    NUBO_RETURN_IF_ERROR(t.UnmarkSubtreeTrashed(a));
+    EXPECT_EQ(count(root), 2);
+    EXPECT_EQ(count(a), 1);
+    NUBO_ASSIGN_OR_RETURN(auto bad, t.ChildCountMismatches(10));
+    EXPECT_TRUE(bad.empty());
+    // Deleting a live subtree drops it from its parent's count.
+    NUBO_ASSIGN_OR_RETURN(int64_t gone, t.DeleteSubtree(b));
+    EXPECT_EQ(gone, 2);
+    EXPECT_EQ(count(root), 1);
+    NUBO_ASSIGN_OR_RETURN(bad, t.ChildCountMismatches(10));
+    EXPECT_TRUE(bad.empty());
+    return Status::Ok();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+}
+
+// Sort keys are bytes (NUL and 0xFF included, empty is not NULL); the
+// rows without one are found, filled and can all be dropped.
+TEST_P(MetaStoreConformance, SortKeysAreBytesAndCanBeRebuilt) {
+  Status st = store_->Write([&](WriteTxn& t) -> Status {
+    UserRow u;
+    DriveRow d;
+    NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
+    NodeRow root;
+    root.public_id = "root";
+    root.drive_id = d.id;
+    root.mime = "inode/directory";
+    NUBO_RETURN_IF_ERROR(t.InsertNode(root));  // empty key, not NULL
+    const std::string bytes("\x00\xff\x0a\x01", 4);
+    NodeRow n;
+    n.public_id = "n";
+    n.drive_id = d.id;
+    n.parent_id = root.id;
+    n.name = n.name_key = "n";
+    n.sort_key = bytes;
+    n.mime = "inode/directory";
+    NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+    NUBO_ASSIGN_OR_RETURN(auto got, t.GetNode(n.id, 0));
+    EXPECT_EQ(got->sort_key, bytes);
+    NUBO_ASSIGN_OR_RETURN(auto none, t.NodesWithoutSortKey(0, 10));
+    EXPECT_TRUE(none.empty());
+    NUBO_RETURN_IF_ERROR(t.ClearSortKeys());
+    NUBO_ASSIGN_OR_RETURN(auto all, t.NodesWithoutSortKey(0, 10));
+    EXPECT_EQ(all.size(), 2u);
+    NUBO_ASSIGN_OR_RETURN(auto after_root, t.NodesWithoutSortKey(root.id, 10));
+    EXPECT_EQ(after_root.size(), 1u);
+    if (after_root.size() == 1) {
+      EXPECT_EQ(after_root[0].second, "n");
+    }
+    NUBO_RETURN_IF_ERROR(t.SetSortKey(n.id, "k"));
+    NUBO_RETURN_IF_ERROR(t.SetSortKey(root.id, ""));
+    NUBO_ASSIGN_OR_RETURN(none, t.NodesWithoutSortKey(0, 10));
+    EXPECT_TRUE(none.empty());
+    NUBO_ASSIGN_OR_RETURN(got, t.GetNode(n.id, 0));
+    EXPECT_EQ(got->sort_key, "k");
+    return Status::Ok();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
 }
 
 TEST_P(MetaStoreConformance, DeadPropsOfManyNodesInOneQuery) {
@@ -573,30 +682,41 @@ TEST_P(MetaStoreConformance, PropertyBytesFollowTheirProperties) {
   std::vector<int64_t> ids;
   auto bytes = [&]() {
     int64_t out = -1;
-    EXPECT_TRUE(store_->Read([&](ReadTxn& t) -> Status {
-      NUBO_ASSIGN_OR_RETURN(auto drive, t.GetDrive(d.id));
-      if (!drive) return Status::NotFound("drive");
-      out = drive->props_bytes;
-      NUBO_ASSIGN_OR_RETURN(auto bad, t.PropsBytesMismatches(10));
-      EXPECT_TRUE(bad.empty());
-      return Status::Ok();
-    }).ok());
+    EXPECT_TRUE(store_
+                    ->Read([&](ReadTxn& t) -> Status {
+                      NUBO_ASSIGN_OR_RETURN(auto drive, t.GetDrive(d.id));
+                      if (!drive) return Status::NotFound("drive");
+                      out = drive->props_bytes;
+                      NUBO_ASSIGN_OR_RETURN(auto bad, t.PropsBytesMismatches(10));
+                      EXPECT_TRUE(bad.empty());
+                      return Status::Ok();
+                    })
+                    .ok());
     return out;
   };
   ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return InsertSmallTree(t, u, d, ids); }).ok());
-  ASSERT_TRUE(store_->Write([&](WriteTxn& t) -> Status {
-    NUBO_RETURN_IF_ERROR(t.SetDeadProp(ids[2], {"urn:x", "k", "12345"}));  // 5 + 1 + 5
-    return t.SetDeadProp(ids[3], {"urn:x", "k", "1"});                      // 5 + 1 + 1
-  }).ok());
+  ASSERT_TRUE(
+      store_
+          ->Write([&](WriteTxn& t) -> Status {
+            NUBO_RETURN_IF_ERROR(t.SetDeadProp(ids[2], {"urn:x", "k", "12345"}));  // 5 + 1 + 5
+            return t.SetDeadProp(ids[3], {"urn:x", "k", "1"});                     // 5 + 1 + 1
+          })
+          .ok());
   EXPECT_EQ(bytes(), 18);
-  ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return t.SetDeadProp(ids[2], {"urn:x", "k", "1"}); }).ok());
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) {
+                      return t.SetDeadProp(ids[2], {"urn:x", "k", "1"});
+                    })
+                  .ok());
   EXPECT_EQ(bytes(), 14);
   ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return t.CopyDeadProps(ids[3], ids[1]); }).ok());
   EXPECT_EQ(bytes(), 21);
-  ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return t.RemoveDeadProp(ids[3], "urn:x", "k"); }).ok());
-  ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return t.RemoveDeadProp(ids[3], "urn:x", "nope"); }).ok());
+  ASSERT_TRUE(
+      store_->Write([&](WriteTxn& t) { return t.RemoveDeadProp(ids[3], "urn:x", "k"); }).ok());
+  ASSERT_TRUE(
+      store_->Write([&](WriteTxn& t) { return t.RemoveDeadProp(ids[3], "urn:x", "nope"); }).ok());
   EXPECT_EQ(bytes(), 14);
-  ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return t.DeleteSubtree(ids[1]).status(); }).ok());  // a and b
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return t.DeleteSubtree(ids[1]).status(); })
+                  .ok());  // a and b
   EXPECT_EQ(bytes(), 0);
 }
 
@@ -608,17 +728,21 @@ TEST_P(MetaStoreConformance, QuotaReservations) {
   std::vector<int64_t> ids;
   ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return InsertSmallTree(t, u, d, ids); }).ok());
   int64_t r1 = 0, r2 = 0;
-  ASSERT_TRUE(store_->Write([&](WriteTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(r1, t.InsertReservation(d.id, 100, 1000));
-    NUBO_ASSIGN_OR_RETURN(r2, t.InsertReservation(d.id, 30, 5000));
-    return Status::Ok();
-  }).ok());
+  ASSERT_TRUE(store_
+                  ->Write([&](WriteTxn& t) -> Status {
+                    NUBO_ASSIGN_OR_RETURN(r1, t.InsertReservation(d.id, 100, 1000));
+                    NUBO_ASSIGN_OR_RETURN(r2, t.InsertReservation(d.id, 30, 5000));
+                    return Status::Ok();
+                  })
+                  .ok());
   auto reserved = [&](int64_t now, int64_t except) {
     int64_t out = -1;
-    EXPECT_TRUE(store_->Read([&](ReadTxn& t) -> Status {
-      NUBO_ASSIGN_OR_RETURN(out, t.ReservedBytes(d.id, now, except));
-      return Status::Ok();
-    }).ok());
+    EXPECT_TRUE(store_
+                    ->Read([&](ReadTxn& t) -> Status {
+                      NUBO_ASSIGN_OR_RETURN(out, t.ReservedBytes(d.id, now, except));
+                      return Status::Ok();
+                    })
+                    .ok());
     return out;
   };
   EXPECT_EQ(reserved(500, 0), 130);
@@ -626,11 +750,13 @@ TEST_P(MetaStoreConformance, QuotaReservations) {
   EXPECT_EQ(reserved(2000, 0), 30);  // r1 expired
   ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return t.UpdateReservation(r1, 10, 9000); }).ok());
   EXPECT_EQ(reserved(2000, 0), 40);
-  ASSERT_TRUE(store_->Write([&](WriteTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(int64_t n, t.DeleteExpiredReservations(6000));
-    EXPECT_EQ(n, 1);  // r2
-    return t.DeleteReservation(r1);
-  }).ok());
+  ASSERT_TRUE(store_
+                  ->Write([&](WriteTxn& t) -> Status {
+                    NUBO_ASSIGN_OR_RETURN(int64_t n, t.DeleteExpiredReservations(6000));
+                    EXPECT_EQ(n, 1);  // r2
+                    return t.DeleteReservation(r1);
+                  })
+                  .ok());
   EXPECT_EQ(reserved(0, 0), 0);
   EXPECT_EQ(store_->Write([&](WriteTxn& t) { return t.UpdateReservation(r2, 1, 1); }).code(),
             Code::kNotFound);
@@ -643,85 +769,93 @@ TEST_P(MetaStoreConformance, DomainLookups) {
   UserRow u;
   DriveRow d;
   std::vector<int64_t> ids;
-  ASSERT_TRUE(store_->Write([&](WriteTxn& t) -> Status {
-    NUBO_RETURN_IF_ERROR(InsertSmallTree(t, u, d, ids));
-    for (const char* name : {"x (1).txt", "x (2).txt", "x (10).txt", "x.txt", "y (1).txt"}) {
-      NodeRow n;
-      n.public_id = name;
-      n.drive_id = d.id;
-      n.parent_id = ids[0];
-      n.name = n.name_key = name;
-      n.mime = "inode/directory";
-      NUBO_RETURN_IF_ERROR(t.InsertNode(n));
-    }
-    DavLockRow l;
-    l.token = "urn:uuid:1";
-    l.drive_id = d.id;
-    l.path = "/a";
-    l.user_id = u.id;
-    l.expires_at_ms = 1000;
-    NUBO_RETURN_IF_ERROR(t.InsertDavLock(l));
-    // Trash "c" (older) and "a" (newer), with sizes.
-    for (auto [idx, at, size] : {std::tuple{3, 10, 7}, std::tuple{1, 20, 5}}) {
-      NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(ids[idx], 0));
-      n->trashed_at_ms = at;
-      n->trash_root = n->id;
-      n->size = size;
-      NUBO_RETURN_IF_ERROR(t.UpdateNode(*n));
-    }
-    AppPasswordRow a1, a2;
-    a1.user_id = a2.user_id = u.id;
-    a1.label = a2.label = "p";
-    a1.secret_hash = D("one");
-    a2.secret_hash = D("two");
-    a2.scopes = 1;
-    NUBO_RETURN_IF_ERROR(t.InsertAppPassword(a1).status());
-    NUBO_RETURN_IF_ERROR(t.InsertAppPassword(a2).status());
-    SessionRow s;
-    s.public_id = "s1";
-    s.user_id = u.id;
-    s.family_id = "f1";
-    s.refresh_hash = D("r1");
-    s.expires_at_ms = 10'000;
-    NUBO_RETURN_IF_ERROR(t.InsertSession(s));
-    return t.RevokeSession(s.id, 50, /*rotated=*/true);
-  }).ok());
-  ASSERT_TRUE(store_->Read([&](ReadTxn& t) -> Status {
-    EXPECT_TRUE(*t.HasDavLocks(d.id, 999));
-    EXPECT_FALSE(*t.HasDavLocks(d.id, 1000));  // expired
-    EXPECT_FALSE(*t.HasDavLocks(d.id + 1, 0));
-    NUBO_ASSIGN_OR_RETURN(auto keys, t.ChildKeysWithPrefix(ids[0], "x (", 10));
-    EXPECT_EQ(keys, (std::vector<std::string>{"x (1).txt", "x (10).txt", "x (2).txt"}));
-    NUBO_ASSIGN_OR_RETURN(keys, t.ChildKeysWithPrefix(ids[0], "x (", 2));
-    EXPECT_EQ(keys.size(), 2u);
-    EXPECT_EQ(*t.TrashBytes(d.id), 12);
-    NUBO_ASSIGN_OR_RETURN(auto oldest, t.ListOldestTrash(d.id, 10));
-    EXPECT_EQ(oldest.size(), 2u);
-    if (oldest.size() == 2) {
-      EXPECT_EQ(oldest[0].public_id, "c");
-      EXPECT_EQ(oldest[1].public_id, "a");
-    }
-    EXPECT_TRUE(t.ListQuotaDrives(0, 10)->empty());  // alice has no quota
-    EXPECT_FALSE(*t.FamilyHasLiveSession("f1", 100));  // its one session was rotated away
-    NUBO_ASSIGN_OR_RETURN(auto s, t.GetSession("s1"));
-    EXPECT_EQ(s->rotated_at_ms, std::optional<int64_t>(50));
-    NUBO_ASSIGN_OR_RETURN(auto apps, t.ListAppPasswords(u.id));
-    EXPECT_EQ(apps.size(), 2u);
-    if (apps.size() == 2) {
-      EXPECT_EQ(apps[0].scopes, 3u);  // the default
-      EXPECT_EQ(apps[1].scopes, 1u);
-    }
-    return Status::Ok();
-  }).ok());
-  ASSERT_TRUE(store_->Write([&](WriteTxn& t) -> Status {
-    u.quota_bytes = 100;
-    NUBO_RETURN_IF_ERROR(t.UpdateUser(u));
-    NUBO_ASSIGN_OR_RETURN(int64_t n, t.DeleteAppPasswords(u.id));
-    EXPECT_EQ(n, 2);
-    NUBO_ASSIGN_OR_RETURN(auto drives, t.ListQuotaDrives(0, 10));
-    EXPECT_EQ(drives, std::vector<int64_t>{d.id});
-    return Status::Ok();
-  }).ok());
+  ASSERT_TRUE(store_
+                  ->Write([&](WriteTxn& t) -> Status {
+                    NUBO_RETURN_IF_ERROR(InsertSmallTree(t, u, d, ids));
+                    for (const char* name :
+                         {"x (1).txt", "x (2).txt", "x (10).txt", "x.txt", "y (1).txt"}) {
+                      NodeRow n;
+                      n.public_id = name;
+                      n.drive_id = d.id;
+                      n.parent_id = ids[0];
+                      n.name = n.name_key = name;
+                      n.mime = "inode/directory";
+                      NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+                    }
+                    DavLockRow l;
+                    l.token = "urn:uuid:1";
+                    l.drive_id = d.id;
+                    l.path = "/a";
+                    l.user_id = u.id;
+                    l.expires_at_ms = 1000;
+                    NUBO_RETURN_IF_ERROR(t.InsertDavLock(l));
+                    // Trash "c" (older) and "a" (newer), with sizes.
+                    for (auto [idx, at, size] : {std::tuple{3, 10, 7}, std::tuple{1, 20, 5}}) {
+                      NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(ids[idx], 0));
+                      n->trashed_at_ms = at;
+                      n->trash_root = n->id;
+                      n->size = size;
+                      NUBO_RETURN_IF_ERROR(t.UpdateNode(*n));
+                    }
+                    AppPasswordRow a1, a2;
+                    a1.user_id = a2.user_id = u.id;
+                    a1.label = a2.label = "p";
+                    a1.secret_hash = D("one");
+                    a2.secret_hash = D("two");
+                    a2.scopes = 1;
+                    NUBO_RETURN_IF_ERROR(t.InsertAppPassword(a1).status());
+                    NUBO_RETURN_IF_ERROR(t.InsertAppPassword(a2).status());
+                    SessionRow s;
+                    s.public_id = "s1";
+                    s.user_id = u.id;
+                    s.family_id = "f1";
+                    s.refresh_hash = D("r1");
+                    s.expires_at_ms = 10'000;
+                    NUBO_RETURN_IF_ERROR(t.InsertSession(s));
+                    return t.RevokeSession(s.id, 50, /*rotated=*/true);
+                  })
+                  .ok());
+  ASSERT_TRUE(
+      store_
+          ->Read([&](ReadTxn& t) -> Status {
+            EXPECT_TRUE(*t.HasDavLocks(d.id, 999));
+            EXPECT_FALSE(*t.HasDavLocks(d.id, 1000));  // expired
+            EXPECT_FALSE(*t.HasDavLocks(d.id + 1, 0));
+            NUBO_ASSIGN_OR_RETURN(auto keys, t.ChildKeysWithPrefix(ids[0], "x (", 10));
+            EXPECT_EQ(keys, (std::vector<std::string>{"x (1).txt", "x (10).txt", "x (2).txt"}));
+            NUBO_ASSIGN_OR_RETURN(keys, t.ChildKeysWithPrefix(ids[0], "x (", 2));
+            EXPECT_EQ(keys.size(), 2u);
+            EXPECT_EQ(*t.TrashBytes(d.id), 12);
+            NUBO_ASSIGN_OR_RETURN(auto oldest, t.ListOldestTrash(d.id, 10));
+            EXPECT_EQ(oldest.size(), 2u);
+            if (oldest.size() == 2) {
+              EXPECT_EQ(oldest[0].public_id, "c");
+              EXPECT_EQ(oldest[1].public_id, "a");
+            }
+            EXPECT_TRUE(t.ListQuotaDrives(0, 10)->empty());    // alice has no quota
+            EXPECT_FALSE(*t.FamilyHasLiveSession("f1", 100));  // its one session was rotated away
+            NUBO_ASSIGN_OR_RETURN(auto s, t.GetSession("s1"));
+            EXPECT_EQ(s->rotated_at_ms, std::optional<int64_t>(50));
+            NUBO_ASSIGN_OR_RETURN(auto apps, t.ListAppPasswords(u.id));
+            EXPECT_EQ(apps.size(), 2u);
+            if (apps.size() == 2) {
+              EXPECT_EQ(apps[0].scopes, 3u);  // the default
+              EXPECT_EQ(apps[1].scopes, 1u);
+            }
+            return Status::Ok();
+          })
+          .ok());
+  ASSERT_TRUE(store_
+                  ->Write([&](WriteTxn& t) -> Status {
+                    u.quota_bytes = 100;
+                    NUBO_RETURN_IF_ERROR(t.UpdateUser(u));
+                    NUBO_ASSIGN_OR_RETURN(int64_t n, t.DeleteAppPasswords(u.id));
+                    EXPECT_EQ(n, 2);
+                    NUBO_ASSIGN_OR_RETURN(auto drives, t.ListQuotaDrives(0, 10));
+                    EXPECT_EQ(drives, std::vector<int64_t>{d.id});
+                    return Status::Ok();
+                  })
+                  .ok());
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, MetaStoreConformance, ::testing::ValuesIn(kBackends),

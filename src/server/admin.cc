@@ -12,10 +12,12 @@
 #include "content/gc.h"
 #include "content/ingest.h"
 #include "content/reader.h"
+#include "files/files.h"
 #include "meta/sqlite/sqlite_store.h"
 #include "server/storage.h"
 #include "util/blake3_hash.h"
 #include "util/mix.h"
+#include "util/strings.h"
 #include "util/time.h"
 
 namespace nubo::server {
@@ -30,10 +32,9 @@ int Fail(const char* what, const Status& st) {
 Status Pin(meta::MetaStore& m, blob::ChunkStore& c, const content::ManifestDraft& d,
            const std::string& name) {
   // Every reference needs its referencing row: no pin, no commit.
-  return content::CommitManifest(m, c, d,
-                                 [&](meta::WriteTxn& txn, int64_t id) -> Status {
-                                   return txn.InsertPin(name, id);
-                                 })
+  return content::CommitManifest(
+             m, c, d,
+             [&](meta::WriteTxn& txn, int64_t id) -> Status { return txn.InsertPin(name, id); })
       .status();
 }
 
@@ -106,7 +107,8 @@ int RunUser(const Config& cfg, const UserCommand& cmd) {
   meta::MetaStore& m = *s->meta;
   const auth::PasswordParams params = PasswordParamsFrom(cfg);
   auto need_password = [&]() -> Result<std::string> {
-    if (!cmd.password_stdin) return Status::InvalidArgument("give the password on stdin with --password-stdin");
+    if (!cmd.password_stdin)
+      return Status::InvalidArgument("give the password on stdin with --password-stdin");
     return ReadPasswordLine();
   };
   Status st;
@@ -144,7 +146,8 @@ int RunUser(const Config& cfg, const UserCommand& cmd) {
       });
       if (!st.ok() || page.empty()) break;
       for (const auto& u : page) {
-        std::printf("%s\t%s\t%s\n", u.username.c_str(), u.role.c_str(), u.active ? "active" : "disabled");
+        std::printf("%s\t%s\t%s\n", u.username.c_str(), u.role.c_str(),
+                    u.active ? "active" : "disabled");
       }
       after = page.back().username;
     }
@@ -159,6 +162,11 @@ int RunMigrate(const Config& cfg) {
   auto applied = meta::MigrateSqlite(DatabasePath(cfg.data_dir));
   if (!applied.ok()) return Fail("migrate", applied.status());
   std::printf("applied %d migration(s) to %s\n", *applied, DatabasePath(cfg.data_dir).c_str());
+  auto s = OpenStorage(cfg.data_dir, /*migrate=*/false);
+  if (!s.ok()) return Fail("migrate", s.status());
+  auto filled = files::FillSortKeys(*s->meta);
+  if (!filled.ok()) return Fail("migrate", filled.status());
+  if (*filled > 0) std::printf("wrote %lld listing key(s)\n", static_cast<long long>(*filled));
   return 0;
 }
 
@@ -168,12 +176,13 @@ int RunFsck(const Config& cfg, bool repair) {
   auto r = content::Fsck(*s->meta, *s->chunks, repair);
   if (!r.ok()) return Fail("fsck", r.status());
   for (const auto& p : r->problems) std::printf("PROBLEM %s\n", p.c_str());
-  std::printf("fsck: %llu manifests, %llu chunks, %llu bytes verified, %llu unreferenced files, "
-              "%zu problems, %llu repaired\n",
-              static_cast<unsigned long long>(r->manifests), static_cast<unsigned long long>(r->chunks),
-              static_cast<unsigned long long>(r->bytes_verified),
-              static_cast<unsigned long long>(r->unreferenced_files), r->problems.size(),
-              static_cast<unsigned long long>(r->repaired));
+  std::printf(
+      "fsck: %llu manifests, %llu chunks, %s verified, %llu unreferenced files, "
+      "%zu problems, %llu repaired\n",
+      static_cast<unsigned long long>(r->manifests), static_cast<unsigned long long>(r->chunks),
+      FormatBytes(r->bytes_verified).c_str(),
+      static_cast<unsigned long long>(r->unreferenced_files), r->problems.size(),
+      static_cast<unsigned long long>(r->repaired));
   if (r->clean()) return 0;
   // With --repair, a second pass tells whether anything is left.
   if (repair) {
@@ -186,12 +195,12 @@ int RunFsck(const Config& cfg, bool repair) {
 int RunGc(const Config& cfg, uint64_t grace_ms) {
   auto s = OpenStorage(cfg.data_dir, false);
   if (!s.ok()) return Fail("gc", s.status());
-  auto r = content::CollectGarbage(*s->meta, *s->chunks, static_cast<int64_t>(grace_ms), UnixMillis());
+  auto r =
+      content::CollectGarbage(*s->meta, *s->chunks, static_cast<int64_t>(grace_ms), UnixMillis());
   if (!r.ok()) return Fail("gc", r.status());
-  std::printf("gc: %llu chunks deleted, %llu stray files swept, %llu bytes freed, %llu kept (recent)\n",
+  std::printf("gc: %llu chunks deleted, %llu stray files swept, %s freed, %llu kept (recent)\n",
               static_cast<unsigned long long>(r->chunks_deleted),
-              static_cast<unsigned long long>(r->files_swept),
-              static_cast<unsigned long long>(r->bytes_freed),
+              static_cast<unsigned long long>(r->files_swept), FormatBytes(r->bytes_freed).c_str(),
               static_cast<unsigned long long>(r->skipped_recent));
   return 0;
 }
@@ -202,8 +211,9 @@ int RunDebugPut(const Config& cfg, const std::string& file, const std::string& p
   if (!s.ok()) return Fail("debug put", s.status());
   FILE* f = file == "-" ? stdin : std::fopen(file.c_str(), "rb");
   if (!f) return Fail("debug put", Status::NotFound("cannot open " + file));
-  content::Ingest in(*s->chunks, {},
-                     per_chunk_sync ? content::Ingest::Sync::kPerChunk : content::Ingest::Sync::kBatched);
+  content::Ingest in(
+      *s->chunks, {},
+      per_chunk_sync ? content::Ingest::Sync::kPerChunk : content::Ingest::Sync::kBatched);
   std::vector<char> buf(1 << 20);
   size_t n;
   while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
@@ -235,7 +245,8 @@ int RunDebugCat(const Config& cfg, const std::string& hash_hex) {
     auto n = r->Read(buf.data(), buf.size());
     if (!n.ok()) return Fail("debug cat", n.status());
     if (*n == 0) break;
-    if (std::fwrite(buf.data(), 1, *n, stdout) != *n) return Fail("debug cat", Status::IoError("stdout"));
+    if (std::fwrite(buf.data(), 1, *n, stdout) != *n)
+      return Fail("debug cat", Status::IoError("stdout"));
   }
   return std::fflush(stdout) == 0 ? 0 : 2;
 }
@@ -283,7 +294,8 @@ int RunDebugChurn(const Config& cfg, uint64_t seed, uint64_t max_size, int keep)
       // Announced first: a kill between the two lines leaves it either way.
       std::printf("releasing %llu\n", static_cast<unsigned long long>(old));
       std::fflush(stdout);
-      if (Status u = Unpin(*s->meta, "f" + std::to_string(old)); !u.ok()) return Fail("debug churn", u);
+      if (Status u = Unpin(*s->meta, "f" + std::to_string(old)); !u.ok())
+        return Fail("debug churn", u);
       std::printf("released %llu\n", static_cast<unsigned long long>(old));
       std::fflush(stdout);
     }

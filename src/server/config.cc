@@ -26,7 +26,8 @@ Status Expect(std::string_view what) { return Status::InvalidArgument(std::strin
 Apply Uint(uint64_t Config::*field, uint64_t lo, uint64_t hi) {
   return [=](Config& c, std::string_view v) -> Status {
     auto n = ParseUint64(Trim(v));
-    if (!n || *n < lo || *n > hi) return Expect(fmt::format("expected an integer from {} to {}", lo, hi));
+    if (!n || *n < lo || *n > hi)
+      return Expect(fmt::format("expected an integer from {} to {}", lo, hi));
     c.*field = *n;
     return Status::Ok();
   };
@@ -47,7 +48,8 @@ Apply Bytes(uint64_t Config::*field, uint64_t lo, uint64_t hi) {
   return [=](Config& c, std::string_view v) -> Status {
     auto n = ParseByteSize(v);
     if (!n || *n < lo || *n > hi) {
-      return Expect(fmt::format("expected a size from {} to {} bytes (e.g. 64KiB, 1MiB)", lo, hi));
+      return Expect(fmt::format("expected a size from {} to {} (e.g. 64KiB, 1MiB, 20MB)",
+                                FormatBytes(lo), FormatBytes(hi)));
     }
     c.*field = *n;
     return Status::Ok();
@@ -58,8 +60,8 @@ Apply Duration(uint64_t Config::*field, uint64_t lo_ms, uint64_t hi_ms) {
   return [=](Config& c, std::string_view v) -> Status {
     auto n = ParseDurationMs(v);
     if (!n || *n < lo_ms || *n > hi_ms) {
-      return Expect(fmt::format("expected a duration from {}ms to {}s (e.g. 500ms, 30s, 2m)",
-                                lo_ms, hi_ms / 1000));
+      return Expect(fmt::format("expected a duration from {}ms to {}s (e.g. 500ms, 30s, 2m)", lo_ms,
+                                hi_ms / 1000));
     }
     c.*field = *n;
     return Status::Ok();
@@ -131,8 +133,8 @@ const std::vector<Setting>& Table() {
        false, Uint(&Config::lockout_failures, 1, 1000)},
       {"auth.refresh_grace", "NUBO_REFRESH_GRACE", "10s",
        "a refresh token rotated this recently may come back once more (two tabs refreshing "
-       "together) without ending the sign-in", false,
-       Duration(&Config::refresh_grace_ms, 0, 3'600'000)},
+       "together) without ending the sign-in",
+       false, Duration(&Config::refresh_grace_ms, 0, 3'600'000)},
       {"auth.argon2_threads", "NUBO_ARGON2_THREADS", "1",
        "threads that verify passwords (Argon2id), at a lower CPU priority than file I/O", false,
        Uint(&Config::argon2_threads, 1, 64)},
@@ -210,9 +212,9 @@ Status ApplyOne(Config& c, const Setting& s, std::string_view value, std::string
                 std::string_view label) {
   Status st = s.apply(c, value);
   if (!st.ok()) {
-    return Status::InvalidArgument(
-        fmt::format("{}='{}' ({}): {}", label, s.secret ? "<redacted>" : std::string(value),
-                    source, st.message()));
+    return Status::InvalidArgument(fmt::format("{}='{}' ({}): {}", label,
+                                               s.secret ? "<redacted>" : std::string(value), source,
+                                               st.message()));
   }
   c.origins[s.key] = {std::string(value), std::string(source)};
   return Status::Ok();
@@ -225,15 +227,14 @@ Status ReadToml(const std::string& path, std::map<std::string, std::string>& out
     root = toml::parse_file(path);
   } catch (const toml::parse_error& e) {
     const auto& src = e.source();
-    return Status::InvalidArgument(fmt::format("config file {}:{}:{}: {}", path,
-                                               src.begin.line, src.begin.column,
-                                               std::string(e.description())));
+    return Status::InvalidArgument(fmt::format("config file {}:{}:{}: {}", path, src.begin.line,
+                                               src.begin.column, std::string(e.description())));
   }
   for (const auto& [section, node] : root) {
     const toml::table* tbl = node.as_table();
     if (!tbl) {
-      return Status::InvalidArgument(
-          fmt::format("config file {}: '{}' must be a [section]", path, std::string(section.str())));
+      return Status::InvalidArgument(fmt::format("config file {}: '{}' must be a [section]", path,
+                                                 std::string(section.str())));
     }
     for (const auto& [k, v] : *tbl) {
       std::string key = std::string(section.str()) + "." + std::string(k.str());
@@ -263,7 +264,8 @@ Status ParseListen(std::string_view s, std::string& host, uint16_t& port) {
   std::string_view h = s.substr(0, colon), p = s.substr(colon + 1);
   if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
   auto n = ParseUint64(p);
-  if (h.empty() || !n || *n > 65535) return Expect("expected HOST:PORT with a port from 0 to 65535");
+  if (h.empty() || !n || *n > 65535)
+    return Expect("expected HOST:PORT with a port from 0 to 65535");
   host = std::string(h);
   port = static_cast<uint16_t>(*n);
   return Status::Ok();
@@ -279,8 +281,8 @@ Result<Config> LoadConfig(const ConfigInputs& in) {
     for (const auto& [k, v] : file_values) {
       const Setting* s = Find(k);
       if (!s) {
-        return Status::InvalidArgument(
-            fmt::format("config file {}: unknown setting '{}' (see nubo --help-config)", *in.file, k));
+        return Status::InvalidArgument(fmt::format(
+            "config file {}: unknown setting '{}' (see nubo --help-config)", *in.file, k));
       }
       NUBO_RETURN_IF_ERROR(ApplyOne(c, *s, v, "file", k));
     }

@@ -1,6 +1,7 @@
 #include "server/storage.h"
 
 #include "blob/disk/disk_chunk_store.h"
+#include "files/files.h"
 #include "meta/sqlite/sqlite_store.h"
 #include "util/fs.h"
 
@@ -14,7 +15,11 @@ Result<Storage> OpenStorage(const std::string& data_dir, bool migrate) {
   meta::SqliteOptions o;
   o.migrate = migrate;
   NUBO_ASSIGN_OR_RETURN(s.meta, meta::OpenSqlite(DatabasePath(data_dir), o));
-  NUBO_ASSIGN_OR_RETURN(auto disk, blob::DiskChunkStore::Open(data_dir + "/chunks", data_dir + "/tmp"));
+  // Listing keys of rows that predate them (or an older ICU) are part of
+  // bringing the schema up to date: listings order by them.
+  if (migrate) NUBO_RETURN_IF_ERROR(files::FillSortKeys(*s.meta).status());
+  NUBO_ASSIGN_OR_RETURN(auto disk,
+                        blob::DiskChunkStore::Open(data_dir + "/chunks", data_dir + "/tmp"));
   s.chunks = std::move(disk);
   return s;
 }

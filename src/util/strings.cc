@@ -1,5 +1,7 @@
 #include "util/strings.h"
 
+#include <cstdio>
+#include <iterator>
 #include <limits>
 
 namespace nubo {
@@ -73,21 +75,41 @@ std::optional<uint64_t> ParseByteSize(std::string_view s) {
   auto nu = NumberAndUnit(s);
   if (!nu) return std::nullopt;
   const auto& [n, unit] = *nu;
-  uint64_t mul;
-  if (unit.empty() || unit == "b") {
-    mul = 1;
-  } else if (unit == "k" || unit == "kb" || unit == "kib") {
-    mul = 1ull << 10;
-  } else if (unit == "m" || unit == "mb" || unit == "mib") {
-    mul = 1ull << 20;
-  } else if (unit == "g" || unit == "gb" || unit == "gib") {
-    mul = 1ull << 30;
-  } else if (unit == "t" || unit == "tb" || unit == "tib") {
-    mul = 1ull << 40;
+  if (unit.empty() || unit == "b") return n;
+  static constexpr std::string_view kLetters = "kmgt";
+  const size_t power = unit.size() <= 3 ? kLetters.find(unit[0]) : std::string_view::npos;
+  if (power == std::string_view::npos) return std::nullopt;
+  const std::string_view rest = std::string_view(unit).substr(1);
+  uint64_t base;
+  if (rest.empty() || rest == "i" || rest == "ib") {
+    base = 1024;
+  } else if (rest == "b") {
+    base = 1000;
   } else {
     return std::nullopt;
   }
+  uint64_t mul = 1;
+  for (size_t i = 0; i <= power; ++i) mul *= base;
   return CheckedMul(n, mul);
+}
+
+std::string FormatBytes(uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  double v = static_cast<double>(bytes) / 1024;
+  size_t u = 0;
+  while (v >= 1024 && u + 1 < std::size(kUnits)) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  // Exact multiples print without a decimal ("64 MiB", not "64.0 MiB").
+  if (v >= 100 || v == static_cast<double>(static_cast<uint64_t>(v))) {
+    std::snprintf(buf, sizeof buf, "%.0f %s", v, kUnits[u]);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[u]);
+  }
+  return buf;
 }
 
 std::optional<uint64_t> ParseDurationMs(std::string_view s) {
@@ -113,13 +135,27 @@ void AppendJsonEscaped(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
         if (c < 0x20) {
           out += "\\u00";

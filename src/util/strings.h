@@ -12,14 +12,21 @@ namespace nubo {
 char AsciiLower(char c);
 std::string AsciiLowerCopy(std::string_view s);
 bool IEquals(std::string_view a, std::string_view b);  // ASCII case-insensitive
-std::string_view Trim(std::string_view s);              // spaces and tabs (HTTP OWS)
+std::string_view Trim(std::string_view s);             // spaces and tabs (HTTP OWS)
 // Splits on `sep`, keeping empty pieces.
 std::vector<std::string_view> Split(std::string_view s, char sep);
 
 // Strict decimal parse: digits only, no sign, no overflow. nullopt otherwise.
 std::optional<uint64_t> ParseUint64(std::string_view s);
-// "64MiB", "4G", "1024", "512k" → bytes (binary multiples). nullopt if malformed.
+// A size with an optional unit → bytes; nullopt if malformed or too big.
+// IEC units and their one-letter forms are powers of 1024 ("64KiB", "4G",
+// "512k"); SI units are powers of 1000 ("20MB" = 20,000,000, "1kB"), so a
+// unit means what it says. Case-insensitive; "B" or none: bytes.
 std::optional<uint64_t> ParseByteSize(std::string_view s);
+// Bytes for people, in IEC units: "512 B", "1.5 KiB", "20 MiB" (one
+// decimal below 100 units, none from there; the unit is exact-labelled,
+// never "MB" for 2^20).
+std::string FormatBytes(uint64_t bytes);
 // "30s", "500ms", "2m", "1h", "30d" or plain seconds → milliseconds. nullopt if malformed.
 std::optional<uint64_t> ParseDurationMs(std::string_view s);
 std::optional<bool> ParseBool(std::string_view s);  // true/false/1/0/yes/no/on/off

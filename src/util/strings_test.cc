@@ -15,12 +15,39 @@ TEST(Strings, ParseUint64) {
   EXPECT_EQ(ParseUint64(" 1"), std::nullopt);
 }
 
+TEST(Strings, FormatBytesUsesIecUnits) {
+  EXPECT_EQ(FormatBytes(0), "0 B");
+  EXPECT_EQ(FormatBytes(1023), "1023 B");
+  EXPECT_EQ(FormatBytes(1024), "1 KiB");
+  EXPECT_EQ(FormatBytes(1536), "1.5 KiB");
+  EXPECT_EQ(FormatBytes(20u << 20), "20 MiB");  // not "20 MB"
+  EXPECT_EQ(FormatBytes(20'000'000), "19.1 MiB");
+  EXPECT_EQ(FormatBytes(100u << 20), "100 MiB");
+  EXPECT_EQ(FormatBytes(150u << 20), "150 MiB");
+  EXPECT_EQ(FormatBytes(4ull << 30), "4 GiB");
+  EXPECT_EQ(FormatBytes(UINT64_MAX), "16 EiB");
+}
+
 TEST(Strings, ParseByteSize) {
   EXPECT_EQ(ParseByteSize("1024"), 1024u);
   EXPECT_EQ(ParseByteSize("64KiB"), 64u << 10);
   EXPECT_EQ(ParseByteSize("1MiB"), 1u << 20);
   EXPECT_EQ(ParseByteSize("4G"), 4ull << 30);
-  EXPECT_EQ(ParseByteSize("16 kb"), 16u << 10);
+  // A unit means what it says: SI powers of 1000, IEC (and bare letters)
+  // powers of 1024.
+  EXPECT_EQ(ParseByteSize("16 kb"), 16000u);
+  EXPECT_EQ(ParseByteSize("20MB"), 20'000'000u);
+  EXPECT_EQ(ParseByteSize("20MiB"), 20u << 20);
+  EXPECT_EQ(ParseByteSize("20M"), 20u << 20);
+  EXPECT_EQ(ParseByteSize("20Mi"), 20u << 20);
+  EXPECT_EQ(ParseByteSize("3GB"), 3'000'000'000u);
+  EXPECT_EQ(ParseByteSize("2TB"), 2'000'000'000'000u);
+  EXPECT_EQ(ParseByteSize("2tib"), 2ull << 40);
+  EXPECT_EQ(ParseByteSize("7 B"), 7u);
+  EXPECT_EQ(ParseByteSize("1kbb"), std::nullopt);
+  EXPECT_EQ(ParseByteSize("1kibb"), std::nullopt);
+  EXPECT_EQ(ParseByteSize("1ib"), std::nullopt);
+  EXPECT_EQ(ParseByteSize("1PB"), std::nullopt);  // no unit past T
   EXPECT_EQ(ParseByteSize("1x"), std::nullopt);
   EXPECT_EQ(ParseByteSize("MiB"), std::nullopt);
   EXPECT_EQ(ParseByteSize("99999999999999T"), std::nullopt);  // overflow
@@ -62,10 +89,10 @@ TEST(Strings, Base64Decode) {
   EXPECT_EQ(Base64Decode("YQ=="), "a");
   EXPECT_EQ(Base64Decode("YWI="), "ab");
   EXPECT_EQ(Base64Decode(""), "");
-  EXPECT_EQ(Base64Decode("YQ="), std::nullopt);    // length
-  EXPECT_EQ(Base64Decode("Y==="), std::nullopt);   // too much padding
+  EXPECT_EQ(Base64Decode("YQ="), std::nullopt);       // length
+  EXPECT_EQ(Base64Decode("Y==="), std::nullopt);      // too much padding
   EXPECT_EQ(Base64Decode("YQ==YQ=="), std::nullopt);  // padding in the middle
-  EXPECT_EQ(Base64Decode("YW!j"), std::nullopt);   // alphabet
+  EXPECT_EQ(Base64Decode("YW!j"), std::nullopt);      // alphabet
 }
 
 TEST(Strings, Hex) { EXPECT_EQ(HexEncode("\x00\xff\x10", 3), "00ff10"); }

@@ -18,16 +18,28 @@ class Server:
     def __init__(self, env=None, args=(), test_routes=True):
         self.tmp = tempfile.TemporaryDirectory(prefix="nubo-bb-")
         self.data = os.path.join(self.tmp.name, "data")
-        self.log_path = os.path.join(self.tmp.name, "server.log")
         cmd = [NUBO_BIN, "serve", "--listen", "127.0.0.1:0", "--data", self.data, *args]
         if test_routes:
             cmd.append("--enable-test-routes")
         full_env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
         full_env["NUBO_LOG_LEVEL"] = "info"
         full_env.update(env or {})
+        self._cmd, self._env, self._starts = cmd, full_env, 0
+        self._start()
+
+    def _start(self):
+        self._starts += 1
+        self.log_path = os.path.join(self.tmp.name, "server-%d.log" % self._starts)
         self._log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, env=full_env)
+        self.proc = subprocess.Popen(self._cmd, stdout=self._log, stderr=subprocess.STDOUT, env=self._env)
         self.port = self._wait_listening()
+
+    def restart(self):
+        """SIGTERM, wait, and serve the same data directory again (a new
+        port and log); returns the exit code of the stopped process."""
+        code = self.terminate()
+        self._start()
+        return code
 
     def _wait_listening(self, timeout=15):
         deadline = time.time() + timeout

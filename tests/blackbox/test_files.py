@@ -172,7 +172,8 @@ class Client:
             h.setdefault("Content-Type", "application/json")
         conn = http.client.HTTPConnection("127.0.0.1", self.srv.port, timeout=timeout)
         try:
-            conn.request(method, path if path.startswith("/api/") else API + path, body=body, headers=h)
+            conn.request(method, path if path.startswith(("/api/", "/dav/")) else API + path, body=body,
+                         headers=h)
             resp = conn.getresponse()
             data = resp.read()
             return resp.status, response_headers(resp), data
@@ -1063,6 +1064,112 @@ class FilesTest(FsckMixin, unittest.TestCase):
         self.assertNotFound(*a.call("GET", "/nodes/%s/children" % next(iter(file_ids)))[::2])
         self.assertNotFound(*a.call("GET", "/nodes/%s/children" % fake_id())[::2])
 
+    # --- natural order and item counts
+
+    # Names in the order every listing must give them: numbers by value at
+    # any length (leading zeros do not count), case ignored, Unicode digits
+    # by value (Arabic-Indic ٢ = 2, ١٠ = 10).
+    NATURAL_FILES = ["a2", "A3", "a10", "b", "B1", "p\u0662", "p3", "p\u0661\u0660",
+                     "Report-1.txt", "report-2.txt", "report-10.txt", "report-100.txt",
+                     "x007", "x8", "x99999999999999999999", "x100000000000000000000"]
+    NATURAL_FOLDERS = ["dir 9", "Dir 10", "dir 100"]
+
+    def make_natural(self, folder):
+        rng = random.Random(22)
+        names = self.NATURAL_FILES[:]
+        rng.shuffle(names)
+        for name in names:
+            self.a.put(folder, name, name.encode())
+        for name in reversed(self.NATURAL_FOLDERS):
+            self.a.mkdir(folder, name)
+
+    def test_natural_name_order(self):
+        a, folder = self.a, self.base
+        self.make_natural(folder)
+        want = self.NATURAL_FOLDERS + self.NATURAL_FILES
+        self.assertEqual([n["name"] for n in a.children(folder)["items"]], want)
+        desc = a.children(folder, order="desc")["items"]
+        self.assertEqual([n["name"] for n in desc], self.NATURAL_FOLDERS[::-1] + self.NATURAL_FILES[::-1])
+        # Pages of 2 carry the position through the cursor, both ways.
+        for order, expect in (("asc", want), ("desc", self.NATURAL_FOLDERS[::-1] + self.NATURAL_FILES[::-1])):
+            self.assertEqual([n["name"] for n in a.list_all(folder, limit=2, order=order)], expect, order)
+        # Ties of the other sorts break by the natural name order too.
+        by_type = [n["name"] for n in a.children(folder, sort="type")["items"]][3:]
+        self.assertEqual([x for x in by_type if x.endswith(".txt")],
+                         ["Report-1.txt", "report-2.txt", "report-10.txt", "report-100.txt"])
+        # A rename takes its new place.
+        node = {n["name"]: n for n in a.list_all(folder)}["b"]
+        status, _, body = a.call("PATCH", "/nodes/" + node["id"], {"name": "a9"})
+        self.assertEqual(status, 200, body)
+        names = [n["name"] for n in a.list_all(folder)]
+        self.assertEqual(names.index("a9"), names.index("A3") + 1)
+        self.assertEqual(names.index("a10"), names.index("a9") + 1)
+        # WebDAV's Depth: 1 listing gives the members in the same order.
+        status, _, body = a.raw("PROPFIND", "/dav/%s/" % self._testMethodName, b"",
+                                {"Depth": "1", "Content-Type": "application/xml"})
+        self.assertEqual(status, 207, body[:300])
+        hrefs = re.findall(rb"<(?:[A-Za-z]+:)?href>([^<]*)</", body)
+        members = [urllib.parse.unquote(h.decode()).rstrip("/").rsplit("/", 1)[-1] for h in hrefs[1:]]
+        self.assertEqual(members, [n["name"] for n in a.list_all(folder)])
+
+    def test_folder_item_counts(self):
+        a, folder = self.a, self.base
+        sub = a.mkdir(folder, "counted")
+        for i in range(5):
+            a.put(sub["id"], "f%d" % i, b"x")
+        inner = a.mkdir(sub["id"], "inner")
+        a.put(inner["id"], "deep", b"y")
+
+        def count(node_id):
+            return a.node(node_id)["item_count"]
+
+        self.assertEqual(count(sub["id"]), 6)  # direct children only
+        self.assertEqual(count(inner["id"]), 1)
+        page = a.children(sub["id"], limit=2)
+        self.assertEqual(page["folder"]["item_count"], 6)  # exact before the last page
+        self.assertEqual({n["name"]: n.get("item_count") for n in page["items"]}["inner"], 1)
+        self.assertNotIn("item_count", a.children(sub["id"])["items"][-1])  # files have none
+        # Trash, restore, move and delete keep it exact.
+        f0 = {n["name"]: n for n in a.list_all(sub["id"])}["f0"]
+        self.assertEqual(a.delete(f0["id"]), 204)
+        self.assertEqual(count(sub["id"]), 5)
+        self.assertEqual(a.call("POST", "/nodes/%s/restore" % f0["id"])[0], 200)
+        self.assertEqual(count(sub["id"]), 6)
+        status, _, body = a.call("PATCH", "/nodes/" + f0["id"], {"parent_id": inner["id"]})
+        self.assertEqual(status, 200, body)
+        self.assertEqual((count(sub["id"]), count(inner["id"])), (5, 2))
+        self.assertEqual(a.delete(inner["id"], permanent=True), 204)
+        self.assertEqual(count(sub["id"]), 4)
+        # A copy counts its own children.
+        status, _, body = a.call("POST", "/nodes/%s/copy" % sub["id"], {"parent_id": folder, "name": "copied"})
+        self.assertIn(status, (200, 201), body)
+        self.assertEqual(body["item_count"], 4)
+        self.assertEqual(count(folder), 2)
+
+    def test_zip_names(self):
+        a, folder = self.a, self.base
+        sub = a.mkdir(folder, "Holiday 2026")
+        one = a.put(sub["id"], "one.txt", b"1")
+        two = a.put(sub["id"], "two.txt", b"2")
+
+        def filename(path):
+            status, hdrs, body = a.raw("GET", path)
+            self.assertEqual(status, 200, body[:200])
+            d = hdrs["content-disposition"]
+            m = re.search(r"filename\*=UTF-8''([^;]+)", d)
+            return urllib.parse.unquote(m.group(1)) if m else re.search(r'filename="([^"]*)"', d).group(1)
+
+        self.assertEqual(filename("/zip?ids=" + sub["id"]), "Holiday 2026.zip")
+        self.assertEqual(filename("/nodes/%s/zip" % sub["id"]), "Holiday 2026.zip")
+        self.assertEqual(filename("/zip?ids=%s,%s" % (one["id"], two["id"])), "2 items.zip")
+        self.assertEqual(filename("/zip?%s" % qs(ids=one["id"] + "," + two["id"], name="Auswahl ü")),
+                         "Auswahl ü.zip")
+        for bad in ("", "a/b", "..", "x\x01"):
+            status, _, body = a.call("GET", "/zip?%s" % qs(ids=one["id"], name=bad))
+            self.assertEqual(status, 400, (bad, body))
+        # Another user's node is unknown whatever the name.
+        self.assertNotFound(*self.b.call("GET", "/zip?ids=" + sub["id"])[::2])
+
     # --- trash
 
     def test_trash_and_restore(self):
@@ -1599,6 +1706,21 @@ class QuotaTest(FsckMixin, unittest.TestCase):
 # A big file through the server with bounded memory.
 
 
+class SizeUnitsTest(unittest.TestCase):
+    """A configured size means what its unit says: "1MB" is 1,000,000 bytes
+    (SI), "1MiB" 1,048,576 (IEC)."""
+
+    def test_si_megabyte_is_a_million_bytes(self):
+        srv, admin = start_server({"NUBO_FILES_MAX_UPLOAD": "1MB"})
+        try:
+            root = admin.root
+            admin.put(root, "exact.bin", b"m" * 1_000_000)
+            status, _, body = raw_upload(srv, admin.auth, "/nodes/%s/files/over.bin" % root, [b"m" * 1_000_001])
+            self.assertEqual(status, 413, body)  # 1 MiB would have taken it
+        finally:
+            srv.close()
+
+
 class BigFileTest(FsckMixin, unittest.TestCase):
     def test_big_upload_and_download_in_bounded_memory(self):
         srv, admin = start_server()
@@ -1698,6 +1820,57 @@ class FsckFindsTamperedMetadataTest(unittest.TestCase):
             self.assertIn("node %s records a content hash" % f["id"], p.stdout + p.stderr)
             self.assertIn("folder %s records 11 bytes" % folder["id"], p.stdout + p.stderr)
             self.assertIn("records 7 bytes of properties, its nodes hold 0", p.stdout + p.stderr)
+            # The item count kept by triggers, and a row without a listing key.
+            db = sqlite3.connect(os.path.join(srv.data, "nubo.db"))
+            with db:
+                db.execute("UPDATE nodes SET child_count = 5 WHERE public_id = ?", (folder["id"],))
+                db.execute("UPDATE nodes SET sort_key = NULL WHERE public_id = ?", (f["id"],))
+            db.close()
+            p = run_fsck(srv.data)
+            self.assertIn("folder %s records 5 items, it holds 1" % folder["id"], p.stdout)
+            self.assertIn("1 node(s) have no listing key", p.stdout)
+        finally:
+            srv.close()
+
+
+class ListingKeysUpgradeTest(unittest.TestCase):
+    """Rows without a listing key (written before natural order) and keys of
+    another collation version are rebuilt before the server serves, so an
+    upgraded server lists in natural order at once."""
+
+    def test_keys_are_filled_and_rebuilt_at_start(self):
+        srv, admin = start_server()
+        try:
+            folder = admin.mkdir(admin.root, "up")
+            for name in ("a10", "a9", "A1"):
+                admin.put(folder["id"], name, b"x")
+            want = ["A1", "a9", "a10"]
+            self.assertEqual([n["name"] for n in admin.list_all(folder["id"])], want)
+            self.assertEqual(srv.terminate(), 0, srv.log()[-3000:])
+            db_path = os.path.join(srv.data, "nubo.db")
+            db = sqlite3.connect(db_path)
+            with db:  # as a database migrated from before natural order is
+                db.execute("UPDATE nodes SET sort_key = NULL WHERE parent_id IS NOT NULL")
+            db.close()
+            srv._start()
+            self.assertEqual([n["name"] for n in admin.list_all(folder["id"])], want)
+            self.assertEqual(srv.terminate(), 0, srv.log()[-3000:])
+            db = sqlite3.connect(db_path)
+            with db:  # as after an ICU upgrade: every key is stale
+                db.execute("UPDATE settings SET value = 'icu-0.0-old' WHERE key = 'collation_version'")
+                db.execute("UPDATE nodes SET sort_key = X'FFFF' WHERE parent_id IS NOT NULL")
+            db.close()
+            srv._start()
+            self.assertEqual([n["name"] for n in admin.list_all(folder["id"])], want)
+            self.assertEqual(srv.terminate(), 0, srv.log()[-3000:])
+            db = sqlite3.connect(db_path)
+            (version,), = db.execute("SELECT value FROM settings WHERE key = 'collation_version'").fetchall()
+            (unkeyed,), = db.execute("SELECT COUNT(*) FROM nodes WHERE sort_key IS NULL OR sort_key = X'FFFF'")
+            db.close()
+            self.assertNotEqual(version, "icu-0.0-old")
+            self.assertEqual(unkeyed, 0)
+            p = run_fsck(srv.data)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         finally:
             srv.close()
 

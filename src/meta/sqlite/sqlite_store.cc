@@ -62,6 +62,11 @@ class Stmt {
     sqlite3_bind_text(s_, i, t.data(), static_cast<int>(t.size()), SQLITE_STATIC);
     return *this;
   }
+  Stmt& BindBlob(int i, const std::string& b) {
+    // A zero-length blob must still bind as a blob, not NULL.
+    sqlite3_bind_blob(s_, i, b.empty() ? "" : b.data(), static_cast<int>(b.size()), SQLITE_STATIC);
+    return *this;
+  }
   Stmt& BindNull(int i) {
     sqlite3_bind_null(s_, i);
     return *this;
@@ -84,6 +89,11 @@ class Stmt {
              : std::string();
   }
   bool IsNull(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
+  std::string Blob(int col) const {
+    const void* p = sqlite3_column_blob(s_, col);
+    return p ? std::string(static_cast<const char*>(p), sqlite3_column_bytes(s_, col))
+             : std::string();
+  }
   Digest Hash(int col) const {
     Digest d{};
     const void* p = sqlite3_column_blob(s_, col);
@@ -263,11 +273,11 @@ DriveRow DriveFrom(const Stmt& s) {
   "n.size, n.mime, n.mtime, n.ctime, n.tree_seq, n.trashed_at, n.trash_root, n.trash_parent, " \
   "n.created_by, n.updated_by, n.content_hash, "                                               \
   "?1 != 0 AND EXISTS (SELECT 1 FROM favorites f WHERE f.user_id = ?1 AND f.node_id = n.id), " \
-  "(SELECT p.public_id FROM nodes p WHERE p.id = n.parent_id)"
+  "(SELECT p.public_id FROM nodes p WHERE p.id = n.parent_id), n.sort_key, n.child_count"
 constexpr const char* kParentPublicIdCol =
     "(SELECT p.public_id FROM nodes p WHERE p.id = n.parent_id)";
 constexpr const char* kNodeCols = NUBO_NODE_COLS;
-constexpr int kNodeColCount = 21;
+constexpr int kNodeColCount = 23;
 constexpr const char* kNodeSelect = "SELECT " NUBO_NODE_COLS " FROM nodes n ";
 
 std::optional<int64_t> OptInt(const Stmt& s, int col) {
@@ -297,6 +307,8 @@ NodeRow NodeFrom(const Stmt& s) {
   if (!s.IsNull(18)) n.hash = s.Hash(18);
   n.favorite = s.Int(19) != 0;
   n.parent_public_id = s.Text(20);
+  n.sort_key = s.Blob(21);
+  n.child_count = s.Int(22);
   return n;
 }
 
@@ -308,10 +320,10 @@ void BindOpt(Stmt& s, int i, const std::optional<int64_t>& v) {
   }
 }
 
-// Parameters ?3..?17 shared by InsertNode and UpdateNode.
+// Parameters ?3..?18 shared by InsertNode and UpdateNode.
 void BindNodeFields(Stmt& s, const NodeRow& n) {
   BindOpt(s, 3, n.parent_id);
-  s.Bind(4, n.name).Bind(5, n.name_key);
+  s.Bind(4, n.name).Bind(5, n.name_key).BindBlob(18, n.sort_key);
   BindOpt(s, 7, n.manifest_id);
   s.Bind(8, static_cast<int64_t>(n.size)).Bind(9, n.mime).Bind(10, n.mtime_ms).Bind(12, n.tree_seq);
   BindOpt(s, 13, n.trashed_at_ms);
@@ -322,7 +334,7 @@ void BindNodeFields(Stmt& s, const NodeRow& n) {
 
 // Listing statements, one per (sort, direction, first page or not); built
 // once so each keeps a stable address for the statement cache. Parameters:
-// ?1 viewer, ?2 parent, ?3 kind, ?4 limit, ?5 sort key, ?6 name_key, ?7 id.
+// ?1 viewer, ?2 parent, ?3 kind, ?4 limit, ?5 sort column, ?6 sort_key, ?7 id.
 const std::string& ListSql(NodeSort sort, bool desc, bool after) {
   static const std::vector<std::string> all = [] {
     std::vector<std::string> v;
@@ -337,13 +349,13 @@ const std::string& ListSql(NodeSort sort, bool desc, bool after) {
                           "WHERE n.parent_id = ?2 AND n.kind = ?3 AND n.trash_root IS NULL ";
           q.replace(q.find(kParentPublicIdCol), std::strlen(kParentPublicIdCol), "NULL");
           if (a) {
-            q += key ? std::string("AND (") + key + ", n.name_key, n.id) " + (d ? "<" : ">") +
+            q += key ? std::string("AND (") + key + ", n.sort_key, n.id) " + (d ? "<" : ">") +
                            " (?5, ?6, ?7) "
-                     : std::string("AND (n.name_key, n.id) ") + (d ? "<" : ">") + " (?6, ?7) ";
+                     : std::string("AND (n.sort_key, n.id) ") + (d ? "<" : ">") + " (?6, ?7) ";
           }
           q += "ORDER BY ";
           if (key) q += std::string(key) + dir + ", ";
-          q += std::string("n.name_key") + dir + ", n.id" + dir + " LIMIT ?4";
+          q += std::string("n.sort_key") + dir + ", n.id" + dir + " LIMIT ?4";
           v.push_back(std::move(q));
         }
       }
@@ -533,18 +545,16 @@ class SqliteTxn final : public WriteTxn {
     return row ? s.Int(0) : 0;
   }
   Result<std::optional<AppPasswordRow>> FindAppPassword(const Digest& secret_hash) override {
-    NUBO_PREPARE(
-        s, c_,
-        "SELECT id, user_id, label, secret_hash, created_at, last_used_at, scopes "
-        "FROM app_passwords WHERE secret_hash = ?");
+    NUBO_PREPARE(s, c_,
+                 "SELECT id, user_id, label, secret_hash, created_at, last_used_at, scopes "
+                 "FROM app_passwords WHERE secret_hash = ?");
     s.Bind(1, secret_hash);
     return One<AppPasswordRow>(s, AppPasswordFrom);
   }
   Result<std::vector<AppPasswordRow>> ListAppPasswords(int64_t user_id) override {
-    NUBO_PREPARE(
-        s, c_,
-        "SELECT id, user_id, label, secret_hash, created_at, last_used_at, scopes "
-        "FROM app_passwords WHERE user_id = ? ORDER BY id");
+    NUBO_PREPARE(s, c_,
+                 "SELECT id, user_id, label, secret_hash, created_at, last_used_at, scopes "
+                 "FROM app_passwords WHERE user_id = ? ORDER BY id");
     s.Bind(1, user_id);
     return Rows<AppPasswordRow>(s, AppPasswordFrom);
   }
@@ -690,7 +700,7 @@ class SqliteTxn final : public WriteTxn {
           s.Bind(5, after->str_key);
           break;
       }
-      s.Bind(6, after->name_key).Bind(7, after->id);
+      s.BindBlob(6, after->sort_key).Bind(7, after->id);
     }
     std::vector<NodeRow> out;
     out.reserve(std::min<size_t>(limit, 1024));
@@ -847,11 +857,23 @@ class SqliteTxn final : public WriteTxn {
     return Rows<Row>(s, [](const Stmt& r) { return Row{r.Text(0), r.Int(1), r.Int(2)}; });
   }
 
+  Result<std::vector<std::tuple<std::string, int64_t, int64_t>>> ChildCountMismatches(
+      size_t limit) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT public_id, child_count, want FROM (SELECT f.public_id, f.child_count, "
+                 "(SELECT COUNT(*) FROM nodes c WHERE c.parent_id = f.id "
+                 "AND c.trash_root IS NULL) AS want FROM nodes f WHERE f.kind = 0) "
+                 "WHERE child_count != want LIMIT ?");
+    s.Bind(1, static_cast<int64_t>(limit));
+    using Row = std::tuple<std::string, int64_t, int64_t>;
+    return Rows<Row>(s, [](const Stmt& r) { return Row{r.Text(0), r.Int(1), r.Int(2)}; });
+  }
   Result<std::vector<std::tuple<std::string, int64_t, int64_t>>> PropsBytesMismatches(
       size_t limit) override {
     static const std::string sql =
-        std::string("SELECT public_id, props_bytes, want FROM (SELECT d.public_id, d.props_bytes, "
-                    "(SELECT COALESCE(SUM(") +
+        std::string(
+            "SELECT public_id, props_bytes, want FROM (SELECT d.public_id, d.props_bytes, "
+            "(SELECT COALESCE(SUM(") +
         kPropBytes +
         "), 0) FROM dead_props WHERE node_id IN (SELECT id FROM nodes WHERE drive_id = d.id)) "
         "AS want FROM drives d) WHERE props_bytes != want LIMIT ?";
@@ -860,8 +882,7 @@ class SqliteTxn final : public WriteTxn {
     using Row = std::tuple<std::string, int64_t, int64_t>;
     return Rows<Row>(s, [](const Stmt& r) { return Row{r.Text(0), r.Int(1), r.Int(2)}; });
   }
-  Result<std::vector<std::string>> ChildKeysWithPrefix(int64_t parent_id,
-                                                       const std::string& prefix,
+  Result<std::vector<std::string>> ChildKeysWithPrefix(int64_t parent_id, const std::string& prefix,
                                                        size_t limit) override {
     // A prefix is a key range ["prefix", "prefix\xff"): keys are UTF-8,
     // which never holds 0xFF, and compare bytewise; the sibling index
@@ -986,12 +1007,24 @@ class SqliteTxn final : public WriteTxn {
     return AddPropsBytes(to_node, bytes);
   }
   Result<int64_t> DeadPropsBytes(int64_t node_id) override {
-    static const std::string sql =
-        std::string("SELECT COALESCE(SUM(") + kPropBytes + "), 0) FROM dead_props WHERE node_id = ?";
+    static const std::string sql = std::string("SELECT COALESCE(SUM(") + kPropBytes +
+                                   "), 0) FROM dead_props WHERE node_id = ?";
     NUBO_PREPARE(s, c_, sql.c_str());
     s.Bind(1, node_id);
     NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
     return row ? s.Int(0) : int64_t{0};
+  }
+  Result<std::vector<std::pair<int64_t, std::string>>> NodesWithoutSortKey(int64_t after_id,
+                                                                           size_t limit) override {
+    NUBO_PREPARE(
+        s, c_, "SELECT id, name FROM nodes WHERE sort_key IS NULL AND id > ? ORDER BY id LIMIT ?");
+    s.Bind(1, after_id).Bind(2, static_cast<int64_t>(limit));
+    std::vector<std::pair<int64_t, std::string>> out;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) return out;
+      out.emplace_back(s.Int(0), s.Text(1));
+    }
   }
   Result<bool> HasDavLocks(int64_t drive_id, int64_t now_ms) override {
     NUBO_PREPARE(s, c_, "SELECT 1 FROM dav_locks WHERE drive_id = ? AND expires_at > ? LIMIT 1");
@@ -1113,10 +1146,9 @@ class SqliteTxn final : public WriteTxn {
         "INSERT INTO nodes (public_id, drive_id, parent_id, name, name_key, kind, manifest_id, "
         "size, "
         "mime, mtime, ctime, tree_seq, trashed_at, trash_root, trash_parent, created_by, "
-        "updated_by, "
-        "content_hash) "
+        "updated_by, content_hash, sort_key) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-        "(SELECT hash FROM manifests WHERE id = ?7))");
+        "(SELECT hash FROM manifests WHERE id = ?7), ?18)");
     s.Bind(1, n.public_id).Bind(2, n.drive_id);
     BindNodeFields(s, n);
     s.Bind(6, static_cast<int64_t>(n.kind)).Bind(11, n.ctime_ms).Bind(16, n.created_by);
@@ -1129,13 +1161,22 @@ class SqliteTxn final : public WriteTxn {
         s, c_,
         "UPDATE nodes SET parent_id = ?3, name = ?4, name_key = ?5, manifest_id = ?7, size = ?8, "
         "mime = ?9, mtime = ?10, tree_seq = ?12, trashed_at = ?13, trash_root = ?14, "
-        "trash_parent = ?15, updated_by = ?17, "
+        "trash_parent = ?15, updated_by = ?17, sort_key = ?18, "
         "content_hash = (SELECT hash FROM manifests WHERE id = ?7) WHERE id = ?1");
     s.Bind(1, n.id);
     BindNodeFields(s, n);
     NUBO_RETURN_IF_ERROR(s.Exec());
     if (s.changes() != 1) return Status::NotFound("no such node");
     return Status::Ok();
+  }
+  Status SetSortKey(int64_t id, const std::string& sort_key) override {
+    NUBO_PREPARE(s, c_, "UPDATE nodes SET sort_key = ? WHERE id = ?");
+    s.BindBlob(1, sort_key).Bind(2, id);
+    return s.Exec();
+  }
+  Status ClearSortKeys() override {
+    NUBO_PREPARE(s, c_, "UPDATE nodes SET sort_key = NULL WHERE sort_key IS NOT NULL");
+    return s.Exec();
   }
   Status BumpAncestors(int64_t id, int64_t seq, int64_t size_delta) override {
     NUBO_PREPARE(

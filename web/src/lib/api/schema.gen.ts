@@ -81,6 +81,8 @@ export interface Node {
   /** BLAKE3 of the content (files only) */
   hash?: string;
   favorite: boolean;
+  /** folders (live ones): the number of items directly inside, exact at once */
+  item_count?: number;
 }
 
 export type NodeWithPath = Node & {
@@ -562,6 +564,7 @@ export interface Operations {
     path: Record<never, never>;
     query: {
       ids?: string;
+      name?: string;
     };
     body: undefined;
     response: Blob;
