@@ -601,9 +601,14 @@ Result<Page> Files::Search(const Principal& who, meta::SearchFilter filter, std:
     auto raw = HexDecode(cursor);
     auto parts = raw ? Split(*raw, '\n') : std::vector<std::string_view>{};
     std::optional<int64_t> id;
-    if (parts.size() == 3 && parts[0] == "s1") id = ParseInt64(parts[2]);
-    if (!id) return Status::InvalidArgument("malformed cursor");
-    after = std::make_pair(std::string(parts[1]), *id);
+    // "s2\n<hex sort_key>\n<id>": results come in natural name order.
+    std::optional<std::string> key;
+    if (parts.size() == 3 && parts[0] == "s2") {
+      id = ParseInt64(parts[2]);
+      key = HexDecode(parts[1]);
+    }
+    if (!id || !key) return Status::InvalidArgument("malformed cursor");
+    after = std::make_pair(std::move(*key), *id);
   }
   Page page;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
@@ -617,8 +622,9 @@ Result<Page> Files::Search(const Principal& who, meta::SearchFilter filter, std:
   }));
   if (page.items.size() > limit) {
     page.items.resize(limit);
-    std::string raw =
-        "s1\n" + page.items.back().name_key + "\n" + std::to_string(page.items.back().id);
+    const NodeRow& last = page.items.back();
+    std::string raw = "s2\n" + HexEncode(last.sort_key.data(), last.sort_key.size()) + "\n" +
+                      std::to_string(last.id);
     page.next_cursor = HexEncode(raw.data(), raw.size());
   }
   return page;

@@ -267,7 +267,7 @@ class ReadTxn {
   virtual Result<std::vector<NodeRow>> ListOldestTrash(int64_t drive_id, size_t limit) = 0;
   // Trashed-node ids of any drive trashed at or before `before_ms`.
   virtual Result<std::vector<int64_t>> ListExpiredTrash(int64_t before_ms, size_t limit) = 0;
-  // Live nodes of the drive matching `filter`, by (name_key, id) after `after`.
+  // Live nodes of the drive matching `filter`, by (sort_key, id) after `after`.
   virtual Result<std::vector<NodeRow>> SearchNodes(
       int64_t drive_id, const SearchFilter& filter,
       const std::optional<std::pair<std::string, int64_t>>& after, size_t limit,

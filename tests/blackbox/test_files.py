@@ -1104,6 +1104,11 @@ class FilesTest(FsckMixin, unittest.TestCase):
         names = [n["name"] for n in a.list_all(folder)]
         self.assertEqual(names.index("a9"), names.index("A3") + 1)
         self.assertEqual(names.index("a10"), names.index("a9") + 1)
+        # Search results come in the same order, page after page.
+        for name in ("natord 10", "Natord 9", "natord 100", "natord 1"):
+            a.put(folder, name, b"s")
+        self.assertEqual([n["name"] for n in a.paged("/search?" + qs(q="NATORD"), limit=1)],
+                         ["natord 1", "Natord 9", "natord 10", "natord 100"])
         # WebDAV's Depth: 1 listing gives the members in the same order.
         status, _, body = a.raw("PROPFIND", "/dav/%s/" % self._testMethodName, b"",
                                 {"Depth": "1", "Content-Type": "application/xml"})

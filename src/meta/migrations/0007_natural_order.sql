@@ -15,6 +15,8 @@ CREATE INDEX nodes_list_name ON nodes (parent_id, kind, sort_key, id) WHERE tras
 CREATE INDEX nodes_list_size ON nodes (parent_id, kind, size, sort_key, id) WHERE trash_root IS NULL;
 CREATE INDEX nodes_list_mtime ON nodes (parent_id, kind, mtime, sort_key, id) WHERE trash_root IS NULL;
 CREATE INDEX nodes_list_mime ON nodes (parent_id, kind, mime, sort_key, id) WHERE trash_root IS NULL;
+DROP INDEX nodes_by_drive_name;
+CREATE INDEX nodes_by_drive_name ON nodes (drive_id, sort_key, id) WHERE trash_root IS NULL;
 CREATE INDEX nodes_without_sort_key ON nodes (id) WHERE sort_key IS NULL;
 
 -- child_count: a folder's live children (trash_root IS NULL), kept by the

@@ -789,15 +789,15 @@ class SqliteTxn final : public WriteTxn {
     static const std::string sql =
         std::string(kNodeSelect) +
         "WHERE n.drive_id = ?2 AND n.trash_root IS NULL AND n.parent_id IS NOT NULL "
-        "AND (n.name_key, n.id) > (?3, ?4) AND instr(n.name_key, ?5) > 0 "
+        "AND (n.sort_key, n.id) > (?3, ?4) AND instr(n.name_key, ?5) > 0 "
         "AND (?6 < 0 OR n.kind = ?6) AND substr(n.mime, 1, length(?7)) = ?7 "
         "AND n.size >= ?8 AND n.size <= ?9 AND n.mtime >= ?10 AND n.mtime <= ?11 "
-        "ORDER BY n.name_key, n.id LIMIT ?12";
+        "ORDER BY n.sort_key, n.id LIMIT ?12";
     NUBO_PREPARE(s, c_, sql.c_str());
     std::string after_key = after ? after->first : std::string();
     s.Bind(1, viewer)
         .Bind(2, drive_id)
-        .Bind(3, after_key)
+        .BindBlob(3, after_key)
         .Bind(4, after ? after->second : int64_t{-1});
     s.Bind(5, f.needle)
         .Bind(6, f.kind ? static_cast<int64_t>(*f.kind) : int64_t{-1})
