@@ -10,7 +10,7 @@ const api = process.env.NUBO_API ?? 'http://127.0.0.1:8086';
 // Vite's dev client needs a websocket; only `preview` gets the strict policy.
 export const CSP =
   "default-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; " +
-  "style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; " +
+  "style-src 'self'; script-src 'self'; connect-src 'self'; " +
   "frame-src 'self'; object-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 export default defineConfig({

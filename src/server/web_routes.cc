@@ -19,7 +19,7 @@ namespace {
 // CSP); media and images may come from blob: URLs the viewers create.
 constexpr const char* kCsp =
     "default-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; "
-    "style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; "
+    "style-src 'self'; script-src 'self'; connect-src 'self'; "
     "frame-src 'self'; object-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 class FileSource final : public http::BodySource {

@@ -38,6 +38,11 @@ class WebStaticTest(unittest.TestCase):
             self.assertTrue(h["content-type"].startswith("text/html"))
             self.assertIn("script-src 'self'", h["content-security-policy"])
             self.assertIn("frame-ancestors 'none'", h["content-security-policy"])
+            # No inline styles or scripts anywhere: the UI sets run-time
+            # styles through the CSSOM, which the policy does not cover.
+            self.assertIn("style-src 'self';", h["content-security-policy"])
+            self.assertNotIn("unsafe-inline", h["content-security-policy"])
+            self.assertNotIn("unsafe-eval", h["content-security-policy"])
 
     def test_assets_are_immutable(self):
         status, h, body = exchange(self.srv, "GET", "/assets/app-3f9a.js")

@@ -145,3 +145,63 @@ export function zipEntries(buf) {
   }
   return names;
 }
+
+const JSON_TYPE = { 'Content-Type': 'application/json' };
+
+/**
+ * A bearer-token API session for seeding data fast (the browser signs in with
+ * cookies on its own): JSON calls, folders, and many small files per
+ * multipart request.
+ */
+export async function apiSession(base, username, password) {
+  const res = await fetch(base + '/api/v1/auth/login', {
+    method: 'POST',
+    headers: JSON_TYPE,
+    body: JSON.stringify({ username, password }),
+  });
+  if (!res.ok) throw new Error(`login as ${username}: ${res.status} ${await res.text()}`);
+  const { access_token: token } = await res.json();
+
+  async function call(method, path, body) {
+    const form = body instanceof FormData;
+    const r = await fetch(base + path, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body && !form ? JSON_TYPE : {}) },
+      body: form ? body : body ? JSON.stringify(body) : undefined,
+    });
+    if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
+    return r.status === 204 ? null : r.json();
+  }
+
+  return {
+    call,
+    async rootId() {
+      return (await call('GET', '/api/v1/drives')).drives[0].root_id;
+    },
+    mkdir(parentId, name) {
+      return call('POST', `/api/v1/nodes/${parentId}/folders`, { name });
+    },
+    /** Uploads `count` files named name(i) with content(i), `perRequest` per multipart request. */
+    async uploadMany(folderId, count, name, content = (i) => `entry ${i}\n`, perRequest = 1000) {
+      for (let start = 0; start < count; start += perRequest) {
+        const form = new FormData();
+        for (let i = start; i < Math.min(count, start + perRequest); i++) {
+          form.append('file', new Blob([content(i)]), name(i));
+        }
+        const r = await call('POST', `/api/v1/nodes/${folderId}/upload`, form);
+        const bad = r.items.filter((x) => x.status >= 300);
+        if (bad.length) throw new Error(`upload failed: ${JSON.stringify(bad[0])}`);
+      }
+    },
+  };
+}
+
+/** First-run setup through the API (the benchmark's administrator). */
+export async function setupAdmin(base, username, password) {
+  const res = await fetch(base + '/api/v1/setup', {
+    method: 'POST',
+    headers: JSON_TYPE,
+    body: JSON.stringify({ username, password }),
+  });
+  if (res.status !== 201) throw new Error(`setup failed: ${res.status} ${await res.text()}`);
+}

@@ -83,6 +83,24 @@ describe('FileTable', () => {
     expect(props.onkeyaction.mock.calls.map((c) => c[0])).toEqual(['delete', 'rename']);
   });
 
+  it('keeps the shortcuts working after a row checkbox is ticked', async () => {
+    const { container, selection, props, getByTestId } = setup(nodes(5));
+    const box = container.querySelector('[data-name="file-00002.txt"] input[type=checkbox]') as HTMLInputElement;
+    await fireEvent.click(box);
+    expect(selection.ids()).toEqual(['id2']);
+    expect(document.activeElement).toBe(getByTestId('file-list'));
+    // Even with the focus left on the checkbox, its keys reach the list.
+    for (const key of ['Escape', 'F2', 'Delete']) await fireEvent.keyDown(box, { key });
+    expect(props.onkeyaction.mock.calls.map((c) => c[0])).toEqual(['escape', 'rename', 'delete']);
+  });
+
+  it('sets the virtual height and offset through the CSSOM, never a style attribute in markup', () => {
+    const { container } = setup(nodes(100));
+    const row = container.querySelector('[role=option]') as HTMLElement;
+    expect(row.getAttribute('style')).toBeNull();
+    expect((container.querySelector('.rows') as HTMLElement).style.transform).toBe('translateY(0px)');
+  });
+
   it('sorts by a column header', async () => {
     const { getByRole, props } = setup(nodes(3));
     await fireEvent.click(getByRole('button', { name: /Sort by Size/ }));

@@ -1,5 +1,7 @@
 // Locale-aware formatting of sizes, times and durations.
-const UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
+// Sizes are IEC: powers of 1024 with the binary prefixes (KiB, MiB, …) in
+// every locale, so the label always says what was computed.
+const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
 
 export function formatBytes(n: number, locale = 'en'): string {
   if (!Number.isFinite(n) || n < 0) return '–';

@@ -1,10 +1,18 @@
 import { describe, it, expect } from 'vitest';
-import { click, selectAll, moveFocus, retain, EMPTY } from './selection';
+import { click, selectAll, moveFocus, retain, focusOnly, EMPTY } from './selection';
 
 const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
 const sel = (s: { selected: ReadonlySet<string> }) => [...s.selected].sort();
 
 describe('selection', () => {
+  it('focusOnly highlights a row without selecting it; arrows go on from there', () => {
+    const s = focusOnly('c');
+    expect(sel(s)).toEqual([]);
+    expect(s.focus).toBe('c');
+    expect(sel(moveFocus(s, ids, 1))).toEqual(['d']);
+    expect(sel(click(s, ids, 'e', { shift: true }))).toEqual(['c', 'd', 'e']);
+  });
+
   it('plain click selects only that row and anchors there', () => {
     let s = click(EMPTY, ids, 'b');
     s = click(s, ids, 'd');

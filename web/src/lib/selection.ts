@@ -59,6 +59,15 @@ export function moveFocus(
   return click(state, ids, id);
 }
 
+/**
+ * Puts the keyboard focus (and the anchor) on a row without selecting
+ * anything: a new folder is highlighted while the toolbar keeps offering
+ * "New folder" and "Upload".
+ */
+export function focusOnly(id: string): SelectionState {
+  return { selected: new Set(), anchor: id, focus: id };
+}
+
 /** Drops ids that are no longer listed (after delete, move, reload). */
 export function retain(state: SelectionState, ids: readonly string[]): SelectionState {
   const present = new Set(ids);

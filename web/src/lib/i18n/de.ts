@@ -6,6 +6,7 @@ export const de: Record<MessageKey, string> = {
   'app.skip': 'Zum Inhalt springen',
   'app.loading': 'Wird geladen …',
   'app.menu': 'Menü',
+  'app.title': '{page} — nubo',
 
   'nav.files': 'Dateien',
   'nav.recent': 'Zuletzt verwendet',
@@ -57,9 +58,10 @@ export const de: Record<MessageKey, string> = {
   'login.busy': 'Anmeldung läuft …',
   'login.failed': 'Benutzername oder Passwort ist falsch.',
   'login.expired': 'Deine Sitzung ist abgelaufen. Bitte melde dich erneut an.',
-  'login.setupLink': 'Erster Start? Administratorkonto anlegen',
+  'login.pageTitle': 'Anmelden',
 
   'setup.title': 'Administrator anlegen',
+  'setup.pageTitle': 'Einrichten',
   'setup.intro': 'Dieser Server hat noch keine Konten. Das erste Konto, das du hier anlegst, ist sein Administrator.',
   'setup.email': 'E-Mail (optional)',
   'setup.confirm': 'Passwort wiederholen',
@@ -89,6 +91,7 @@ export const de: Record<MessageKey, string> = {
   'files.selected': '{count} ausgewählt|{count} ausgewählt',
   'files.items': '{count} Element|{count} Elemente',
   'files.itemsMore': '{count}+ Elemente',
+  'files.zipName': '{count} Element|{count} Elemente',
   'files.sortBy': 'Nach {column} sortieren',
   'files.ascending': 'aufsteigend',
   'files.descending': 'absteigend',
@@ -148,7 +151,7 @@ export const de: Record<MessageKey, string> = {
   'viewer.zoomIn': 'Vergrößern',
   'viewer.zoomOut': 'Verkleinern',
   'viewer.zoomReset': 'Eingepasst',
-  'viewer.truncated': 'Nur das erste Megabyte wird angezeigt. Lade die Datei herunter, um alles zu sehen.',
+  'viewer.truncated': 'Nur das erste MiB wird angezeigt. Lade die Datei herunter, um alles zu sehen.',
   'viewer.noPreview': 'Für diesen Dateityp gibt es keine Vorschau.',
 
   'trash.title': 'Papierkorb',
@@ -169,6 +172,7 @@ export const de: Record<MessageKey, string> = {
   'recent.title': 'Zuletzt verwendet',
   'recent.empty': 'Noch nichts da. Dateien, die du hochlädst, herunterlädst oder umbenennst, erscheinen hier.',
   'common.location': 'Ort',
+  'common.home': 'Start',
 
   'search.title': 'Suche',
   'search.placeholder': 'Dateien und Ordner suchen',
@@ -184,8 +188,8 @@ export const de: Record<MessageKey, string> = {
   'search.audio': 'Audio',
   'search.documents': 'PDF-Dokumente',
   'search.text': 'Text',
-  'search.minSize': 'Mindestens (MB)',
-  'search.maxSize': 'Höchstens (MB)',
+  'search.minSize': 'Mindestens (MiB)',
+  'search.maxSize': 'Höchstens (MiB)',
   'search.after': 'Geändert nach',
   'search.before': 'Geändert vor',
   'search.submit': 'Suchen',
@@ -231,7 +235,7 @@ export const de: Record<MessageKey, string> = {
   'admin.roleUser': 'Benutzer',
   'admin.active': 'Aktiv',
   'admin.quota': 'Kontingent',
-  'admin.quotaGb': 'Kontingent (GB, leer = unbegrenzt)',
+  'admin.quotaGb': 'Kontingent (GiB, leer = unbegrenzt)',
   'admin.unlimited': 'unbegrenzt',
   'admin.created': 'Benutzer „{name}“ angelegt',
   'admin.saved': '„{name}“ gespeichert',
@@ -257,4 +261,6 @@ export const de: Record<MessageKey, string> = {
 
   'notFound.title': 'Seite nicht gefunden',
   'notFound.back': 'Zu deinen Dateien',
+  'forbidden.title': 'Nicht erlaubt',
+  'forbidden.text': 'Fehler 403: Du darfst diese Seite nicht sehen. Frag eine Administratorin oder einen Administrator, wenn du sie brauchst.',
 };

@@ -6,6 +6,7 @@ export const en = {
   'app.skip': 'Skip to content',
   'app.loading': 'Loading…',
   'app.menu': 'Menu',
+  'app.title': '{page} — nubo',
 
   'nav.files': 'Files',
   'nav.recent': 'Recent',
@@ -57,9 +58,10 @@ export const en = {
   'login.busy': 'Signing in…',
   'login.failed': 'Wrong username or password.',
   'login.expired': 'Your session has expired. Please sign in again.',
-  'login.setupLink': 'First run? Create the administrator account',
+  'login.pageTitle': 'Sign in',
 
   'setup.title': 'Create the administrator',
+  'setup.pageTitle': 'Set up',
   'setup.intro': 'This server has no accounts yet. The first account you create here is its administrator.',
   'setup.email': 'Email (optional)',
   'setup.confirm': 'Repeat the password',
@@ -89,6 +91,7 @@ export const en = {
   'files.selected': '{count} selected|{count} selected',
   'files.items': '{count} item|{count} items',
   'files.itemsMore': '{count}+ items',
+  'files.zipName': '{count} item|{count} items',
   'files.sortBy': 'Sort by {column}',
   'files.ascending': 'ascending',
   'files.descending': 'descending',
@@ -148,7 +151,7 @@ export const en = {
   'viewer.zoomIn': 'Zoom in',
   'viewer.zoomOut': 'Zoom out',
   'viewer.zoomReset': 'Actual fit',
-  'viewer.truncated': 'Only the first megabyte is shown. Download the file to see all of it.',
+  'viewer.truncated': 'Only the first MiB is shown. Download the file to see all of it.',
   'viewer.noPreview': 'No preview for this type of file.',
 
   'trash.title': 'Trash',
@@ -169,6 +172,7 @@ export const en = {
   'recent.title': 'Recent',
   'recent.empty': 'Nothing here yet. Files you upload, download or rename show up here.',
   'common.location': 'Location',
+  'common.home': 'Home',
 
   'search.title': 'Search',
   'search.placeholder': 'Search files and folders',
@@ -184,8 +188,8 @@ export const en = {
   'search.audio': 'Audio',
   'search.documents': 'PDF documents',
   'search.text': 'Text',
-  'search.minSize': 'At least (MB)',
-  'search.maxSize': 'At most (MB)',
+  'search.minSize': 'At least (MiB)',
+  'search.maxSize': 'At most (MiB)',
   'search.after': 'Modified after',
   'search.before': 'Modified before',
   'search.submit': 'Search',
@@ -231,7 +235,7 @@ export const en = {
   'admin.roleUser': 'User',
   'admin.active': 'Active',
   'admin.quota': 'Quota',
-  'admin.quotaGb': 'Quota (GB, empty = unlimited)',
+  'admin.quotaGb': 'Quota (GiB, empty = unlimited)',
   'admin.unlimited': 'unlimited',
   'admin.created': 'User "{name}" created',
   'admin.saved': 'Saved "{name}"',
@@ -257,6 +261,8 @@ export const en = {
 
   'notFound.title': 'Page not found',
   'notFound.back': 'Go to your files',
+  'forbidden.title': 'Not allowed',
+  'forbidden.text': 'Error 403: you are not allowed to see this page. Ask an administrator if you need it.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -114,8 +114,14 @@ export function downloadUrl(id: string): string {
   return api.url('GET /api/v1/nodes/{id}/content', { id }, { download: 1 });
 }
 
-export function zipUrl(ids: string[]): string {
-  return api.url('GET /api/v1/zip', undefined, { ids: ids.join(',') });
+/** The selection as one ZIP archive named `name`.zip (the server checks the name). */
+export function zipUrl(ids: string[], name?: string): string {
+  return api.url('GET /api/v1/zip', undefined, { ids: ids.join(','), name });
+}
+
+/** What a ZIP of these nodes is called: the one node's name, else "3 items" (from the caller). */
+export function zipName(nodes: readonly Node[], several: (count: number) => string): string {
+  return nodes.length === 1 && nodes[0].name ? nodes[0].name : several(nodes.length);
 }
 
 export function folderZipUrl(id: string): string {

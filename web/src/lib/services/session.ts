@@ -9,8 +9,28 @@ async function loadIdentity() {
   const [user, drives] = await Promise.all([api.call('GET /api/v1/me'), api.call('GET /api/v1/drives')]);
   session.user = user;
   session.drive = drives.drives[0] ?? null;
+  session.setupOpen = false; // an account exists
   session.status = 'signed-in';
   session.expired = false;
+}
+
+/**
+ * Asks whether first-run setup is still open (GET /setup needs no account,
+ * so it never meets a Basic challenge). Unknown (null) when the server
+ * cannot answer: the UI then neither forces nor hides the setup page.
+ */
+export async function checkSetup(): Promise<void> {
+  try {
+    session.setupOpen = (await api.call('GET /api/v1/setup')).open;
+  } catch {
+    session.setupOpen = null;
+  }
+}
+
+/** Signed out: the login page, or the setup page on a server without accounts. */
+async function anonymous(): Promise<void> {
+  await checkSetup();
+  session.status = 'anonymous';
 }
 
 /**
@@ -20,17 +40,17 @@ async function loadIdentity() {
  */
 export async function boot(): Promise<void> {
   if (!api.hasSession()) {
-    session.status = 'anonymous';
+    await anonymous();
     return;
   }
   try {
     if (accessExpiresAt() < Date.now() + 5000 && !(await api.refresh())) {
-      session.status = 'anonymous';
+      await anonymous();
       return;
     }
     await loadIdentity();
   } catch (e) {
-    session.status = 'anonymous';
+    await anonymous();
     if (!(e instanceof ApiError && e.status === 401)) throw e;
   }
 }
@@ -61,9 +81,13 @@ export type SetupOutcome = 'created' | 'already-done';
 export async function setup(username: string, password: string, email?: string): Promise<SetupOutcome> {
   try {
     await api.call('POST /api/v1/setup', { body: { username, password, ...(email ? { email } : {}) } });
+    session.setupOpen = false;
     return 'created';
   } catch (e) {
-    if (e instanceof ApiError && e.status === 409) return 'already-done';
+    if (e instanceof ApiError && e.status === 409) {
+      session.setupOpen = false;
+      return 'already-done';
+    }
     throw e;
   }
 }

@@ -74,10 +74,9 @@ export class FilesView {
       const n = await files.createFolder(this.listing.folderId, name);
       toasts.push('success', t('files.created', { name: n.name }));
       await this.reload();
-      this.selection.click(
-        this.listing.items.map((x) => x.id),
-        n.id,
-      );
+      // Highlight the new folder (keyboard focus, scrolled into view) without
+      // selecting it: the toolbar keeps New folder and Upload.
+      this.selection.focusOn(n.id);
     } catch (e) {
       handleError(e, 'create folder');
     }
@@ -157,12 +156,15 @@ export class FilesView {
   download() {
     const nodes = this.selectedNodes;
     if (nodes.length === 1 && nodes[0].kind === 'file') files.startDownload(files.downloadUrl(nodes[0].id));
-    else if (nodes.length > 0) files.startDownload(files.zipUrl(nodes.map((n) => n.id)));
+    else this.downloadZip();
   }
 
+  /** The selection as a ZIP named after it: "Reports.zip", "3 items.zip". */
   downloadZip() {
-    const ids = this.selection.ids();
-    if (ids.length > 0) files.startDownload(files.zipUrl(ids));
+    const nodes = this.selectedNodes;
+    if (nodes.length === 0) return;
+    const name = files.zipName(nodes, (count) => t('files.zipName', { count }));
+    files.startDownload(files.zipUrl(nodes.map((n) => n.id), name));
   }
 
   upload(picked: PickedFile[]) {

@@ -19,6 +19,13 @@ export class FolderListing {
   order = $state<SortOrder>('asc');
   loading = $state(false);
   error = $state<unknown>(null);
+  /**
+   * How many children the folder has in all, when the server says so
+   * (the folder's item_count), kept current by local removals; null when
+   * unknown (an older server): then only the loaded count is known until the
+   * last page arrives.
+   */
+  total = $state<number | null>(null);
   private cursor: string | null = null;
   private done = false;
   private firstPage = true;
@@ -46,7 +53,10 @@ export class FolderListing {
     // A reload keeps the rows on screen until page one replaces them (no
     // flicker, and an inline rename in progress keeps its input).
     this.firstPage = true;
-    if (!keep) this.items = [];
+    if (!keep) {
+      this.items = [];
+      this.total = null;
+    }
     this.cursor = null;
     this.done = false;
     this.error = null;
@@ -69,6 +79,8 @@ export class FolderListing {
       const page = await this.load(this.folderId, this.sort, this.order, this.cursor, ctl.signal);
       if (gen !== this.generation) return;
       this.folder = page.folder;
+      const count = page.folder.item_count;
+      this.total = typeof count === 'number' ? count : null;
       this.items = this.firstPage ? page.items : this.items.concat(page.items);
       this.firstPage = false;
       this.cursor = page.next_cursor;
@@ -92,6 +104,14 @@ export class FolderListing {
   }
   remove(ids: Iterable<string>) {
     const gone = new Set(ids);
+    const before = this.items.length;
     this.items = this.items.filter((n) => !gone.has(n.id));
+    if (this.total !== null) this.total = Math.max(this.items.length, this.total - (before - this.items.length));
+  }
+
+  /** The number of children for the header: exact when known, else what is loaded. */
+  get count(): { count: number; exact: boolean } {
+    if (this.total !== null) return { count: Math.max(this.total, this.items.length), exact: true };
+    return { count: this.items.length, exact: !this.hasMore };
   }
 }

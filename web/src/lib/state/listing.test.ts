@@ -79,6 +79,24 @@ describe('FolderListing', () => {
     expect(l.items).toHaveLength(3);
   });
 
+  it('counts from the server\'s item_count before the last page, else from what is loaded', async () => {
+    const load = pagedLoader(1200, 500);
+    const l = new FolderListing(load);
+    await l.open('root');
+    expect(l.count).toEqual({ count: 500, exact: false });
+
+    const counted = vi.fn<PageLoader>(async (...args) => ({
+      ...(await load(...args)),
+      folder: { ...folder, item_count: 1200 },
+    }));
+    const c = new FolderListing(counted);
+    await c.open('root');
+    expect(c.items).toHaveLength(500);
+    expect(c.count).toEqual({ count: 1200, exact: true });
+    c.remove(['n0', 'n1', 'not-loaded']);
+    expect(c.count).toEqual({ count: 1198, exact: true });
+  });
+
   it('records a failed page as an error and stops asking', async () => {
     const load = vi.fn<PageLoader>(async () => {
       throw new Error('boom');

@@ -24,6 +24,10 @@ export class Selection {
   move(ids: readonly string[], delta: number, mods: sel.Modifiers = {}) {
     this.state = sel.moveFocus(this.state, ids, delta, mods);
   }
+  /** Highlights a row (keyboard focus) and selects nothing. */
+  focusOn(id: string) {
+    this.state = sel.focusOnly(id);
+  }
   retain(ids: readonly string[]) {
     this.state = sel.retain(this.state, ids);
   }

@@ -9,6 +9,12 @@ class SessionState {
   drive = $state<Drive | null>(null);
   /** set when a session ran out; the login page shows it once */
   expired = $state(false);
+  /**
+   * Whether first-run setup is open (no account exists yet), asked with
+   * GET /setup while signed out; null while unknown (not asked, or the
+   * server could not answer).
+   */
+  setupOpen = $state<boolean | null>(null);
   isAdmin = $derived(this.user?.role === 'admin');
 }
 
