@@ -36,14 +36,8 @@ Result<std::string_view> PathOfAbsoluteUri(std::string_view v, std::string_view 
     return Status::InvalidArgument("Destination must be an absolute URI or an absolute path");
   }
   std::string_view scheme = v.substr(0, colon);
-  std::string_view default_port;
-  if (IEquals(scheme, "http")) {
-    default_port = "80";
-  } else if (IEquals(scheme, "https")) {
-    default_port = "443";
-  } else {
-    return Status::Unsupported("destination is on another server");
-  }
+  const std::string_view default_port = DefaultPortOf(scheme);
+  if (default_port.empty()) return Status::Unsupported("destination is on another server");
   std::string_view rest = v.substr(colon + 1);
   if (rest.substr(0, 2) != "//") {
     return Status::InvalidArgument("Destination URI has no authority");

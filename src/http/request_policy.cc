@@ -14,18 +14,13 @@ bool SameOrigin(std::string_view origin, std::string_view host) {
   std::string_view scheme = origin.substr(0, sep);
   std::string_view rest = origin.substr(sep + 3);
   if (rest.find('/') != std::string_view::npos) return false;
-  std::string_view default_port;
-  if (IEquals(scheme, "http")) {
-    default_port = "80";
-  } else if (IEquals(scheme, "https")) {
-    default_port = "443";
-  } else {
-    return false;
-  }
+  const std::string_view default_port = DefaultPortOf(scheme);
+  if (default_port.empty()) return false;
   // Behind a TLS-terminating proxy the page is https://host while the
   // request reaches us for host on another port: the host, with the
   // scheme's default port dropped on both sides, is what must agree.
-  return !host.empty() && NormalizeAuthority(rest, default_port) == NormalizeAuthority(host, default_port);
+  return !host.empty() &&
+         NormalizeAuthority(rest, default_port) == NormalizeAuthority(host, default_port);
 }
 
 }  // namespace

@@ -222,6 +222,12 @@ std::optional<std::string> Base64Decode(std::string_view in) {
   return out;
 }
 
+std::string_view DefaultPortOf(std::string_view scheme) {
+  if (IEquals(scheme, "http")) return "80";
+  if (IEquals(scheme, "https")) return "443";
+  return {};
+}
+
 std::string NormalizeAuthority(std::string_view authority, std::string_view default_port) {
   std::string s = AsciiLowerCopy(Trim(authority));
   size_t close = s.rfind(']');

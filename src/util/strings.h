@@ -41,6 +41,9 @@ std::string HexEncode(const void* data, size_t len);
 // lower-cased, without the scheme's `default_port` and without an empty
 // port ("host:"). IPv6 literals keep their brackets.
 std::string NormalizeAuthority(std::string_view authority, std::string_view default_port);
+// The default port of "http" (80) or "https" (443), case-insensitively;
+// empty for any other scheme.
+std::string_view DefaultPortOf(std::string_view scheme);
 
 // Standard base64 (RFC 4648 §4) with padding; nullopt on any invalid
 // character, bad padding or length.

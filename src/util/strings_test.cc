@@ -97,6 +97,13 @@ TEST(Strings, Base64Decode) {
 
 TEST(Strings, Hex) { EXPECT_EQ(HexEncode("\x00\xff\x10", 3), "00ff10"); }
 
+TEST(Strings, DefaultPortOf) {
+  EXPECT_EQ(DefaultPortOf("http"), "80");
+  EXPECT_EQ(DefaultPortOf("HTTPS"), "443");
+  EXPECT_EQ(DefaultPortOf("ftp"), "");
+  EXPECT_EQ(DefaultPortOf(""), "");
+}
+
 TEST(Strings, NormalizeAuthority) {
   EXPECT_EQ(NormalizeAuthority("Cloud.Example:443", "443"), "cloud.example");
   EXPECT_EQ(NormalizeAuthority("cloud.example:", "80"), "cloud.example");
