@@ -10,12 +10,14 @@
 
 #include "api/account_routes.h"
 #include "api/file_routes.h"
-#include "blob/mem/mem_chunk_store.h"
-#include "files/files.h"
+#include "api/share_routes.h"
 #include "auth/authenticator.h"
 #include "auth/sessions.h"
+#include "blob/mem/mem_chunk_store.h"
+#include "files/files.h"
 #include "http/router.h"
 #include "meta/sqlite/sqlite_store.h"
+#include "share/sharing.h"
 #include "util/ids.h"
 #include "util/strings.h"
 
@@ -40,6 +42,8 @@ TEST(OpenApi, DocumentAndRouterAgree) {
     blob::MemChunkStore chunks;
     files::Files files(*meta, chunks, {});
     RegisterFileRoutes(router, files);
+    share::Sharing sharing(*meta);
+    RegisterShareRoutes(router, sharing);
 
     boost::system::error_code ec;
     auto doc = boost::json::parse(OpenApiDocument(), ec);
@@ -52,7 +56,8 @@ TEST(OpenApi, DocumentAndRouterAgree) {
     }
     std::set<std::string> routed;
     router.ForEach([&](const http::Endpoint& e) {
-      if (e.pattern.rfind("/api/v1/", 0) == 0) routed.insert(AsciiLowerCopy(e.method) + " " + e.pattern);
+      if (e.pattern.rfind("/api/v1/", 0) == 0)
+        routed.insert(AsciiLowerCopy(e.method) + " " + e.pattern);
     });
     EXPECT_EQ(routed, documented);
     EXPECT_GE(routed.size(), 10u);

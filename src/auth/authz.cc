@@ -1,22 +1,83 @@
 #include "auth/authz.h"
 
+#include "util/time.h"
+
 namespace nubo::authz {
 
 const char* ActionName(Action a) {
   switch (a) {
-    case Action::kRead: return "read";
-    case Action::kList: return "list";
-    case Action::kCreate: return "create";
-    case Action::kModify: return "modify";
-    case Action::kDelete: return "delete";
-    case Action::kShare: return "share";
-    case Action::kManage: return "manage";
-    case Action::kAdmin: return "admin";
+    case Action::kRead:
+      return "read";
+    case Action::kList:
+      return "list";
+    case Action::kCreate:
+      return "create";
+    case Action::kModify:
+      return "modify";
+    case Action::kDelete:
+      return "delete";
+    case Action::kShare:
+      return "share";
+    case Action::kManage:
+      return "manage";
+    case Action::kAdmin:
+      return "admin";
   }
   return "?";
 }
 
 Status NodeHidden() { return Status::NotFound("no such file or folder"); }
+
+const char* RoleName(Role r) {
+  switch (r) {
+    case Role::kViewer:
+      return "viewer";
+    case Role::kEditor:
+      return "editor";
+    case Role::kManager:
+      return "manager";
+  }
+  return "?";
+}
+
+std::optional<Role> ParseRole(std::string_view s) {
+  if (s == "viewer") return Role::kViewer;
+  if (s == "editor") return Role::kEditor;
+  if (s == "manager") return Role::kManager;
+  return std::nullopt;
+}
+
+Perms RolePerms(Role role, bool may_reshare, bool at_grant) {
+  Perms p = Perms::Of({Action::kRead, Action::kList});
+  if (role >= Role::kEditor) p |= Perms::Of({Action::kCreate, Action::kModify, Action::kDelete});
+  if (role >= Role::kManager) p |= Perms::Of({Action::kShare, Action::kManage});
+  if (may_reshare) p |= Perms::Of({Action::kShare});
+  return at_grant ? p.Without(Action::kDelete) : p;
+}
+
+std::optional<Role> RoleOf(Perms p) {
+  if (!p.Has(Action::kRead)) return std::nullopt;
+  const bool edit = p.Has(Action::kCreate) && p.Has(Action::kModify);
+  if (edit && p.Has(Action::kManage)) return Role::kManager;
+  if (edit) return Role::kEditor;
+  return Role::kViewer;
+}
+
+Checker::Checker(meta::ReadTxn& txn, const auth::Principal& who)
+    : txn_(txn), who_(who), now_ms_(UnixMillis()) {}
+
+Result<bool> Checker::Owns(int64_t drive_id) {
+  NUBO_ASSIGN_OR_RETURN(auto owner, Owner(drive_id));
+  return owner && *owner == who_.user_id && !who_.anonymous();
+}
+
+Result<const std::vector<int64_t>*> Checker::Groups() {
+  if (!groups_) {
+    NUBO_ASSIGN_OR_RETURN(auto g, txn_.GroupsOfUser(who_.user_id));
+    groups_ = std::move(g);
+  }
+  return &*groups_;
+}
 
 Result<std::optional<int64_t>> Checker::Owner(int64_t drive_id) {
   if (auto it = owners_.find(drive_id); it != owners_.end()) return it->second;
@@ -35,7 +96,26 @@ Result<Perms> Checker::OnDrive(int64_t drive_id) {
   return NodeHidden();
 }
 
-Result<Perms> Checker::On(const meta::NodeRow& node) { return OnDrive(node.drive_id); }
+Result<Perms> Checker::On(const meta::NodeRow& node) {
+  if (who_.anonymous() || !who_.Has(auth::kScopeFiles)) return NodeHidden();
+  NUBO_ASSIGN_OR_RETURN(bool owns, Owns(node.drive_id));
+  if (owns) return Perms::AllNode();
+  if (auto it = nodes_.find(node.id); it != nodes_.end()) {
+    if (it->second.empty()) return NodeHidden();
+    return it->second;
+  }
+  // Everyone else: the union of the grants that reach the node.
+  NUBO_ASSIGN_OR_RETURN(const std::vector<int64_t>* groups, Groups());
+  NUBO_ASSIGN_OR_RETURN(auto hits, txn_.GrantsReaching(node.id, who_.user_id, *groups, now_ms_));
+  Perms p;
+  for (const meta::GrantHit& h : hits) {
+    if (h.role < 1 || h.role > 3) continue;  // a role this build does not know grants nothing
+    p |= RolePerms(static_cast<Role>(h.role), h.may_reshare, h.node_id == node.id);
+  }
+  nodes_[node.id] = p;
+  if (p.empty()) return NodeHidden();
+  return p;
+}
 
 namespace {
 

@@ -6,22 +6,30 @@
 // for each (principal, resource, action) before it reads or writes. Nothing
 // else decides.
 //
-// The model today: a drive belongs to its owner, who may do every node
-// action in it through a credential whose scope includes kScopeFiles.
-// Sharing extends Check() (grants on nodes and drives, groups, links); the
-// callers do not change. What the principal may not see at all is
+// The model: a drive belongs to its owner, who may do every node action in
+// it through a credential whose scope includes kScopeFiles. Anyone else
+// reaches a node only through grants (docs/sharing.md): a role on the node
+// or one of its ancestors, given to the user or to a group the user belongs
+// to (nested groups count), unexpired; the union of every grant that
+// reaches the node is what the caller may do. The callers do not change
+// when grants do. What the principal may not see at all is
 // NotFound with exactly the message of a node that does not exist
 // (NodeHidden), so "exists but not yours" and "does not exist" are
 // indistinguishable on every surface; what it sees but may not do is
 // PermissionDenied (403).
 //
 // Thread-safe: pure functions over the caller's transaction; a Checker
-// memoizes drive owners for the life of one request's transaction.
+// memoizes drive owners, the caller's groups and its decisions for the
+// life of one request's transaction (grants changed by another request
+// apply from that request's next transaction).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "auth/principal.h"
 #include "meta/meta_store.h"
@@ -57,6 +65,15 @@ class Perms {
                Action::kShare, Action::kManage});
   }
   constexpr bool Has(Action a) const { return (bits_ & Bit(a)) != 0; }
+  constexpr Perms& operator|=(Perms o) {
+    bits_ |= o.bits_;
+    return *this;
+  }
+  constexpr Perms Without(Action a) const {
+    Perms p = *this;
+    p.bits_ &= ~Bit(a);
+    return p;
+  }
   constexpr bool empty() const { return bits_ == 0; }
   constexpr uint32_t bits() const { return bits_; }
   friend constexpr bool operator==(Perms a, Perms b) { return a.bits_ == b.bits_; }
@@ -68,6 +85,26 @@ class Perms {
 
 const char* ActionName(Action a);
 
+// A grant's role. PERSISTED (grants.role): never renumber.
+enum class Role : int { kViewer = 1, kEditor = 2, kManager = 3 };
+
+// "viewer" | "editor" | "manager"; nullopt for anything else.
+const char* RoleName(Role r);
+std::optional<Role> ParseRole(std::string_view s);
+
+// What a grant of `role` allows on a node it reaches:
+//   viewer   read, list
+//   editor   + create, modify, delete
+//   manager  + share, manage
+// `may_reshare` adds share. On the granted node itself (`at_grant`) delete
+// is never included: a recipient may change what is inside a share but
+// not remove or rename the shared item from its owner's tree.
+Perms RolePerms(Role role, bool may_reshare, bool at_grant);
+// The strongest role whose permissions `p` holds all of (ignoring delete
+// and share, which depend on where and how the grant was made); nullopt
+// when `p` does not even allow reading.
+std::optional<Role> RoleOf(Perms p);
+
 // The answer for a node the caller may not see: byte-identical to a node
 // that does not exist.
 Status NodeHidden();
@@ -76,7 +113,7 @@ Status NodeHidden();
 // with the drive owners it looked up memoized (a listing page asks once).
 class Checker {
  public:
-  Checker(meta::ReadTxn& txn, const auth::Principal& who) : txn_(txn), who_(who) {}
+  Checker(meta::ReadTxn& txn, const auth::Principal& who);
 
   // The principal's permissions on `node`. NodeHidden when they include
   // nothing (the node is invisible to the caller).
@@ -91,13 +128,21 @@ class Checker {
   // A drive the caller read in this transaction anyway: its owner is
   // known, so deciding about it costs no query.
   void Know(const meta::DriveRow& d) { owners_[d.id] = d.owner_id; }
+  // Whether the caller owns the drive (owners decide everything in it).
+  Result<bool> Owns(int64_t drive_id);
+  // The groups the caller belongs to (nested ones included), read once per
+  // Checker, i.e. once per request.
+  Result<const std::vector<int64_t>*> Groups();
 
  private:
   Result<std::optional<int64_t>> Owner(int64_t drive_id);
 
   meta::ReadTxn& txn_;
   const auth::Principal& who_;
+  const int64_t now_ms_;
   std::unordered_map<int64_t, std::optional<int64_t>> owners_;
+  std::optional<std::vector<int64_t>> groups_;
+  std::unordered_map<int64_t, Perms> nodes_;  // decisions made, by node id
 };
 
 // Check(txn, who, node, a): the one-call form of Checker::Require.

@@ -565,8 +565,13 @@ Result<NodeRow> Files::Update(const Principal& who, std::string_view id,
     NodeRow dest = *old_parent;
     const bool moving = parent_id && *parent_id != old_parent->public_id;
     // Moving away removes the node from its folder (delete there, create
-    // in the destination); a rename in place modifies it.
-    NUBO_RETURN_IF_ERROR(authz::Check(t, who, n, moving ? Action::kDelete : Action::kModify));
+    // in the destination); a rename in place modifies it and changes where
+    // it is found, so it also needs delete (a share's recipient may not
+    // rename the shared item itself in its owner's tree).
+    authz::Checker check(t, who);
+    const bool renaming = name && *name != n.name;
+    NUBO_RETURN_IF_ERROR(check.Require(n, moving ? Action::kDelete : Action::kModify));
+    if (renaming) NUBO_RETURN_IF_ERROR(check.Require(n, Action::kDelete));
     if (moving) {
       NUBO_ASSIGN_OR_RETURN(dest, AccessFolder(t, who, *parent_id, Action::kCreate));
       if (dest.drive_id != n.drive_id)

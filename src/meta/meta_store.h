@@ -175,6 +175,58 @@ struct DavLockRow {
   std::string root_href;
 };
 
+// Sharing (migration 0008). A group of users; members are users or groups.
+struct GroupRow {
+  int64_t id = 0;
+  std::string public_id;
+  std::string name;
+  int64_t created_at_ms = 0;
+};
+
+// One member of a group: a user or a group, with its public id and name.
+struct GroupMemberRow {
+  bool is_group = false;
+  int64_t id = 0;  // users.id or user_groups.id
+  std::string public_id;
+  std::string name;  // username or group name
+};
+
+// A role on a node and everything below it, for a user or a group.
+struct GrantRow {
+  int64_t id = 0;
+  std::string public_id;
+  int64_t node_id = 0;
+  std::optional<int64_t> grantee_user;
+  std::optional<int64_t> grantee_group;
+  int role = 1;  // PERSISTED: 1 viewer, 2 editor, 3 manager
+  bool may_reshare = false;
+  std::optional<int64_t> expires_at_ms;
+  std::optional<int64_t> created_by;
+  int64_t created_at_ms = 0;
+  // Read-only, joined by the listing queries: the node's public id and
+  // drive, the grantee's public id and name.
+  std::string node_public_id;
+  int64_t drive_id = 0;
+  std::string grantee_public_id;
+  std::string grantee_name;
+};
+
+// A grant that reaches a node for a principal: on the node itself or on
+// one of its ancestors.
+struct GrantHit {
+  int64_t node_id = 0;  // where the grant is
+  int role = 1;
+  bool may_reshare = false;
+};
+
+// A node shared with a user: the strongest of the grants on it that reach
+// the user (directly or through groups).
+struct SharedNode {
+  int64_t node_id = 0;
+  int role = 1;
+  bool may_reshare = false;
+};
+
 class ReadTxn {
  public:
   virtual ~ReadTxn() = default;
@@ -298,6 +350,45 @@ class ReadTxn {
   virtual Result<std::vector<std::pair<int64_t, std::string>>> NodesWithoutSortKey(
       int64_t after_id, size_t limit) = 0;
 
+  // ---- Sharing ----
+
+  virtual Result<std::optional<GroupRow>> GetGroup(int64_t id) = 0;
+  virtual Result<std::optional<GroupRow>> GetGroupByPublicId(const std::string& public_id) = 0;
+  // Case-insensitively.
+  virtual Result<std::optional<GroupRow>> GetGroupByName(const std::string& name) = 0;
+  // Groups with lower(name) > `after_key`, by name.
+  virtual Result<std::vector<GroupRow>> ListGroups(const std::string& after_key, size_t limit) = 0;
+  // Direct members of a group: groups first, then users, each by name.
+  virtual Result<std::vector<GroupMemberRow>> ListGroupMembers(int64_t group_id, size_t limit) = 0;
+  // Every group the user belongs to, directly or through nested groups.
+  virtual Result<std::vector<int64_t>> GroupsOfUser(int64_t user_id) = 0;
+  // Whether `member` is `container` or lies (transitively) inside it.
+  virtual Result<bool> GroupContains(int64_t container, int64_t member) = 0;
+
+  // Grants reaching `node_id` (on it or an ancestor) for the user or one
+  // of `groups`, unexpired at `now_ms`.
+  virtual Result<std::vector<GrantHit>> GrantsReaching(int64_t node_id, int64_t user_id,
+                                                       const std::vector<int64_t>& groups,
+                                                       int64_t now_ms) = 0;
+  // Joined (node and grantee fields filled).
+  virtual Result<std::optional<GrantRow>> GetGrantByPublicId(const std::string& public_id) = 0;
+  // The grants on one node, joined, by id.
+  virtual Result<std::vector<GrantRow>> ListNodeGrants(int64_t node_id) = 0;
+  // Live nodes granted to the user or one of `groups` (unexpired at
+  // `now_ms`), outside drives the user owns, by node id after `after_node`.
+  virtual Result<std::vector<SharedNode>> ListSharedWith(int64_t user_id,
+                                                         const std::vector<int64_t>& groups,
+                                                         int64_t now_ms, int64_t after_node,
+                                                         size_t limit) = 0;
+  // Grants on nodes of drives the user owns, or that the user created,
+  // joined, by id after `after_id`.
+  virtual Result<std::vector<GrantRow>> ListSharedBy(int64_t user_id, int64_t after_id,
+                                                     size_t limit) = 0;
+  // For fsck: public ids of grants whose node, grantee or (nested) group
+  // membership points at a row that does not exist, and of memberships
+  // that form a cycle.
+  virtual Result<std::vector<std::string>> DanglingSharingRows(size_t limit) = 0;
+
   // Quota reservations of uploads in progress: the bytes reserved in the
   // drive by reservations unexpired at `now_ms`, except `except_id`.
   virtual Result<int64_t> ReservedBytes(int64_t drive_id, int64_t now_ms, int64_t except_id) = 0;
@@ -413,6 +504,22 @@ class WriteTxn : public ReadTxn {
   virtual Status DeleteDavLock(const std::string& token) = 0;
   // Drops the locks at `path` and below it (the resource went away).
   virtual Status DeleteDavLocksAt(int64_t drive_id, const std::string& path) = 0;
+
+  // Sharing. InsertGroup fills `row.id`; AlreadyExists when the name is
+  // taken (case-insensitively).
+  virtual Status InsertGroup(GroupRow& row) = 0;
+  virtual Status RenameGroup(int64_t id, const std::string& name) = 0;
+  virtual Status DeleteGroup(int64_t id) = 0;
+  // AlreadyExists when already a direct member.
+  virtual Status AddGroupMember(int64_t group_id, bool is_group, int64_t member_id) = 0;
+  // NotFound when not a direct member.
+  virtual Status RemoveGroupMember(int64_t group_id, bool is_group, int64_t member_id) = 0;
+  // Fills `row.id`. AlreadyExists when the grantee already has a grant on
+  // the node.
+  virtual Status InsertGrant(GrantRow& row) = 0;
+  // Writes role, may_reshare and expires_at of `row` (matched by id).
+  virtual Status UpdateGrant(const GrantRow& row) = 0;
+  virtual Status DeleteGrant(int64_t id) = 0;
 
   // Favorites and recent entries.
   virtual Status AddFavorite(int64_t user_id, int64_t node_id, int64_t now_ms) = 0;

@@ -765,6 +765,144 @@ TEST_P(MetaStoreConformance, QuotaReservations) {
 // The small reads the files domain asks inside its writes: any lock in a
 // drive, sibling keys by prefix, the trash's bytes and age order, drives
 // with a quota, a sign-in's live sessions, all app passwords of a user.
+// Groups nest (membership is transitive and a cycle still terminates);
+// grants reach a node from it and its ancestors, for the user or a group
+// the user belongs to, until they expire; they go with their node, user
+// or group.
+TEST_P(MetaStoreConformance, GroupsAndGrants) {
+  Status st = store_->Write([&](WriteTxn& t) -> Status {
+    UserRow alice;
+    DriveRow d;
+    NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, alice, d));
+    UserRow bob;
+    bob.public_id = "u2";
+    bob.username = bob.display_name = "bob";
+    bob.role = "user";
+    NUBO_RETURN_IF_ERROR(t.InsertUser(bob));
+    auto add = [&](const std::string& name, std::optional<int64_t> parent) -> Result<int64_t> {
+      NodeRow n;
+      n.public_id = "n-" + name;
+      n.drive_id = d.id;
+      n.parent_id = parent;
+      n.name = n.name_key = n.sort_key = name;
+      n.mime = "inode/directory";
+      NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+      return n.id;
+    };
+    NUBO_ASSIGN_OR_RETURN(int64_t root, add("root", std::nullopt));
+    NUBO_ASSIGN_OR_RETURN(int64_t a, add("a", root));
+    NUBO_ASSIGN_OR_RETURN(int64_t b, add("b", a));
+    NUBO_ASSIGN_OR_RETURN(int64_t c, add("c", b));
+    NUBO_ASSIGN_OR_RETURN(int64_t other, add("other", root));
+
+    // Groups: "Team" ⊃ "Core" ⊃ bob.
+    GroupRow team{0, "g-team", "Team", 1};
+    GroupRow core{0, "g-core", "Core", 1};
+    NUBO_RETURN_IF_ERROR(t.InsertGroup(team));
+    NUBO_RETURN_IF_ERROR(t.InsertGroup(core));
+    GroupRow dup{0, "g-dup", "TEAM", 1};
+    EXPECT_EQ(t.InsertGroup(dup).code(), Code::kAlreadyExists);
+    NUBO_ASSIGN_OR_RETURN(auto by_name, t.GetGroupByName("team"));
+    EXPECT_TRUE(by_name && by_name->id == team.id);
+    NUBO_RETURN_IF_ERROR(t.AddGroupMember(core.id, false, bob.id));
+    NUBO_RETURN_IF_ERROR(t.AddGroupMember(team.id, true, core.id));
+    EXPECT_EQ(t.AddGroupMember(team.id, true, core.id).code(), Code::kAlreadyExists);
+    NUBO_ASSIGN_OR_RETURN(auto groups, t.GroupsOfUser(bob.id));
+    EXPECT_EQ(groups, (std::vector<int64_t>{team.id, core.id}));
+    NUBO_ASSIGN_OR_RETURN(bool contains, t.GroupContains(team.id, core.id));
+    EXPECT_TRUE(contains);
+    NUBO_ASSIGN_OR_RETURN(contains, t.GroupContains(core.id, team.id));
+    EXPECT_FALSE(contains);
+    NUBO_ASSIGN_OR_RETURN(auto members, t.ListGroupMembers(team.id, 10));
+    EXPECT_EQ(members.size(), 1u);
+    EXPECT_TRUE(!members.empty() && members[0].is_group && members[0].public_id == "g-core");
+    NUBO_ASSIGN_OR_RETURN(auto none, t.DanglingSharingRows(10));
+    EXPECT_TRUE(none.empty());
+    // A cycle written behind the domain's back: membership still ends,
+    // and the consistency check names it.
+    NUBO_RETURN_IF_ERROR(t.AddGroupMember(core.id, true, team.id));
+    NUBO_ASSIGN_OR_RETURN(groups, t.GroupsOfUser(bob.id));
+    EXPECT_EQ(groups.size(), 2u);
+    NUBO_ASSIGN_OR_RETURN(auto cyc, t.DanglingSharingRows(10));
+    EXPECT_FALSE(cyc.empty());
+    NUBO_RETURN_IF_ERROR(t.RemoveGroupMember(core.id, true, team.id));
+    EXPECT_EQ(t.RemoveGroupMember(core.id, true, team.id).code(), Code::kNotFound);
+
+    // A viewer grant on "a" to bob, an editor grant on "b" to Team.
+    GrantRow g1;
+    g1.public_id = "gr1";
+    g1.node_id = a;
+    g1.grantee_user = bob.id;
+    g1.role = 1;
+    g1.created_by = alice.id;
+    g1.created_at_ms = 1;
+    NUBO_RETURN_IF_ERROR(t.InsertGrant(g1));
+    GrantRow again = g1;
+    again.public_id = "gr1b";
+    EXPECT_EQ(t.InsertGrant(again).code(), Code::kAlreadyExists);
+    GrantRow g2;
+    g2.public_id = "gr2";
+    g2.node_id = b;
+    g2.grantee_group = team.id;
+    g2.role = 2;
+    g2.may_reshare = true;
+    g2.expires_at_ms = 1000;
+    g2.created_by = alice.id;
+    g2.created_at_ms = 1;
+    NUBO_RETURN_IF_ERROR(t.InsertGrant(g2));
+
+    NUBO_ASSIGN_OR_RETURN(groups, t.GroupsOfUser(bob.id));
+    NUBO_ASSIGN_OR_RETURN(auto hits, t.GrantsReaching(c, bob.id, groups, 500));
+    EXPECT_EQ(hits.size(), 2u);
+    std::set<std::tuple<int64_t, int, bool>> got;
+    for (const GrantHit& h : hits) got.emplace(h.node_id, h.role, h.may_reshare);
+    EXPECT_EQ(got, (std::set<std::tuple<int64_t, int, bool>>{{a, 1, false}, {b, 2, true}}));
+    // Expired at 1000; without the groups only the user grant counts; a
+    // node outside "a" is reached by nothing.
+    NUBO_ASSIGN_OR_RETURN(hits, t.GrantsReaching(c, bob.id, groups, 1000));
+    EXPECT_EQ(hits.size(), 1u);
+    NUBO_ASSIGN_OR_RETURN(hits, t.GrantsReaching(c, bob.id, {}, 500));
+    EXPECT_EQ(hits.size(), 1u);
+    NUBO_ASSIGN_OR_RETURN(hits, t.GrantsReaching(other, bob.id, groups, 500));
+    EXPECT_TRUE(hits.empty());
+    NUBO_ASSIGN_OR_RETURN(hits, t.GrantsReaching(c, alice.id, {}, 500));
+    EXPECT_TRUE(hits.empty());
+
+    NUBO_ASSIGN_OR_RETURN(auto shared, t.ListSharedWith(bob.id, groups, 500, 0, 10));
+    EXPECT_EQ(shared.size(), 2u);
+    NUBO_ASSIGN_OR_RETURN(auto page2, t.ListSharedWith(bob.id, groups, 500, a, 10));
+    EXPECT_EQ(page2.size(), 1u);
+    EXPECT_TRUE(!page2.empty() && page2[0].node_id == b && page2[0].role == 2);
+    // The owner's own drive is never "shared with" her.
+    NUBO_ASSIGN_OR_RETURN(auto own, t.ListSharedWith(alice.id, {}, 500, 0, 10));
+    EXPECT_TRUE(own.empty());
+    NUBO_ASSIGN_OR_RETURN(auto by, t.ListSharedBy(alice.id, 0, 10));
+    EXPECT_EQ(by.size(), 2u);
+    EXPECT_TRUE(by.size() == 2 && by[0].node_public_id == "n-a" && by[0].grantee_name == "bob" &&
+                by[1].grantee_name == "Team" && by[1].grantee_public_id == "g-team");
+    NUBO_ASSIGN_OR_RETURN(auto one, t.GetGrantByPublicId("gr2"));
+    EXPECT_TRUE(one && one->expires_at_ms == 1000 && one->may_reshare && one->drive_id == d.id);
+    one->role = 3;
+    one->expires_at_ms.reset();
+    NUBO_RETURN_IF_ERROR(t.UpdateGrant(*one));
+    NUBO_ASSIGN_OR_RETURN(hits, t.GrantsReaching(c, bob.id, groups, 5000));
+    EXPECT_EQ(hits.size(), 2u);
+
+    // Deleting the group takes its grant; deleting the subtree the other.
+    NUBO_RETURN_IF_ERROR(t.DeleteGroup(team.id));
+    NUBO_ASSIGN_OR_RETURN(auto left, t.ListNodeGrants(b));
+    EXPECT_TRUE(left.empty());
+    NUBO_ASSIGN_OR_RETURN(int64_t gone, t.DeleteSubtree(a));
+    EXPECT_EQ(gone, 3);
+    NUBO_ASSIGN_OR_RETURN(by, t.ListSharedBy(alice.id, 0, 10));
+    EXPECT_TRUE(by.empty());
+    NUBO_ASSIGN_OR_RETURN(none, t.DanglingSharingRows(10));
+    EXPECT_TRUE(none.empty());
+    return Status::Ok();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+}
+
 TEST_P(MetaStoreConformance, DomainLookups) {
   UserRow u;
   DriveRow d;

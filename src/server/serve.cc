@@ -11,6 +11,7 @@
 
 #include "api/account_routes.h"
 #include "api/file_routes.h"
+#include "api/share_routes.h"
 #include "auth/authenticator.h"
 #include "auth/password_pool.h"
 #include "auth/rate_limiter.h"
@@ -28,6 +29,7 @@
 #include "server/test_routes.h"
 #include "server/transport.h"
 #include "server/web_routes.h"
+#include "share/sharing.h"
 #include "util/posix_error.h"
 #include "util/time.h"
 
@@ -93,8 +95,7 @@ class Maintenance {
         } else if (*purged > 0) {
           spdlog::info("trash purge: {} expired items deleted", *purged);
         }
-        auto gc = content::CollectGarbage(meta_, chunks_,
-                                          static_cast<int64_t>(gc_grace_ms_), now);
+        auto gc = content::CollectGarbage(meta_, chunks_, static_cast<int64_t>(gc_grace_ms_), now);
         if (!gc.ok()) {
           spdlog::warn("gc: {}", gc.status().ToString());
         } else if (gc->chunks_deleted + gc->files_swept > 0) {
@@ -199,6 +200,8 @@ int RunServe(const Config& cfg) {
   fopt.tmp_dir = (fs::path(cfg.data_dir) / "tmp").string();
   files::Files files(meta, chunks, fopt);
   api::RegisterFileRoutes(router, files);
+  share::Sharing sharing(meta);
+  api::RegisterShareRoutes(router, sharing);
   dav::DavOptions dopt;
   dopt.allow_depth_infinity = cfg.dav_propfind_infinity;
   dav::RegisterDavRoutes(router, files, dopt);

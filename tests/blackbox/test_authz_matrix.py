@@ -301,6 +301,50 @@ def fx_dav_existing_dest(t, who):
     return v
 
 
+def fx_group_with(t, who):
+    """A fresh group (made by the administrator) with `who` as a member."""
+    g = t.api(t.admin, "POST", "/api/v1/groups", {"name": "group %d" % t.n()}, expect=201)
+    if who is not t.admin:
+        t.api(t.admin, "POST", "/api/v1/groups/%s/members" % g["id"], {"user": who.name}, expect=204)
+    t.probe(who, "GET", "/api/v1/groups/%s" % g["id"])
+    return {"id": g["id"]}
+
+
+def fx_group_target(t, who):
+    v = fx_group_with(t, who)
+    v["name"] = fx_target(t, who)["name"]
+    return v
+
+
+def fx_group_member_user(t, who):
+    v = fx_group_target(t, who)
+    t.api(t.admin, "POST", "/api/v1/groups/%s/members" % v["id"], {"user": v["name"]}, expect=204)
+    return v
+
+
+def fx_group_member_group(t, who):
+    v = fx_group_with(t, who)
+    inner = t.api(t.admin, "POST", "/api/v1/groups", {"name": "inner %d" % t.n()}, expect=201)
+    t.api(t.admin, "POST", "/api/v1/groups/%s/members" % v["id"], {"group": inner["id"]}, expect=204)
+    v["member"] = inner["id"]
+    return v
+
+
+def fx_file_grantee(t, who):
+    v = fx_file(t, who)
+    v["_grantee"] = t.grantee.name
+    return v
+
+
+def fx_grant(t, who):
+    f = fx_file(t, who)
+    g = t.api(who, "POST", "/api/v1/nodes/%s/grants" % f["id"], {"user": t.grantee.name, "role": "viewer"},
+              expect=201)
+    t.probe(who, "GET", "/api/v1/nodes/%s/grants" % f["id"])
+    t.probe(who, "GET", "/api/v1/shared-by-me?limit=500")
+    return {"id": g["id"]}
+
+
 # ---- The examples ----------------------------------------------------------
 
 
@@ -427,6 +471,34 @@ def examples():
             Case(lambda v, w: J("GET", "/api/v1/zip?ids=%s,%s" % (v["a"], v["b"])), fx_zip, cross=("b",))],
         ("GET", "/api/v1/search"): [
             Case(lambda v, w: J("GET", "/api/v1/search?q=%s&limit=20" % q(v["q"])), fx_search, none=search_empty)],
+        # --- sharing
+        ("GET", "/api/v1/groups"): [Case(lambda v, w: J("GET", "/api/v1/groups?limit=50"))],
+        ("GET", "/api/v1/groups/{id}"): [Case(lambda v, w: J("GET", "/api/v1/groups/%s" % v["id"]), fx_group_with)],
+        ("POST", "/api/v1/groups"): [
+            Case(lambda v, w: J("POST", "/api/v1/groups", {"name": v["_new"]}), fx_new_username)],
+        ("PATCH", "/api/v1/groups/{id}"): [
+            Case(lambda v, w: J("PATCH", "/api/v1/groups/%s" % v["id"], {"name": "renamed %s" % v["id"][-8:]}),
+                 fx_group_with)],
+        ("DELETE", "/api/v1/groups/{id}"): [
+            Case(lambda v, w: J("DELETE", "/api/v1/groups/%s" % v["id"]), fx_group_with)],
+        ("POST", "/api/v1/groups/{id}/members"): [
+            Case(lambda v, w: J("POST", "/api/v1/groups/%s/members" % v["id"], {"user": v["name"]}),
+                 fx_group_target)],
+        ("DELETE", "/api/v1/groups/{id}/members/users/{name}"): [
+            Case(lambda v, w: J("DELETE", "/api/v1/groups/%s/members/users/%s" % (v["id"], v["name"])),
+                 fx_group_member_user)],
+        ("DELETE", "/api/v1/groups/{id}/members/groups/{member}"): [
+            Case(lambda v, w: J("DELETE", "/api/v1/groups/%s/members/groups/%s" % (v["id"], v["member"])),
+                 fx_group_member_group)],
+        ("GET", "/api/v1/nodes/{id}/grants"): [Case(lambda v, w: J("GET", (N + "/grants") % v["id"]), fx_file)],
+        ("POST", "/api/v1/nodes/{id}/grants"): [
+            Case(lambda v, w: J("POST", (N + "/grants") % v["id"], {"user": v["_grantee"], "role": "editor"}),
+                 fx_file_grantee)],
+        ("PATCH", "/api/v1/grants/{id}"): [
+            Case(lambda v, w: J("PATCH", "/api/v1/grants/%s" % v["id"], {"role": "editor"}), fx_grant)],
+        ("DELETE", "/api/v1/grants/{id}"): [Case(lambda v, w: J("DELETE", "/api/v1/grants/%s" % v["id"]), fx_grant)],
+        ("GET", "/api/v1/shared-with-me"): [Case(lambda v, w: J("GET", "/api/v1/shared-with-me?limit=50"))],
+        ("GET", "/api/v1/shared-by-me"): [Case(lambda v, w: J("GET", "/api/v1/shared-by-me?limit=50"))],
         # --- the account itself
         ("GET", "/api/v1/me"): [Case(lambda v, w: J("GET", "/api/v1/me"))],
         ("PATCH", "/api/v1/me"): [Case(lambda v, w: J("PATCH", "/api/v1/me", {"display_name": w.prefix + " name"}))],
@@ -814,6 +886,11 @@ class AuthzMatrixTest(unittest.TestCase):
             self.dav_area[who.name] = (dav, self.box(who, root, dav))
             who.common_hash = self.put(who, self.work[who.name], "common.bin", COMMON)["hash"]
         self.root = drives["alice"]["root_id"]
+        # Someone Alice shares with in the grant examples (never Bob, the
+        # stranger, whose answers must stay those of an unknown id).
+        self.grantee = Actor("grantee", "grantee password 1", "grantee-stuff")
+        self.api(self.admin, "POST", "/api/v1/admin/users",
+                 {"username": self.grantee.name, "password": self.grantee.password}, expect=201)
         # Alice's sentinel data: a secret folder with her file, a favorite,
         # a session, an app password, a lock; Bob must never see or change it.
         folder = self.box(self.alice, self.root, SECRET)

@@ -389,6 +389,46 @@ DavLockRow DavLockFrom(const Stmt& s) {
   return l;
 }
 
+GroupRow GroupFrom(const Stmt& s) { return GroupRow{s.Int(0), s.Text(1), s.Text(2), s.Int(3)}; }
+
+// Grants joined with their node and grantee (GrantRow's read-only fields).
+constexpr const char* kGrantSelect =
+    "SELECT g.id, g.public_id, g.node_id, g.grantee_user, g.grantee_group, g.role, g.may_reshare, "
+    "g.expires_at, g.created_by, g.created_at, n.public_id, n.drive_id, "
+    "COALESCE(u.public_id, x.public_id), COALESCE(u.username, x.name) FROM grants g "
+    "JOIN nodes n ON n.id = g.node_id LEFT JOIN users u ON u.id = g.grantee_user "
+    "LEFT JOIN user_groups x ON x.id = g.grantee_group";
+
+GrantRow GrantFrom(const Stmt& s) {
+  GrantRow g;
+  g.id = s.Int(0);
+  g.public_id = s.Text(1);
+  g.node_id = s.Int(2);
+  if (!s.IsNull(3)) g.grantee_user = s.Int(3);
+  if (!s.IsNull(4)) g.grantee_group = s.Int(4);
+  g.role = static_cast<int>(s.Int(5));
+  g.may_reshare = s.Int(6) != 0;
+  if (!s.IsNull(7)) g.expires_at_ms = s.Int(7);
+  if (!s.IsNull(8)) g.created_by = s.Int(8);
+  g.created_at_ms = s.Int(9);
+  g.node_public_id = s.Text(10);
+  g.drive_id = s.Int(11);
+  g.grantee_public_id = s.Text(12);
+  g.grantee_name = s.Text(13);
+  return g;
+}
+
+// A JSON array of ids for json_each() (a variable-length IN list in one
+// prepared statement).
+std::string IdList(const std::vector<int64_t>& ids) {
+  std::string out = "[";
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i) out += ",";
+    out += std::to_string(ids[i]);
+  }
+  return out + "]";
+}
+
 class SqliteTxn final : public WriteTxn {
  public:
   explicit SqliteTxn(Conn& c) : c_(c) {}
@@ -1228,6 +1268,214 @@ class SqliteTxn final : public WriteTxn {
     NUBO_RETURN_IF_ERROR(s.Exec());
     return static_cast<int64_t>(s.changes());
   }
+  // ---- Sharing ----
+
+  Result<std::optional<GroupRow>> GetGroup(int64_t id) override {
+    NUBO_PREPARE(s, c_, "SELECT id, public_id, name, created_at FROM user_groups WHERE id = ?");
+    s.Bind(1, id);
+    return One<GroupRow>(s, GroupFrom);
+  }
+  Result<std::optional<GroupRow>> GetGroupByPublicId(const std::string& public_id) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT id, public_id, name, created_at FROM user_groups WHERE public_id = ?");
+    s.Bind(1, public_id);
+    return One<GroupRow>(s, GroupFrom);
+  }
+  Result<std::optional<GroupRow>> GetGroupByName(const std::string& name) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT id, public_id, name, created_at FROM user_groups WHERE name_key = ?");
+    std::string key = Lower(name);
+    s.Bind(1, key);
+    return One<GroupRow>(s, GroupFrom);
+  }
+  Result<std::vector<GroupRow>> ListGroups(const std::string& after_key, size_t limit) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT id, public_id, name, created_at FROM user_groups WHERE name_key > ? "
+                 "ORDER BY name_key LIMIT ?");
+    std::string key = Lower(after_key);
+    s.Bind(1, key).Bind(2, static_cast<int64_t>(limit));
+    return Rows<GroupRow>(s, GroupFrom);
+  }
+  Result<std::vector<GroupMemberRow>> ListGroupMembers(int64_t group_id, size_t limit) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT 1, g.id, g.public_id, g.name, g.name_key AS k FROM group_members m "
+                 "JOIN user_groups g ON g.id = m.member_group WHERE m.group_id = ?1 "
+                 "UNION ALL SELECT 0, u.id, u.public_id, u.username, u.name_key AS k "
+                 "FROM group_members m JOIN users u ON u.id = m.member_user WHERE m.group_id = ?1 "
+                 "ORDER BY 1 DESC, k LIMIT ?2");
+    s.Bind(1, group_id).Bind(2, static_cast<int64_t>(limit));
+    return Rows<GroupMemberRow>(s, [](const Stmt& r) {
+      return GroupMemberRow{r.Int(0) != 0, r.Int(1), r.Text(2), r.Text(3)};
+    });
+  }
+  Result<std::vector<int64_t>> GroupsOfUser(int64_t user_id) override {
+    // UNION (not UNION ALL): a membership cycle terminates.
+    NUBO_PREPARE(
+        s, c_,
+        "WITH RECURSIVE g(id) AS (SELECT group_id FROM group_members WHERE member_user = ? "
+        "UNION SELECT m.group_id FROM group_members m JOIN g ON m.member_group = g.id) "
+        "SELECT id FROM g ORDER BY id");
+    s.Bind(1, user_id);
+    return Rows<int64_t>(s, FirstInt);
+  }
+  Result<bool> GroupContains(int64_t container, int64_t member) override {
+    if (container == member) return true;
+    NUBO_PREPARE(
+        s, c_,
+        "WITH RECURSIVE sub(id) AS (SELECT member_group FROM group_members WHERE "
+        "group_id = ?1 AND member_group IS NOT NULL UNION SELECT m.member_group FROM "
+        "group_members m JOIN sub ON m.group_id = sub.id WHERE m.member_group IS NOT NULL) "
+        "SELECT EXISTS (SELECT 1 FROM sub WHERE id = ?2)");
+    s.Bind(1, container).Bind(2, member);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    return row && s.Int(0) != 0;
+  }
+  Result<std::vector<GrantHit>> GrantsReaching(int64_t node_id, int64_t user_id,
+                                               const std::vector<int64_t>& groups,
+                                               int64_t now_ms) override {
+    // The node's ancestor chain (depth-bounded by the path limit), joined
+    // with the grants on it that name the user or one of the groups.
+    NUBO_PREPARE(s, c_,
+                 "WITH RECURSIVE anc(id, parent_id) AS (SELECT id, parent_id FROM nodes WHERE id = "
+                 "?1 UNION ALL SELECT n.id, n.parent_id FROM nodes n JOIN anc ON n.id = "
+                 "anc.parent_id) SELECT g.node_id, g.role, g.may_reshare FROM anc JOIN grants g ON "
+                 "g.node_id = anc.id WHERE (g.grantee_user = ?2 OR g.grantee_group IN (SELECT "
+                 "value FROM json_each(?3))) AND (g.expires_at IS NULL OR g.expires_at > ?4)");
+    std::string list = IdList(groups);
+    s.Bind(1, node_id).Bind(2, user_id).Bind(3, list).Bind(4, now_ms);
+    return Rows<GrantHit>(s, [](const Stmt& r) {
+      return GrantHit{r.Int(0), static_cast<int>(r.Int(1)), r.Int(2) != 0};
+    });
+  }
+  Result<std::optional<GrantRow>> GetGrantByPublicId(const std::string& public_id) override {
+    static const std::string sql = std::string(kGrantSelect) + " WHERE g.public_id = ?";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, public_id);
+    return One<GrantRow>(s, GrantFrom);
+  }
+  Result<std::vector<GrantRow>> ListNodeGrants(int64_t node_id) override {
+    static const std::string sql = std::string(kGrantSelect) + " WHERE g.node_id = ? ORDER BY g.id";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, node_id);
+    return Rows<GrantRow>(s, GrantFrom);
+  }
+  Result<std::vector<SharedNode>> ListSharedWith(int64_t user_id,
+                                                 const std::vector<int64_t>& groups, int64_t now_ms,
+                                                 int64_t after_node, size_t limit) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT g.node_id, MAX(g.role), MAX(g.may_reshare) FROM grants g "
+                 "JOIN nodes n ON n.id = g.node_id JOIN drives d ON d.id = n.drive_id "
+                 "WHERE (g.grantee_user = ?1 OR g.grantee_group IN (SELECT value FROM "
+                 "json_each(?2))) AND (g.expires_at IS NULL OR g.expires_at > ?3) AND "
+                 "g.node_id > ?4 AND n.trash_root IS NULL AND d.owner_id IS NOT ?1 "
+                 "GROUP BY g.node_id ORDER BY g.node_id LIMIT ?5");
+    std::string list = IdList(groups);
+    s.Bind(1, user_id).Bind(2, list).Bind(3, now_ms).Bind(4, after_node);
+    s.Bind(5, static_cast<int64_t>(limit));
+    return Rows<SharedNode>(s, [](const Stmt& r) {
+      return SharedNode{r.Int(0), static_cast<int>(r.Int(1)), r.Int(2) != 0};
+    });
+  }
+  Result<std::vector<GrantRow>> ListSharedBy(int64_t user_id, int64_t after_id,
+                                             size_t limit) override {
+    static const std::string sql =
+        std::string(kGrantSelect) +
+        " JOIN drives d ON d.id = n.drive_id WHERE (d.owner_id = ?1 OR g.created_by = ?1) AND "
+        "g.id > ?2 ORDER BY g.id LIMIT ?3";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, user_id).Bind(2, after_id).Bind(3, static_cast<int64_t>(limit));
+    return Rows<GrantRow>(s, GrantFrom);
+  }
+  Result<std::vector<std::string>> DanglingSharingRows(size_t limit) override {
+    NUBO_PREPARE(
+        s, c_,
+        "SELECT 'grant ' || g.public_id FROM grants g WHERE NOT EXISTS (SELECT 1 FROM nodes n "
+        "WHERE n.id = g.node_id) OR (g.grantee_user IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "
+        "users u WHERE u.id = g.grantee_user)) OR (g.grantee_group IS NOT NULL AND NOT EXISTS "
+        "(SELECT 1 FROM user_groups x WHERE x.id = g.grantee_group)) "
+        "UNION ALL SELECT 'membership in group ' || m.group_id FROM group_members m WHERE NOT "
+        "EXISTS (SELECT 1 FROM user_groups x WHERE x.id = m.group_id) OR (m.member_user IS NOT "
+        "NULL AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = m.member_user)) OR "
+        "(m.member_group IS NOT NULL AND NOT EXISTS (SELECT 1 FROM user_groups x WHERE x.id = "
+        "m.member_group)) "
+        "UNION ALL SELECT 'group ' || x.public_id || ' contains itself' FROM user_groups x WHERE "
+        "x.id IN (WITH RECURSIVE sub(top, id) AS (SELECT group_id, member_group FROM "
+        "group_members WHERE member_group IS NOT NULL UNION SELECT sub.top, m.member_group FROM "
+        "group_members m JOIN sub ON m.group_id = sub.id WHERE m.member_group IS NOT NULL) "
+        "SELECT top FROM sub WHERE top = id) LIMIT ?");
+    s.Bind(1, static_cast<int64_t>(limit));
+    return Rows<std::string>(s, [](const Stmt& r) { return r.Text(0); });
+  }
+
+  Status InsertGroup(GroupRow& g) override {
+    NUBO_PREPARE(s, c_,
+                 "INSERT INTO user_groups (public_id, name, name_key, created_at) VALUES (?, ?, ?, "
+                 "?)");
+    std::string key = Lower(g.name);
+    s.Bind(1, g.public_id).Bind(2, g.name).Bind(3, key).Bind(4, g.created_at_ms);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    g.id = sqlite3_last_insert_rowid(c_.db());
+    return Status::Ok();
+  }
+  Status RenameGroup(int64_t id, const std::string& name) override {
+    NUBO_PREPARE(s, c_, "UPDATE user_groups SET name = ?, name_key = ? WHERE id = ?");
+    std::string key = Lower(name);
+    s.Bind(1, name).Bind(2, key).Bind(3, id);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    return s.changes() ? Status::Ok() : Status::NotFound("no such group");
+  }
+  Status DeleteGroup(int64_t id) override {
+    NUBO_PREPARE(s, c_, "DELETE FROM user_groups WHERE id = ?");
+    s.Bind(1, id);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    return s.changes() ? Status::Ok() : Status::NotFound("no such group");
+  }
+  Status AddGroupMember(int64_t group_id, bool is_group, int64_t member_id) override {
+    NUBO_PREPARE(s, c_,
+                 is_group ? "INSERT INTO group_members (group_id, member_group) VALUES (?, ?)"
+                          : "INSERT INTO group_members (group_id, member_user) VALUES (?, ?)");
+    s.Bind(1, group_id).Bind(2, member_id);
+    return s.Exec();
+  }
+  Status RemoveGroupMember(int64_t group_id, bool is_group, int64_t member_id) override {
+    NUBO_PREPARE(s, c_,
+                 is_group ? "DELETE FROM group_members WHERE group_id = ? AND member_group = ?"
+                          : "DELETE FROM group_members WHERE group_id = ? AND member_user = ?");
+    s.Bind(1, group_id).Bind(2, member_id);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    return s.changes() ? Status::Ok() : Status::NotFound("not a member of this group");
+  }
+  Status InsertGrant(GrantRow& g) override {
+    NUBO_PREPARE(s, c_,
+                 "INSERT INTO grants (public_id, node_id, grantee_user, grantee_group, role, "
+                 "may_reshare, expires_at, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
+                 "?)");
+    s.Bind(1, g.public_id).Bind(2, g.node_id);
+    BindOpt(s, 3, g.grantee_user);
+    BindOpt(s, 4, g.grantee_group);
+    s.Bind(5, static_cast<int64_t>(g.role)).Bind(6, g.may_reshare ? 1 : 0);
+    BindOpt(s, 7, g.expires_at_ms);
+    BindOpt(s, 8, g.created_by);
+    s.Bind(9, g.created_at_ms);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    g.id = sqlite3_last_insert_rowid(c_.db());
+    return Status::Ok();
+  }
+  Status UpdateGrant(const GrantRow& g) override {
+    NUBO_PREPARE(s, c_, "UPDATE grants SET role = ?, may_reshare = ?, expires_at = ? WHERE id = ?");
+    s.Bind(1, static_cast<int64_t>(g.role)).Bind(2, g.may_reshare ? 1 : 0);
+    BindOpt(s, 3, g.expires_at_ms);
+    s.Bind(4, g.id);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    return s.changes() ? Status::Ok() : Status::NotFound("no such grant");
+  }
+  Status DeleteGrant(int64_t id) override {
+    NUBO_PREPARE(s, c_, "DELETE FROM grants WHERE id = ?");
+    s.Bind(1, id);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    return s.changes() ? Status::Ok() : Status::NotFound("no such grant");
+  }
+
   Status AddFavorite(int64_t user_id, int64_t node_id, int64_t now_ms) override {
     NUBO_PREPARE(s, c_,
                  "INSERT INTO favorites (user_id, node_id, created_at, seq) VALUES (?1, ?2, ?3, "

@@ -161,6 +161,89 @@ export type ConflictPolicy = "fail" | "rename" | "overwrite";
 /** What an app password may reach: files (REST files, WebDAV, sync clients) and groupware (calendars and contacts). An app password never manages the account (password, sessions, app passwords) nor administers. */
 export type Scope = "files" | "groupware";
 
+export interface Group {
+  id: string;
+  name: string;
+  created: number;
+}
+
+export interface GroupMember {
+  type: "user" | "group";
+  id: string;
+  /** username or group name */
+  name: string;
+}
+
+export type GroupWithMembers = Group & {
+  members: GroupMember[];
+};
+
+export interface GroupList {
+  items: Group[];
+  /** pass as ?after= for the next page (administrators) */
+  next_after: string | null;
+}
+
+/** viewer: read, list, download; editor: + create, modify, rename and delete inside; manager: + share and manage the grants below */
+export type Role = "viewer" | "editor" | "manager";
+
+export type Permission = "read" | "list" | "create" | "modify" | "delete" | "share" | "manage";
+
+export interface Grant {
+  id: string;
+  node_id: string;
+  grantee: GroupMember;
+  role: Role;
+  may_reshare: boolean;
+  expires_at: number | null;
+  created: number;
+}
+
+export interface GrantList {
+  items: Grant[];
+}
+
+/** exactly one of user (a username) or group (a group id) */
+export interface GrantSpec {
+  user?: string;
+  group?: string;
+  role: Role;
+  may_reshare?: boolean;
+  /** ms since the epoch, in the future */
+  expires_at?: number;
+}
+
+export interface GrantPatch {
+  role?: Role;
+  may_reshare?: boolean;
+  /** ms since the epoch; 0 removes the expiry */
+  expires_at?: number;
+}
+
+export interface SharedItem {
+  node: Node;
+  role: Role;
+  permissions: Permission[];
+  owner: {
+    username: string;
+    display_name: string;
+  };
+}
+
+export interface SharedWithMe {
+  items: SharedItem[];
+  next_cursor: string | null;
+}
+
+export type SharedGrant = Grant & {
+  node: Node;
+};
+
+export interface SharedByMe {
+  items: SharedGrant[];
+  next_cursor: string | null;
+}
+
 export interface Operations {
   /** Whether first-run setup is still open (no account exists yet) */
   "GET /api/v1/setup": {
@@ -657,6 +740,144 @@ export interface Operations {
     body: undefined;
     response: NodeList;
   };
+  /** Groups: every group for administrators, the caller's own groups (nested ones included) for others */
+  "GET /api/v1/groups": {
+    path: Record<never, never>;
+    query: {
+      limit?: number;
+      after?: string;
+    };
+    body: undefined;
+    response: GroupList;
+  };
+  /** Create a group (administrators) */
+  "POST /api/v1/groups": {
+    path: Record<never, never>;
+    query: Record<never, never>;
+    body: {
+      name: string;
+    };
+    response: Group;
+  };
+  /** A group and its direct members (administrators, or a member) */
+  "GET /api/v1/groups/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: GroupWithMembers;
+  };
+  /** Delete a group, its memberships and the grants made to it (administrators) */
+  "DELETE /api/v1/groups/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: void;
+  };
+  /** Rename a group (administrators) */
+  "PATCH /api/v1/groups/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: {
+      name: string;
+    };
+    response: Group;
+  };
+  /** Add a user or a group to a group (administrators); a group that contains this one is refused (409) */
+  "POST /api/v1/groups/{id}/members": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: {
+      /** username */
+      user?: string;
+      /** group id */
+      group?: string;
+    };
+    response: void;
+  };
+  /** Remove a user from a group (administrators) */
+  "DELETE /api/v1/groups/{id}/members/users/{name}": {
+    path: {
+      id: string;
+      name: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: void;
+  };
+  /** Remove a group from a group (administrators) */
+  "DELETE /api/v1/groups/{id}/members/groups/{member}": {
+    path: {
+      id: string;
+      member: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: void;
+  };
+  /** The grants on a node (needs share on it) */
+  "GET /api/v1/nodes/{id}/grants": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: GrantList;
+  };
+  /** Share a node with a user or a group (needs share on it; the role may not exceed the caller's own) */
+  "POST /api/v1/nodes/{id}/grants": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: GrantSpec;
+    response: Grant;
+  };
+  /** Revoke a grant (manage on its node, its creator, or its grantee leaving it) */
+  "DELETE /api/v1/grants/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: void;
+  };
+  /** Change a grant (manage on its node, or its creator) */
+  "PATCH /api/v1/grants/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: GrantPatch;
+    response: Grant;
+  };
+  /** Live nodes shared with the caller (directly or through groups), with the caller's permissions */
+  "GET /api/v1/shared-with-me": {
+    path: Record<never, never>;
+    query: {
+      limit?: number;
+      cursor?: string;
+    };
+    body: undefined;
+    response: SharedWithMe;
+  };
+  /** Grants on the caller's nodes and grants the caller made */
+  "GET /api/v1/shared-by-me": {
+    path: Record<never, never>;
+    query: {
+      limit?: number;
+      cursor?: string;
+    };
+    body: undefined;
+    response: SharedByMe;
+  };
 }
 
 export type OperationKey = keyof Operations;
@@ -707,5 +928,19 @@ export const OPERATION_KEYS: readonly OperationKey[] = [
   "PUT /api/v1/favorites/{id}",
   "DELETE /api/v1/favorites/{id}",
   "GET /api/v1/recent",
-  "GET /api/v1/search"
+  "GET /api/v1/search",
+  "GET /api/v1/groups",
+  "POST /api/v1/groups",
+  "GET /api/v1/groups/{id}",
+  "DELETE /api/v1/groups/{id}",
+  "PATCH /api/v1/groups/{id}",
+  "POST /api/v1/groups/{id}/members",
+  "DELETE /api/v1/groups/{id}/members/users/{name}",
+  "DELETE /api/v1/groups/{id}/members/groups/{member}",
+  "GET /api/v1/nodes/{id}/grants",
+  "POST /api/v1/nodes/{id}/grants",
+  "DELETE /api/v1/grants/{id}",
+  "PATCH /api/v1/grants/{id}",
+  "GET /api/v1/shared-with-me",
+  "GET /api/v1/shared-by-me"
 ];

@@ -1,0 +1,415 @@
+#include "share/sharing.h"
+
+#include <algorithm>
+
+#include "files/names.h"
+#include "util/ids.h"
+#include "util/strings.h"
+#include "util/time.h"
+
+namespace nubo::share {
+
+using authz::Action;
+using authz::Role;
+
+namespace {
+
+Status GroupHidden() { return Status::NotFound("no such group"); }
+Status GrantHidden() { return Status::NotFound("no such share"); }
+
+// Paging cursors are opaque: hex of "<tag>:<internal id>".
+std::string EncodeCursor(char tag, int64_t id) {
+  std::string raw = std::string(1, tag) + ":" + std::to_string(id);
+  return HexEncode(raw.data(), raw.size());
+}
+
+Result<int64_t> DecodeCursor(std::string_view cursor, char tag) {
+  if (cursor.empty()) return 0;
+  auto bad = [] { return Status::InvalidArgument("malformed cursor"); };
+  if (cursor.size() % 2 != 0 || cursor.size() > 64) return bad();
+  std::string raw;
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < cursor.size(); i += 2) {
+    int hi = nibble(cursor[i]), lo = nibble(cursor[i + 1]);
+    if (hi < 0 || lo < 0) return bad();
+    raw.push_back(static_cast<char>(hi * 16 + lo));
+  }
+  if (raw.size() < 3 || raw[0] != tag || raw[1] != ':') return bad();
+  auto id = ParseUint64(std::string_view(raw).substr(2));
+  if (!id || *id > static_cast<uint64_t>(INT64_MAX)) return bad();
+  return static_cast<int64_t>(*id);
+}
+
+// The live node `public_id` and the caller's permissions on it; hidden
+// (NotFound) when the caller may not see it.
+Result<std::pair<meta::NodeRow, authz::Perms>> VisibleNode(meta::ReadTxn& t, authz::Checker& check,
+                                                           std::string_view public_id) {
+  if (public_id.empty() || public_id.size() > 64) return authz::NodeHidden();
+  NUBO_ASSIGN_OR_RETURN(auto n, t.GetNodeByPublicId(std::string(public_id), check.who().user_id));
+  if (!n) return authz::NodeHidden();
+  NUBO_ASSIGN_OR_RETURN(authz::Perms p, check.On(*n));
+  if (!n->live()) return authz::NodeHidden();
+  return std::make_pair(std::move(*n), p);
+}
+
+Status Denied(std::string what) { return Status::PermissionDenied(std::move(what)); }
+
+// A group the caller may see: administrators see every group, others the
+// groups they belong to.
+Result<meta::GroupRow> VisibleGroup(meta::ReadTxn& t, const Principal& who, std::string_view id) {
+  if (id.empty() || id.size() > 64) return GroupHidden();
+  NUBO_ASSIGN_OR_RETURN(auto g, t.GetGroupByPublicId(std::string(id)));
+  if (!g) return GroupHidden();
+  if (authz::CheckAdmin(who).ok()) return std::move(*g);
+  NUBO_ASSIGN_OR_RETURN(auto mine, t.GroupsOfUser(who.user_id));
+  for (int64_t gid : mine) {
+    if (gid == g->id) return std::move(*g);
+  }
+  return GroupHidden();
+}
+
+Status AdminOnly(const Principal& who) { return authz::CheckAdmin(who); }
+
+// Resolves a member reference to (is_group, id).
+Result<std::pair<bool, int64_t>> ResolveMember(meta::ReadTxn& t, const MemberRef& m) {
+  if (m.user.empty() == m.group_id.empty()) {
+    return Status::InvalidArgument("name exactly one of user or group");
+  }
+  if (!m.user.empty()) {
+    NUBO_ASSIGN_OR_RETURN(auto u, t.GetUserByName(m.user));
+    if (!u) return Status::NotFound("no such user");
+    return std::make_pair(false, u->id);
+  }
+  NUBO_ASSIGN_OR_RETURN(auto g, t.GetGroupByPublicId(m.group_id));
+  if (!g) return GroupHidden();
+  return std::make_pair(true, g->id);
+}
+
+Status CheckExpiry(const std::optional<int64_t>& at) {
+  if (at && *at <= UnixMillis()) return Status::InvalidArgument("expires_at must be in the future");
+  return Status::Ok();
+}
+
+// What the caller may do with a grant: see it (share on its node, or being
+// its creator or grantee), change it, revoke it.
+struct GrantAccess {
+  bool see = false, change = false, revoke = false;
+  authz::Perms perms;  // the caller's on the grant's node
+};
+
+Result<GrantAccess> AccessGrant(meta::ReadTxn& t, authz::Checker& check, const meta::GrantRow& g) {
+  GrantAccess a;
+  const Principal& who = check.who();
+  NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(g.node_id, 0));
+  if (!n) return a;
+  auto p = check.On(*n);
+  if (!p.ok() && p.status().code() != Code::kNotFound) return p.status();
+  if (p.ok()) a.perms = *p;
+  const bool creator = g.created_by && *g.created_by == who.user_id && who.Has(auth::kScopeFiles);
+  const bool grantee =
+      g.grantee_user && *g.grantee_user == who.user_id && who.Has(auth::kScopeFiles);
+  a.see = a.perms.Has(Action::kShare) || creator || grantee;
+  a.change = a.perms.Has(Action::kManage) || (creator && a.perms.Has(Action::kShare));
+  a.revoke = a.change || creator || grantee;
+  return a;
+}
+
+// Whether `role` (with `may_reshare`) stays within what the caller holds.
+Status WithinOwnRole(authz::Perms own, Role role, bool may_reshare) {
+  auto mine = authz::RoleOf(own);
+  if (!mine || role > *mine) {
+    return Denied(std::string("you may not give a role above your own (") +
+                  (mine ? authz::RoleName(*mine) : "none") + ")");
+  }
+  if (may_reshare && !own.Has(Action::kShare)) return Denied("you may not share this");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::string> ValidateGroupName(std::string_view name) {
+  std::string_view v = Trim(name);
+  if (v.empty() || v.size() > 64) return Status::InvalidArgument("a group name has 1 to 64 bytes");
+  // The rules of file names (UTF-8, no "/" or control characters): a
+  // group's name appears where names of shared items do.
+  return files::ValidateName(v);
+}
+
+// ---- Groups ----
+
+Result<meta::GroupRow> Sharing::CreateGroup(const Principal& who, std::string_view name) {
+  NUBO_RETURN_IF_ERROR(AdminOnly(who));
+  NUBO_ASSIGN_OR_RETURN(std::string valid, ValidateGroupName(name));
+  meta::GroupRow g;
+  g.public_id = NewUuidV7();
+  g.name = std::move(valid);
+  g.created_at_ms = UnixMillis();
+  Status st = meta_.Write([&](meta::WriteTxn& t) { return t.InsertGroup(g); });
+  if (st.code() == Code::kAlreadyExists) {
+    return Status::AlreadyExists("a group named \"" + g.name + "\" exists");
+  }
+  NUBO_RETURN_IF_ERROR(st);
+  return g;
+}
+
+Result<std::vector<meta::GroupRow>> Sharing::ListGroups(const Principal& who,
+                                                        std::string_view after, size_t limit) {
+  std::vector<meta::GroupRow> out;
+  NUBO_RETURN_IF_ERROR(authz::CheckScope(who, auth::kScopeFiles));
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    if (AdminOnly(who).ok()) {
+      NUBO_ASSIGN_OR_RETURN(out, t.ListGroups(std::string(after), limit));
+      return Status::Ok();
+    }
+    NUBO_ASSIGN_OR_RETURN(auto mine, t.GroupsOfUser(who.user_id));
+    for (int64_t id : mine) {
+      NUBO_ASSIGN_OR_RETURN(auto g, t.GetGroup(id));
+      if (g) out.push_back(std::move(*g));
+    }
+    std::sort(out.begin(), out.end(), [](const meta::GroupRow& a, const meta::GroupRow& b) {
+      return AsciiLowerCopy(a.name) < AsciiLowerCopy(b.name);
+    });
+    const std::string after_key = AsciiLowerCopy(after);
+    std::erase_if(out,
+                  [&](const meta::GroupRow& g) { return AsciiLowerCopy(g.name) <= after_key; });
+    if (out.size() > limit) out.resize(limit);
+    return Status::Ok();
+  }));
+  return out;
+}
+
+Result<GroupInfo> Sharing::GetGroup(const Principal& who, std::string_view id) {
+  GroupInfo out;
+  NUBO_RETURN_IF_ERROR(authz::CheckScope(who, auth::kScopeFiles));
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(out.group, VisibleGroup(t, who, id));
+    NUBO_ASSIGN_OR_RETURN(out.members, t.ListGroupMembers(out.group.id, 10000));
+    return Status::Ok();
+  }));
+  return out;
+}
+
+Result<meta::GroupRow> Sharing::RenameGroup(const Principal& who, std::string_view id,
+                                            std::string_view name) {
+  NUBO_RETURN_IF_ERROR(AdminOnly(who));
+  NUBO_ASSIGN_OR_RETURN(std::string valid, ValidateGroupName(name));
+  meta::GroupRow out;
+  Status st = meta_.Write([&](meta::WriteTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(out, VisibleGroup(t, who, id));
+    NUBO_RETURN_IF_ERROR(t.RenameGroup(out.id, valid));
+    out.name = valid;
+    return Status::Ok();
+  });
+  if (st.code() == Code::kAlreadyExists) {
+    return Status::AlreadyExists("a group named \"" + valid + "\" exists");
+  }
+  NUBO_RETURN_IF_ERROR(st);
+  return out;
+}
+
+Status Sharing::DeleteGroup(const Principal& who, std::string_view id) {
+  NUBO_RETURN_IF_ERROR(AdminOnly(who));
+  // Its memberships and the grants made to it go with it (ON DELETE
+  // CASCADE): access through the group ends in the same transaction.
+  return meta_.Write([&](meta::WriteTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto g, VisibleGroup(t, who, id));
+    return t.DeleteGroup(g.id);
+  });
+}
+
+Status Sharing::AddMember(const Principal& who, std::string_view id, const MemberRef& m) {
+  NUBO_RETURN_IF_ERROR(AdminOnly(who));
+  Status st = meta_.Write([&](meta::WriteTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto g, VisibleGroup(t, who, id));
+    NUBO_ASSIGN_OR_RETURN(auto member, ResolveMember(t, m));
+    if (member.first) {
+      // A group may not contain itself, directly or through the groups it
+      // contains (membership would never end).
+      NUBO_ASSIGN_OR_RETURN(bool cycle, t.GroupContains(member.second, g.id));
+      if (cycle)
+        return Status::Conflict("that group contains this one: membership would be a cycle");
+    }
+    return t.AddGroupMember(g.id, member.first, member.second);
+  });
+  if (st.code() == Code::kAlreadyExists) return Status::AlreadyExists("already a member");
+  return st;
+}
+
+Status Sharing::RemoveMember(const Principal& who, std::string_view id, const MemberRef& m) {
+  NUBO_RETURN_IF_ERROR(AdminOnly(who));
+  return meta_.Write([&](meta::WriteTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto g, VisibleGroup(t, who, id));
+    NUBO_ASSIGN_OR_RETURN(auto member, ResolveMember(t, m));
+    return t.RemoveGroupMember(g.id, member.first, member.second);
+  });
+}
+
+// ---- Grants ----
+
+Result<std::vector<meta::GrantRow>> Sharing::ListGrants(const Principal& who,
+                                                        std::string_view node_id) {
+  std::vector<meta::GrantRow> out;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    authz::Checker check(t, who);
+    NUBO_ASSIGN_OR_RETURN(auto np, VisibleNode(t, check, node_id));
+    if (!np.second.Has(Action::kShare)) return Denied("you may not see who shares this");
+    NUBO_ASSIGN_OR_RETURN(out, t.ListNodeGrants(np.first.id));
+    return Status::Ok();
+  }));
+  return out;
+}
+
+Result<meta::GrantRow> Sharing::Grant(const Principal& who, std::string_view node_id,
+                                      const GrantSpec& spec) {
+  NUBO_RETURN_IF_ERROR(CheckExpiry(spec.expires_at_ms));
+  if (spec.user.empty() == spec.group_id.empty()) {
+    return Status::InvalidArgument("name exactly one of user or group");
+  }
+  meta::GrantRow g;
+  Status st = meta_.Write([&](meta::WriteTxn& t) -> Status {
+    authz::Checker check(t, who);
+    NUBO_ASSIGN_OR_RETURN(auto np, VisibleNode(t, check, node_id));
+    const meta::NodeRow& n = np.first;
+    if (!np.second.Has(Action::kShare)) return Denied("you may not share this");
+    NUBO_RETURN_IF_ERROR(WithinOwnRole(np.second, spec.role, spec.may_reshare));
+    if (!n.parent_id) return Status::Conflict("a drive's root folder cannot be shared");
+    NUBO_ASSIGN_OR_RETURN(auto drive, t.GetDrive(n.drive_id));
+    if (!spec.user.empty()) {
+      NUBO_ASSIGN_OR_RETURN(auto u, t.GetUserByName(spec.user));
+      if (!u || !u->active) return Status::NotFound("no such user");
+      if (drive && drive->owner_id == u->id) {
+        return Status::InvalidArgument("\"" + u->username + "\" owns this already");
+      }
+      if (u->id == who.user_id) return Status::InvalidArgument("you cannot share with yourself");
+      g.grantee_user = u->id;
+      g.grantee_public_id = u->public_id;
+      g.grantee_name = u->username;
+    } else {
+      NUBO_ASSIGN_OR_RETURN(auto grp, t.GetGroupByPublicId(spec.group_id));
+      if (!grp) return GroupHidden();
+      g.grantee_group = grp->id;
+      g.grantee_public_id = grp->public_id;
+      g.grantee_name = grp->name;
+    }
+    g.public_id = NewUuidV7();
+    g.node_id = n.id;
+    g.node_public_id = n.public_id;
+    g.drive_id = n.drive_id;
+    g.role = static_cast<int>(spec.role);
+    g.may_reshare = spec.may_reshare;
+    g.expires_at_ms = spec.expires_at_ms;
+    g.created_by = who.user_id;
+    g.created_at_ms = UnixMillis();
+    return t.InsertGrant(g);
+  });
+  if (st.code() == Code::kAlreadyExists) {
+    return Status::AlreadyExists("\"" + g.grantee_name +
+                                 "\" has a share of this already; change that one");
+  }
+  NUBO_RETURN_IF_ERROR(st);
+  return g;
+}
+
+Result<meta::GrantRow> Sharing::UpdateGrant(const Principal& who, std::string_view grant_id,
+                                            const GrantPatch& patch) {
+  if (patch.expires_at_ms && *patch.expires_at_ms) {
+    NUBO_RETURN_IF_ERROR(CheckExpiry(*patch.expires_at_ms));
+  }
+  meta::GrantRow g;
+  NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
+    if (grant_id.empty() || grant_id.size() > 64) return GrantHidden();
+    NUBO_ASSIGN_OR_RETURN(auto found, t.GetGrantByPublicId(std::string(grant_id)));
+    if (!found) return GrantHidden();
+    g = std::move(*found);
+    authz::Checker check(t, who);
+    NUBO_ASSIGN_OR_RETURN(GrantAccess a, AccessGrant(t, check, g));
+    if (!a.see) return GrantHidden();
+    if (!a.change) return Denied("you may not change this share");
+    if (patch.role) g.role = static_cast<int>(*patch.role);
+    if (patch.may_reshare) g.may_reshare = *patch.may_reshare;
+    if (patch.expires_at_ms) g.expires_at_ms = *patch.expires_at_ms;
+    NUBO_RETURN_IF_ERROR(WithinOwnRole(a.perms, static_cast<Role>(g.role), g.may_reshare));
+    return t.UpdateGrant(g);
+  }));
+  return g;
+}
+
+Status Sharing::Revoke(const Principal& who, std::string_view grant_id) {
+  return meta_.Write([&](meta::WriteTxn& t) -> Status {
+    if (grant_id.empty() || grant_id.size() > 64) return GrantHidden();
+    NUBO_ASSIGN_OR_RETURN(auto g, t.GetGrantByPublicId(std::string(grant_id)));
+    if (!g) return GrantHidden();
+    authz::Checker check(t, who);
+    NUBO_ASSIGN_OR_RETURN(GrantAccess a, AccessGrant(t, check, *g));
+    if (!a.see) return GrantHidden();
+    if (!a.revoke) return Denied("you may not revoke this share");
+    return t.DeleteGrant(g->id);
+  });
+}
+
+Result<SharedPage> Sharing::SharedWithMe(const Principal& who, std::string_view cursor,
+                                         size_t limit) {
+  NUBO_ASSIGN_OR_RETURN(int64_t after, DecodeCursor(cursor, 'w'));
+  SharedPage page;
+  NUBO_RETURN_IF_ERROR(authz::CheckScope(who, auth::kScopeFiles));
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    authz::Checker check(t, who);
+    NUBO_ASSIGN_OR_RETURN(const std::vector<int64_t>* groups, check.Groups());
+    NUBO_ASSIGN_OR_RETURN(auto rows,
+                          t.ListSharedWith(who.user_id, *groups, UnixMillis(), after, limit + 1));
+    if (rows.size() > limit) {
+      rows.resize(limit);
+      page.next_cursor = EncodeCursor('w', rows.back().node_id);
+    }
+    for (const meta::SharedNode& s : rows) {
+      NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(s.node_id, who.user_id));
+      if (!n) continue;
+      auto p = check.On(*n);
+      if (!p.ok()) continue;  // raced with a revocation
+      SharedItem item;
+      item.perms = *p;
+      NUBO_ASSIGN_OR_RETURN(auto d, t.GetDrive(n->drive_id));
+      if (d && d->owner_id) {
+        NUBO_ASSIGN_OR_RETURN(auto owner, t.GetUser(*d->owner_id));
+        if (owner) {
+          item.owner = owner->username;
+          item.owner_name = owner->display_name;
+        }
+      }
+      item.node = std::move(*n);
+      page.items.push_back(std::move(item));
+    }
+    return Status::Ok();
+  }));
+  return page;
+}
+
+Result<GrantPage> Sharing::SharedByMe(const Principal& who, std::string_view cursor, size_t limit) {
+  NUBO_ASSIGN_OR_RETURN(int64_t after, DecodeCursor(cursor, 'b'));
+  GrantPage page;
+  NUBO_RETURN_IF_ERROR(authz::CheckScope(who, auth::kScopeFiles));
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto rows, t.ListSharedBy(who.user_id, after, limit + 1));
+    if (rows.size() > limit) {
+      rows.resize(limit);
+      page.next_cursor = EncodeCursor('b', rows.back().id);
+    }
+    authz::Checker check(t, who);
+    for (meta::GrantRow& g : rows) {
+      NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(g.node_id, who.user_id));
+      // A grant the caller made on a node it can no longer see (moved out
+      // of its reach, or its own access ended) is left out.
+      if (!n || !check.On(*n).ok()) continue;
+      page.nodes.push_back(std::move(*n));
+      page.items.push_back(std::move(g));
+    }
+    return Status::Ok();
+  }));
+  return page;
+}
+
+}  // namespace nubo::share
