@@ -184,6 +184,15 @@ Status CheckTree(meta::MetaStore& meta, FsckReport& r) {
       r.problems.push_back("drive " + id + " records " + std::to_string(stored) +
                            " bytes of properties, its nodes hold " + std::to_string(want));
     }
+    // Sharing: every grant and membership points at a live row (foreign
+    // keys keep it so; this finds what was written around them), and no
+    // group contains itself.
+    NUBO_ASSIGN_OR_RETURN(auto sharing, txn.DanglingSharingRows(100));
+    for (const auto& what : sharing) {
+      r.problems.push_back(what + (what.find("contains itself") == std::string::npos
+                                       ? " points at a node, user or group that does not exist"
+                                       : ""));
+    }
     return Status::Ok();
   });
 }

@@ -129,6 +129,39 @@ Status WithinOwnRole(authz::Perms own, Role role, bool may_reshare) {
   return Status::Ok();
 }
 
+// Grants `user` made that it may no longer make: after its own access
+// shrank (a grant to it revoked or weakened), each grant it created on a
+// node where it no longer holds share goes too, and so on down the chain
+// of reshares, in the same transaction.
+Status PruneReshares(meta::WriteTxn& t, int64_t user) {
+  std::vector<int64_t> queue{user};
+  for (size_t i = 0; i < queue.size() && i < 10000; ++i) {
+    auth::Principal who = auth::Principal::User(queue[i]);
+    authz::Checker check(t, who);
+    int64_t after = 0;
+    std::vector<meta::GrantRow> doomed;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(auto rows, t.ListSharedBy(who.user_id, after, 500));
+      for (meta::GrantRow& g : rows) {
+        if (!g.created_by || *g.created_by != who.user_id) continue;
+        NUBO_ASSIGN_OR_RETURN(bool owns, check.Owns(g.drive_id));
+        if (owns) continue;
+        NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(g.node_id, 0));
+        auto p = n ? check.On(*n) : Result<authz::Perms>(authz::NodeHidden());
+        if (p.ok() && p->Has(Action::kShare)) continue;
+        if (!p.ok() && p.status().code() != Code::kNotFound) return p.status();
+        doomed.push_back(std::move(g));
+      }
+      if (rows.size() < 500) break;
+      after = rows.back().id;
+    }
+    for (const meta::GrantRow& g : doomed) {
+      NUBO_RETURN_IF_ERROR(t.DeleteGrant(g.id));
+      if (g.grantee_user) queue.push_back(*g.grantee_user);
+    }
+  }
+  return Status::Ok();
+}
 }  // namespace
 
 Result<std::string> ValidateGroupName(std::string_view name) {
@@ -333,7 +366,8 @@ Result<meta::GrantRow> Sharing::UpdateGrant(const Principal& who, std::string_vi
     if (patch.may_reshare) g.may_reshare = *patch.may_reshare;
     if (patch.expires_at_ms) g.expires_at_ms = *patch.expires_at_ms;
     NUBO_RETURN_IF_ERROR(WithinOwnRole(a.perms, static_cast<Role>(g.role), g.may_reshare));
-    return t.UpdateGrant(g);
+    NUBO_RETURN_IF_ERROR(t.UpdateGrant(g));
+    return g.grantee_user ? PruneReshares(t, *g.grantee_user) : Status::Ok();
   }));
   return g;
 }
@@ -347,7 +381,8 @@ Status Sharing::Revoke(const Principal& who, std::string_view grant_id) {
     NUBO_ASSIGN_OR_RETURN(GrantAccess a, AccessGrant(t, check, *g));
     if (!a.see) return GrantHidden();
     if (!a.revoke) return Denied("you may not revoke this share");
-    return t.DeleteGrant(g->id);
+    NUBO_RETURN_IF_ERROR(t.DeleteGrant(g->id));
+    return g->grantee_user ? PruneReshares(t, *g->grantee_user) : Status::Ok();
   });
 }
 

@@ -101,7 +101,9 @@ class Sharing {
   Result<meta::GrantRow> UpdateGrant(const Principal& who, std::string_view grant_id,
                                      const GrantPatch& patch);
   // Manage on the node, the grant's creator, or its grantee (leaving a
-  // share made to oneself).
+  // share made to oneself). The reshares the grantee made where it no
+  // longer may share go with it (and theirs, down the chain); UpdateGrant
+  // does the same when it weakens a grant.
   Status Revoke(const Principal& who, std::string_view grant_id);
 
   Result<SharedPage> SharedWithMe(const Principal& who, std::string_view cursor, size_t limit);

@@ -1,0 +1,255 @@
+"""Sharing over REST: nested groups, role grants, inheritance and its end
+(move out, revoke, expiry, group deletion), reshare limits, quota and trash
+following the owner, and answers that do not tell "not yours" from "does
+not exist". Ends with an fsck of the data directory."""
+import time
+import unittest
+
+from harness import Server
+from test_files import Client, fake_id, run_fsck
+
+FAST = {"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB"}
+
+
+class SharingTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server(env=FAST)
+        admin = Client(cls.srv, "admin", "admin password 1")
+        status, _, _ = admin.call("POST", "/api/v1/setup", {"username": "admin", "password": "admin password 1"},
+                                  auth=False)
+        assert status == 201, status
+        cls.admin = admin
+        cls.users = {}
+        for name in ("alice", "bob", "carol", "dave", "erin"):
+            status, _, body = admin.call("POST", "/admin/users", {"username": name, "password": name + " password 1"})
+            assert status == 201, body
+            cls.users[name] = Client(cls.srv, name, name + " password 1")
+
+    @classmethod
+    def tearDownClass(cls):
+        code = cls.srv.terminate()
+        p = run_fsck(cls.srv.data)
+        cls.srv.close()
+        assert code == 0, code
+        assert p.returncode == 0 and " 0 problems" in p.stdout, p.stdout + p.stderr
+
+    def u(self, name):
+        return self.users[name]
+
+    def grant(self, owner, node, expect=201, **body):
+        status, _, g = owner.call("POST", "/nodes/%s/grants" % node, body)
+        self.assertEqual(status, expect, g)
+        return g
+
+    def same_as_unknown(self, who, method, path_fmt, real_id, body=None):
+        """`who` gets for `real_id` exactly what it gets for an id that
+        exists nowhere: status, content type and body."""
+        a = who.raw(method, path_fmt % real_id, body)
+        b = who.raw(method, path_fmt % fake_id(), body)
+        self.assertEqual((a[0], a[1].get("content-type"), a[2]), (b[0], b[1].get("content-type"), b[2]),
+                         "%s %s" % (method, path_fmt))
+        return a[0]
+
+    def test_groups_nest_and_refuse_cycles(self):
+        admin, carol = self.admin, self.u("carol")
+        team = admin.call("POST", "/groups", {"name": "Nest Team"})[2]
+        core = admin.call("POST", "/groups", {"name": "Nest Core"})[2]
+        self.assertEqual(admin.call("POST", "/groups", {"name": "nest team"})[0], 409)
+        self.assertEqual(admin.call("POST", "/groups", {"name": "a/b"})[0], 400)
+        self.assertEqual(admin.call("POST", "/groups/%s/members" % core["id"], {"user": "carol"})[0], 204)
+        self.assertEqual(admin.call("POST", "/groups/%s/members" % team["id"], {"group": core["id"]})[0], 204)
+        self.assertEqual(admin.call("POST", "/groups/%s/members" % team["id"], {"group": core["id"]})[0], 409)
+        # Team ⊃ Core: Core may not contain Team, nor Team itself.
+        status, _, body = admin.call("POST", "/groups/%s/members" % core["id"], {"group": team["id"]})
+        self.assertEqual(status, 409, body)
+        self.assertIn("cycle", body["message"])
+        self.assertEqual(admin.call("POST", "/groups/%s/members" % team["id"], {"group": team["id"]})[0], 409)
+        self.assertEqual(admin.call("POST", "/groups/%s/members" % team["id"], {"user": "nobody-here"})[0], 404)
+        # Carol belongs to both (Team through Core) and may read them.
+        mine = {g["name"] for g in carol.call("GET", "/groups")[2]["items"]}
+        self.assertTrue({"Nest Team", "Nest Core"} <= mine, mine)
+        members = carol.call("GET", "/groups/%s" % team["id"])[2]["members"]
+        self.assertEqual([(m["type"], m["name"]) for m in members], [("group", "Nest Core")])
+        # Bob belongs to neither: the group is as absent as one that never was.
+        bob = self.u("bob")
+        self.assertEqual(self.same_as_unknown(bob, "GET", "/groups/%s", team["id"]), 404)
+        self.assertNotIn("Nest Team", {g["name"] for g in bob.call("GET", "/groups")[2]["items"]})
+        # Only administrators manage groups.
+        self.assertEqual(carol.call("POST", "/groups", {"name": "mine"})[0], 403)
+        self.assertEqual(carol.call("DELETE", "/groups/%s" % team["id"])[0], 403)
+        self.assertEqual(carol.call("POST", "/groups/%s/members" % team["id"], {"user": "bob"})[0], 403)
+        # Renames keep the id; removing Core from Team ends Carol's membership of Team.
+        self.assertEqual(admin.call("PATCH", "/groups/%s" % team["id"], {"name": "Nest Team 2"})[2]["id"], team["id"])
+        self.assertEqual(admin.call("DELETE", "/groups/%s/members/groups/%s" % (team["id"], core["id"]))[0], 204)
+        self.assertEqual(admin.call("DELETE", "/groups/%s/members/groups/%s" % (team["id"], core["id"]))[0], 404)
+        self.assertEqual(carol.call("GET", "/groups/%s" % team["id"])[0], 404)
+        self.assertEqual(admin.call("DELETE", "/groups/%s/members/users/carol" % core["id"])[0], 204)
+        self.assertEqual(carol.call("GET", "/groups/%s" % core["id"])[0], 404)
+
+    def test_roles_inheritance_and_their_end(self):
+        alice, bob, carol, dave = self.u("alice"), self.u("bob"), self.u("carol"), self.u("dave")
+        admin = self.admin
+        project = alice.mkdir(alice.root, "Project")["id"]
+        spec = alice.put(project, "spec.txt", b"the spec")
+        sub = alice.mkdir(project, "Sub")["id"]
+        deep = alice.put(sub, "deep.txt", b"deep bytes")
+        private = alice.mkdir(alice.root, "Private")["id"]
+        secret = alice.put(private, "secret.txt", b"secret")
+
+        # Nobody else sees any of it yet.
+        for nid in (project, spec["id"], private):
+            self.assertEqual(self.same_as_unknown(bob, "GET", "/nodes/%s", nid), 404)
+
+        # Bob: viewer on Project. Carol: editor on Sub through a nested group.
+        g_bob = self.grant(alice, project, user="bob", role="viewer")
+        self.assertEqual((g_bob["role"], g_bob["grantee"]["name"], g_bob["may_reshare"]), ("viewer", "bob", False))
+        outer = admin.call("POST", "/groups", {"name": "Writers"})[2]
+        inner = admin.call("POST", "/groups", {"name": "Writers inner"})[2]
+        admin.call("POST", "/groups/%s/members" % outer["id"], {"group": inner["id"]})
+        admin.call("POST", "/groups/%s/members" % inner["id"], {"user": "carol"})
+        self.grant(alice, sub, group=outer["id"], role="editor")
+        self.grant(alice, project, user="bob", role="editor", expect=409)  # one grant per grantee and node
+        self.grant(alice, project, user="alice", role="viewer", expect=400)
+        self.grant(alice, alice.root, user="bob", role="viewer", expect=409)
+        self.grant(alice, project, user="bob", role="owner", expect=400)
+
+        # Bob reads what Alice reads, byte for byte, with the same ETag.
+        self.assertEqual(bob.read(spec["id"]), b"the spec")
+        self.assertEqual(bob.node(spec["id"])["etag"], alice.node(spec["id"])["etag"])
+        self.assertEqual(sorted(n["name"] for n in bob.list_all(project)), ["Sub", "spec.txt"])
+        self.assertEqual(bob.read(deep["id"]), b"deep bytes")
+        # The path Bob sees starts at what was shared with him.
+        self.assertEqual([p["name"] for p in bob.node(deep["id"])["path"]], ["Project", "Sub"])
+        # A viewer may not change anything: 403, the node is visible.
+        self.assertEqual(bob.upload(project, "new.txt", b"x")[0], 403)
+        self.assertEqual(bob.call("PATCH", "/nodes/%s" % spec["id"], {"name": "renamed.txt"})[0], 403)
+        self.assertEqual(bob.delete(spec["id"]), 403)
+        self.assertEqual(bob.call("POST", "/nodes/%s/folders" % project, {"name": "x"})[0], 403)
+        # Private stays absent for Bob, and sharing it is not his to do.
+        self.assertEqual(self.same_as_unknown(bob, "GET", "/nodes/%s", secret["id"]), 404)
+        self.assertEqual(self.same_as_unknown(bob, "GET", "/nodes/%s/grants", private), 404)
+        self.assertEqual(self.same_as_unknown(bob, "POST", "/nodes/%s/grants", private,
+                                              {"user": "dave", "role": "viewer"}), 404)
+        self.assertEqual(bob.call("GET", "/nodes/%s/grants" % project)[0], 403)
+        self.grant(bob, project, user="dave", role="viewer", expect=403)
+        # Favorites of a shared file are the recipient's own and listed with it.
+        self.assertEqual(bob.call("PUT", "/favorites/%s" % spec["id"])[0], 204)
+        self.assertIn(spec["id"], [n["id"] for n in bob.paged("/favorites")])
+
+        # Shared with me: Bob's Project, Carol's Sub; each with its role.
+        swm = bob.call("GET", "/shared-with-me")[2]["items"]
+        self.assertEqual([(i["node"]["id"], i["role"], i["owner"]["username"]) for i in swm],
+                         [(project, "viewer", "alice")])
+        self.assertEqual(swm[0]["permissions"], ["read", "list"])
+        swm = carol.call("GET", "/shared-with-me")[2]["items"]
+        self.assertEqual([(i["node"]["id"], i["role"]) for i in swm], [(sub, "editor")])
+        self.assertIn("create", swm[0]["permissions"])
+        self.assertNotIn("delete", swm[0]["permissions"])
+        sbm = alice.call("GET", "/shared-by-me")[2]["items"]
+        self.assertEqual(sorted((g["node"]["name"], g["grantee"]["name"]) for g in sbm),
+                         [("Project", "bob"), ("Sub", "Writers")])
+
+        # Carol edits inside Sub: bytes count against Alice's quota, and
+        # what she trashes lands in Alice's trash.
+        before_alice, before_carol = alice.usage()["used_bytes"], carol.usage()["used_bytes"]
+        added = carol.put(sub, "carol.txt", b"carol wrote this")
+        self.assertEqual(alice.usage()["used_bytes"], before_alice + len(b"carol wrote this"))
+        self.assertEqual(carol.usage()["used_bytes"], before_carol)
+        self.assertEqual(alice.read(added["id"]), b"carol wrote this")
+        self.assertEqual(carol.call("PATCH", "/nodes/%s" % added["id"], {"name": "carol 2.txt"})[0], 200)
+        self.assertEqual(carol.delete(deep["id"]), 204)
+        self.assertIn(deep["id"], [n["id"] for n in alice.trash()])
+        self.assertNotIn(deep["id"], [n["id"] for n in carol.trash()])
+        self.assertEqual(carol.call("POST", "/nodes/%s/restore" % deep["id"])[0], 200)
+        # Carol may not remove or rename the shared folder itself, nor see above it.
+        self.assertEqual(carol.delete(sub), 403)
+        self.assertEqual(carol.call("PATCH", "/nodes/%s" % sub, {"name": "Mine now"})[0], 403)
+        self.assertEqual(self.same_as_unknown(carol, "GET", "/nodes/%s", project), 404)
+        # Alice limits the quota: writes through the grant hit Alice's.
+        status, _, _ = admin.call("PATCH", "/admin/users/alice", {"quota_bytes": alice.usage()["used_bytes"] + 4})
+        self.assertEqual(status, 200)
+        self.assertEqual(carol.upload(sub, "big.txt", b"more than four bytes")[0], 507)
+        admin.call("PATCH", "/admin/users/alice", {"quota_bytes": 0})
+        admin.call("PATCH", "/admin/users/alice", {"quota_bytes": 10 ** 12})
+
+        # Reshare: with may_reshare Bob may share, but never above viewer.
+        upd = alice.call("PATCH", "/grants/%s" % g_bob["id"], {"may_reshare": True})[2]
+        self.assertTrue(upd["may_reshare"])
+        self.grant(bob, project, user="dave", role="editor", expect=403)
+        g_dave = self.grant(bob, project, user="dave", role="viewer")
+        self.assertEqual(dave.read(spec["id"]), b"the spec")
+        self.assertEqual(len(bob.call("GET", "/nodes/%s/grants" % project)[2]["items"]), 2)
+        # Carol (no relation to Project) cannot tell Bob's grant from none.
+        for method, body in (("PATCH", {"role": "viewer"}), ("DELETE", None)):
+            self.assertEqual(self.same_as_unknown(carol, method, "/grants/%s", g_dave["id"], body), 404)
+        # Dave may leave the share made to him, but not change it.
+        self.assertEqual(dave.call("PATCH", "/grants/%s" % g_dave["id"], {"role": "viewer"})[0], 403)
+
+        # Moving a file out of the shared folder ends inherited access at once.
+        self.assertEqual(alice.call("PATCH", "/nodes/%s" % spec["id"], {"parent_id": private})[0], 200)
+        self.assertEqual(self.same_as_unknown(bob, "GET", "/nodes/%s", spec["id"]), 404)
+        self.assertEqual(self.same_as_unknown(bob, "GET", "/nodes/%s/content", spec["id"]), 404)
+        self.assertNotIn(spec["id"], [n["id"] for n in bob.paged("/favorites")])
+        alice.call("PATCH", "/nodes/%s" % spec["id"], {"parent_id": project})
+
+        # Revoking Bob's grant ends his access and the reshare he made.
+        self.assertEqual(alice.call("DELETE", "/grants/%s" % g_bob["id"])[0], 204)
+        self.assertEqual(self.same_as_unknown(bob, "GET", "/nodes/%s", project), 404)
+        self.assertEqual(bob.call("GET", "/shared-with-me")[2]["items"], [])
+        self.assertEqual(self.same_as_unknown(dave, "GET", "/nodes/%s", project), 404)
+        remaining = alice.call("GET", "/nodes/%s/grants" % project)[2]["items"]
+        self.assertEqual(remaining, [])
+
+        # An expiring grant ends by itself.
+        exp = int(time.time() * 1000) + 1500
+        self.grant(alice, private, user="erin", role="viewer", expires_at=exp)
+        erin = self.u("erin")
+        self.assertEqual(erin.status_of(private), 200)
+        self.grant(alice, private, user="dave", role="viewer", expires_at=int(time.time() * 1000) - 1, expect=400)
+        time.sleep(max(0.0, exp / 1000.0 - time.time()) + 0.2)
+        self.assertEqual(self.same_as_unknown(erin, "GET", "/nodes/%s", private), 404)
+        self.assertEqual(erin.call("GET", "/shared-with-me")[2]["items"], [])
+
+        # Deleting the group ends Carol's access through it.
+        self.assertEqual(admin.call("DELETE", "/groups/%s" % outer["id"])[0], 204)
+        self.assertEqual(self.same_as_unknown(carol, "GET", "/nodes/%s", sub), 404)
+
+        # Deleting the node for good takes its grants with it.
+        g = self.grant(alice, private, user="bob", role="manager")
+        self.assertEqual(bob.status_of(secret["id"]), 200)
+        self.assertEqual(alice.delete(private, permanent=True), 204)
+        self.assertEqual(alice.call("DELETE", "/grants/%s" % g["id"])[0], 404)
+
+    def test_managers_share_below_and_within_their_role(self):
+        alice, bob, dave = self.u("alice"), self.u("bob"), self.u("dave")
+        team = alice.mkdir(alice.root, "Managed")["id"]
+        inner = alice.mkdir(team, "Inner")["id"]
+        f = alice.put(inner, "f.txt", b"f")
+        g_bob = self.grant(alice, team, user="bob", role="manager")
+        # A manager shares and manages below the granted folder...
+        g_dave = self.grant(bob, inner, user="dave", role="manager")
+        self.assertEqual(bob.call("PATCH", "/grants/%s" % g_dave["id"], {"role": "viewer"})[2]["role"], "viewer")
+        self.assertEqual(dave.call("PATCH", "/nodes/%s" % f["id"], {"name": "g.txt"})[0], 403)
+        # ...and may even change the grant that made him manager, but not
+        # delete or rename the shared folder itself.
+        self.assertEqual(bob.delete(team), 403)
+        self.assertEqual(bob.call("PATCH", "/nodes/%s" % team, {"name": "Bob's"})[0], 403)
+        self.assertEqual(bob.delete(inner), 204)
+        self.assertEqual(bob.call("POST", "/nodes/%s/restore" % inner)[0], 200)
+        # Weakening Bob to viewer removes the grant he may no longer make.
+        self.assertEqual(alice.call("PATCH", "/grants/%s" % g_bob["id"], {"role": "viewer"})[0], 200)
+        self.assertEqual(dave.status_of(inner), 404)
+        self.assertEqual(alice.call("GET", "/nodes/%s/grants" % inner)[2]["items"], [])
+        # Grants answer 400 for bad input, never 500.
+        for body in ({"user": "dave"}, {"role": "viewer"}, {"user": "dave", "group": "x", "role": "viewer"},
+                     {"user": "dave", "role": "viewer", "expires_at": -5}, {"user": 5, "role": "viewer"}):
+            self.assertEqual(alice.call("POST", "/nodes/%s/grants" % inner, body)[0], 400, body)
+        self.assertEqual(alice.call("GET", "/shared-with-me?cursor=zz")[0], 400)
+        # The grantee may leave; the other tests start without this share.
+        self.assertEqual(bob.call("DELETE", "/grants/%s" % g_bob["id"])[0], 204)
+        self.assertEqual(bob.status_of(team), 404)
+
+
+if __name__ == "__main__":
+    unittest.main()
