@@ -13,6 +13,14 @@ administrator for admin routes). For every route and example:
     also sends his OWN resource in the path with Alice's id in that place,
     which must again answer like an unknown id; Alice's data (her fixture,
     listings, trash, favorites, credentials) is unchanged afterwards;
+  * sharing roles (viewer, editor, manager, a member of a nested group
+    granted editor, an expired and a revoked grant), each a recipient of a
+    grant on Alice's work folder that holds every fixture: with a fresh
+    fixture, the request succeeds when the role holds what the route NEEDS,
+    answers 403 when the role sees the resource but lacks it, and answers
+    exactly like an unknown id when the role reaches nothing (expired,
+    revoked, and WebDAV paths, which name the caller's own drive); roles
+    that may not write leave Alice's data unchanged;
   * role "owner": Alice with the same request -> success, which proves the
     example reaches the authorization check instead of dying in input
     validation;
@@ -148,11 +156,15 @@ class Case:
     his own resource everywhere else.
     none: what Bob must get with Alice's ids (default 4xx).
     ok: what the owner must get (default 2xx).
-    session: the request needs a session credential (logout)."""
+    session: the request needs a session credential (logout).
+    needs: what a share's recipient must hold for the request to succeed
+    (see NEEDS; default: the route's row there)."""
 
-    def __init__(self, build, fixture=None, label="", cross=(), none=is_4xx, ok=is_2xx, session=False):
+    def __init__(self, build, fixture=None, label="", cross=(), none=is_4xx, ok=is_2xx, session=False,
+                 needs=None):
         self.build, self.fixture, self.label = build, fixture or (lambda t, who: {}), label
         self.cross, self.none, self.ok, self.session = tuple(cross), none, ok, session
+        self.needs = needs
 
 
 # ---- Fixtures (t: the test case; who: the owner) ---------------------------
@@ -365,7 +377,7 @@ def dav_cases(m):
         "PROPFIND": [
             # Nothing of Alice's named: Bob lists his own drive.
             Case(lambda v, w: R("PROPFIND", m + "/", dict(XML, Depth="1"), ALLPROP), None, "drive root",
-                 ok=is_207),
+                 ok=is_207, needs="own"),
             Case(lambda v, w: R("PROPFIND", u(v["path"]), dict(XML, Depth="0"), ALLPROP), fx_dav, "depth 0",
                  ok=is_207),
             Case(lambda v, w: R("PROPFIND", u(v["dir"]) + "/", dict(XML, Depth="1"), ALLPROP), fx_dav,
@@ -416,7 +428,7 @@ def examples():
             Case(lambda v, w: with_headers(J("PATCH", N % v["id"], {"name": "renamed.txt"}), {"If-Match": v["_etag"]}),
                  fx_file, "rename if the ETag matches"),
             Case(lambda v, w: J("PATCH", N % v["id"], {"name": "moved.txt", "parent_id": v["parent"]}),
-                 fx_file_and_dest, "move", cross=("parent",))],
+                 fx_file_and_dest, "move", cross=("parent",), needs="move")],
         ("DELETE", "/api/v1/nodes/{id}"): [
             Case(lambda v, w: J("DELETE", N % v["id"]), fx_file, "to the trash"),
             Case(lambda v, w: J("DELETE", (N + "?permanent=true") % v["id"]), fx_file, "permanently"),
@@ -442,7 +454,7 @@ def examples():
                                 {"name": "instant.txt", "hash": w.common_hash}), fx_folder, "content both store"),
             # Content only the owner stores: Bob must not learn it exists.
             Case(lambda v, w: J("POST", (N + "/instant") % v["id"], {"name": "instant.txt", "hash": v["hash"]}),
-                 fx_instant_own, "content only the owner stores", cross=("hash",))],
+                 fx_instant_own, "content only the owner stores", cross=("hash",), needs="instant_owner_only")],
         ("POST", "/api/v1/nodes/{id}/restore"): [
             Case(lambda v, w: J("POST", (N + "/restore") % v["id"], {}), fx_trashed),
             Case(lambda v, w: with_headers(J("POST", (N + "/restore") % v["id"], {}), {"If-Match": "*"}), fx_trashed,
@@ -455,13 +467,15 @@ def examples():
         ("DELETE", "/api/v1/trash"): [Case(lambda v, w: J("DELETE", "/api/v1/trash"), fx_trashed_internal)],
         ("POST", "/api/v1/batch"): [
             Case(batch("move", ("a",), parent=True), fx_file_folder_dest, "move", cross=("parent",),
-                 none=batch_refused, ok=batch_ok),
+                 none=batch_refused, ok=batch_ok, needs="move"),
             Case(batch("copy", ("a", "b"), parent=True), fx_file_folder_dest, "copy", cross=("parent",),
-                 none=batch_refused, ok=batch_ok),
-            Case(batch("trash", ("a", "b")), fx_two_files, "trash", cross=("b",), none=batch_refused, ok=batch_ok),
-            Case(batch("restore", ("a", "b")), fx_two_trashed, "restore", none=batch_refused, ok=batch_ok),
+                 none=batch_refused, ok=batch_ok, needs="copy"),
+            Case(batch("trash", ("a", "b")), fx_two_files, "trash", cross=("b",), none=batch_refused, ok=batch_ok,
+                 needs="delete"),
+            Case(batch("restore", ("a", "b")), fx_two_trashed, "restore", none=batch_refused, ok=batch_ok,
+                 needs="restore"),
             Case(batch("delete", ("a", "b")), fx_two_files, "delete", cross=("b",), none=batch_refused,
-                 ok=batch_ok)],
+                 ok=batch_ok, needs="delete")],
         ("GET", "/api/v1/favorites"): [Case(lambda v, w: J("GET", "/api/v1/favorites?limit=50"))],
         ("PUT", "/api/v1/favorites/{id}"): [Case(lambda v, w: J("PUT", "/api/v1/favorites/%s" % v["id"]), fx_file)],
         ("DELETE", "/api/v1/favorites/{id}"): [
@@ -623,9 +637,8 @@ VOLATILE_FIELDS = [(re.compile(rb'"last_used_at":(null|\d+)'), b'"last_used_at":
 #
 # A role is what the actor is to Alice's resource; the matrix runs every role
 # for every route, in this order (roles that must leave Alice's data alone
-# first; the owner last, whose request may delete the fixture). Sharing adds
-# "viewer", "editor", "manager" and "link" (a public link's bearer) here,
-# each with its own expectation per route.
+# first; the owner last, whose request may delete the fixture). The sharing
+# roles follow NEEDS; public links will add "link" here.
 
 Role = namedtuple("Role", "name check keeps_alices_data")
 
@@ -638,7 +651,91 @@ def role_owner(t, key, access, case, v):
     t.expect_owner(key, access, case, v)
 
 
-ROLES = [Role("none", role_none, True), Role("owner", role_owner, False)]
+# What a share's recipient must hold on Alice's resources for each route's
+# example to succeed (a Case may say otherwise, e.g. a move). The fixtures
+# lie below Alice's work folder, which the sharing roles are granted on.
+#   an action set  -> every action needed (see NEED_ACTIONS)
+#   "own"          -> the route names nothing of Alice's: covered by "none"
+#   "admin"        -> an administrator's route: 403 for everyone else
+#   "hidden"       -> recipients cannot reach it this way (WebDAV paths name
+#                     the caller's own drive; groups they are not in): the
+#                     answer of an unknown id
+#   "search"       -> search covers the caller's own drive: no results
+#   "manage_grant" -> manage on the grant's node, else the grant is hidden
+#   "instant_owner_only" -> create, then 404: only the caller's own content
+# A route without a row fails the test.
+NEED_ACTIONS = {
+    "read": {"read"}, "list": {"list"}, "create": {"create"}, "delete": {"delete"}, "share": {"share"},
+    "rename": {"modify", "delete"}, "move": {"delete", "create"}, "copy": {"read", "create"},
+    "restore": {"delete", "create"},
+}
+NEEDS = {
+    ("GET", "/api/v1/nodes/{id}"): "read",
+    ("PATCH", "/api/v1/nodes/{id}"): "rename",
+    ("DELETE", "/api/v1/nodes/{id}"): "delete",
+    ("GET", "/api/v1/nodes/{id}/children"): "list",
+    ("GET", "/api/v1/nodes/{id}/content"): "read",
+    ("POST", "/api/v1/nodes/{id}/copy"): "copy",
+    ("PUT", "/api/v1/nodes/{id}/files/{name}"): "create",
+    ("POST", "/api/v1/nodes/{id}/folders"): "create",
+    ("POST", "/api/v1/nodes/{id}/instant"): "create",
+    ("POST", "/api/v1/nodes/{id}/restore"): "restore",
+    ("POST", "/api/v1/nodes/{id}/upload"): "create",
+    ("GET", "/api/v1/nodes/{id}/zip"): "read",
+    ("GET", "/api/v1/trash"): "own",
+    ("DELETE", "/api/v1/trash"): "own",
+    ("POST", "/api/v1/batch"): None,  # every example says
+    ("GET", "/api/v1/favorites"): "own",
+    ("PUT", "/api/v1/favorites/{id}"): "read",
+    ("DELETE", "/api/v1/favorites/{id}"): "read",
+    ("GET", "/api/v1/recent"): "own",
+    ("GET", "/api/v1/zip"): "read",
+    ("GET", "/api/v1/search"): "search",
+    ("GET", "/api/v1/drives"): "own",
+    ("GET", "/api/v1/me/usage"): "own",
+    ("GET", "/api/v1/groups"): "own",
+    ("GET", "/api/v1/groups/{id}"): "hidden",
+    ("GET", "/api/v1/nodes/{id}/grants"): "share",
+    ("POST", "/api/v1/nodes/{id}/grants"): "share",
+    ("PATCH", "/api/v1/grants/{id}"): "manage_grant",
+    ("DELETE", "/api/v1/grants/{id}"): "manage_grant",
+    ("GET", "/api/v1/shared-with-me"): "own",
+    ("GET", "/api/v1/shared-by-me"): "own",
+    ("GET", "/api/v1/me"): "own",
+    ("POST", "/api/v1/auth/logout"): "own",
+}
+ALL = {"read", "list", "create", "modify", "delete", "share", "manage"}
+EDITOR = {"read", "list", "create", "modify", "delete"}
+# The sharing roles: who (set up in test_matrix) and what they hold on
+# everything below Alice's work folder (None: nothing, the grant is gone).
+SHARING_ROLES = {"viewer": {"read", "list"}, "editor": EDITOR, "manager": ALL,
+                 "group-editor": EDITOR, "expired": None, "revoked": None}
+
+
+def needs_of(key, access, case):
+    if access == "admin":
+        return "admin"
+    if case.needs:
+        return case.needs
+    if key[1].startswith(("/dav/", "/webdav/")):
+        return "hidden"
+    if access == "account":
+        return "own"
+    need = case.needs or NEEDS.get(key)
+    assert need, "%s %s %s: no row in NEEDS (what must a share's recipient hold?)" % (key[0], key[1], case.label)
+    return need
+
+
+def sharing_role(name):
+    def check(t, key, access, case, v):
+        t.expect_recipient(name, key, access, case)
+    # Alice's data is compared around the recipient's own request (each
+    # role gets a fresh fixture), see expect_recipient.
+    return Role(name, check, False)
+
+
+ROLES = ([Role("none", role_none, True)] + [sharing_role(n) for n in SHARING_ROLES] +
+         [Role("owner", role_owner, False)])
 
 # Credentials of the owner beyond the account password (Basic): a session
 # (Bearer) and an app password.
@@ -716,6 +813,37 @@ class AuthzMatrixTest(unittest.TestCase):
                                                    dict(XML, Depth="0", Timeout="Second-600"), LOCKINFO))
         self.assertIn(status, (200, 201), data)
         return hdrs["lock-token"].strip("<>")
+
+    def setup_recipients(self):
+        """The sharing roles' actors, each granted (or once granted) on
+        Alice's work folder; each stores COMMON in its own drive."""
+        work = self.work["alice"]
+        self.recipients = {}
+        outer = self.api(self.admin, "POST", "/api/v1/groups", {"name": "matrix outer"}, expect=201)
+        inner = self.api(self.admin, "POST", "/api/v1/groups", {"name": "matrix inner"}, expect=201)
+        self.api(self.admin, "POST", "/api/v1/groups/%s/members" % outer["id"], {"group": inner["id"]}, expect=204)
+        for role in SHARING_ROLES:
+            who = Actor("r-" + role, "recipient password 1", "r-" + role)
+            self.api(self.admin, "POST", "/api/v1/admin/users", {"username": who.name, "password": who.password},
+                     expect=201)
+            root = self.api(who, "GET", "/api/v1/drives")["drives"][0]["root_id"]
+            who.common_hash = self.api(who, "PUT", "/api/v1/nodes/%s/files/common.bin" % root, raw=COMMON,
+                                       expect=201)["hash"]
+            self.recipients[role] = who
+            grant = {"user": who.name}
+            if role == "group-editor":
+                self.api(self.admin, "POST", "/api/v1/groups/%s/members" % inner["id"], {"user": who.name},
+                         expect=204)
+                grant = {"group": outer["id"]}
+            grant["role"] = {"viewer": "viewer", "manager": "manager"}.get(role, "editor")
+            if role == "expired":
+                grant["expires_at"] = int(time.time() * 1000) + 1000
+            g = self.api(self.alice, "POST", "/api/v1/nodes/%s/grants" % work, grant, expect=201)
+            if role == "revoked":
+                self.api(self.alice, "DELETE", "/api/v1/grants/%s" % g["id"], expect=204)
+        time.sleep(1.1)  # the "expired" grant has expired
+        self.assertEqual(self.send(self.recipients["expired"].auth, J("GET", "/api/v1/nodes/%s" % work))[0], 404)
+        self.assertEqual(self.send(self.recipients["viewer"].auth, J("GET", "/api/v1/nodes/%s" % work))[0], 200)
 
     def make(self, case, who):
         self.probes = []
@@ -808,6 +936,56 @@ class AuthzMatrixTest(unittest.TestCase):
             self.assertEqual(answer(a, na), answer(x, nx),
                              "Alice's id and an unknown id answer differently " + detail)
 
+    def expect_recipient(self, role, key, access, case):
+        """A sharing role: a recipient of a grant on Alice's work folder."""
+        need = needs_of(key, access, case)
+        if need == "own":
+            return
+        actor, perms = self.recipients[role], SHARING_ROLES[role]
+        where = "%s %s %s as %s (%s)" % (key[0], key[1], case.label, role, need)
+        owner = self.admin if access == "admin" else self.alice
+        v = self.make(case, owner)
+        keeps = perms is None or "create" not in perms  # may change nothing of Alice's
+        before = self.snapshot(v) if keeps else None
+        r = case.build(v, actor)
+        a = self.send(self.credential(actor, case), r)
+        self.cases += 1
+        detail = "%s: %s %s -> %d %r" % (where, r.method, r.path, a[0], a[2][:300])
+        if keeps:
+            self.assert_same_data(where, before, self.snapshot(v))
+        if need == "admin":
+            self.assertEqual(a[0], 403, detail)
+            return
+        if need == "manage_grant":
+            need = "ok-if-manage" if perms and "manage" in perms else "hidden"
+        if need == "hidden" or perms is None:
+            fake = forge(v)
+            x = self.send(self.credential(actor, case), case.build(fake, actor))
+            self.cases += 1
+            self.assertTrue(case.none(a[0], normalize(a[2], v)), "unexpected answer " + detail)
+            self.assertEqual(answer(a, v), answer(x, fake),
+                             "Alice's ids and unknown ids answer differently " + detail + " / %d %r" % (
+                                 x[0], x[2][:300]))
+            return
+        if need == "search":
+            self.assertTrue(search_empty(a[0], a[2]), detail)
+        elif need == "ok-if-manage":
+            self.assertTrue(case.ok(a[0], a[2]), detail)
+        elif need == "instant_owner_only":
+            # Refused either way: the folder is not writable, or the content
+            # is not the caller's.
+            self.assertIn(a[0], (404,) if "create" in perms else (403, 404), detail)
+        elif NEED_ACTIONS[need] <= perms:
+            self.assertTrue(case.ok(a[0], a[2]), "a recipient holding %s is refused: %s" % (sorted(perms), detail))
+        elif case.none is batch_refused:
+            self.assertTrue(batch_refused(a[0], a[2]) and all(
+                r["status"] == 403 for r in json.loads(a[2])["results"]), detail)
+        elif case.ok is upload_ok:
+            # Multipart uploads answer per part.
+            self.assertTrue(a[0] == 200 and all(i["status"] == 403 for i in json.loads(a[2])["items"]), detail)
+        else:
+            self.assertEqual(a[0], 403, "a recipient without %s must get 403: %s" % (need, detail))
+
     def expect_owner(self, key, access, case, v):
         owner = self.admin if access == "admin" else self.alice
         r = case.build(v, owner)
@@ -886,6 +1064,7 @@ class AuthzMatrixTest(unittest.TestCase):
             self.dav_area[who.name] = (dav, self.box(who, root, dav))
             who.common_hash = self.put(who, self.work[who.name], "common.bin", COMMON)["hash"]
         self.root = drives["alice"]["root_id"]
+        self.setup_recipients()
         # Someone Alice shares with in the grant examples (never Bob, the
         # stranger, whose answers must stay those of an unknown id).
         self.grantee = Actor("grantee", "grantee password 1", "grantee-stuff")
@@ -912,6 +1091,9 @@ class AuthzMatrixTest(unittest.TestCase):
                 if r["access"] != "public" and not r["pattern"].startswith("/_test/")}
         missing = sorted("%s %s (%s)" % (m, p, a) for (m, p), a in keys.items() if (m, p) not in table)
         self.assertEqual(missing, [], "routes without an example in the authorization matrix")
+        no_needs = sorted("%s %s" % k for k, a in keys.items() if a == "user" and k in table and
+                          not k[1].startswith(("/dav/", "/webdav/")) and k not in NEEDS)
+        self.assertEqual(no_needs, [], "routes without a row in NEEDS (what a share's recipient must hold)")
         stale = sorted("%s %s" % k for k in table if k not in keys)
         self.assertEqual(stale, [], "examples for routes the server does not have (or that are public now)")
 
