@@ -56,6 +56,19 @@ struct Principal {
   bool anonymous() const { return user_id == 0; }
   bool Has(uint32_t scope) const { return (scopes & scope) == scope; }
 
+  // The command line's operator: an administrator who is no account
+  // (user id -1 owns nothing and is in no group). For administration
+  // commands (groups) run with access to the data directory.
+  static Principal Operator() {
+    Principal p;
+    p.user_id = -1;
+    p.username = "(operator)";
+    p.admin = true;
+    p.credential = Credential::kSession;
+    p.scopes = kAllScopes;
+    return p;
+  }
+
   // A signed-in account with every scope its role allows: for the command
   // line, maintenance and tests.
   static Principal User(int64_t id, std::string username = {}, bool admin = false) {

@@ -15,6 +15,7 @@
 #include "files/files.h"
 #include "meta/sqlite/sqlite_store.h"
 #include "server/storage.h"
+#include "share/sharing.h"
 #include "util/blake3_hash.h"
 #include "util/mix.h"
 #include "util/strings.h"
@@ -155,6 +156,73 @@ int RunUser(const Config& cfg, const UserCommand& cmd) {
     st = Status::InvalidArgument("unknown action '" + cmd.action + "'");
   }
   if (!st.ok()) return Fail(("user " + cmd.action).c_str(), st);
+  return 0;
+}
+
+int RunGroup(const Config& cfg, const GroupCommand& cmd) {
+  auto s = OpenStorage(cfg.data_dir, /*migrate=*/true);
+  if (!s.ok()) return Fail("group", s.status());
+  meta::MetaStore& m = *s->meta;
+  share::Sharing sharing(m);
+  const auth::Principal op = auth::Principal::Operator();
+  const std::string what = "group " + cmd.action;
+  // Group names to ids (the domain speaks ids, as REST does).
+  auto id_of = [&](const std::string& name) -> Result<std::string> {
+    std::optional<meta::GroupRow> g;
+    NUBO_RETURN_IF_ERROR(m.Read([&](meta::ReadTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(g, t.GetGroupByName(name));
+      return Status::Ok();
+    }));
+    if (!g) return Status::NotFound("no group named \"" + name + "\"");
+    return g->public_id;
+  };
+  auto member = [&]() -> Result<share::MemberRef> {
+    share::MemberRef ref;
+    if (!cmd.group.empty()) {
+      NUBO_ASSIGN_OR_RETURN(ref.group_id, id_of(cmd.group));
+    }
+    ref.user = cmd.user;
+    return ref;
+  };
+  Status st;
+  if (cmd.action == "list") {
+    std::string after;
+    for (;;) {
+      auto page = sharing.ListGroups(op, after, 500);
+      if (!page.ok()) return Fail(what.c_str(), page.status());
+      for (const auto& g : *page) std::printf("%s\t%s\n", g.name.c_str(), g.public_id.c_str());
+      if (page->size() < 500) return 0;
+      after = page->back().name;
+    }
+  }
+  if (cmd.action == "create") {
+    auto g = sharing.CreateGroup(op, cmd.name);
+    if (!g.ok()) return Fail(what.c_str(), g.status());
+    std::printf("created %s %s\n", g->name.c_str(), g->public_id.c_str());
+    return 0;
+  }
+  auto id = id_of(cmd.name);
+  if (!id.ok()) return Fail(what.c_str(), id.status());
+  if (cmd.action == "delete") {
+    st = sharing.DeleteGroup(op, *id);
+  } else if (cmd.action == "rename") {
+    st = sharing.RenameGroup(op, *id, cmd.new_name).status();
+  } else if (cmd.action == "members") {
+    auto info = sharing.GetGroup(op, *id);
+    if (!info.ok()) return Fail(what.c_str(), info.status());
+    for (const auto& mrow : info->members) {
+      std::printf("%s\t%s\n", mrow.is_group ? "group" : "user", mrow.name.c_str());
+    }
+    return 0;
+  } else if (cmd.action == "add" || cmd.action == "remove") {
+    auto ref = member();
+    if (!ref.ok()) return Fail(what.c_str(), ref.status());
+    st = cmd.action == "add" ? sharing.AddMember(op, *id, *ref)
+                             : sharing.RemoveMember(op, *id, *ref);
+  } else {
+    st = Status::InvalidArgument("unknown action '" + cmd.action + "'");
+  }
+  if (!st.ok()) return Fail(what.c_str(), st);
   return 0;
 }
 

@@ -24,6 +24,18 @@ struct UserCommand {
   bool password_stdin = false;
 };
 int RunUser(const Config& cfg, const UserCommand& cmd);
+
+// nubo group list | create NAME | delete NAME | rename NAME NEW |
+// members NAME | add NAME (--user U | --group G) | remove NAME (--user U |
+// --group G). Groups are named by name here, by id over REST.
+struct GroupCommand {
+  std::string action;
+  std::string name;
+  std::string new_name;
+  std::string user;
+  std::string group;
+};
+int RunGroup(const Config& cfg, const GroupCommand& cmd);
 // 0 clean, 1 problems found (after repair, if asked), 2 could not run.
 int RunFsck(const Config& cfg, bool repair);
 int RunGc(const Config& cfg, uint64_t grace_ms);
@@ -39,7 +51,8 @@ int RunDebugCat(const Config& cfg, const std::string& hash_hex);
 int RunDebugUnpin(const Config& cfg, const std::string& name);
 // debug churn: ingest generated files forever (pinning each as f<i>, and
 // releasing the oldest beyond `keep`), printing "committed <i>" and
-// "released <i>" after each commit ("releasing <i>" before a release). The crash test kills it at random.
+// "released <i>" after each commit ("releasing <i>" before a release). The crash test kills it at
+// random.
 int RunDebugChurn(const Config& cfg, uint64_t seed, uint64_t max_size, int keep);
 // debug verify: every pin f<i> must read back as generated file i.
 int RunDebugVerify(const Config& cfg, uint64_t seed, uint64_t max_size);

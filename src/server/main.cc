@@ -1,6 +1,6 @@
 // The nubo binary: subcommands over one configuration (see server/config.h).
-#include <CLI/CLI.hpp>
 #include <malloc.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -8,13 +8,11 @@
 
 #include "server/admin.h"
 #include "server/config.h"
-#include "util/strings.h"
 #include "server/log.h"
 #include "server/serve.h"
+#include "util/strings.h"
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 int main(int argc, char** argv) {
   // glibc gives each thread that mallocs its own arena, up to 8 per core;
@@ -60,10 +58,32 @@ int main(int argc, char** argv) {
   auto* uapp = user->add_subcommand("app-password", "create an app password; prints it alone");
   uapp->add_option("name", ucmd.name)->required();
   uapp->add_option("--label", ucmd.label, "what it is for, e.g. 'phone'")->required();
+  auto* group = app.add_subcommand("group", "manage groups (nested; members are users or groups)");
+  group->require_subcommand(1);
+  nubo::server::GroupCommand gcmd;
+  group->add_subcommand("list", "list groups");
+  group->add_subcommand("create", "create a group")->add_option("name", gcmd.name)->required();
+  group->add_subcommand("delete", "delete a group, its memberships and its grants")
+      ->add_option("name", gcmd.name)
+      ->required();
+  auto* grename = group->add_subcommand("rename", "rename a group");
+  grename->add_option("name", gcmd.name)->required();
+  grename->add_option("new-name", gcmd.new_name)->required();
+  group->add_subcommand("members", "list a group's direct members")
+      ->add_option("name", gcmd.name)
+      ->required();
+  for (const char* verb : {"add", "remove"}) {
+    auto* sub = group->add_subcommand(verb, std::string(verb) + " a user or a group (as member)");
+    sub->add_option("name", gcmd.name)->required();
+    auto* u = sub->add_option("--user", gcmd.user, "a username");
+    auto* g = sub->add_option("--group", gcmd.group, "a group name");
+    u->excludes(g);
+  }
   auto* fsck = app.add_subcommand("fsck", "verify storage invariants (exit 1 on any problem)");
   bool repair = false;
   fsck->add_flag("--repair", repair, "rewrite wrong reference counts (never deletes data)");
-  auto* gc = app.add_subcommand("gc", "delete chunks unreferenced for longer than the grace period");
+  auto* gc =
+      app.add_subcommand("gc", "delete chunks unreferenced for longer than the grace period");
   std::string grace;
   gc->add_option("--grace", grace, "override storage.gc_grace, e.g. 10m, 0s");
   auto* migrate = app.add_subcommand("migrate", "apply database migrations");
@@ -128,13 +148,18 @@ int main(int argc, char** argv) {
     for (auto* sub : user->get_subcommands()) ucmd.action = sub->get_name();
     return nubo::server::RunUser(*cfg, ucmd);
   }
+  if (group->parsed()) {
+    for (auto* sub : group->get_subcommands()) gcmd.action = sub->get_name();
+    return nubo::server::RunGroup(*cfg, gcmd);
+  }
   if (fsck->parsed()) return nubo::server::RunFsck(*cfg, repair);
   if (gc->parsed()) {
     uint64_t grace_ms = cfg->gc_grace_ms;
     if (!grace.empty()) {
       auto g = nubo::ParseDurationMs(grace);
       if (!g) {
-        std::fprintf(stderr, "nubo gc: --grace '%s': expected a duration (e.g. 10m, 0s)\n", grace.c_str());
+        std::fprintf(stderr, "nubo gc: --grace '%s': expected a duration (e.g. 10m, 0s)\n",
+                     grace.c_str());
         return 2;
       }
       grace_ms = *g;

@@ -2,10 +2,12 @@
 (move out, revoke, expiry, group deletion), reshare limits, quota and trash
 following the owner, and answers that do not tell "not yours" from "does
 not exist". Ends with an fsck of the data directory."""
+import os
+import subprocess
 import time
 import unittest
 
-from harness import Server
+from harness import NUBO_BIN, Server
 from test_files import Client, fake_id, run_fsck
 
 FAST = {"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB"}
@@ -249,6 +251,49 @@ class SharingTest(unittest.TestCase):
         # The grantee may leave; the other tests start without this share.
         self.assertEqual(bob.call("DELETE", "/grants/%s" % g_bob["id"])[0], 204)
         self.assertEqual(bob.status_of(team), 404)
+
+
+class GroupCliTest(unittest.TestCase):
+    """`nubo group` on the data directory; the server sees the result."""
+
+    def test_cli(self):
+        srv = Server(env=FAST)
+        try:
+            admin = Client(srv, "admin", "admin password 1")
+            admin.call("POST", "/api/v1/setup", {"username": "admin", "password": "admin password 1"}, auth=False)
+            admin.call("POST", "/admin/users", {"username": "ann", "password": "ann password 1"})
+            self.assertEqual(srv.terminate(), 0)
+
+            def nubo(*args, ok=True):
+                env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
+                p = subprocess.run([NUBO_BIN, "--data", srv.data, "group", *args], capture_output=True, text=True,
+                                   timeout=60, env=env)
+                self.assertEqual(p.returncode == 0, ok, "%s: %s%s" % (args, p.stdout, p.stderr))
+                return p.stdout
+
+            self.assertIn("created Crew", nubo("create", "Crew"))
+            nubo("create", "Deck")
+            nubo("create", "crew", ok=False)  # names are unique regardless of case
+            nubo("add", "Crew", "--group", "Deck")
+            nubo("add", "Deck", "--user", "ann")
+            nubo("add", "Deck", "--group", "Crew", ok=False)  # a cycle
+            nubo("add", "Deck", "--user", "nobody", ok=False)
+            self.assertEqual(nubo("members", "Crew"), "group\tDeck\n")
+            self.assertEqual([l.split("\t")[0] for l in nubo("list").splitlines()], ["Crew", "Deck"])
+            nubo("rename", "Crew", "Whole crew")
+            srv.restart()
+            ann = Client(srv, "ann", "ann password 1")
+            names = sorted(g["name"] for g in ann.call("GET", "/groups")[2]["items"])
+            self.assertEqual(names, ["Deck", "Whole crew"])
+            self.assertEqual(srv.terminate(), 0)
+            nubo("remove", "Deck", "--user", "ann")
+            nubo("delete", "Whole crew")
+            self.assertEqual([l.split("\t")[0] for l in nubo("list").splitlines()], ["Deck"])
+            srv.restart()
+            self.assertEqual(ann.call("GET", "/groups")[2]["items"], [])
+        finally:
+            srv.terminate()
+            srv.close()
 
 
 if __name__ == "__main__":
