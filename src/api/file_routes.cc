@@ -296,6 +296,25 @@ std::string RunBatchItem(Files& files, const auth::Principal& user, const BatchO
   return ItemResult(id, r.status(), 200, r.ok() ? &*r : nullptr);
 }
 
+// A download through a public link counts against the link's limit (a
+// whole-file GET or a range from its first byte; HEAD and later ranges do
+// not). Others' downloads count nothing.
+Status CountDownload(const FileRouteHooks& hooks, const Request& req) {
+  if (!req.principal || !req.principal->link() || !hooks.on_download) return Status::Ok();
+  if (req.method != "GET") return Status::Ok();
+  if (auto range = req.headers.Get("Range")) {
+    if (Trim(*range).rfind("bytes=0-", 0) != 0) return Status::Ok();
+  }
+  return hooks.on_download(*req.principal);
+}
+
+// A file-drop link never replaces or reveals a file: every upload gets a
+// free name.
+files::Conflict DropConflict(const Request& req, files::Conflict asked) {
+  const auth::Principal& who = *req.principal;
+  return who.file_drop() ? files::Conflict::kRename : asked;
+}
+
 constexpr http::RouteOptions kRead{
     .access = http::Access::kUser, .body = http::BodyPolicy::kNone, .blocking = true};
 constexpr http::RouteOptions kJson{.access = http::Access::kUser,
@@ -308,8 +327,29 @@ constexpr http::RouteOptions kStream{
 
 }  // namespace
 
-void RegisterFileRoutes(http::Router& router, Files& files) {
+void RegisterFileRoutes(http::Router& router, Files& files, FileRouteHooks hooks) {
   Files* f = &files;
+  auto on_download = std::make_shared<FileRouteHooks>(std::move(hooks));
+  // The routes a public link's bearer uses too, under
+  // /api/v1/public/{token}/... (http::Access::kLink): the same handlers and
+  // the same decisions; the link's principal reaches only what authz lets
+  // it (its node and below, as its role says).
+  auto public_pattern = [](std::string_view pattern) {
+    return "/api/v1/public/{token}/" +
+           std::string(pattern.substr(std::string_view("/api/v1/").size()));
+  };
+  auto both = [&](std::string_view method, std::string_view pattern, http::Handler h,
+                  http::RouteOptions o) {
+    router.Add(method, pattern, h, o);
+    o.access = http::Access::kLink;
+    router.Add(method, public_pattern(pattern), std::move(h), o);
+  };
+  auto both_stream = [&](std::string_view method, std::string_view pattern, http::SinkOpener open,
+                         http::Handler h, http::RouteOptions o) {
+    router.AddStream(method, pattern, open, h, o);
+    o.access = http::Access::kLink;
+    router.AddStream(method, public_pattern(pattern), std::move(open), std::move(h), o);
+  };
 
   router.Add(
       "GET", "/api/v1/drives",
@@ -336,7 +376,7 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
       },
       kRead);
 
-  router.Add(
+  both(
       "GET", "/api/v1/nodes/{id}",
       [f](Request& req) {
         NUBO_OR_ERROR(n, f->Get(Who(req), req.Param("id")));
@@ -355,7 +395,7 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
       },
       kRead);
 
-  router.Add(
+  both(
       "GET", "/api/v1/nodes/{id}/children",
       [f](Request& req) {
         std::string sort_s = req.Query("sort").value_or("name");
@@ -384,7 +424,7 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
       },
       kRead);
 
-  router.Add(
+  both(
       "POST", "/api/v1/nodes/{id}/folders",
       [f](Request& req) {
         NUBO_OR_ERROR(body, ParseStringObject(req.body, {"name", "conflict"}));
@@ -398,13 +438,14 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
       },
       kJson);
 
-  router.AddStream(
+  both_stream(
       "PUT", "/api/v1/nodes/{id}/files/{name}",
       [f](Request& req) -> Result<std::unique_ptr<http::BodySink>> {
         files::UploadRequest u;
         u.parent_id = std::string(req.Param("id"));
         u.name = std::string(req.Param("name"));
         NUBO_ASSIGN_OR_RETURN(u.conflict, files::ParseConflict(req.Query("conflict").value_or("")));
+        u.conflict = DropConflict(req, u.conflict);
         if (auto m = req.headers.Get("If-Match")) {
           if (u.conflict != files::Conflict::kOverwrite) {
             return Status::InvalidArgument("If-Match needs conflict=overwrite");
@@ -426,17 +467,21 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
       },
       kStream);
 
-  router.AddStream(
+  both_stream(
       "POST", "/api/v1/nodes/{id}/upload",
       [f](Request& req) -> Result<std::unique_ptr<http::BodySink>> {
         NUBO_ASSIGN_OR_RETURN(auto conflict,
                               files::ParseConflict(req.Query("conflict").value_or("")));
+        conflict = DropConflict(req, conflict);
         auto ct = req.headers.Get("Content-Type");
         if (!ct) return Status::Unsupported("Content-Type must be multipart/form-data");
         auto boundary = http::MultipartParser::BoundaryFromContentType(*ct);
         if (!boundary.ok()) return Status::Unsupported(boundary.status().message());
-        // The folder must exist before any byte is read.
-        NUBO_RETURN_IF_ERROR(f->Get(Who(req), req.Param("id")).status());
+        // The folder must exist before any byte is read (a drop link may
+        // not read it: its parts are refused one by one instead).
+        if (!(Who(req).file_drop())) {
+          NUBO_RETURN_IF_ERROR(f->Get(Who(req), req.Param("id")).status());
+        }
         return std::unique_ptr<http::BodySink>(new MultipartSink(
             *f, req.principal, std::string(req.Param("id")), conflict, *boundary));
       },
@@ -481,10 +526,15 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
       },
       kJson);
 
-  router.Add(
-      "GET", "/api/v1/nodes/{id}/content", [f](Request& req) { return Download(*f, req); }, kRead);
+  both(
+      "GET", "/api/v1/nodes/{id}/content",
+      [f, on_download](Request& req) {
+        if (Status st = CountDownload(*on_download, req); !st.ok()) return http::ErrorResponse(st);
+        return Download(*f, req);
+      },
+      kRead);
 
-  router.Add(
+  both(
       "PATCH", "/api/v1/nodes/{id}",
       [f](Request& req) {
         NUBO_OR_ERROR(body, ParseStringObject(req.body, {"name", "parent_id", "conflict"}));
@@ -513,7 +563,7 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
       },
       kJson);
 
-  router.Add(
+  both(
       "DELETE", "/api/v1/nodes/{id}",
       [f](Request& req) {
         auto permanent = ParseBool(req.Query("permanent").value_or("false"));
@@ -619,10 +669,11 @@ void RegisterFileRoutes(http::Router& router, Files& files) {
       },
       kRead);
 
-  router.Add(
+  both(
       "GET", "/api/v1/nodes/{id}/zip",
-      [f](Request& req) {
+      [f, on_download](Request& req) {
         NUBO_OR_ERROR(n, f->Get(Who(req), req.Param("id")));
+        if (Status st = CountDownload(*on_download, req); !st.ok()) return http::ErrorResponse(st);
         return ZipResponse(*f, req, {n.public_id}, n.parent_id ? n.name : std::string("files"));
       },
       kRead);

@@ -5,6 +5,11 @@
 // files::Files, which WebDAV shares.
 #pragma once
 
+#include <functional>
+
+#include "auth/principal.h"
+#include "util/status.h"
+
 namespace nubo::files {
 class Files;
 }
@@ -14,6 +19,16 @@ class Router;
 
 namespace nubo::api {
 
-void RegisterFileRoutes(http::Router& router, files::Files& files);
+// What the file routes call out for, beyond the files domain.
+struct FileRouteHooks {
+  // A public link's bearer downloads (content or ZIP): counts it, or
+  // refuses once the link's limit is reached (share::Sharing::TakeDownload).
+  std::function<Status(const auth::Principal&)> on_download;
+};
+
+// Also registers, under /api/v1/public/{token}/, the node routes a public
+// link's bearer may use (read, list, download, ZIP, upload, create, rename,
+// delete), authenticated by the link.
+void RegisterFileRoutes(http::Router& router, files::Files& files, FileRouteHooks hooks = {});
 
 }  // namespace nubo::api

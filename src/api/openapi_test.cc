@@ -12,6 +12,7 @@
 #include "api/file_routes.h"
 #include "api/share_routes.h"
 #include "auth/authenticator.h"
+#include "auth/links.h"
 #include "auth/sessions.h"
 #include "blob/mem/mem_chunk_store.h"
 #include "files/files.h"
@@ -43,7 +44,8 @@ TEST(OpenApi, DocumentAndRouterAgree) {
     files::Files files(*meta, chunks, {});
     RegisterFileRoutes(router, files);
     share::Sharing sharing(*meta);
-    RegisterShareRoutes(router, sharing);
+    auth::LinkVerifier links(*meta, limiter, sessions->signer());
+    RegisterShareRoutes(router, sharing, links, false);
 
     boost::system::error_code ec;
     auto doc = boost::json::parse(OpenApiDocument(), ec);

@@ -2,6 +2,8 @@
 
 #include "api/json.h"
 #include "api/node_json.h"
+#include "auth/links.h"
+#include "http/cookies.h"
 #include "http/router.h"
 #include "http/status_map.h"
 #include "share/sharing.h"
@@ -110,6 +112,74 @@ Result<share::MemberRef> ParseMember(std::string_view body) {
   return share::MemberRef{f.Get("user").value_or(""), f.Get("group").value_or("")};
 }
 
+std::string LinkJson(const meta::LinkRow& l, const std::string& token = "") {
+  std::string j =
+      "{\"id\":" + JsonQuote(l.public_id) + ",\"node_id\":" + JsonQuote(l.node_public_id) +
+      ",\"role\":" + JsonQuote(share::LinkRoleName(l.role)) +
+      ",\"has_password\":" + (l.password_hash ? "true" : "false") + ",\"expires_at\":" +
+      (l.expires_at_ms ? std::to_string(*l.expires_at_ms) : std::string("null")) +
+      ",\"max_downloads\":" +
+      (l.max_downloads ? std::to_string(*l.max_downloads) : std::string("null")) +
+      ",\"downloads\":" + std::to_string(l.downloads) + ",\"label\":" + JsonQuote(l.label) +
+      ",\"token_hint\":" + JsonQuote(l.token_hint) +
+      ",\"created\":" + std::to_string(l.created_at_ms);
+  if (!token.empty()) {
+    j += ",\"token\":" + JsonQuote(token) + ",\"url\":" + JsonQuote("/s/" + token);
+  }
+  return j + "}";
+}
+
+Result<share::LinkSpec> ParseLinkSpec(std::string_view body) {
+  NUBO_ASSIGN_OR_RETURN(auto f, ParseObject(body, {{"role", JsonType::kString},
+                                                   {"password", JsonType::kString},
+                                                   {"expires_at", JsonType::kInt},
+                                                   {"max_downloads", JsonType::kInt},
+                                                   {"label", JsonType::kString}}));
+  share::LinkSpec spec;
+  auto role = share::ParseLinkRole(f.Get("role").value_or("view"));
+  if (!role) return Status::InvalidArgument("role must be view, edit or drop");
+  spec.role = *role;
+  spec.password = f.Get("password");
+  if (auto e = f.Get("expires_at")) spec.expires_at_ms = static_cast<int64_t>(*ParseUint64(*e));
+  if (auto m = f.Get("max_downloads")) spec.max_downloads = static_cast<int64_t>(*ParseUint64(*m));
+  spec.label = f.Get("label").value_or("");
+  return spec;
+}
+
+// Every field optional; "" removes the password, 0 the expiry or the limit
+// (JSON null leaves a field as it is).
+Result<share::LinkPatch> ParseLinkPatch(std::string_view body) {
+  NUBO_ASSIGN_OR_RETURN(auto f, ParseObject(body, {{"role", JsonType::kString},
+                                                   {"password", JsonType::kString},
+                                                   {"expires_at", JsonType::kInt},
+                                                   {"max_downloads", JsonType::kInt},
+                                                   {"label", JsonType::kString}}));
+  share::LinkPatch p;
+  if (auto r = f.Get("role")) {
+    p.role = share::ParseLinkRole(*r);
+    if (!p.role) return Status::InvalidArgument("role must be view, edit or drop");
+  }
+  if (auto pw = f.Get("password")) {
+    p.password = pw->empty() ? std::optional<std::string>() : std::optional<std::string>(*pw);
+  }
+  auto zero_clears = [](const std::string& v) {
+    const int64_t n = static_cast<int64_t>(*ParseUint64(v));
+    return n == 0 ? std::optional<int64_t>() : std::optional<int64_t>(n);
+  };
+  if (auto e = f.Get("expires_at")) p.expires_at_ms = zero_clears(*e);
+  if (auto m = f.Get("max_downloads")) p.max_downloads = zero_clears(*m);
+  p.label = f.Get("label");
+  return p;
+}
+
+constexpr http::RouteOptions kLinkRead{
+    .access = http::Access::kLink, .body = http::BodyPolicy::kNone, .blocking = true};
+constexpr http::RouteOptions kPublicJson{.access = http::Access::kPublic,
+                                         .body = http::BodyPolicy::kBuffered,
+                                         .max_body = 4 << 10,
+                                         .blocking = true,
+                                         .json = true};
+
 constexpr http::RouteOptions kRead{
     .access = http::Access::kUser, .body = http::BodyPolicy::kNone, .blocking = true};
 constexpr http::RouteOptions kJson{.access = http::Access::kUser,
@@ -127,8 +197,77 @@ constexpr http::RouteOptions kAdminJson{.access = http::Access::kAdmin,
 
 }  // namespace
 
-void RegisterShareRoutes(http::Router& router, Sharing& sharing) {
+void RegisterShareRoutes(http::Router& router, Sharing& sharing, auth::LinkVerifier& links,
+                         bool secure_cookies) {
   Sharing* s = &sharing;
+  auth::LinkVerifier* lv = &links;
+
+  // ---- Public links: management ----
+  router.Add(
+      "GET", "/api/v1/nodes/{id}/links",
+      [s](Request& req) {
+        NUBO_OR_ERROR(list, s->ListLinks(Who(req), req.Param("id")));
+        std::string j = "{\"items\":[";
+        for (size_t i = 0; i < list.size(); ++i) j += (i ? "," : "") + LinkJson(list[i]);
+        return Response::Json(200, j + "]}\n");
+      },
+      kRead);
+  router.Add(
+      "POST", "/api/v1/nodes/{id}/links",
+      [s](Request& req) {
+        NUBO_OR_ERROR(spec, ParseLinkSpec(req.body));
+        NUBO_OR_ERROR(made, s->CreateLink(Who(req), req.Param("id"), spec));
+        return Response::Json(201, LinkJson(made.link, made.token) + "\n");
+      },
+      kJson);
+  router.Add(
+      "PATCH", "/api/v1/links/{id}",
+      [s](Request& req) {
+        NUBO_OR_ERROR(patch, ParseLinkPatch(req.body));
+        NUBO_OR_ERROR(l, s->UpdateLink(Who(req), req.Param("id"), patch));
+        return Response::Json(200, LinkJson(l) + "\n");
+      },
+      kJson);
+  router.Add(
+      "DELETE", "/api/v1/links/{id}",
+      [s](Request& req) { return Done(s->DeleteLink(Who(req), req.Param("id"))); }, kRead);
+
+  // ---- Public links: the bearer's side (the node routes are in file_routes) ----
+  router.Add(
+      "GET", "/api/v1/public/{token}",
+      [s](Request& req) {
+        NUBO_OR_ERROR(l, s->LinkOf(Who(req)));
+        std::string j =
+            "{\"role\":" + JsonQuote(share::LinkRoleName(l.role)) +
+            ",\"node_id\":" + JsonQuote(l.node_public_id) + ",\"expires_at\":" +
+            (l.expires_at_ms ? std::to_string(*l.expires_at_ms) : std::string("null")) +
+            ",\"downloads_left\":" +
+            (l.max_downloads ? std::to_string(std::max<int64_t>(0, *l.max_downloads - l.downloads))
+                             : std::string("null")) +
+            "}";
+        return Response::Json(200, j + "\n");
+      },
+      kLinkRead);
+  router.Add(
+      "POST", "/api/v1/public/{token}/unlock",
+      [lv, secure_cookies](Request& req) {
+        NUBO_OR_ERROR(f, ParseObject(req.body, {{"password", JsonType::kString}}));
+        const std::string token(req.Param("token"));
+        auth::BasicFailure why;
+        auto r = lv->Unlock(token, f.Get("password").value_or(""), req.client_ip, &why);
+        if (!r.ok()) {
+          if (r.status().code() == Code::kResourceExhausted)
+            return http::TooManyAttempts(why.retry_after_s);
+          return http::ErrorResponse(r.status());
+        }
+        Response res = Response::Empty(204);
+        // Scoped to this link's routes: it opens nothing else.
+        res.headers.Add("Set-Cookie", http::SetCookieValue(auth::LinkVerifier::kCookie, r->first,
+                                                           {"/api/v1/public/" + token, r->second,
+                                                            true, secure_cookies, "Strict"}));
+        return res;
+      },
+      kPublicJson);
 
   // ---- Groups ----
   router.Add(
@@ -198,6 +337,22 @@ void RegisterShareRoutes(http::Router& router, Sharing& sharing) {
                                     share::MemberRef{"", std::string(req.Param("member"))}));
       },
       kAdmin);
+
+  router.Add(
+      "GET", "/api/v1/sharees",
+      [s](Request& req) {
+        NUBO_OR_ERROR(limit, Limit(req, 20));
+        NUBO_OR_ERROR(found, s->SearchSharees(Who(req), req.Query("q").value_or(""), limit));
+        std::string j = "{\"items\":[";
+        for (size_t i = 0; i < found.size(); ++i) {
+          const share::Sharee& x = found[i];
+          j += std::string(i ? "," : "") + "{\"type\":" + (x.is_group ? "\"group\"" : "\"user\"") +
+               ",\"id\":" + JsonQuote(x.id) + ",\"name\":" + JsonQuote(x.name) +
+               ",\"display_name\":" + JsonQuote(x.display_name) + "}";
+        }
+        return Response::Json(200, j + "]}\n");
+      },
+      kRead);
 
   // ---- Grants ----
   router.Add(

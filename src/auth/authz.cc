@@ -55,6 +55,21 @@ Perms RolePerms(Role role, bool may_reshare, bool at_grant) {
   return at_grant ? p.Without(Action::kDelete) : p;
 }
 
+Perms LinkPerms(int role, bool at_link) {
+  switch (role) {
+    case 1:
+      return Perms::Of({Action::kRead, Action::kList});
+    case 2: {
+      Perms p = Perms::Of(
+          {Action::kRead, Action::kList, Action::kCreate, Action::kModify, Action::kDelete});
+      return at_link ? p.Without(Action::kDelete) : p;
+    }
+    case 4:
+      return at_link ? Perms::Of({Action::kCreate}) : Perms();
+  }
+  return Perms();
+}
+
 std::optional<Role> RoleOf(Perms p) {
   if (!p.Has(Action::kRead)) return std::nullopt;
   const bool edit = p.Has(Action::kCreate) && p.Has(Action::kModify);
@@ -97,6 +112,18 @@ Result<Perms> Checker::OnDrive(int64_t drive_id) {
 }
 
 Result<Perms> Checker::On(const meta::NodeRow& node) {
+  if (who_.link()) {
+    // A link's bearer: the link's node and below, nothing else.
+    if (auto it = nodes_.find(node.id); it != nodes_.end()) {
+      if (it->second.empty()) return NodeHidden();
+      return it->second;
+    }
+    NUBO_ASSIGN_OR_RETURN(bool within, txn_.NodeWithin(node.id, who_.link_node));
+    Perms p = within ? LinkPerms(who_.link_role, node.id == who_.link_node) : Perms();
+    nodes_[node.id] = p;
+    if (p.empty()) return NodeHidden();
+    return p;
+  }
   if (who_.anonymous() || !who_.Has(auth::kScopeFiles)) return NodeHidden();
   NUBO_ASSIGN_OR_RETURN(bool owns, Owns(node.drive_id));
   if (owns) return Perms::AllNode();

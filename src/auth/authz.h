@@ -11,7 +11,9 @@
 // reaches a node only through grants (docs/sharing.md): a role on the node
 // or one of its ancestors, given to the user or to a group the user belongs
 // to (nested groups count), unexpired; the union of every grant that
-// reaches the node is what the caller may do. The callers do not change
+// reaches the node is what the caller may do. A public link's bearer (a
+// kLink principal, no account) reaches the link's node and what lies below
+// it, as the link's role says, and nothing else. The callers do not change
 // when grants do. What the principal may not see at all is
 // NotFound with exactly the message of a node that does not exist
 // (NodeHidden), so "exists but not yours" and "does not exist" are
@@ -100,6 +102,13 @@ std::optional<Role> ParseRole(std::string_view s);
 // is never included: a recipient may change what is inside a share but
 // not remove or rename the shared item from its owner's tree.
 Perms RolePerms(Role role, bool may_reshare, bool at_grant);
+// What a public link of `role` (meta::LinkRow::role: 1 view, 2 edit, 4
+// drop) allows on a node it opens (`at_link`: the link's own node):
+//   view  read, list
+//   edit  + create, modify, delete (never the link's own node)
+//   drop  create, on the link's own node only (no reading, no listing)
+Perms LinkPerms(int role, bool at_link);
+
 // The strongest role whose permissions `p` holds all of (ignoring delete
 // and share, which depend on where and how the grant was made); nullopt
 // when `p` does not even allow reading.

@@ -39,6 +39,7 @@ enum class Credential {
   kSession,          // a bearer or cookie session (signed in with the password)
   kAccountPassword,  // HTTP Basic with the account password
   kAppPassword,      // HTTP Basic with an app password
+  kLink,             // a public link's token (no account: user_id 0)
 };
 
 struct Principal {
@@ -52,8 +53,16 @@ struct Principal {
   std::string session_id;       // kSession: the session's public id
   // Resolved group memberships (sharing); empty while groups do not exist.
   std::vector<int64_t> groups;
+  // kLink: which link, the node it opens and its role (meta::LinkRow::role,
+  // PERSISTED values: 1 view, 2 edit, 4 drop).
+  int64_t link_id = 0;
+  int64_t link_node = 0;
+  int link_role = 0;
 
   bool anonymous() const { return user_id == 0; }
+  bool link() const { return credential == Credential::kLink && link_id != 0; }
+  // A file-drop link's bearer: uploads only, never a replaced or read file.
+  bool file_drop() const { return link() && link_role == 4; }
   bool Has(uint32_t scope) const { return (scopes & scope) == scope; }
 
   // The command line's operator: an administrator who is no account

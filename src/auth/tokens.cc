@@ -43,7 +43,8 @@ Result<std::string> TokenSigner::Issue(const AccessClaims& c) const {
 }
 
 Result<AccessClaims> TokenSigner::Verify(std::string_view token, int64_t now_s) const {
-  if (token.empty() || token.size() > 4096) return Status::Unauthenticated("malformed access token");
+  if (token.empty() || token.size() > 4096)
+    return Status::Unauthenticated("malformed access token");
   std::string t(token);
   jwt_t* raw = nullptr;
   const auto* key = reinterpret_cast<const unsigned char*>(secret_.data());
@@ -75,10 +76,11 @@ Result<AccessClaims> TokenSigner::Verify(std::string_view token, int64_t now_s) 
   return c;
 }
 
-std::string TokenSigner::CsrfToken(std::string_view session_id) const {
+std::string TokenSigner::Mac(std::string_view purpose, std::string_view data) const {
   unsigned char mac[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  std::string msg = "csrf:" + std::string(session_id);
+  // The purpose keeps one kind of MAC from being replayed as another.
+  std::string msg = std::string(purpose) + ":" + std::string(data);
   HMAC(EVP_sha256(), secret_.data(), static_cast<int>(secret_.size()),
        reinterpret_cast<const unsigned char*>(msg.data()), msg.size(), mac, &len);
   static constexpr char kHex[] = "0123456789abcdef";
@@ -90,9 +92,19 @@ std::string TokenSigner::CsrfToken(std::string_view session_id) const {
   return out;
 }
 
+bool TokenSigner::MacMatches(std::string_view purpose, std::string_view data,
+                             std::string_view presented) const {
+  std::string want = Mac(purpose, data);
+  return presented.size() == want.size() &&
+         CRYPTO_memcmp(want.data(), presented.data(), want.size()) == 0;
+}
+
+std::string TokenSigner::CsrfToken(std::string_view session_id) const {
+  return Mac("csrf", session_id);
+}
+
 bool TokenSigner::CsrfMatches(std::string_view session_id, std::string_view presented) const {
-  std::string want = CsrfToken(session_id);
-  return presented.size() == want.size() && CRYPTO_memcmp(want.data(), presented.data(), want.size()) == 0;
+  return MacMatches("csrf", session_id, presented);
 }
 
 }  // namespace nubo::auth

@@ -36,6 +36,12 @@ class TokenSigner {
   // Constant-time comparison with the session's CSRF token.
   bool CsrfMatches(std::string_view session_id, std::string_view presented) const;
 
+  // HMAC-SHA256(secret, purpose ":" data), hex; and its constant-time
+  // check. For stateless proofs such as a public link's unlock cookie.
+  std::string Mac(std::string_view purpose, std::string_view data) const;
+  bool MacMatches(std::string_view purpose, std::string_view data,
+                  std::string_view presented) const;
+
  private:
   std::string secret_;
 };

@@ -27,7 +27,7 @@ struct DavContext {
   const DavOptions& opt;
   http::Request& req;
   auth::PrincipalPtr principal;       // the caller (shared: PROPFIND's body outlives the handler)
-  std::string mount;                  // "/dav" or "/webdav"
+  std::string mount;                  // "/dav", "/webdav" or "/public.php/webdav"
   std::vector<std::string> segments;  // decoded, below the mount
   files::Resolved target;
   std::optional<IfHeader> if_header;  // parsed, already evaluated true
@@ -49,8 +49,14 @@ http::Response DavError(int status, std::string_view condition = "", std::string
 // Status → DAV response (codes per the HTTP mapping; body is a DAV error).
 http::Response DavError(const Status& st);
 
-// True for the first path segment of a WebDAV mount ("dav", "webdav").
-bool IsDavMount(std::string_view first_segment);
+// How many leading segments of a decoded path name a WebDAV mount: 1 for
+// /dav/ and /webdav/ (the caller's drive), 2 for /public.php/webdav/ (a
+// public link's tree), 0 for none.
+size_t MountLength(const std::vector<std::string>& segments);
+// Whether a path under another mount (a Destination, an If-header tag)
+// names the same tree as the request: a link's tree and an account's
+// drive are never the same.
+bool SameTree(const std::vector<std::string>& segments, std::string_view request_mount);
 
 http::Response HandleOptions(DavContext& c);
 http::Response HandlePropfind(DavContext& c);

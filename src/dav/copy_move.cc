@@ -20,10 +20,11 @@ http::Response HandleCopyMove(DavContext& c) {
   if (!dv) return DavError(400);
   auto dest = ParseDestination(*dv, c.req.headers.Get("Host").value_or(""));
   if (!dest.ok()) return DavError(dest.status().code() == Code::kUnsupported ? 502 : 400);
-  if (dest->segments.empty() || !IsDavMount(dest->segments[0])) {
-    return DavError(502);
-  }
-  std::vector<std::string> dsegs(dest->segments.begin() + 1, dest->segments.end());
+  // Another tree (a link's, from an account's drive, or the reverse) is
+  // another server as far as COPY and MOVE go.
+  if (!SameTree(dest->segments, c.mount)) return DavError(502);
+  std::vector<std::string> dsegs(dest->segments.begin() + MountLength(dest->segments),
+                                 dest->segments.end());
   auto overwrite = ParseOverwrite(c.req.headers.Get("Overwrite"));
   if (!overwrite.ok()) return DavError(400);
   auto depth = ParseDepth(c.req.headers.Get("Depth"), Depth::kInfinity);
@@ -43,11 +44,11 @@ http::Response HandleCopyMove(DavContext& c) {
     if (src.path_key.rfind(dst->path_key + "/", 0) == 0) return DavError(409);
   }
   const files::Conflict conflict = *overwrite ? files::Conflict::kReplace : files::Conflict::kFail;
-  Result<meta::NodeRow> r =
-      move ? c.files.Update(c.who(), src.node->public_id, dst->name, dst->parent->public_id,
-                            conflict, c.cond)
-           : c.files.Copy(c.who(), src.node->public_id, dst->parent->public_id, dst->name,
-                          conflict, *depth == Depth::kZero, c.cond);
+  Result<meta::NodeRow> r = move
+                                ? c.files.Update(c.who(), src.node->public_id, dst->name,
+                                                 dst->parent->public_id, conflict, c.cond)
+                                : c.files.Copy(c.who(), src.node->public_id, dst->parent->public_id,
+                                               dst->name, conflict, *depth == Depth::kZero, c.cond);
   if (!r.ok()) {
     // A destination that appeared after the check above, with Overwrite: F.
     if (r.status().code() == Code::kAlreadyExists) return DavError(412);

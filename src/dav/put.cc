@@ -12,7 +12,8 @@ namespace nubo::dav {
 
 Result<std::unique_ptr<http::BodySink>> OpenPutSink(DavContext& c) {
   const files::Resolved& t = c.target;
-  if (t.node && t.node->folder()) return Status::Unsupported("a collection cannot be replaced by PUT");
+  if (t.node && t.node->folder())
+    return Status::Unsupported("a collection cannot be replaced by PUT");
   if (!t.node && !t.parent) return Status::Conflict("the parent collection does not exist");
   if (c.segments.empty()) return Status::Unsupported("a collection cannot be replaced by PUT");
   const auto& h = c.req.headers;
@@ -25,6 +26,8 @@ Result<std::unique_ptr<http::BodySink>> OpenPutSink(DavContext& c) {
     if (t.node) return Status::PreconditionFailed("the resource exists (If-None-Match: *)");
     u.conflict = files::Conflict::kFail;
   }
+  // A file drop never replaces a file: its uploads get a free name.
+  if (c.who().file_drop()) u.conflict = files::Conflict::kRename;
   if (auto im = h.Get("If-Match")) {
     if (!t.node) return Status::PreconditionFailed("If-Match on a resource that does not exist");
     u.if_match = std::string(Trim(*im));

@@ -56,11 +56,12 @@ bool Writes(std::string_view m) {
 
 // Resolves an If-header tag or Destination (absolute URI or path) to a
 // path below one of our mounts.
-std::optional<std::vector<std::string>> MountPath(std::string_view uri, std::string_view host) {
+std::optional<std::vector<std::string>> MountPath(std::string_view uri, std::string_view host,
+                                                  std::string_view request_mount) {
   auto d = ParseDestination(uri, host);
-  if (!d.ok() || d->segments.empty()) return std::nullopt;
-  if (!IsDavMount(d->segments[0])) return std::nullopt;
-  return std::vector<std::string>(d->segments.begin() + 1, d->segments.end());
+  if (!d.ok() || !SameTree(d->segments, request_mount)) return std::nullopt;
+  return std::vector<std::string>(d->segments.begin() + MountLength(d->segments),
+                                  d->segments.end());
 }
 
 // An If header names at most this many resources and conditions: each
@@ -83,8 +84,10 @@ Status CheckIfBounds(const IfHeader& h) {
 Result<DavContext*> Prepare(DavContext& c) {
   const Request& req = c.req;
   c.principal = req.principal;
-  c.mount = "/" + req.segments[0];
-  c.segments.assign(req.segments.begin() + 1, req.segments.end());
+  const size_t n = MountLength(req.segments);
+  c.mount.clear();
+  for (size_t i = 0; i < n; ++i) c.mount += "/" + req.segments[i];
+  c.segments.assign(req.segments.begin() + n, req.segments.end());
   auto r = c.files.Resolve(c.who(), c.segments);
   if (!r.ok()) {
     if (r.status().code() == Code::kInvalidArgument && !Writes(req.method)) {
@@ -104,7 +107,7 @@ Result<DavContext*> Prepare(DavContext& c) {
       if (tag == "") {
         res = c.target;
       } else {
-        auto segs = MountPath(tag, host);
+        auto segs = MountPath(tag, host, c.mount);
         if (!segs) return st;
         auto rr = c.files.Resolve(c.who(), *segs);
         if (!rr.ok()) return st;
@@ -141,8 +144,9 @@ Result<DavContext*> Prepare(DavContext& c) {
       v.last_modified = static_cast<std::time_t>(c.target.node->mtime_ms / 1000);
     }
     if (http::EvaluatePreconditions(req.method, h, v) != http::Precondition::kProceed) {
-      return Status::PreconditionFailed("a precondition (If-Match, If-None-Match or "
-                                        "If-Unmodified-Since) does not hold");
+      return Status::PreconditionFailed(
+          "a precondition (If-Match, If-None-Match or "
+          "If-Unmodified-Since) does not hold");
     }
     if (v.etag) c.cond.expect_etag = *v.etag;
   }
@@ -183,8 +187,18 @@ std::string DavContext::TargetHref() const {
   return Href(segments, target.node && target.node->folder());
 }
 
-bool IsDavMount(std::string_view first_segment) {
-  return first_segment == "dav" || first_segment == "webdav";
+size_t MountLength(const std::vector<std::string>& segments) {
+  if (segments.empty()) return 0;
+  if (segments[0] == "dav" || segments[0] == "webdav") return 1;
+  if (segments.size() >= 2 && segments[0] == "public.php" && segments[1] == "webdav") return 2;
+  return 0;
+}
+
+bool SameTree(const std::vector<std::string>& segments, std::string_view request_mount) {
+  const size_t n = MountLength(segments);
+  if (n == 0) return false;
+  const bool is_public = n == 2, request_public = request_mount == "/public.php/webdav";
+  return is_public == request_public;
 }
 
 Response DavError(int status, std::string_view condition, std::string_view href) {
@@ -230,10 +244,14 @@ Response HandleOptions(DavContext& c) {
 void RegisterDavRoutes(http::Router& router, files::Files& files, DavOptions options) {
   files::Files* f = &files;
   auto opt = std::make_shared<DavOptions>(options);
-  for (const char* mount : {"/dav/{path...}", "/webdav/{path...}"}) {
+  // A public link's tree at Nextcloud's public WebDAV address: the token is
+  // the Basic user name, the link's password (if any) the password.
+  for (const char* mount :
+       {"/dav/{path...}", "/webdav/{path...}", "/public.php/webdav/{path...}"}) {
     for (const Method& m : kMethods) {
       http::RouteOptions ro;
-      ro.access = http::Access::kUser;
+      ro.access = std::string_view(mount).rfind("/public.php/", 0) == 0 ? http::Access::kLink
+                                                                        : http::Access::kUser;
       ro.blocking = true;
       ro.errors = [](const Status& st) { return DavError(st); };
       if (m.body == Body::kXml) {

@@ -84,6 +84,9 @@ Result<std::vector<meta::DavLockRow>> Files::CoveringLocks(const Principal& who,
 
 Result<LockResult> Files::Lock(const Principal& who, const Resolved& target,
                                const LockRequest& req, const Conditions& cond) {
+  // A lock belongs to an account (it is listed, refreshed and removed as
+  // the account's): a public link's bearer has none.
+  if (who.link()) return Status::PermissionDenied("locks need an account; links cannot lock");
   if (!target.node && !target.parent) return Status::Conflict("the parent collection does not exist");
   LockResult out;
   NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
@@ -151,6 +154,7 @@ Result<LockResult> Files::Lock(const Principal& who, const Resolved& target,
 Result<meta::DavLockRow> Files::RefreshLock(const Principal& who, const Resolved& target,
                                             const std::vector<std::string>& tokens,
                                             int64_t timeout_s) {
+  if (who.link()) return Status::PermissionDenied("locks need an account; links cannot lock");
   if (!target.node) return Status::NotFound("no lock covers this resource");
   meta::DavLockRow out;
   NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
@@ -173,6 +177,7 @@ Result<meta::DavLockRow> Files::RefreshLock(const Principal& who, const Resolved
 }
 
 Status Files::Unlock(const Principal& who, const Resolved& target, const std::string& token) {
+  if (who.link()) return Status::PermissionDenied("locks need an account; links cannot lock");
   if (!target.node) return Status::NotFound("the lock token does not cover this resource");
   return meta_.Write([&](meta::WriteTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(NodeRow n, Access(t, who, target.node->public_id, Want::kLive,

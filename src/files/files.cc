@@ -288,15 +288,30 @@ Result<Resolved> Files::Resolve(const Principal& who, const std::vector<std::str
   }
   if (r.path_key.empty()) r.path_key = "/";
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(auto d, t.GetPersonalDrive(who.user_id));
-    if (!d) return Status::NotFound("this account has no personal drive");
-    // The tree as a whole: what the caller may not list resolves to nothing.
     authz::Checker check(t, who);
-    check.Know(*d);
-    NUBO_RETURN_IF_ERROR(check.RequireDrive(d->id, Action::kList));
-    r.drive_id = d->id;
-    NUBO_ASSIGN_OR_RETURN(auto cur, t.GetNode(d->root_id, 0));
-    if (!cur) return Status::Internal("drive root missing");
+    std::optional<NodeRow> cur;
+    if (who.link()) {
+      // A public link's tree starts at the link's node. Locks address
+      // paths from the drive's root, so the node's own path comes first.
+      NUBO_ASSIGN_OR_RETURN(cur, t.GetNode(who.link_node, 0));
+      if (!cur || !cur->live()) return NodeNotFound();
+      r.drive_id = cur->drive_id;
+      NUBO_ASSIGN_OR_RETURN(auto above, t.Ancestors(cur->id));
+      std::string prefix;
+      for (auto it = above.rbegin(); it != above.rend(); ++it) {
+        if (it->parent_id) prefix += "/" + it->name_key;
+      }
+      r.path_key = keys.empty() ? (prefix.empty() ? "/" : prefix) : prefix + r.path_key;
+    } else {
+      NUBO_ASSIGN_OR_RETURN(auto d, t.GetPersonalDrive(who.user_id));
+      if (!d) return Status::NotFound("this account has no personal drive");
+      // The tree as a whole: what the caller may not list resolves to nothing.
+      check.Know(*d);
+      NUBO_RETURN_IF_ERROR(check.RequireDrive(d->id, Action::kList));
+      r.drive_id = d->id;
+      NUBO_ASSIGN_OR_RETURN(cur, t.GetNode(d->root_id, 0));
+      if (!cur) return Status::Internal("drive root missing");
+    }
     for (size_t i = 0; i < keys.size(); ++i) {
       if (!cur->folder()) return Status::Ok();  // a file has no members: nothing resolves below
       if (i + 1 == keys.size()) r.parent = cur;
@@ -304,7 +319,11 @@ Result<Resolved> Files::Resolve(const Principal& who, const std::vector<std::str
       if (!next) return Status::Ok();
       cur = std::move(next);
     }
-    NUBO_RETURN_IF_ERROR(check.Require(*cur, Action::kRead));
+    Status seen = check.Require(*cur, Action::kRead);
+    // A file drop may not read what it finds: to it, a taken name is as
+    // free as any (its upload gets another name).
+    if (!seen.ok() && who.link() && seen.code() == Code::kNotFound) return Status::Ok();
+    NUBO_RETURN_IF_ERROR(seen);
     r.node = std::move(cur);
     return Status::Ok();
   }));
@@ -555,6 +574,7 @@ Result<Page> Files::ListFavorites(const Principal& who, std::string_view cursor,
 }
 
 void Files::NoteRecent(int64_t user, int64_t node_id) {
+  if (user <= 0) return;  // a link's bearer or the operator: no account, no list
   std::lock_guard lock(recent_mu_);
   // Bounded: under a flood of downloads the oldest notes are the least
   // useful; recent is a convenience list, never a record.

@@ -148,6 +148,7 @@ Status TrimTrash(meta::WriteTxn& t, int64_t drive_id, size_t max_items) {
 Result<NodeRow> Files::CreateFolder(const Principal& who, std::string_view parent_id,
                                     std::string_view name, Conflict conflict,
                                     const Conditions& cond) {
+  if (who.file_drop()) return Status::PermissionDenied("a file drop takes files only");
   NUBO_ASSIGN_OR_RETURN(std::string valid, ValidateName(name));
   if (conflict == Conflict::kOverwrite || conflict == Conflict::kReplace) {
     return Status::InvalidArgument("conflict=overwrite does not apply to folders");
@@ -170,6 +171,7 @@ Result<NodeRow> Files::CreateFolder(const Principal& who, std::string_view paren
 
 Result<std::string> Files::EnsureFolders(const Principal& who, std::string_view parent_id,
                                          std::string_view rel_path) {
+  if (who.file_drop()) return Status::PermissionDenied("a file drop takes files only");
   std::vector<std::string> names;
   for (std::string_view seg : Split(rel_path, '/')) {
     if (seg.empty()) continue;

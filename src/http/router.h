@@ -37,6 +37,8 @@ enum class Access {
   kAccount,  // the account itself (credentials, sessions, profile): a session
              // or the account password, never an app password
   kAdmin,    // an authenticated, active administrator, not through an app password
+  kLink,     // a public link's bearer: the token in the {token} path parameter or
+             // as the Basic user name (WebDAV), plus its password when it has one
 };
 
 struct RouteOptions {

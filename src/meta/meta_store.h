@@ -227,6 +227,26 @@ struct SharedNode {
   bool may_reshare = false;
 };
 
+// A public link (migration 0009).
+struct LinkRow {
+  int64_t id = 0;
+  std::string public_id;
+  Digest token_hash{};
+  std::string token_hint;
+  int64_t node_id = 0;
+  int role = 1;  // PERSISTED: 1 view, 2 edit, 4 drop
+  std::optional<std::string> password_hash;
+  std::optional<int64_t> expires_at_ms;
+  std::optional<int64_t> max_downloads;
+  int64_t downloads = 0;
+  std::string label;
+  std::optional<int64_t> created_by;
+  int64_t created_at_ms = 0;
+  // Read-only, joined: the node's public id and drive.
+  std::string node_public_id;
+  int64_t drive_id = 0;
+};
+
 class ReadTxn {
  public:
   virtual ~ReadTxn() = default;
@@ -384,6 +404,16 @@ class ReadTxn {
   // joined, by id after `after_id`.
   virtual Result<std::vector<GrantRow>> ListSharedBy(int64_t user_id, int64_t after_id,
                                                      size_t limit) = 0;
+  // Public links (joined with their node).
+  virtual Result<std::optional<LinkRow>> FindLink(const Digest& token_hash) = 0;
+  virtual Result<std::optional<LinkRow>> GetLinkByPublicId(const std::string& public_id) = 0;
+  virtual Result<std::vector<LinkRow>> ListNodeLinks(int64_t node_id) = 0;
+  // Links on nodes of drives the user owns or that the user made, by id
+  // after `after_id`.
+  virtual Result<std::vector<LinkRow>> ListLinksBy(int64_t user_id, int64_t after_id,
+                                                   size_t limit) = 0;
+  // Whether `node_id` is `ancestor_id` or lies below it.
+  virtual Result<bool> NodeWithin(int64_t node_id, int64_t ancestor_id) = 0;
   // For fsck: public ids of grants whose node, grantee or (nested) group
   // membership points at a row that does not exist, and of memberships
   // that form a cycle.
@@ -520,6 +550,14 @@ class WriteTxn : public ReadTxn {
   // Writes role, may_reshare and expires_at of `row` (matched by id).
   virtual Status UpdateGrant(const GrantRow& row) = 0;
   virtual Status DeleteGrant(int64_t id) = 0;
+  // Fills `row.id`.
+  virtual Status InsertLink(LinkRow& row) = 0;
+  // Writes role, password_hash, expires_at, max_downloads and label.
+  virtual Status UpdateLink(const LinkRow& row) = 0;
+  virtual Status DeleteLink(int64_t id) = 0;
+  // Counts one download if the link's limit allows it (atomically: two
+  // concurrent downloads never both take the last one). False: exhausted.
+  virtual Result<bool> TakeLinkDownload(int64_t id) = 0;
 
   // Favorites and recent entries.
   virtual Status AddFavorite(int64_t user_id, int64_t node_id, int64_t now_ms) = 0;

@@ -34,7 +34,8 @@ Outcome FromCookie(auth::Sessions& sessions, const http::Request& req) {
     // An expired access cookie is gone while the CSRF cookie (refresh
     // lifetime) remains: that is still a browser, which must not get a
     // Basic challenge (it would pop a password dialog over the UI).
-    if (http::GetCookie(req.headers, "nubo_csrf")) return {nullptr, BrowserDenied("session expired")};
+    if (http::GetCookie(req.headers, "nubo_csrf"))
+      return {nullptr, BrowserDenied("session expired")};
     return {nullptr, Challenge("authentication required")};
   }
   auto p = sessions.Authenticate(*cookie);
@@ -46,7 +47,8 @@ Outcome FromCookie(auth::Sessions& sessions, const http::Request& req) {
   if (req.method != "GET" && req.method != "HEAD" && req.method != "OPTIONS") {
     auto presented = req.headers.Get("X-CSRF-Token");
     if (!presented || !sessions.signer().CsrfMatches((*p)->session_id, Trim(*presented))) {
-      return {nullptr, http::ErrorResponse(403, Code::kPermissionDenied, "missing or wrong CSRF token")};
+      return {nullptr,
+              http::ErrorResponse(403, Code::kPermissionDenied, "missing or wrong CSRF token")};
     }
   }
   return {std::move(*p), std::nullopt};
@@ -59,7 +61,8 @@ Outcome FromBasic(auth::Authenticator& authn, const http::Request& req, std::str
   if (colon == std::string::npos) return {nullptr, Challenge("malformed Basic credentials")};
   std::string_view user = std::string_view(*decoded).substr(0, colon);
   auth::BasicFailure why;
-  auto p = authn.VerifyBasic(user, std::string_view(*decoded).substr(colon + 1), req.client_ip, &why);
+  auto p =
+      authn.VerifyBasic(user, std::string_view(*decoded).substr(colon + 1), req.client_ip, &why);
   if (p.ok()) return {std::move(*p), std::nullopt};
   switch (p.status().code()) {
     case Code::kResourceExhausted:
@@ -76,7 +79,8 @@ Outcome FromBasic(auth::Authenticator& authn, const http::Request& req, std::str
   }
 }
 
-Outcome Authenticate(auth::Authenticator& authn, auth::Sessions& sessions, const http::Request& req) {
+Outcome Authenticate(auth::Authenticator& authn, auth::Sessions& sessions,
+                     const http::Request& req) {
   auto header = req.headers.Get("Authorization");
   if (!header) return FromCookie(sessions, req);
   std::string_view v = Trim(*header);
@@ -103,15 +107,70 @@ Status CheckAccess(const auth::Principal& p, http::Access access) {
       return authz::CheckScope(p, auth::kScopeAccount);
     case http::Access::kAdmin:
       return authz::CheckAdmin(p);
+    case http::Access::kLink:
+      return Status::Ok();  // authenticated by the link itself
   }
   return Status::PermissionDenied("unknown access level");
 }
 
+// A public link's bearer. REST names the token in the path (a browser page:
+// no Basic challenge, the unlock cookie carries the password); WebDAV
+// clients send it as the Basic user name with the link's password.
+Outcome FromLink(auth::LinkVerifier& links, const http::Request& req) {
+  std::string token(req.Param("token"));
+  std::optional<std::string> password;
+  const bool basic_client = token.empty();
+  if (basic_client) {
+    auto header = req.headers.Get("Authorization");
+    std::string_view v = header ? Trim(*header) : std::string_view();
+    size_t sp = v.find(' ');
+    std::optional<std::string> decoded;
+    if (sp != std::string_view::npos && IEquals(v.substr(0, sp), "Basic")) {
+      decoded = Base64Decode(Trim(v.substr(sp + 1)));
+    }
+    if (!decoded) return {nullptr, Challenge("give the link's token as the user name")};
+    size_t colon = decoded->find(':');
+    token = decoded->substr(0, colon);
+    if (colon != std::string::npos) password = decoded->substr(colon + 1);
+  }
+  auto cookie = http::GetCookie(req.headers, auth::LinkVerifier::kCookie);
+  auth::BasicFailure why;
+  auto p = links.Verify(token, password, cookie ? std::string_view(*cookie) : std::string_view(),
+                        req.client_ip, &why);
+  if (p.ok()) return {std::move(*p), std::nullopt};
+  switch (p.status().code()) {
+    case Code::kResourceExhausted:
+      return {nullptr, http::TooManyAttempts(why.retry_after_s)};
+    case Code::kUnavailable: {
+      http::Response r = http::ErrorResponse(p.status());
+      r.headers.Set("Retry-After", std::to_string(std::max<int64_t>(1, why.retry_after_s)));
+      return {nullptr, std::move(r)};
+    }
+    case Code::kUnauthenticated:
+      return {nullptr,
+              basic_client ? Challenge(p.status().message()) : BrowserDenied(p.status().message())};
+    default:
+      return {nullptr, http::ErrorResponse(p.status())};
+  }
+}
+
 }  // namespace
 
-http::Guard MakeAuthGuard(auth::Authenticator& authn, auth::Sessions& sessions) {
-  return [&authn, &sessions](http::Request& req,
-                             const http::Endpoint& ep) -> std::optional<http::Response> {
+http::Guard MakeAuthGuard(auth::Authenticator& authn, auth::Sessions& sessions,
+                          auth::LinkVerifier& links) {
+  return [&authn, &sessions, &links](http::Request& req,
+                                     const http::Endpoint& ep) -> std::optional<http::Response> {
+    if (ep.options.access == http::Access::kLink) {
+      Outcome o = FromLink(links, req);
+      if (o.refused) {
+        if (ep.options.errors && o.refused->status == 404) {
+          return ep.options.errors(Status::NotFound("no such link"));
+        }
+        return std::move(o.refused);
+      }
+      req.principal = std::move(o.principal);
+      return std::nullopt;
+    }
     Outcome o = Authenticate(authn, sessions, req);
     if (o.refused) return std::move(o.refused);
     if (Status st = CheckAccess(*o.principal, ep.options.access); !st.ok()) {

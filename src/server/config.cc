@@ -117,6 +117,15 @@ const std::vector<Setting>& Table() {
       {"files.trash_retention", "NUBO_FILES_TRASH_RETENTION", "30d",
        "trashed files are deleted for good after this long", false,
        Duration(&Config::trash_retention_ms, 0, 3650ull * 24 * 3'600'000)},
+      {"sharing.sharee_search", "NUBO_SHAREE_SEARCH", "groups",
+       "whom the share dialog suggests: all (every user and group), groups (members of the "
+       "caller's groups) or exact (only an exact user name); an exact name always works",
+       false,
+       [](Config& c, std::string_view v) -> Status {
+         if (v != "all" && v != "groups" && v != "exact") return Expect("expected all, groups or exact");
+         c.sharee_search = std::string(v);
+         return Status::Ok();
+       }},
       {"dav.propfind_infinity", "NUBO_DAV_PROPFIND_INFINITY", "false",
        "answer PROPFIND Depth: infinity (streamed) instead of 403 propfind-finite-depth", false,
        Bool(&Config::dav_propfind_infinity)},

@@ -36,6 +36,7 @@ struct Config {
   uint64_t max_upload = 0;  // 0: unlimited
   bool dav_propfind_infinity = false;
   uint64_t trash_retention_ms = 30ull * 24 * 3'600'000;
+  std::string sharee_search = "groups";  // all | groups | exact
   uint64_t argon2_ops = 3;
   uint64_t argon2_mem = 64ull << 20;
   bool basic_account_passwords = true;

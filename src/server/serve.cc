@@ -13,6 +13,7 @@
 #include "api/file_routes.h"
 #include "api/share_routes.h"
 #include "auth/authenticator.h"
+#include "auth/links.h"
 #include "auth/password_pool.h"
 #include "auth/rate_limiter.h"
 #include "blob/faulty_chunk_store.h"
@@ -190,7 +191,8 @@ int RunServe(const Config& cfg) {
     FlushLogs();
     return 1;
   }
-  router.SetGuard(MakeAuthGuard(authn, **sessions));
+  auth::LinkVerifier links(meta, limiter, (*sessions)->signer());
+  router.SetGuard(MakeAuthGuard(authn, **sessions, links));
   api::RegisterAccountRoutes(router,
                              {meta, authn, params, **sessions, limiter, cfg.secure_cookies});
   files::FilesOptions fopt;
@@ -199,9 +201,14 @@ int RunServe(const Config& cfg) {
   fopt.min_free_bytes = cfg.min_free;
   fopt.tmp_dir = (fs::path(cfg.data_dir) / "tmp").string();
   files::Files files(meta, chunks, fopt);
-  api::RegisterFileRoutes(router, files);
-  share::Sharing sharing(meta);
-  api::RegisterShareRoutes(router, sharing);
+  share::Sharing sharing(
+      meta, params,
+      {.sharee_search =
+           share::ParseShareeSearch(cfg.sharee_search).value_or(share::ShareeSearch::kGroups)});
+  api::RegisterFileRoutes(router, files, {.on_download = [&sharing](const auth::Principal& who) {
+                            return sharing.TakeDownload(who);
+                          }});
+  api::RegisterShareRoutes(router, sharing, links, cfg.secure_cookies);
   dav::DavOptions dopt;
   dopt.allow_depth_infinity = cfg.dav_propfind_infinity;
   dav::RegisterDavRoutes(router, files, dopt);

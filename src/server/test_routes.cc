@@ -101,6 +101,7 @@ void RegisterTestRoutes(http::Router& router, TestHooks hooks) {
       const char* access = e.options.access == http::Access::kPublic    ? "public"
                            : e.options.access == http::Access::kAdmin   ? "admin"
                            : e.options.access == http::Access::kAccount ? "account"
+                           : e.options.access == http::Access::kLink    ? "link"
                                                                          : "user";
       j += fmt::format("{}{{\"method\":{},\"pattern\":{},\"access\":\"{}\"}}", first ? "" : ",",
                        JsonQuote(e.method), JsonQuote(e.pattern), access);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "auth/links.h"
 #include "files/names.h"
 #include "util/ids.h"
 #include "util/strings.h"
@@ -16,6 +17,7 @@ namespace {
 
 Status GroupHidden() { return Status::NotFound("no such group"); }
 Status GrantHidden() { return Status::NotFound("no such share"); }
+Status LinkHidden() { return Status::NotFound("no such link"); }
 
 // Paging cursors are opaque: hex of "<tag>:<internal id>".
 std::string EncodeCursor(char tag, int64_t id) {
@@ -384,6 +386,268 @@ Status Sharing::Revoke(const Principal& who, std::string_view grant_id) {
     NUBO_RETURN_IF_ERROR(t.DeleteGrant(g->id));
     return g->grantee_user ? PruneReshares(t, *g->grantee_user) : Status::Ok();
   });
+}
+
+// ---- Public links ----
+
+const char* LinkRoleName(int role) {
+  switch (role) {
+    case kLinkView:
+      return "view";
+    case kLinkEdit:
+      return "edit";
+    case kLinkDrop:
+      return "drop";
+  }
+  return "?";
+}
+
+std::optional<int> ParseLinkRole(std::string_view s) {
+  if (s == "view") return kLinkView;
+  if (s == "edit") return kLinkEdit;
+  if (s == "drop") return kLinkDrop;
+  return std::nullopt;
+}
+
+namespace {
+
+// What making (or keeping) a link of `role` on `n` needs from its maker.
+Status LinkRoleAllowed(const meta::NodeRow& n, authz::Perms own, int role) {
+  if (!own.Has(Action::kShare)) return Denied("you may not share this");
+  if (role == kLinkView) return Status::Ok();
+  if (!n.folder()) return Status::InvalidArgument("only a folder can take uploads through a link");
+  auto mine = authz::RoleOf(own);
+  if (role == kLinkEdit && (!mine || *mine < Role::kEditor)) {
+    return Denied("an edit link needs the editor role or more");
+  }
+  if (!own.Has(Action::kCreate)) return Denied("you may not add files here");
+  return Status::Ok();
+}
+
+Result<std::optional<std::string>> HashLinkPassword(const std::optional<std::string>& pw,
+                                                    const auth::PasswordParams& params) {
+  if (!pw) return std::optional<std::string>();
+  if (pw->size() < 8 || pw->size() > 256) {
+    return Status::InvalidArgument("a link password has 8 to 256 bytes");
+  }
+  NUBO_ASSIGN_OR_RETURN(std::string h, auth::HashPassword(*pw, params));
+  return std::optional<std::string>(std::move(h));
+}
+
+Status CheckLinkLimits(const std::optional<int64_t>& expires, const std::optional<int64_t>& max) {
+  NUBO_RETURN_IF_ERROR(CheckExpiry(expires));
+  if (max && *max < 1) return Status::InvalidArgument("max_downloads must be at least 1");
+  return Status::Ok();
+}
+
+struct LinkAccess {
+  bool see = false, change = false;
+  authz::Perms perms;
+  std::optional<meta::NodeRow> node;
+};
+
+Result<LinkAccess> AccessLink(meta::ReadTxn& t, authz::Checker& check, const meta::LinkRow& l) {
+  LinkAccess a;
+  NUBO_ASSIGN_OR_RETURN(a.node, t.GetNode(l.node_id, 0));
+  if (!a.node) return a;
+  auto p = check.On(*a.node);
+  if (!p.ok() && p.status().code() != Code::kNotFound) return p.status();
+  if (p.ok()) a.perms = *p;
+  const Principal& who = check.who();
+  const bool creator = l.created_by && *l.created_by == who.user_id && !who.anonymous();
+  a.see = a.perms.Has(Action::kShare) || (creator && p.ok());
+  a.change = a.perms.Has(Action::kManage) || (creator && a.perms.Has(Action::kShare));
+  return a;
+}
+
+}  // namespace
+
+Result<NewLink> Sharing::CreateLink(const Principal& who, std::string_view node_id,
+                                    const LinkSpec& spec) {
+  NUBO_RETURN_IF_ERROR(CheckLinkLimits(spec.expires_at_ms, spec.max_downloads));
+  if (spec.label.size() > 200) return Status::InvalidArgument("a label has at most 200 bytes");
+  // Argon2id before the transaction (it takes a while; writes serialize).
+  NUBO_ASSIGN_OR_RETURN(auto password_hash, HashLinkPassword(spec.password, params_));
+  NewLink out;
+  NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
+    authz::Checker check(t, who);
+    NUBO_ASSIGN_OR_RETURN(auto np, VisibleNode(t, check, node_id));
+    if (!np.first.parent_id) return Status::Conflict("a drive's root folder cannot be shared");
+    NUBO_RETURN_IF_ERROR(LinkRoleAllowed(np.first, np.second, spec.role));
+    auth::NewLinkToken tok = auth::MakeLinkToken();
+    meta::LinkRow& l = out.link;
+    l.public_id = NewUuidV7();
+    l.token_hash = tok.hash;
+    l.token_hint = tok.hint;
+    l.node_id = np.first.id;
+    l.node_public_id = np.first.public_id;
+    l.drive_id = np.first.drive_id;
+    l.role = spec.role;
+    l.password_hash = password_hash;
+    l.expires_at_ms = spec.expires_at_ms;
+    l.max_downloads = spec.max_downloads;
+    l.label = spec.label;
+    l.created_by = who.user_id;
+    l.created_at_ms = UnixMillis();
+    out.token = std::move(tok.token);
+    return t.InsertLink(l);
+  }));
+  return out;
+}
+
+Result<std::vector<meta::LinkRow>> Sharing::ListLinks(const Principal& who,
+                                                      std::string_view node_id) {
+  std::vector<meta::LinkRow> out;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    authz::Checker check(t, who);
+    NUBO_ASSIGN_OR_RETURN(auto np, VisibleNode(t, check, node_id));
+    if (!np.second.Has(Action::kShare)) return Denied("you may not see the links of this");
+    NUBO_ASSIGN_OR_RETURN(out, t.ListNodeLinks(np.first.id));
+    return Status::Ok();
+  }));
+  return out;
+}
+
+Result<meta::LinkRow> Sharing::UpdateLink(const Principal& who, std::string_view link_id,
+                                          const LinkPatch& patch) {
+  std::optional<std::optional<std::string>> password_hash;
+  if (patch.password) {
+    NUBO_ASSIGN_OR_RETURN(auto h, HashLinkPassword(*patch.password, params_));
+    password_hash = std::move(h);
+  }
+  if (patch.label && patch.label->size() > 200) {
+    return Status::InvalidArgument("a label has at most 200 bytes");
+  }
+  meta::LinkRow l;
+  NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
+    if (link_id.empty() || link_id.size() > 64) return LinkHidden();
+    NUBO_ASSIGN_OR_RETURN(auto found, t.GetLinkByPublicId(std::string(link_id)));
+    if (!found) return LinkHidden();
+    l = std::move(*found);
+    authz::Checker check(t, who);
+    NUBO_ASSIGN_OR_RETURN(LinkAccess a, AccessLink(t, check, l));
+    if (!a.see) return LinkHidden();
+    if (!a.change) return Denied("you may not change this link");
+    if (patch.role) l.role = *patch.role;
+    if (password_hash) l.password_hash = *password_hash;
+    if (patch.expires_at_ms) l.expires_at_ms = *patch.expires_at_ms;
+    if (patch.max_downloads) l.max_downloads = *patch.max_downloads;
+    if (patch.label) l.label = *patch.label;
+    NUBO_RETURN_IF_ERROR(CheckLinkLimits(l.expires_at_ms, l.max_downloads));
+    NUBO_RETURN_IF_ERROR(LinkRoleAllowed(*a.node, a.perms, l.role));
+    return t.UpdateLink(l);
+  }));
+  return l;
+}
+
+Status Sharing::DeleteLink(const Principal& who, std::string_view link_id) {
+  return meta_.Write([&](meta::WriteTxn& t) -> Status {
+    if (link_id.empty() || link_id.size() > 64) return LinkHidden();
+    NUBO_ASSIGN_OR_RETURN(auto l, t.GetLinkByPublicId(std::string(link_id)));
+    if (!l) return LinkHidden();
+    authz::Checker check(t, who);
+    NUBO_ASSIGN_OR_RETURN(LinkAccess a, AccessLink(t, check, *l));
+    if (!a.see) return LinkHidden();
+    const bool creator = l->created_by && *l->created_by == who.user_id;
+    if (!a.change && !creator) return Denied("you may not delete this link");
+    return t.DeleteLink(l->id);
+  });
+}
+
+Result<meta::LinkRow> Sharing::LinkOf(const Principal& who) {
+  if (!who.link()) return LinkHidden();
+  std::optional<meta::LinkRow> out;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(who.link_node, 0));
+    if (!n || !n->live()) return LinkHidden();
+    NUBO_ASSIGN_OR_RETURN(auto links, t.ListNodeLinks(who.link_node));
+    for (auto& l : links) {
+      if (l.id == who.link_id) out = std::move(l);
+    }
+    return Status::Ok();
+  }));
+  if (!out) return LinkHidden();
+  return std::move(*out);
+}
+
+Status Sharing::TakeDownload(const Principal& who) {
+  if (!who.link()) return Status::Ok();
+  return meta_.Write([&](meta::WriteTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(bool ok, t.TakeLinkDownload(who.link_id));
+    if (!ok) return Denied("this link's download limit is reached");
+    return Status::Ok();
+  });
+}
+
+// ---- Sharee search ----
+
+std::optional<ShareeSearch> ParseShareeSearch(std::string_view s) {
+  if (s == "all") return ShareeSearch::kAll;
+  if (s == "groups") return ShareeSearch::kGroups;
+  if (s == "exact") return ShareeSearch::kExact;
+  return std::nullopt;
+}
+
+Result<std::vector<Sharee>> Sharing::SearchSharees(const Principal& who, std::string_view query,
+                                                   size_t limit) {
+  NUBO_RETURN_IF_ERROR(authz::CheckScope(who, auth::kScopeFiles));
+  const std::string q = AsciiLowerCopy(Trim(query));
+  std::vector<Sharee> users, groups;
+  if (q.empty() || q.size() > 64) return users;
+  auto starts = [&](const std::string& name) { return AsciiLowerCopy(name).rfind(q, 0) == 0; };
+  auto add_user = [&](const meta::UserRow& u) {
+    if (u.id == who.user_id || !u.active || users.size() >= limit) return;
+    for (const Sharee& x : users) {
+      if (x.id == u.public_id) return;
+    }
+    users.push_back({false, u.public_id, u.username, u.display_name});
+  };
+  auto add_group = [&](const meta::GroupRow& g) {
+    if (groups.size() < limit) groups.push_back({true, g.public_id, g.name, g.name});
+  };
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto exact, t.GetUserByName(q));
+    if (exact) add_user(*exact);
+    NUBO_ASSIGN_OR_RETURN(auto mine, t.GroupsOfUser(who.user_id));
+    switch (options_.sharee_search) {
+      case ShareeSearch::kAll: {
+        NUBO_ASSIGN_OR_RETURN(auto rows, t.ListUsers("", limit + 1, q));
+        for (const auto& u : rows) add_user(u);
+        NUBO_ASSIGN_OR_RETURN(auto all, t.ListGroups("", 1000));
+        for (const auto& g : all) {
+          if (starts(g.name)) add_group(g);
+        }
+        break;
+      }
+      case ShareeSearch::kGroups:
+        for (int64_t gid : mine) {
+          NUBO_ASSIGN_OR_RETURN(auto g, t.GetGroup(gid));
+          if (g && starts(g->name)) add_group(*g);
+          NUBO_ASSIGN_OR_RETURN(auto members, t.ListGroupMembers(gid, 1000));
+          for (const auto& m : members) {
+            if (m.is_group || !starts(m.name)) continue;
+            NUBO_ASSIGN_OR_RETURN(auto u, t.GetUser(m.id));
+            if (u) add_user(*u);
+          }
+        }
+        break;
+      case ShareeSearch::kExact:
+        for (int64_t gid : mine) {
+          NUBO_ASSIGN_OR_RETURN(auto g, t.GetGroup(gid));
+          if (g && AsciiLowerCopy(g->name) == q) add_group(*g);
+        }
+        break;
+    }
+    return Status::Ok();
+  }));
+  std::sort(users.begin(), users.end(), [](const Sharee& a, const Sharee& b) {
+    return AsciiLowerCopy(a.name) < AsciiLowerCopy(b.name);
+  });
+  std::sort(groups.begin(), groups.end(), [](const Sharee& a, const Sharee& b) {
+    return AsciiLowerCopy(a.name) < AsciiLowerCopy(b.name);
+  });
+  for (auto& g : groups) users.push_back(std::move(g));
+  return users;
 }
 
 Result<SharedPage> Sharing::SharedWithMe(const Principal& who, std::string_view cursor,

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "auth/authz.h"
+#include "auth/password.h"
 #include "auth/principal.h"
 #include "meta/meta_store.h"
 #include "util/status.h"
@@ -70,12 +71,68 @@ struct GrantPage {
   std::string next_cursor;
 };
 
+// A public link's role (meta::LinkRow::role, PERSISTED): view (read, list,
+// download, ZIP), edit (+ create, change and delete inside), drop (upload
+// only: no listing; an upload never replaces a file, it gets a free name).
+inline constexpr int kLinkView = 1, kLinkEdit = 2, kLinkDrop = 4;
+const char* LinkRoleName(int role);
+std::optional<int> ParseLinkRole(std::string_view s);
+
+struct LinkSpec {
+  int role = kLinkView;
+  std::optional<std::string> password;
+  std::optional<int64_t> expires_at_ms;
+  std::optional<int64_t> max_downloads;
+  std::string label;
+};
+
+// Fields to change; an inner nullopt removes the setting.
+struct LinkPatch {
+  std::optional<int> role;
+  std::optional<std::optional<std::string>> password;
+  std::optional<std::optional<int64_t>> expires_at_ms;
+  std::optional<std::optional<int64_t>> max_downloads;
+  std::optional<std::string> label;
+};
+
+struct NewLink {
+  meta::LinkRow link;
+  std::string token;  // shown once: only its hash is stored
+};
+
+// Who the share dialog may suggest (sharing.sharee_search): every user and
+// group (kAll), the members of the caller's own groups and those groups
+// (kGroups), or only an exact user name or the name of one of the caller's
+// groups (kExact). An exact user name is found in every mode: sharing with
+// someone whose name one knows is always possible.
+enum class ShareeSearch { kAll, kGroups, kExact };
+std::optional<ShareeSearch> ParseShareeSearch(std::string_view s);
+
+struct SharingOptions {
+  ShareeSearch sharee_search = ShareeSearch::kGroups;
+};
+
+struct Sharee {
+  bool is_group = false;
+  std::string id;    // user or group public id
+  std::string name;  // username or group name
+  std::string display_name;
+};
+
 // Group names: 1..64 bytes of printable text, trimmed.
 Result<std::string> ValidateGroupName(std::string_view name);
 
 class Sharing {
  public:
-  explicit Sharing(meta::MetaStore& meta) : meta_(meta) {}
+  explicit Sharing(meta::MetaStore& meta, auth::PasswordParams params = {},
+                   SharingOptions options = {})
+      : meta_(meta), params_(params), options_(options) {}
+
+  // Users and groups the caller may pick in the share dialog for `query`
+  // (a name prefix, case-insensitive), at most `limit` of each, never the
+  // caller itself or a deactivated account.
+  Result<std::vector<Sharee>> SearchSharees(const Principal& who, std::string_view query,
+                                            size_t limit);
 
   // ---- Groups (administrators manage them; members may read theirs) ----
   Result<meta::GroupRow> CreateGroup(const Principal& who, std::string_view name);
@@ -106,11 +163,29 @@ class Sharing {
   // does the same when it weakens a grant.
   Status Revoke(const Principal& who, std::string_view grant_id);
 
+  // ---- Public links ----
+  // Needs share on the node; view needs read, edit and drop need create on
+  // a folder. A password has 8 to 256 bytes.
+  Result<NewLink> CreateLink(const Principal& who, std::string_view node_id, const LinkSpec& spec);
+  Result<std::vector<meta::LinkRow>> ListLinks(const Principal& who, std::string_view node_id);
+  // Needs manage on the node, or being the link's creator with share.
+  Result<meta::LinkRow> UpdateLink(const Principal& who, std::string_view link_id,
+                                   const LinkPatch& patch);
+  Status DeleteLink(const Principal& who, std::string_view link_id);
+  // A link's bearer: the link as it is now (the public page's header).
+  Result<meta::LinkRow> LinkOf(const Principal& who);
+  // Counts one download by a link's bearer (content or ZIP);
+  // PermissionDenied once the link's download limit is reached. Nothing for
+  // anyone else.
+  Status TakeDownload(const Principal& who);
+
   Result<SharedPage> SharedWithMe(const Principal& who, std::string_view cursor, size_t limit);
   Result<GrantPage> SharedByMe(const Principal& who, std::string_view cursor, size_t limit);
 
  private:
   meta::MetaStore& meta_;
+  auth::PasswordParams params_;
+  SharingOptions options_;
 };
 
 }  // namespace nubo::share

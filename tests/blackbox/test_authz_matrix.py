@@ -348,6 +348,13 @@ def fx_file_grantee(t, who):
     return v
 
 
+def fx_link(t, who):
+    f = fx_folder(t, who)
+    l = t.api(who, "POST", "/api/v1/nodes/%s/links" % f["id"], {"role": "view"}, expect=201)
+    t.probe(who, "GET", "/api/v1/nodes/%s/links" % f["id"])
+    return {"id": l["id"]}
+
+
 def fx_grant(t, who):
     f = fx_file(t, who)
     g = t.api(who, "POST", "/api/v1/nodes/%s/grants" % f["id"], {"user": t.grantee.name, "role": "viewer"},
@@ -511,6 +518,13 @@ def examples():
         ("PATCH", "/api/v1/grants/{id}"): [
             Case(lambda v, w: J("PATCH", "/api/v1/grants/%s" % v["id"], {"role": "editor"}), fx_grant)],
         ("DELETE", "/api/v1/grants/{id}"): [Case(lambda v, w: J("DELETE", "/api/v1/grants/%s" % v["id"]), fx_grant)],
+        ("GET", "/api/v1/nodes/{id}/links"): [Case(lambda v, w: J("GET", (N + "/links") % v["id"]), fx_folder)],
+        ("POST", "/api/v1/nodes/{id}/links"): [
+            Case(lambda v, w: J("POST", (N + "/links") % v["id"], {"role": "view", "label": "matrix"}), fx_folder)],
+        ("PATCH", "/api/v1/links/{id}"): [
+            Case(lambda v, w: J("PATCH", "/api/v1/links/%s" % v["id"], {"label": "changed"}), fx_link)],
+        ("DELETE", "/api/v1/links/{id}"): [Case(lambda v, w: J("DELETE", "/api/v1/links/%s" % v["id"]), fx_link)],
+        ("GET", "/api/v1/sharees"): [Case(lambda v, w: J("GET", "/api/v1/sharees?q=a&limit=5"))],
         ("GET", "/api/v1/shared-with-me"): [Case(lambda v, w: J("GET", "/api/v1/shared-with-me?limit=50"))],
         ("GET", "/api/v1/shared-by-me"): [Case(lambda v, w: J("GET", "/api/v1/shared-by-me?limit=50"))],
         # --- the account itself
@@ -661,7 +675,7 @@ def role_owner(t, key, access, case, v):
 #                     the caller's own drive; groups they are not in): the
 #                     answer of an unknown id
 #   "search"       -> search covers the caller's own drive: no results
-#   "manage_grant" -> manage on the grant's node, else the grant is hidden
+#   "manage_or_hidden" -> manage on the grant's or link's node, else hidden
 #   "instant_owner_only" -> create, then 404: only the caller's own content
 # A route without a row fails the test.
 NEED_ACTIONS = {
@@ -697,8 +711,13 @@ NEEDS = {
     ("GET", "/api/v1/groups/{id}"): "hidden",
     ("GET", "/api/v1/nodes/{id}/grants"): "share",
     ("POST", "/api/v1/nodes/{id}/grants"): "share",
-    ("PATCH", "/api/v1/grants/{id}"): "manage_grant",
-    ("DELETE", "/api/v1/grants/{id}"): "manage_grant",
+    ("PATCH", "/api/v1/grants/{id}"): "manage_or_hidden",
+    ("DELETE", "/api/v1/grants/{id}"): "manage_or_hidden",
+    ("GET", "/api/v1/nodes/{id}/links"): "share",
+    ("POST", "/api/v1/nodes/{id}/links"): "share",
+    ("PATCH", "/api/v1/links/{id}"): "manage_or_hidden",
+    ("DELETE", "/api/v1/links/{id}"): "manage_or_hidden",
+    ("GET", "/api/v1/sharees"): "own",
     ("GET", "/api/v1/shared-with-me"): "own",
     ("GET", "/api/v1/shared-by-me"): "own",
     ("GET", "/api/v1/me"): "own",
@@ -956,7 +975,7 @@ class AuthzMatrixTest(unittest.TestCase):
         if need == "admin":
             self.assertEqual(a[0], 403, detail)
             return
-        if need == "manage_grant":
+        if need == "manage_or_hidden":
             need = "ok-if-manage" if perms and "manage" in perms else "hidden"
         if need == "hidden" or perms is None:
             fake = forge(v)
@@ -1087,8 +1106,10 @@ class AuthzMatrixTest(unittest.TestCase):
 
         routes = self.api(self.alice, "GET", "/_test/routes")["routes"]
         table = examples()
+        # Public-link routes are authenticated by their link, not by an
+        # account: tests/blackbox/test_links.py holds each of them to that.
         keys = {(r["method"], r["pattern"]): r["access"] for r in routes
-                if r["access"] != "public" and not r["pattern"].startswith("/_test/")}
+                if r["access"] not in ("public", "link") and not r["pattern"].startswith("/_test/")}
         missing = sorted("%s %s (%s)" % (m, p, a) for (m, p), a in keys.items() if (m, p) not in table)
         self.assertEqual(missing, [], "routes without an example in the authorization matrix")
         no_needs = sorted("%s %s" % k for k, a in keys.items() if a == "user" and k in table and

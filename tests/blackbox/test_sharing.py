@@ -253,6 +253,46 @@ class SharingTest(unittest.TestCase):
         self.assertEqual(bob.status_of(team), 404)
 
 
+class ShareeSearchTest(unittest.TestCase):
+    """sharing.sharee_search decides whom the share dialog suggests."""
+
+    def names(self, client, q):
+        status, _, body = client.call("GET", "/sharees?q=%s" % q)
+        self.assertEqual(status, 200, body)
+        return [(x["type"], x["name"]) for x in body["items"]]
+
+    def run_mode(self, mode):
+        srv = Server(env=dict(FAST, NUBO_SHAREE_SEARCH=mode))
+        try:
+            admin = Client(srv, "admin", "admin password 1")
+            admin.call("POST", "/api/v1/setup", {"username": "admin", "password": "admin password 1"}, auth=False)
+            for name in ("sam", "sally", "sue", "zed"):
+                admin.call("POST", "/admin/users", {"username": name, "password": name + " password 1"})
+            team = admin.call("POST", "/groups", {"name": "Sailors"})[2]
+            admin.call("POST", "/groups", {"name": "Secret society"})
+            for name in ("sam", "sally"):
+                admin.call("POST", "/groups/%s/members" % team["id"], {"user": name})
+            admin.call("PATCH", "/admin/users/sue", {"active": False})
+            sam = Client(srv, "sam", "sam password 1")
+            return self.names(sam, "s"), self.names(sam, "zed"), self.names(sam, "Sailors"), self.names(sam, "")
+        finally:
+            srv.terminate()
+            srv.close()
+
+    def test_modes(self):
+        # Every user and group (never oneself or a deactivated account).
+        s, zed, _, empty = self.run_mode("all")
+        self.assertEqual(s, [("user", "sally"), ("group", "Sailors"), ("group", "Secret society")])
+        self.assertEqual((zed, empty), ([("user", "zed")], []))
+        # The caller's groups and their members; an exact name still works.
+        s, zed, _, _ = self.run_mode("groups")
+        self.assertEqual(s, [("user", "sally"), ("group", "Sailors")])
+        self.assertEqual(zed, [("user", "zed")])
+        # Exact names only.
+        s, zed, sailors, _ = self.run_mode("exact")
+        self.assertEqual((s, zed, sailors), ([], [("user", "zed")], [("group", "Sailors")]))
+
+
 class GroupCliTest(unittest.TestCase):
     """`nubo group` on the data directory; the server sees the result."""
 

@@ -429,6 +429,31 @@ std::string IdList(const std::vector<int64_t>& ids) {
   return out + "]";
 }
 
+constexpr const char* kLinkSelect =
+    "SELECT l.id, l.public_id, l.token_hash, l.token_hint, l.node_id, l.role, l.password_hash, "
+    "l.expires_at, l.max_downloads, l.downloads, l.label, l.created_by, l.created_at, n.public_id, "
+    "n.drive_id FROM links l JOIN nodes n ON n.id = l.node_id";
+
+LinkRow LinkFrom(const Stmt& s) {
+  LinkRow l;
+  l.id = s.Int(0);
+  l.public_id = s.Text(1);
+  l.token_hash = s.Hash(2);
+  l.token_hint = s.Text(3);
+  l.node_id = s.Int(4);
+  l.role = static_cast<int>(s.Int(5));
+  if (!s.IsNull(6)) l.password_hash = s.Text(6);
+  if (!s.IsNull(7)) l.expires_at_ms = s.Int(7);
+  if (!s.IsNull(8)) l.max_downloads = s.Int(8);
+  l.downloads = s.Int(9);
+  l.label = s.Text(10);
+  if (!s.IsNull(11)) l.created_by = s.Int(11);
+  l.created_at_ms = s.Int(12);
+  l.node_public_id = s.Text(13);
+  l.drive_id = s.Int(14);
+  return l;
+}
+
 class SqliteTxn final : public WriteTxn {
  public:
   explicit SqliteTxn(Conn& c) : c_(c) {}
@@ -1393,6 +1418,8 @@ class SqliteTxn final : public WriteTxn {
         "WHERE n.id = g.node_id) OR (g.grantee_user IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "
         "users u WHERE u.id = g.grantee_user)) OR (g.grantee_group IS NOT NULL AND NOT EXISTS "
         "(SELECT 1 FROM user_groups x WHERE x.id = g.grantee_group)) "
+        "UNION ALL SELECT 'link ' || l.public_id FROM links l WHERE NOT EXISTS (SELECT 1 FROM "
+        "nodes n WHERE n.id = l.node_id) "
         "UNION ALL SELECT 'membership in group ' || m.group_id FROM group_members m WHERE NOT "
         "EXISTS (SELECT 1 FROM user_groups x WHERE x.id = m.group_id) OR (m.member_user IS NOT "
         "NULL AND NOT EXISTS (SELECT 1 FROM users u WHERE u.id = m.member_user)) OR "
@@ -1474,6 +1501,96 @@ class SqliteTxn final : public WriteTxn {
     s.Bind(1, id);
     NUBO_RETURN_IF_ERROR(s.Exec());
     return s.changes() ? Status::Ok() : Status::NotFound("no such grant");
+  }
+
+  Result<std::optional<LinkRow>> FindLink(const Digest& token_hash) override {
+    static const std::string sql = std::string(kLinkSelect) + " WHERE l.token_hash = ?";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, token_hash);
+    return One<LinkRow>(s, LinkFrom);
+  }
+  Result<std::optional<LinkRow>> GetLinkByPublicId(const std::string& public_id) override {
+    static const std::string sql = std::string(kLinkSelect) + " WHERE l.public_id = ?";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, public_id);
+    return One<LinkRow>(s, LinkFrom);
+  }
+  Result<std::vector<LinkRow>> ListNodeLinks(int64_t node_id) override {
+    static const std::string sql = std::string(kLinkSelect) + " WHERE l.node_id = ? ORDER BY l.id";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, node_id);
+    return Rows<LinkRow>(s, LinkFrom);
+  }
+  Result<std::vector<LinkRow>> ListLinksBy(int64_t user_id, int64_t after_id,
+                                           size_t limit) override {
+    static const std::string sql =
+        std::string(kLinkSelect) +
+        " JOIN drives d ON d.id = n.drive_id WHERE (d.owner_id = ?1 OR l.created_by = ?1) AND "
+        "l.id > ?2 ORDER BY l.id LIMIT ?3";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, user_id).Bind(2, after_id).Bind(3, static_cast<int64_t>(limit));
+    return Rows<LinkRow>(s, LinkFrom);
+  }
+  Result<bool> NodeWithin(int64_t node_id, int64_t ancestor_id) override {
+    if (node_id == ancestor_id) return true;
+    NUBO_PREPARE(s, c_,
+                 "WITH RECURSIVE anc(id) AS (SELECT parent_id FROM nodes WHERE id = ?1 UNION ALL "
+                 "SELECT n.parent_id FROM nodes n JOIN anc ON n.id = anc.id WHERE n.parent_id IS "
+                 "NOT NULL) SELECT EXISTS (SELECT 1 FROM anc WHERE id = ?2)");
+    s.Bind(1, node_id).Bind(2, ancestor_id);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    return row && s.Int(0) != 0;
+  }
+  Status InsertLink(LinkRow& l) override {
+    NUBO_PREPARE(s, c_,
+                 "INSERT INTO links (public_id, token_hash, token_hint, node_id, role, "
+                 "password_hash, expires_at, max_downloads, downloads, label, created_by, "
+                 "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)");
+    s.Bind(1, l.public_id).Bind(2, l.token_hash).Bind(3, l.token_hint).Bind(4, l.node_id);
+    s.Bind(5, static_cast<int64_t>(l.role));
+    if (l.password_hash) {
+      s.Bind(6, *l.password_hash);
+    } else {
+      s.BindNull(6);
+    }
+    BindOpt(s, 7, l.expires_at_ms);
+    BindOpt(s, 8, l.max_downloads);
+    s.Bind(9, l.label);
+    BindOpt(s, 10, l.created_by);
+    s.Bind(11, l.created_at_ms);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    l.id = sqlite3_last_insert_rowid(c_.db());
+    return Status::Ok();
+  }
+  Status UpdateLink(const LinkRow& l) override {
+    NUBO_PREPARE(s, c_,
+                 "UPDATE links SET role = ?, password_hash = ?, expires_at = ?, max_downloads = ?, "
+                 "label = ? WHERE id = ?");
+    s.Bind(1, static_cast<int64_t>(l.role));
+    if (l.password_hash) {
+      s.Bind(2, *l.password_hash);
+    } else {
+      s.BindNull(2);
+    }
+    BindOpt(s, 3, l.expires_at_ms);
+    BindOpt(s, 4, l.max_downloads);
+    s.Bind(5, l.label).Bind(6, l.id);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    return s.changes() ? Status::Ok() : Status::NotFound("no such link");
+  }
+  Status DeleteLink(int64_t id) override {
+    NUBO_PREPARE(s, c_, "DELETE FROM links WHERE id = ?");
+    s.Bind(1, id);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    return s.changes() ? Status::Ok() : Status::NotFound("no such link");
+  }
+  Result<bool> TakeLinkDownload(int64_t id) override {
+    NUBO_PREPARE(s, c_,
+                 "UPDATE links SET downloads = downloads + 1 WHERE id = ? AND (max_downloads IS "
+                 "NULL OR downloads < max_downloads)");
+    s.Bind(1, id);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    return s.changes() == 1;
   }
 
   Status AddFavorite(int64_t user_id, int64_t node_id, int64_t now_ms) override {

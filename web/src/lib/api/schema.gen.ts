@@ -244,6 +244,64 @@ export interface SharedByMe {
   next_cursor: string | null;
 }
 
+/** view: read, list, download, ZIP; edit: + create, change, delete inside; drop: upload only (no listing, names never overwrite) */
+export type LinkRole = "view" | "edit" | "drop";
+
+export interface Link {
+  id: string;
+  node_id: string;
+  role: LinkRole;
+  has_password: boolean;
+  expires_at: number | null;
+  max_downloads: number | null;
+  downloads: number;
+  label: string;
+  /** the token's last 4 characters */
+  token_hint: string;
+  created: number;
+  /** only when the link is made: the token is stored hashed and never shown again */
+  token?: string;
+  /** only when the link is made: the public page, /s/{token} */
+  url?: string;
+}
+
+export interface LinkList {
+  items: Link[];
+}
+
+export interface LinkSpec {
+  role?: LinkRole;
+  /** 8 to 256 bytes */
+  password?: string;
+  expires_at?: number;
+  max_downloads?: number;
+  label?: string;
+}
+
+/** "" removes the password, 0 the expiry or the download limit */
+export interface LinkPatch {
+  role?: LinkRole;
+  password?: string;
+  expires_at?: number;
+  max_downloads?: number;
+  label?: string;
+}
+
+export interface PublicLink {
+  role: LinkRole;
+  /** the shared node (a drop link may not read it) */
+  node_id: string;
+  expires_at: number | null;
+  downloads_left: number | null;
+}
+
+export interface Sharee {
+  type: "user" | "group";
+  id: string;
+  name: string;
+  display_name: string;
+}
+
 export interface Operations {
   /** Whether first-run setup is still open (no account exists yet) */
   "GET /api/v1/setup": {
@@ -878,6 +936,186 @@ export interface Operations {
     body: undefined;
     response: SharedByMe;
   };
+  /** The public links of a node (needs share on it) */
+  "GET /api/v1/nodes/{id}/links": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: LinkList;
+  };
+  /** Make a public link (needs share; edit and drop links need create on a folder) */
+  "POST /api/v1/nodes/{id}/links": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: LinkSpec;
+    response: Link;
+  };
+  /** Revoke a link */
+  "DELETE /api/v1/links/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: void;
+  };
+  /** Change a link (manage on its node, or its maker) */
+  "PATCH /api/v1/links/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: LinkPatch;
+    response: Link;
+  };
+  /** A public link as its bearer sees it */
+  "GET /api/v1/public/{token}": {
+    path: {
+      token: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: PublicLink;
+  };
+  /** Open a password-protected link: sets a cookie valid for this link's routes only */
+  "POST /api/v1/public/{token}/unlock": {
+    path: {
+      token: string;
+    };
+    query: Record<never, never>;
+    body: {
+      password: string;
+    };
+    response: void;
+  };
+  /** Through a public link: a file or folder, with its path from the drive root */
+  "GET /api/v1/public/{token}/nodes/{id}": {
+    path: {
+      token: string;
+      id: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: NodeWithPath;
+  };
+  /** Through a public link: move a node (and its subtree) to the trash, or delete it for good */
+  "DELETE /api/v1/public/{token}/nodes/{id}": {
+    path: {
+      token: string;
+      id: string;
+    };
+    query: {
+      permanent?: boolean;
+    };
+    body: undefined;
+    response: void;
+  };
+  /** Through a public link: rename and/or move a node */
+  "PATCH /api/v1/public/{token}/nodes/{id}": {
+    path: {
+      token: string;
+      id: string;
+    };
+    query: Record<never, never>;
+    body: {
+      name?: string;
+      parent_id?: string;
+      conflict?: "fail" | "rename";
+    };
+    response: Node;
+  };
+  /** Through a public link: a folder's children in keyset pages, folders first */
+  "GET /api/v1/public/{token}/nodes/{id}/children": {
+    path: {
+      token: string;
+      id: string;
+    };
+    query: {
+      sort?: "name" | "size" | "modified" | "type";
+      order?: "asc" | "desc";
+      limit?: number;
+      cursor?: string;
+    };
+    body: undefined;
+    response: Children;
+  };
+  /** Through a public link: create a folder in a folder */
+  "POST /api/v1/public/{token}/nodes/{id}/folders": {
+    path: {
+      token: string;
+      id: string;
+    };
+    query: Record<never, never>;
+    body: {
+      name: string;
+      conflict?: "fail" | "rename";
+    };
+    response: Node;
+  };
+  /** Through a public link: upload a file into a folder (the body is streamed; nothing is stored unless it all arrives and checks out) */
+  "PUT /api/v1/public/{token}/nodes/{id}/files/{name}": {
+    path: {
+      token: string;
+      id: string;
+      name: string;
+    };
+    query: {
+      conflict?: "fail" | "rename" | "overwrite";
+      modified?: number;
+    };
+    body: undefined;
+    response: Node;
+  };
+  /** Through a public link: upload several files in one multipart/form-data request; a filename may be a relative path (missing folders are created) */
+  "POST /api/v1/public/{token}/nodes/{id}/upload": {
+    path: {
+      token: string;
+      id: string;
+    };
+    query: {
+      conflict?: "fail" | "rename" | "overwrite";
+    };
+    body: undefined;
+    response: UploadResult;
+  };
+  /** Through a public link: a file's bytes, with ranges and conditional requests (HEAD too) */
+  "GET /api/v1/public/{token}/nodes/{id}/content": {
+    path: {
+      token: string;
+      id: string;
+    };
+    query: {
+      download?: 0 | 1;
+    };
+    body: undefined;
+    response: Blob;
+  };
+  /** Through a public link: a folder as a streamed ZIP archive (entries under the folder's name) */
+  "GET /api/v1/public/{token}/nodes/{id}/zip": {
+    path: {
+      token: string;
+      id: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: Blob;
+  };
+  /** Users and groups the share dialog may suggest for a name prefix (setting sharing.sharee_search: all, groups or exact; an exact user name is always found) */
+  "GET /api/v1/sharees": {
+    path: Record<never, never>;
+    query: {
+      q: string;
+      limit?: number;
+    };
+    body: undefined;
+    response: {
+      items: Sharee[];
+    };
+  };
 }
 
 export type OperationKey = keyof Operations;
@@ -942,5 +1180,21 @@ export const OPERATION_KEYS: readonly OperationKey[] = [
   "DELETE /api/v1/grants/{id}",
   "PATCH /api/v1/grants/{id}",
   "GET /api/v1/shared-with-me",
-  "GET /api/v1/shared-by-me"
+  "GET /api/v1/shared-by-me",
+  "GET /api/v1/nodes/{id}/links",
+  "POST /api/v1/nodes/{id}/links",
+  "DELETE /api/v1/links/{id}",
+  "PATCH /api/v1/links/{id}",
+  "GET /api/v1/public/{token}",
+  "POST /api/v1/public/{token}/unlock",
+  "GET /api/v1/public/{token}/nodes/{id}",
+  "DELETE /api/v1/public/{token}/nodes/{id}",
+  "PATCH /api/v1/public/{token}/nodes/{id}",
+  "GET /api/v1/public/{token}/nodes/{id}/children",
+  "POST /api/v1/public/{token}/nodes/{id}/folders",
+  "PUT /api/v1/public/{token}/nodes/{id}/files/{name}",
+  "POST /api/v1/public/{token}/nodes/{id}/upload",
+  "GET /api/v1/public/{token}/nodes/{id}/content",
+  "GET /api/v1/public/{token}/nodes/{id}/zip",
+  "GET /api/v1/sharees"
 ];
