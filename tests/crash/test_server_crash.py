@@ -1,14 +1,18 @@
 """Crash consistency of the whole server (ARCHITECTURE.md §4.1): a client
 drives a mixed workload over REST and WebDAV (uploads, overwrites, moves,
-copies, deletes to the trash, restores) while the server is killed with
-SIGKILL at random instants. The client keeps an oracle of what the server
-acknowledged. After every restart:
+copies, deletes to the trash, restores, grants to a second user and their
+revocation, public links and their revocation) while the server is killed
+with SIGKILL at random instants. The client keeps an oracle of what the
+server acknowledged. After every restart:
 
 - every acknowledged file reads back byte-identical at its path;
 - the operation in flight at the kill is either wholly done or not at all
   (a new file is absent or complete, an overwrite shows the old or the new
   bytes, a move leaves the file at exactly one of its two paths);
 - every listed file reads back whole (no truncation, no mix);
+- the second user reads exactly the files granted to it, and every
+  acknowledged public link serves its file's bytes (a grant, revocation or
+  link removal in flight is either done or not);
 
 and at the end `nubo fsck` finds nothing. NUBO_SERVER_CRASH_TRIALS (default
 50) sets the number of kills; `make soak` runs thousands."""
@@ -34,6 +38,8 @@ TRIALS = int(os.environ.get("NUBO_SERVER_CRASH_TRIALS", "50"))
 SEED = int(os.environ.get("NUBO_CRASH_SEED", "20261130"))
 USER, PASSWORD = "crash", "crash test password"
 AUTH = "Basic " + base64.b64encode(("%s:%s" % (USER, PASSWORD)).encode()).decode()
+PEER, PEER_PASSWORD = "peer", "peer test password"
+PEER_AUTH = "Basic " + base64.b64encode(("%s:%s" % (PEER, PEER_PASSWORD)).encode()).decode()
 NAMES = ["f%02d.bin" % i for i in range(12)]
 
 
@@ -108,14 +114,18 @@ class ServerCrashTest(unittest.TestCase):
                              {"Content-Type": "application/json"})
             self.assertEqual(status, 201)
             self.assertEqual(call(srv.port, "MKCOL", "/dav/crash")[0], 201)
+            self.assertEqual(api(srv.port, "POST", "/admin/users", {"username": PEER, "password": PEER_PASSWORD})[0],
+                             201)
             oracle = {}      # name → bytes the server acknowledged
+            self.shared = set()  # names of files granted to PEER
+            self.links = {}      # token → (name, link id) of acknowledged public links
             ops_done = 0
             kills = 0
             for trial in range(TRIALS):
                 # Acknowledged operations for a random while...
                 deadline = time.time() + rng.uniform(0.0, 0.3)
                 while time.time() < deadline:
-                    op, _ = self._pick(rng, oracle)
+                    op, _ = self._pick(rng, oracle, acked=True)
                     self._run(srv.port, op, oracle)
                     ops_done += 1
                 # ...then one more in flight in another process, and the
@@ -137,15 +147,17 @@ class ServerCrashTest(unittest.TestCase):
                                   env={k: v for k, v in os.environ.items() if not k.startswith("NUBO_")})
             self.assertEqual(fsck.returncode, 0, fsck.stdout + fsck.stderr)
             self.assertRegex(fsck.stdout, r" 0 problems")
-            print("\nserver crash test: %d kills, %d acknowledged operations, %d files at the end"
-                  % (kills, ops_done, len(oracle)), file=sys.stderr)
+            print("\nserver crash test: %d kills, %d acknowledged operations, %d files, %d grants and %d links "
+                  "at the end" % (kills, ops_done, len(oracle), len(self.shared), len(self.links)), file=sys.stderr)
             self.assertGreaterEqual(kills, min(TRIALS, 50))
 
     # An operation is a dict the in-flight helper can replay; `pending`
     # describes its allowed outcomes for the verifier.
-    def _pick(self, rng, oracle):
+    def _pick(self, rng, oracle, acked=False):
         names = sorted(oracle)
         free = [n for n in NAMES if n not in oracle]
+        if names and rng.random() < 0.25:
+            return self._pick_sharing(rng, names, acked)
         r = rng.random()
         if (r < 0.35 and free) or not names:
             name = rng.choice(free or NAMES)
@@ -169,32 +181,85 @@ class ServerCrashTest(unittest.TestCase):
                     {"kind": "copy", "name": name, "to": to, "data": oracle[name]})
         return ({"op": "delete", "name": name}, {"kind": "delete", "name": name, "data": oracle[name]})
 
+    def _pick_sharing(self, rng, names, acked):
+        """A grant, a revocation, a link or a link's removal. A new link's
+        token is only known from its answer: links are made only by
+        acknowledged operations, never in flight."""
+        name = rng.choice(names)
+        r = rng.random()
+        if r < 0.35:
+            return ({"op": "grant", "name": name}, {"kind": "grant", "name": name})
+        if r < 0.6 and self.shared:
+            name = rng.choice(sorted(self.shared))
+            return ({"op": "revoke", "name": name}, {"kind": "grant", "name": name})
+        if r < 0.85 and acked:
+            return ({"op": "link", "name": name}, None)
+        if self.links:
+            token = rng.choice(sorted(self.links))
+            return ({"op": "unlink", "name": self.links[token][0], "id": self.links[token][1]},
+                    {"kind": "unlink", "token": token})
+        return ({"op": "grant", "name": name}, {"kind": "grant", "name": name})
+
     def _run(self, port, op, oracle):
-        status = run_op(port, op)
+        result = run_op(port, op)
+        status = result[0] if isinstance(result, tuple) else result
         name = op["name"]
         if op["op"] == "put":
             self.assertIn(status, (200, 201, 204), op)
+            if name not in oracle:
+                self.shared.discard(name)  # a new file: nothing granted on it
             oracle[name] = bytes.fromhex(op["data"])
         elif op["op"] == "move":
             self.assertIn(status, (201, 204), op)
             oracle[op["to"]] = oracle.pop(name)
+            self._moved(name, op["to"])
         elif op["op"] == "copy":
             self.assertIn(status, (201, 204), op)
             oracle[op["to"]] = oracle[name]
         elif op["op"] == "delete":
             self.assertEqual(status, 204, op)
             del oracle[name]
+            self._forget(name)
+        elif op["op"] == "grant":
+            self.assertIn(status, (201, 409), op)  # 409: granted already
+            self.shared.add(name)
+        elif op["op"] == "revoke":
+            self.assertEqual(status, 204, op)
+            self.shared.discard(name)
+        elif op["op"] == "link":
+            self.assertEqual(status, 201, op)
+            self.links[result[1]["token"]] = (name, result[1]["id"])
+        elif op["op"] == "unlink":
+            self.assertEqual(status, 204, op)
+            self.links = {t: v for t, v in self.links.items() if v[1] != op["id"]}
+
+    def _moved(self, name, to):
+        """Grants and links belong to the node: they move with it."""
+        if name in self.shared:
+            self.shared.discard(name)
+            self.shared.add(to)
+        for token, (n, lid) in list(self.links.items()):
+            if n == name:
+                self.links[token] = (to, lid)
+
+    def _forget(self, name):
+        """A file went to the trash: what was granted or linked on it is
+        out of reach (a later file of that name is another node)."""
+        self.shared.discard(name)
+        self.links = {t: v for t, v in self.links.items() if v[0] != name}
 
     def _verify(self, port, oracle, pending, trial):
         # Resolve the in-flight operation: whichever outcome the server
         # shows must be one of the two allowed, and becomes the truth.
         if pending:
-            k, name = pending["kind"], pending["name"]
+            k, name = pending["kind"], pending.get("name")
             if k == "put":
                 got = self._get(port, name)
                 allowed = [pending["new"], pending["old"]]
                 self.assertIn(got, allowed, "trial %d: %s after a put in flight: %s bytes" %
                               (trial, name, None if got is None else len(got)))
+                if pending["old"] is None:
+                    self.shared.discard(name)  # a new file, if it is there at all
                 if got is None:
                     oracle.pop(name, None)
                 else:
@@ -205,6 +270,8 @@ class ServerCrashTest(unittest.TestCase):
                                 "trial %d: move in flight left %s / %s" % (trial, a is not None, b is not None))
                 oracle.pop(name, None)
                 oracle[pending["to"] if b is not None else name] = pending["data"]
+                if b is not None:
+                    self._moved(name, pending["to"])
             elif k == "copy":
                 b = self._get(port, pending["to"])
                 self.assertIn(b, (None, pending["data"]), "trial %d: copy in flight" % trial)
@@ -215,6 +282,18 @@ class ServerCrashTest(unittest.TestCase):
                 self.assertIn(a, (None, pending["data"]), "trial %d: delete in flight" % trial)
                 if a is None:
                     oracle.pop(name, None)
+                    self._forget(name)
+            elif k == "grant":
+                # A grant or revocation in flight: either outcome, then the truth.
+                if name in oracle:
+                    if self._peer_get(port, name) is None:
+                        self.shared.discard(name)
+                    else:
+                        self.shared.add(name)
+            elif k == "unlink":
+                token = pending["token"]
+                if token in self.links and self._link_get(port, token) is None:
+                    del self.links[token]
         # Every acknowledged file, byte for byte; nothing else listed.
         for name, content in oracle.items():
             got = self._get(port, name)
@@ -226,6 +305,35 @@ class ServerCrashTest(unittest.TestCase):
         hrefs = [h.decode() for h in re.findall(rb"<d:href>([^<]*)</d:href>", body)]
         listed = {urllib.parse.unquote(h.rsplit("/", 1)[-1]) for h in hrefs if not h.endswith("/")}
         self.assertEqual(listed, set(oracle), "trial %d: listing differs from the oracle" % trial)
+        # The second user reads exactly what was granted; links serve their file.
+        for name, content in oracle.items():
+            got = self._peer_get(port, name)
+            if name in self.shared:
+                self.assertTrue(got == content, "trial %d: granted %s unreadable or different" % (trial, name))
+            else:
+                self.assertTrue(got is None, "trial %d: %s readable without a grant" % (trial, name))
+        for token, (name, _) in self.links.items():
+            self.assertTrue(self._link_get(port, token) == oracle[name], "trial %d: link to %s" % (trial, name))
+
+    def _peer_get(self, port, name):
+        node = node_id(port, name)
+        if node is None:
+            return None
+        status, body = call(port, "GET", "/api/v1/nodes/%s/content" % node, headers={"Authorization": PEER_AUTH})
+        if status == 404:
+            return None
+        self.assertEqual(status, 200, name)
+        return body
+
+    def _link_get(self, port, token):
+        status, body = call(port, "GET", "/api/v1/public/%s" % token, headers={"Authorization": ""})
+        if status == 404:
+            return None
+        self.assertEqual(status, 200, body)
+        status, body = call(port, "GET", "/api/v1/public/%s/nodes/%s/content" % (token, json.loads(body)["node_id"]),
+                            headers={"Authorization": ""})
+        self.assertEqual(status, 200)
+        return body
 
     def _get(self, port, name):
         status, body = call(port, "GET", dav(name))
@@ -235,8 +343,32 @@ class ServerCrashTest(unittest.TestCase):
         return body
 
 
+def crash_folder(port):
+    status, drives = api(port, "GET", "/drives")
+    root = drives["drives"][0]["root_id"]
+    status, kids = api(port, "GET", "/nodes/%s/children?limit=500" % root)
+    return [n for n in kids["items"] if n["name"] == "crash"][0]["id"]
+
+
+def node_id(port, name):
+    status, kids = api(port, "GET", "/nodes/%s/children?limit=500" % crash_folder(port))
+    ids = [n["id"] for n in kids["items"] if n["name"] == name]
+    return ids[0] if ids else None
+
+
 def run_op(port, op):
+    """The operation's status; for a new link (status, its JSON)."""
     name = op["name"]
+    if op["op"] in ("grant", "revoke", "link"):
+        node = node_id(port, name)
+        if op["op"] == "grant":
+            return api(port, "POST", "/nodes/%s/grants" % node, {"user": PEER, "role": "viewer"})[0]
+        if op["op"] == "link":
+            return api(port, "POST", "/nodes/%s/links" % node, {"role": "view"})
+        grants = api(port, "GET", "/nodes/%s/grants" % node)[1]["items"]
+        return api(port, "DELETE", "/grants/%s" % grants[0]["id"])[0] if grants else 404
+    if op["op"] == "unlink":
+        return api(port, "DELETE", "/links/%s" % op["id"])[0]
     if op["op"] == "put":
         data = bytes.fromhex(op["data"])
         if op["via"] == "dav":
