@@ -1034,7 +1034,7 @@ def main():
     ap = argparse.ArgumentParser(description="nubo benchmarks; see bench/README.md")
     ap.add_argument("scenario", choices=["all", "peers", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8",
                                          "health", "storage", "files", "listing-ab", "listing-order-ab", "propfind-ab",
-                                         "auth-storm", "zip-ab", "authz-cost"],
+                                         "auth-storm", "zip-ab", "authz-cost", "sharing-cost"],
                     help="all = health + the peer suite s1..s8; peers = s1..s8; the rest run alone")
     ap.add_argument("--quick", action="store_true", help="suite: smaller sizes, one round (under 5 minutes)")
     ap.add_argument("--peers", default=None,
@@ -1090,7 +1090,7 @@ def main():
         scenario_listing_order_ab(args)
     if args.scenario == "propfind-ab":
         scenario_propfind_ab(args)
-    if args.scenario in ("auth-storm", "zip-ab", "authz-cost"):
+    if args.scenario in ("auth-storm", "zip-ab", "authz-cost", "sharing-cost"):
         # One file per scenario; they import this module as `bench`.
         sys.modules.setdefault("bench", sys.modules["__main__"])
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -1100,6 +1100,9 @@ def main():
         elif args.scenario == "authz-cost":
             import authz_cost
             authz_cost.run(args)
+        elif args.scenario == "sharing-cost":
+            import sharing_cost
+            sharing_cost.run(args)
         else:
             import zip_ab
             zip_ab.run(args)
