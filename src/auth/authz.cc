@@ -1,5 +1,7 @@
 #include "auth/authz.h"
 
+#include <algorithm>
+
 #include "util/time.h"
 
 namespace nubo::authz {
@@ -78,8 +80,31 @@ std::optional<Role> RoleOf(Perms p) {
   return Role::kViewer;
 }
 
-Checker::Checker(meta::ReadTxn& txn, const auth::Principal& who)
-    : txn_(txn), who_(who), now_ms_(UnixMillis()) {}
+Checker::Checker(meta::ReadTxn& txn, const auth::Principal& who, int depth)
+    : txn_(txn), who_(who), now_ms_(UnixMillis()), depth_(depth) {}
+
+Result<Perms> Checker::MakerPerms(int64_t maker, int64_t node_id) {
+  if (maker <= 0 || depth_ >= kMaxReshareDepth) return Perms();
+  const std::string key = std::to_string(maker) + ":" + std::to_string(node_id);
+  if (auto it = makers_.find(key); it != makers_.end()) return it->second;
+  Perms out;
+  NUBO_ASSIGN_OR_RETURN(auto node, txn_.GetNode(node_id, 0));
+  if (node) {
+    NUBO_ASSIGN_OR_RETURN(auto user, txn_.GetUser(maker));
+    if (user && user->active) {
+      const auth::Principal as_maker = auth::Principal::User(maker, user->username);
+      Checker sub(txn_, as_maker, depth_ + 1);
+      auto p = sub.On(*node);
+      if (p.ok()) {
+        out = *p;
+      } else if (p.status().code() != Code::kNotFound) {
+        return p.status();
+      }
+    }
+  }
+  makers_[key] = out;
+  return out;
+}
 
 Result<bool> Checker::Owns(int64_t drive_id) {
   NUBO_ASSIGN_OR_RETURN(auto owner, Owner(drive_id));
@@ -120,6 +145,20 @@ Result<Perms> Checker::On(const meta::NodeRow& node) {
     }
     NUBO_ASSIGN_OR_RETURN(bool within, txn_.NodeWithin(node.id, who_.link_node));
     Perms p = within ? LinkPerms(who_.link_role, node.id == who_.link_node) : Perms();
+    if (!p.empty()) {
+      // A link made by someone other than the owner lasts while its maker
+      // may share the node, and writes only while its maker may.
+      NUBO_ASSIGN_OR_RETURN(auto owner, Owner(node.drive_id));
+      if (!owner || *owner != who_.link_maker) {
+        NUBO_ASSIGN_OR_RETURN(Perms maker, MakerPerms(who_.link_maker, who_.link_node));
+        if (!maker.Has(Action::kShare)) {
+          p = Perms();
+        } else if (!maker.Has(Action::kCreate)) {
+          p = LinkPerms(1, node.id == who_.link_node);
+          if (who_.link_role == 4) p = Perms();
+        }
+      }
+    }
     nodes_[node.id] = p;
     if (p.empty()) return NodeHidden();
     return p;
@@ -134,10 +173,21 @@ Result<Perms> Checker::On(const meta::NodeRow& node) {
   // Everyone else: the union of the grants that reach the node.
   NUBO_ASSIGN_OR_RETURN(const std::vector<int64_t>* groups, Groups());
   NUBO_ASSIGN_OR_RETURN(auto hits, txn_.GrantsReaching(node.id, who_.user_id, *groups, now_ms_));
+  NUBO_ASSIGN_OR_RETURN(auto owner, Owner(node.drive_id));
   Perms p;
   for (const meta::GrantHit& h : hits) {
     if (h.role < 1 || h.role > 3) continue;  // a role this build does not know grants nothing
-    p |= RolePerms(static_cast<Role>(h.role), h.may_reshare, h.node_id == node.id);
+    Role role = static_cast<Role>(h.role);
+    bool reshare = h.may_reshare;
+    if (!owner || h.created_by != *owner) {
+      // A reshare: no more than its maker may still give.
+      NUBO_ASSIGN_OR_RETURN(Perms maker, MakerPerms(h.created_by, h.node_id));
+      auto most = RoleOf(maker);
+      if (!most || !maker.Has(Action::kShare)) continue;
+      role = std::min(role, *most);
+      reshare = reshare && maker.Has(Action::kShare);
+    }
+    p |= RolePerms(role, reshare, h.node_id == node.id);
   }
   nodes_[node.id] = p;
   if (p.empty()) return NodeHidden();

@@ -122,7 +122,10 @@ Status NodeHidden();
 // with the drive owners it looked up memoized (a listing page asks once).
 class Checker {
  public:
-  Checker(meta::ReadTxn& txn, const auth::Principal& who);
+  // `depth`: how many makers of reshares this decision is checking for
+  // already (see MakerPerms); a chain longer than kMaxReshareDepth grants
+  // nothing.
+  Checker(meta::ReadTxn& txn, const auth::Principal& who, int depth = 0);
 
   // The principal's permissions on `node`. NodeHidden when they include
   // nothing (the node is invisible to the caller).
@@ -145,6 +148,14 @@ class Checker {
 
  private:
   Result<std::optional<int64_t>> Owner(int64_t drive_id);
+  // What `maker` may do on `node_id` now. A grant or link made by anyone
+  // but the drive's owner lasts only as long as its maker may still share
+  // the node, and allows no more than the maker holds: a reshare ends when
+  // the grant it came from is revoked, expires, weakens or stops reaching
+  // (a group membership ended, a move), without any bookkeeping.
+  Result<Perms> MakerPerms(int64_t maker, int64_t node_id);
+
+  static constexpr int kMaxReshareDepth = 4;
 
   meta::ReadTxn& txn_;
   const auth::Principal& who_;
@@ -152,6 +163,8 @@ class Checker {
   std::unordered_map<int64_t, std::optional<int64_t>> owners_;
   std::optional<std::vector<int64_t>> groups_;
   std::unordered_map<int64_t, Perms> nodes_;  // decisions made, by node id
+  const int depth_;
+  std::unordered_map<std::string, Perms> makers_;  // "maker:node" → MakerPerms
 };
 
 // Check(txn, who, node, a): the one-call form of Checker::Require.

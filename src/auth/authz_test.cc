@@ -70,7 +70,8 @@ class CheckerTest : public ::testing::Test {
   }
 
   void GrantTo(std::optional<int64_t> user, std::optional<int64_t> group, const NodeRow& n,
-               Role role, std::optional<int64_t> expires = std::nullopt, bool reshare = false) {
+               Role role, std::optional<int64_t> expires = std::nullopt, bool reshare = false,
+               std::optional<int64_t> maker = std::nullopt) {
     Status st = db_.store->Write([&](meta::WriteTxn& t) {
       meta::GrantRow g;
       g.public_id = "g" + std::to_string(++grants_);
@@ -80,6 +81,7 @@ class CheckerTest : public ::testing::Test {
       g.role = static_cast<int>(role);
       g.may_reshare = reshare;
       g.expires_at_ms = expires;
+      g.created_by = maker ? *maker : alice_.id;
       g.created_at_ms = 1;
       return t.InsertGrant(g);
     });
@@ -159,6 +161,23 @@ TEST_F(CheckerTest, NestedGroupsAndExpiry) {
   auto bob = auth::Principal::User(bob_.id, "bob");
   GrantTo(bob_.id, std::nullopt, shared_, Role::kEditor, UnixMillis() - 1);
   EXPECT_EQ(On(bob, inner_), std::nullopt);
+}
+
+// A grant made by a recipient (a reshare) gives no more than its maker
+// holds now, and nothing once the maker may no longer share.
+TEST_F(CheckerTest, ResharesFollowTheirMaker) {
+  auto carol = auth::Principal::User(carol_.id, "carol");
+  GrantTo(bob_.id, std::nullopt, shared_, Role::kViewer, std::nullopt, /*reshare=*/true);
+  GrantTo(carol_.id, std::nullopt, inner_, Role::kManager, std::nullopt, false, bob_.id);
+  EXPECT_EQ(On(carol, inner_), RolePerms(Role::kViewer, false, true));  // clamped to Bob's viewer
+  EXPECT_EQ(On(carol, shared_), std::nullopt);
+  // Bob's grant goes: Carol's reshare reaches nothing.
+  Status st = db_.store->Write([&](meta::WriteTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto g, t.GetGrantByPublicId("g1"));
+    return g ? t.DeleteGrant(g->id) : Status::NotFound("g1");
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(On(carol, inner_), std::nullopt);
 }
 
 }  // namespace

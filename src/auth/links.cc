@@ -147,6 +147,7 @@ Result<PrincipalPtr> LinkVerifier::Verify(std::string_view token,
   p->link_id = link.id;
   p->link_node = link.node_id;
   p->link_role = link.role;
+  p->link_maker = link.created_by.value_or(0);
   return PrincipalPtr(std::move(p));
 }
 

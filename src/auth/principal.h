@@ -58,6 +58,7 @@ struct Principal {
   int64_t link_id = 0;
   int64_t link_node = 0;
   int link_role = 0;
+  int64_t link_maker = 0;  // who made the link (0: its account is gone)
 
   bool anonymous() const { return user_id == 0; }
   bool link() const { return credential == Credential::kLink && link_id != 0; }

@@ -217,6 +217,7 @@ struct GrantHit {
   int64_t node_id = 0;  // where the grant is
   int role = 1;
   bool may_reshare = false;
+  int64_t created_by = 0;  // 0: unknown (its maker's account is gone)
 };
 
 // A node shared with a user: the strongest of the grants on it that reach

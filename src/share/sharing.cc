@@ -330,6 +330,15 @@ Result<meta::GrantRow> Sharing::Grant(const Principal& who, std::string_view nod
       g.grantee_public_id = grp->public_id;
       g.grantee_name = grp->name;
     }
+    // An expired grant to the same grantee is replaced, not in the way.
+    NUBO_ASSIGN_OR_RETURN(auto existing, t.ListNodeGrants(n.id));
+    for (const meta::GrantRow& e : existing) {
+      const bool same = (g.grantee_user && e.grantee_user == g.grantee_user) ||
+                        (g.grantee_group && e.grantee_group == g.grantee_group);
+      if (same && e.expires_at_ms && *e.expires_at_ms <= UnixMillis()) {
+        NUBO_RETURN_IF_ERROR(t.DeleteGrant(e.id));
+      }
+    }
     g.public_id = NewUuidV7();
     g.node_id = n.id;
     g.node_public_id = n.public_id;
@@ -560,6 +569,9 @@ Result<meta::LinkRow> Sharing::LinkOf(const Principal& who) {
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(who.link_node, 0));
     if (!n || !n->live()) return LinkHidden();
+    // A link whose maker may no longer share its node opens nothing.
+    authz::Checker check(t, who);
+    if (!check.On(*n).ok()) return LinkHidden();
     NUBO_ASSIGN_OR_RETURN(auto links, t.ListNodeLinks(who.link_node));
     for (auto& l : links) {
       if (l.id == who.link_id) out = std::move(l);

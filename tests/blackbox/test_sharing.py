@@ -223,6 +223,49 @@ class SharingTest(unittest.TestCase):
         self.assertEqual(alice.delete(private, permanent=True), 204)
         self.assertEqual(alice.call("DELETE", "/grants/%s" % g["id"])[0], 404)
 
+    def test_reshares_last_as_long_as_their_makers_right(self):
+        alice, bob, carol, dave, erin = (self.u(n) for n in ("alice", "bob", "carol", "dave", "erin"))
+        admin = self.admin
+        top = alice.mkdir(alice.root, "Chain")["id"]
+        f = alice.put(top, "c.txt", b"chain bytes")
+        # Bob's grant expires: the grant he made and his link end with it.
+        exp = int(time.time() * 1000) + 2500
+        self.grant(alice, top, user="bob", role="manager", expires_at=exp)
+        self.grant(bob, top, user="dave", role="editor")
+        token = bob.call("POST", "/nodes/%s/links" % top, {"role": "edit"})[2]["token"]
+        self.assertEqual(dave.read(f["id"]), b"chain bytes")
+        pub = Client(self.srv, "x", "x")
+        self.assertEqual(pub.call("GET", "/api/v1/public/%s" % token, auth=False)[0], 200)
+        self.assertEqual(pub.call("PUT", "/api/v1/public/%s/nodes/%s/files/l.txt" % (token, top), b"l",
+                                  auth=False)[0], 201)
+        time.sleep(max(0.0, exp / 1000.0 - time.time()) + 0.2)
+        self.assertEqual(self.same_as_unknown(dave, "GET", "/nodes/%s", f["id"]), 404)
+        self.assertEqual(pub.call("GET", "/api/v1/public/%s" % token, auth=False)[0], 404)
+        self.assertEqual(pub.call("GET", "/api/v1/public/%s/nodes/%s/content" % (token, f["id"]), auth=False)[0],
+                         404)
+        # A reshare gives no more than its maker holds now: Bob back as a
+        # viewer who may reshare, Dave's editor grant reads but cannot write,
+        # and Bob's edit link only lets visitors look.
+        g_bob = self.grant(alice, top, user="bob", role="viewer", may_reshare=True)
+        self.assertEqual(dave.read(f["id"]), b"chain bytes")
+        self.assertEqual(dave.upload(top, "d.txt", b"d")[0], 403)
+        self.assertEqual(pub.call("GET", "/api/v1/public/%s/nodes/%s/content" % (token, f["id"]), auth=False)[0],
+                         200)
+        self.assertEqual(pub.call("PUT", "/api/v1/public/%s/nodes/%s/files/m.txt" % (token, top), b"m",
+                                  auth=False)[0], 403)
+        alice.call("DELETE", "/grants/%s" % g_bob["id"])
+        # Through a group: Carol's reshare ends when she leaves the group.
+        crew = admin.call("POST", "/groups", {"name": "Chain crew"})[2]
+        admin.call("POST", "/groups/%s/members" % crew["id"], {"user": "carol"})
+        self.grant(alice, top, group=crew["id"], role="editor", may_reshare=True)
+        self.grant(carol, top, user="erin", role="viewer")
+        self.assertEqual(erin.read(f["id"]), b"chain bytes")
+        admin.call("DELETE", "/groups/%s/members/users/carol" % crew["id"])
+        self.assertEqual(self.same_as_unknown(erin, "GET", "/nodes/%s", f["id"]), 404)
+        admin.call("DELETE", "/groups/%s" % crew["id"])
+        # The other tests start without these shares.
+        self.assertEqual(alice.delete(top, permanent=True), 204)
+
     def test_managers_share_below_and_within_their_role(self):
         alice, bob, dave = self.u("alice"), self.u("bob"), self.u("dave")
         team = alice.mkdir(alice.root, "Managed")["id"]

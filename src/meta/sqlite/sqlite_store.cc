@@ -1363,13 +1363,14 @@ class SqliteTxn final : public WriteTxn {
     NUBO_PREPARE(s, c_,
                  "WITH RECURSIVE anc(id, parent_id) AS (SELECT id, parent_id FROM nodes WHERE id = "
                  "?1 UNION ALL SELECT n.id, n.parent_id FROM nodes n JOIN anc ON n.id = "
-                 "anc.parent_id) SELECT g.node_id, g.role, g.may_reshare FROM anc JOIN grants g ON "
+                 "anc.parent_id) SELECT g.node_id, g.role, g.may_reshare, COALESCE(g.created_by, 0) FROM anc "
+                 "JOIN grants g ON "
                  "g.node_id = anc.id WHERE (g.grantee_user = ?2 OR g.grantee_group IN (SELECT "
                  "value FROM json_each(?3))) AND (g.expires_at IS NULL OR g.expires_at > ?4)");
     std::string list = IdList(groups);
     s.Bind(1, node_id).Bind(2, user_id).Bind(3, list).Bind(4, now_ms);
     return Rows<GrantHit>(s, [](const Stmt& r) {
-      return GrantHit{r.Int(0), static_cast<int>(r.Int(1)), r.Int(2) != 0};
+      return GrantHit{r.Int(0), static_cast<int>(r.Int(1)), r.Int(2) != 0, r.Int(3)};
     });
   }
   Result<std::optional<GrantRow>> GetGrantByPublicId(const std::string& public_id) override {
