@@ -175,6 +175,12 @@ export async function apiSession(base, username, password) {
 
   return {
     call,
+    /** The body of a GET as text (file contents). */
+    async text(path) {
+      const r = await fetch(base + path, { headers: { Authorization: `Bearer ${token}` } });
+      if (!r.ok) throw new Error(`GET ${path}: ${r.status} ${await r.text()}`);
+      return r.text();
+    },
     async rootId() {
       return (await call('GET', '/api/v1/drives')).drives[0].root_id;
     },

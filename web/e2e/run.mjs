@@ -8,8 +8,14 @@
 // names checked) → sizes in IEC units → toasts beside the upload panel → a
 // 5,000-file folder's count → natural name order → page titles → admin
 // creates a user → change password → log out → the new user sees an empty
-// drive and no admin page → the admin signs in with the new password. Every
-// step fails on a Content-Security-Policy violation it causes.
+// drive and no admin page → the admin signs in with the new password →
+// sharing: the admin shares a folder with the new user (editor) and makes a
+// password-protected and a file-drop link in the share dialog, creates a
+// group → the user finds the folder under "Shared with me" and uploads into
+// it → an anonymous visitor (a fresh browser context) unlocks the link,
+// previews, downloads the ZIP, uploads through the drop link (no listing),
+// and meets "does not exist" once the link is revoked. Every step fails on a
+// Content-Security-Policy violation it causes.
 // Steps marked "(#n)" cover the items of the new-user issue; "soft" steps
 // (they need newer server features) report a failure and let the run go on;
 // any other failure stops the run. Screenshots of failures go to
@@ -23,6 +29,7 @@ import { startNubo, uiOrigin, launchChromium, zipEntries, apiSession, WEB } from
 const ARTIFACTS = join(WEB, 'e2e', 'artifacts');
 const ADMIN = { user: 'admin', pass: 'correct horse 1', next: 'battery staple 2' };
 const BOB = { user: 'bob', pass: 'bobs password 1' };
+const LINK_PASS = 'link password 1';
 const BIG = 5000; // files in the big folder (#6): ten keyset pages of 500
 // The style policy the UI must live with (no inline styles at all).
 const STRICT_STYLE = "style-src 'self'";
@@ -135,6 +142,25 @@ async function enforceStrictStyles(ctx, origin) {
   return csp;
 }
 
+/**
+ * A new page of `ctx` whose CSP violations (also those Chromium does not log
+ * to the console), page errors and browser dialogs count as problems.
+ */
+async function watchedPage(ctx) {
+  await ctx.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) =>
+      console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`),
+    );
+  });
+  const p = await ctx.newPage();
+  p.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  p.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy|Refused to|CSP violation/.test(m.text())) problems.push(`CSP: ${m.text()}`);
+  });
+  p.on('dialog', (d) => problems.push(`unexpected browser dialog: ${d.message()}`));
+  return p;
+}
+
 /** Data made through the API while the UI steps run: 5,000 files take a while. */
 async function seedInBackground(base) {
   const api = await apiSession(base, ADMIN.user, ADMIN.pass);
@@ -158,18 +184,7 @@ async function main() {
   try {
     const ctx = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 800 }, locale: 'en-US' });
     const serverCsp = await enforceStrictStyles(ctx, ui.origin);
-    // Every violation, also those Chromium does not log to the console.
-    await ctx.addInitScript(() => {
-      document.addEventListener('securitypolicyviolation', (e) =>
-        console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`),
-      );
-    });
-    page = await ctx.newPage();
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('console', (m) => {
-      if (m.type() === 'error' && /Content Security Policy|Refused to|CSP violation/.test(m.text())) problems.push(`CSP: ${m.text()}`);
-    });
-    page.on('dialog', (d) => problems.push(`unexpected browser dialog: ${d.message()}`));
+    page = await watchedPage(ctx);
 
     await step('(#9e) the server forbids inline styles (style-src \'self\')', async () => {
       assert.match(serverCsp, /style-src 'self'(;|$)/, `the server sends: ${serverCsp}`);
@@ -529,6 +544,208 @@ async function main() {
       await signIn(ADMIN.user, ADMIN.next);
       await waitRows(['Projects']);
     });
+
+    // Sharing: the administrator shares a folder with Bob through the dialog
+    // and makes links; Bob finds and writes into it; an anonymous visitor (a
+    // fresh browser context, no session) opens the links.
+    const admin = await apiSession(nubo.url, ADMIN.user, ADMIN.next);
+    const share = { team: null, viewUrl: null, dropUrl: null, viewId: null };
+    const shareDialog = () => page.getByTestId('share-dialog');
+    const grantsOfTeam = async () =>
+      (await admin.call('GET', `/api/v1/nodes/${share.team.id}/grants`)).items.map((g) => `${g.grantee.name}:${g.role}`);
+    const childrenOfTeam = async () =>
+      (await admin.call('GET', `/api/v1/nodes/${share.team.id}/children`)).items;
+
+    await step('share a folder with Bob as editor through the share dialog', async () => {
+      const root = await admin.rootId();
+      share.team = await admin.mkdir(root, 'Team');
+      const docs = await admin.mkdir(share.team.id, 'docs');
+      await admin.uploadMany(share.team.id, 1, () => 'plan.txt', () => 'the plan\n');
+      await admin.uploadMany(docs.id, 1, () => 'spec.txt', () => 'the spec\n');
+      await page.goto(`${ui.origin}/files`);
+      await row('Team').click();
+      await toolbar('share').click();
+      const dialog = shareDialog();
+      await dialog.getByText('Not shared with anyone yet.').waitFor();
+      await dialog.locator('[data-testid=grant-form] input[name=username]').fill(BOB.user);
+      // The name typed is looked up (GET /sharees; an exact user name is always found).
+      await until(
+        'suggested users',
+        () => page.evaluate(() => [...document.querySelectorAll('#sharee-suggestions option')].map((o) => o.value)),
+        [BOB.user],
+      );
+      await dialog.locator('[data-testid=grant-form] select[name=role]').selectOption('editor');
+      await dialog.getByRole('button', { name: 'Share', exact: true }).click();
+      await dialog.locator(`li[data-grantee="${BOB.user}"]`).waitFor();
+      await until('grants on the server', grantsOfTeam, [`${BOB.user}:editor`]);
+      // The role changes in place, and back.
+      const role = dialog.getByRole('combobox', { name: `Role of ${BOB.user}` });
+      await role.selectOption('viewer');
+      await until('grants after the role change', grantsOfTeam, [`${BOB.user}:viewer`]);
+      await role.selectOption('editor');
+      await until('grants after changing back', grantsOfTeam, [`${BOB.user}:editor`]);
+      // An unknown user is named as such and shares nothing.
+      await dialog.locator('[data-testid=grant-form] input[name=username]').fill('nobody-here');
+      await dialog.getByRole('button', { name: 'Share', exact: true }).click();
+      await page.locator('.toast').filter({ hasText: 'No user or group by that name.' }).waitFor();
+      assert.deepEqual(await grantsOfTeam(), [`${BOB.user}:editor`]);
+    });
+
+    await step('create a password-protected link; its address is shown once', async () => {
+      await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ui.origin });
+      const dialog = shareDialog();
+      const form = dialog.getByTestId('link-form');
+      await form.locator('input[name=link-password]').fill(LINK_PASS);
+      await form.locator('input[name=link-label]').fill('for the visitor');
+      await form.getByRole('button', { name: 'Create link' }).click();
+      const url = await dialog.getByTestId('link-url').inputValue();
+      assert.match(url, new RegExp(`^${ui.origin.replace(/[.:/]/g, '\\$&')}/s/[0-9a-f]{40}$`), url);
+      assert.match(await text(dialog.getByTestId('link-once')), /shown only once/);
+      const item = dialog.locator(`li[data-hint="${url.slice(-4)}"]`);
+      assert.match(await text(item), /View and download · for the visitor/);
+      assert.match(await text(item), new RegExp(`…${url.slice(-4)} · password · no expiry · downloads: 0`));
+      const links = (await admin.call('GET', `/api/v1/nodes/${share.team.id}/links`)).items;
+      assert.deepEqual(
+        links.map((l) => [l.role, l.has_password, l.token_hint, l.label]),
+        [['view', true, url.slice(-4), 'for the visitor']],
+      );
+      await dialog.getByRole('button', { name: 'Copy' }).click();
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), url);
+      share.viewUrl = url;
+      share.viewId = links[0].id;
+    });
+
+    await step('create an upload-only (file drop) link', async () => {
+      const dialog = shareDialog();
+      const form = dialog.getByTestId('link-form');
+      await form.locator('select[name=link-role]').selectOption('drop');
+      await form.getByRole('button', { name: 'Create link' }).click();
+      await dialog.locator('li[data-role=drop]').waitFor();
+      share.dropUrl = await dialog.getByTestId('link-url').inputValue();
+      assert.notEqual(share.dropUrl, share.viewUrl);
+      assert.match(await text(dialog.locator('li[data-role=drop]')), /Upload only \(file drop\).*no password/);
+      await page.keyboard.press('Escape');
+      await shareDialog().waitFor({ state: 'detached' });
+      const links = (await admin.call('GET', `/api/v1/nodes/${share.team.id}/links`)).items;
+      assert.deepEqual(links.map((l) => l.role).sort(), ['drop', 'view']);
+    });
+
+    await step('the admin creates a group and adds Bob to it', async () => {
+      await page.getByRole('link', { name: 'Users', exact: true }).click();
+      const groups = page.getByTestId('groups');
+      await groups.locator('input[name=group-name]').fill('Staff');
+      await groups.getByRole('button', { name: 'Create group' }).click();
+      const staff = groups.locator('li[data-group="Staff"]');
+      await staff.locator('button.toggle').click();
+      await staff.getByText('No members yet.').waitFor();
+      await staff.locator('input[name=member-user]').fill(BOB.user);
+      await staff.getByRole('button', { name: 'Add user' }).click();
+      await staff.locator(`li[data-member="${BOB.user}"]`).waitFor();
+      const g = (await admin.call('GET', '/api/v1/groups')).items.find((x) => x.name === 'Staff');
+      assert.ok(g, 'the group exists on the server');
+      const { members } = await admin.call('GET', `/api/v1/groups/${g.id}`);
+      assert.deepEqual(members.map((m) => `${m.type}:${m.name}`), [`user:${BOB.user}`]);
+    });
+
+    await step('Bob finds the folder in "Shared with me" and uploads into it', async () => {
+      await page.getByTestId('logout').click();
+      await page.waitForURL(/\/login/);
+      await signIn(BOB.user, BOB.pass);
+      await page.getByRole('link', { name: 'Shared', exact: true }).click();
+      await title('Shared with me — nubo');
+      const tr = tableRow('Team');
+      await tr.waitFor();
+      assert.match(await text(tr), new RegExp(`Team.*${ADMIN.user}.*Editor`));
+      await tr.getByRole('button', { name: 'Team' }).click();
+      await page.waitForURL(new RegExp(`/files/${share.team.id}$`));
+      await waitRows(['docs', 'plan.txt']);
+      assert.deepEqual(await page.locator('.crumbs li').allTextContents(), ['Shared with me', 'Team']);
+      await title('Team — nubo');
+      await page.getByTestId('file-input').setInputFiles([
+        { name: 'from-bob.txt', mimeType: 'text/plain', buffer: Buffer.from('bob was here\n') },
+      ]);
+      await waitRows(['from-bob.txt']);
+      const mine = (await childrenOfTeam()).find((n) => n.name === 'from-bob.txt');
+      assert.ok(mine, "the file is in the administrator's folder");
+      assert.equal(await admin.text(`/api/v1/nodes/${mine.id}/content`), 'bob was here\n');
+    });
+
+    // The visitor: a fresh context, no cookies. The step helpers (and failure
+    // screenshots) follow `page`, so it is the visitor's page for a while.
+    const signedIn = page;
+    const visitorCtx = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+    await enforceStrictStyles(visitorCtx, ui.origin);
+    page = await watchedPage(visitorCtx);
+
+    await step('an anonymous visitor unlocks the link, previews a file and downloads the ZIP', async () => {
+      await page.goto(share.viewUrl);
+      await page.getByTestId('unlock-form').waitFor();
+      assert.equal(page.url(), share.viewUrl, 'the link page is public: no redirect to sign in');
+      assert.equal(await page.locator('tr[data-name]').count(), 0, 'nothing is listed before the password');
+      await page.locator('input[name=password]').fill('not the password');
+      await page.getByRole('button', { name: 'Open' }).click();
+      await page.getByText('Wrong password.').waitFor();
+      await page.locator('input[name=password]').fill(LINK_PASS);
+      await page.getByRole('button', { name: 'Open' }).click();
+      await tableRow('plan.txt').waitFor();
+      assert.deepEqual(
+        await page.evaluate(() => [...document.querySelectorAll('tr[data-name]')].map((r) => r.dataset.name)),
+        ['docs', 'from-bob.txt', 'plan.txt'],
+      );
+      assert.deepEqual(await page.locator('.crumbs li').allTextContents(), ['Team']);
+      await title('Team — nubo');
+      await tableRow('plan.txt').getByRole('button', { name: 'plan.txt', exact: true }).click();
+      await page.getByTestId('viewer-text').waitFor();
+      assert.equal(await page.getByTestId('viewer-text').textContent(), 'the plan\n');
+      await page.keyboard.press('Escape');
+      await page.getByTestId('viewer').waitFor({ state: 'hidden' });
+      const [download] = await Promise.all([page.waitForEvent('download'), toolbar('zip').click()]);
+      const names = zipEntries(readFileSync(await download.path())).filter((n) => !n.endsWith('/')).sort();
+      assert.deepEqual(names, ['Team/docs/spec.txt', 'Team/from-bob.txt', 'Team/plan.txt']);
+      // Into a subfolder: the breadcrumbs start at the linked folder.
+      await tableRow('docs').getByRole('button', { name: 'docs', exact: true }).click();
+      await tableRow('spec.txt').waitFor();
+      assert.deepEqual(await page.locator('.crumbs li').allTextContents(), ['Team', 'docs']);
+      const cookies = await visitorCtx.cookies();
+      assert.ok(!cookies.some((c) => c.name.startsWith('nubo_') && c.name !== 'nubo_link'), JSON.stringify(cookies));
+      assert.ok(cookies.some((c) => c.name === 'nubo_link' && c.path.startsWith('/api/v1/public/')), 'the unlock cookie');
+    });
+
+    await step('a file-drop link takes uploads and shows no listing', async () => {
+      await page.goto(share.dropUrl);
+      await page.getByRole('heading', { name: 'Upload files' }).waitFor();
+      assert.equal(await page.locator('table, tr[data-name], [role=option]').count(), 0);
+      assert.equal(await page.getByText('plan.txt').count(), 0);
+      await page.getByTestId('link-file-input').setInputFiles([
+        { name: 'plan.txt', mimeType: 'text/plain', buffer: Buffer.from('a dropped plan\n') },
+        { name: 'dropped-in.txt', mimeType: 'text/plain', buffer: Buffer.from('dropped in\n') },
+      ]);
+      const mine = () =>
+        page.evaluate(() =>
+          [...document.querySelectorAll('[data-testid=my-uploads] li')].map((li) => `${li.dataset.name}:${li.dataset.status}`),
+        );
+      // Never replaces: the second plan.txt gets a free name, and the page says which.
+      await until("the visitor's uploads", mine, ['plan (1).txt:done', 'dropped-in.txt:done'], 10000);
+      const byName = Object.fromEntries((await childrenOfTeam()).map((n) => [n.name, n.id]));
+      assert.equal(await admin.text(`/api/v1/nodes/${byName['plan (1).txt']}/content`), 'a dropped plan\n');
+      assert.equal(await admin.text(`/api/v1/nodes/${byName['dropped-in.txt']}/content`), 'dropped in\n');
+      assert.equal(await admin.text(`/api/v1/nodes/${byName['plan.txt']}/content`), 'the plan\n');
+      assert.equal(await page.getByText('the plan').count(), 0);
+    });
+
+    await step('a revoked or unknown link says it does not exist', async () => {
+      await admin.call('DELETE', `/api/v1/links/${share.viewId}`);
+      await page.goto(share.viewUrl);
+      const missing = page.getByTestId('link-missing');
+      await missing.waitFor();
+      assert.match(await text(missing), /This link does not exist or has expired/);
+      await page.goto(`${ui.origin}/s/${'0'.repeat(40)}`);
+      await page.getByTestId('link-missing').waitFor();
+      assert.equal(new URL(page.url()).pathname, `/s/${'0'.repeat(40)}`);
+    });
+
+    await visitorCtx.close();
+    page = signedIn;
 
     await step('no CSP violations, page errors or browser dialogs', async () => {
       assert.deepEqual(problems, []);

@@ -1,5 +1,5 @@
 import { describe, it, expect, vi } from 'vitest';
-import { ApiClient, ApiError, buildUrl, readCookie, type ClientOptions } from './client';
+import { ApiClient, ApiError, buildUrl, mayRefresh, readCookie, type ClientOptions } from './client';
 
 type Call = { url: string; init: RequestInit };
 
@@ -121,6 +121,27 @@ describe('ApiClient', () => {
     expect(results).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
     expect(refreshes).toBe(1);
     expect(lock).toHaveBeenCalledTimes(1);
+  });
+
+  it('never refreshes the session for a public link (its 401 asks for the link password)', async () => {
+    const onSessionExpired = vi.fn();
+    const { fn, calls } = fakeFetch([
+      () => json(401, { error: 'unauthenticated', message: 'password required' }),
+      () => json(401, { error: 'unauthenticated', message: 'password required' }),
+    ]);
+    // A signed-in user opening someone's link: the session cookie is there.
+    const api = new ApiClient({ fetch: fn, cookies: () => 'nubo_csrf=tok', onSessionExpired });
+    await expect(api.call('GET /api/v1/public/{token}', { path: { token: 'abc' } })).rejects.toMatchObject({
+      status: 401,
+      message: 'password required',
+    });
+    await expect(
+      api.raw('GET /api/v1/public/{token}/nodes/{id}/content', { path: { token: 'abc', id: 'n' } }),
+    ).rejects.toMatchObject({ status: 401 });
+    expect(calls.map((c) => c.url)).toEqual(['/api/v1/public/abc', '/api/v1/public/abc/nodes/n/content']);
+    expect(onSessionExpired).not.toHaveBeenCalled();
+    expect(mayRefresh('GET /api/v1/nodes/{id}')).toBe(true);
+    expect(mayRefresh('POST /api/v1/public/{token}/unlock')).toBe(false);
   });
 
   it('makes no refresh request without a session cookie', async () => {

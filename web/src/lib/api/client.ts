@@ -54,6 +54,16 @@ const NO_RETRY = new Set<string>([
   'POST /api/v1/register',
 ]);
 
+/**
+ * Whether a 401 may be answered by refreshing the session. A public link's
+ * routes (/api/v1/public/{token}/…) do not use the session at all: their 401
+ * means "this link wants its password", and a refresh would neither help nor
+ * be harmless (a failed one reports the session as expired).
+ */
+export function mayRefresh(op: string): boolean {
+  return !NO_RETRY.has(op) && !op.includes(' /api/v1/public/');
+}
+
 export function readCookie(all: string, name: string): string | null {
   for (const part of all.split(';')) {
     const eq = part.indexOf('=');
@@ -128,7 +138,7 @@ export class ApiClient {
   }
 
   async call<K extends OperationKey>(op: K, args: CallArgs<K> = {} as CallArgs<K>): Promise<Op<K>['response']> {
-    const res = await this.send(op, args, !NO_RETRY.has(op));
+    const res = await this.send(op, args, mayRefresh(op));
     if (!res.ok) throw await errorFrom(res);
     if (res.status === 204 || res.headers.get('Content-Length') === '0') return undefined as Op<K>['response'];
     const type = res.headers.get('Content-Type') ?? '';
@@ -138,7 +148,7 @@ export class ApiClient {
 
   /** Like `call` but hands back the raw Response (text previews). */
   async raw<K extends OperationKey>(op: K, args: CallArgs<K>): Promise<Response> {
-    const res = await this.send(op, args, true);
+    const res = await this.send(op, args, mayRefresh(op));
     if (!res.ok) throw await errorFrom(res);
     return res;
   }

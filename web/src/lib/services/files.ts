@@ -134,6 +134,11 @@ export async function fetchText(id: string, maxBytes = 1 << 20): Promise<{ text:
     path: { id },
     headers: { Range: `bytes=0-${maxBytes - 1}` },
   });
+  return textOf(res, maxBytes);
+}
+
+/** The text of a ranged content response, and whether the file goes on. */
+export async function textOf(res: Response, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
   const text = await res.text();
   const range = res.headers.get('Content-Range');
   const total = range ? Number(range.split('/')[1]) : text.length;

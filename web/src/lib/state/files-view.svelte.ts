@@ -13,11 +13,14 @@ import { router } from './router.svelte';
 import { t } from '../i18n/index.svelte';
 import { fileKind, previewable } from '../format';
 import type { PickedFile } from '../services/dropped';
+import { sharing } from '../services/sharing';
+import { ShareModel } from './share-model.svelte';
 
 export type FilesDialog =
   | { kind: 'new-folder' }
   | { kind: 'pick'; mode: 'move' | 'copy'; ids: string[] }
   | { kind: 'viewer'; index: number }
+  | { kind: 'share'; model: ShareModel }
   | null;
 
 export class FilesView {
@@ -151,6 +154,15 @@ export class FilesView {
     } catch (e) {
       handleError(e, 'favorite');
     }
+  }
+
+  /** Opens the share dialog of the one selected item. */
+  share() {
+    const nodes = this.selectedNodes;
+    if (nodes.length !== 1) return;
+    const model = new ShareModel(nodes[0], sharing);
+    this.dialog = { kind: 'share', model };
+    void model.load();
   }
 
   download() {

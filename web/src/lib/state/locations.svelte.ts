@@ -1,5 +1,6 @@
 // Where nodes live, for lists outside the folder view (search, recent,
-// favorites): a folder's path from the drive root as names, fetched once per
+// favorites): a folder's path from the drive root (or, shared with the user,
+// from the shared folder) as names, fetched once per
 // distinct folder and only when a row asks for it (rows ask when they become
 // visible). One answer also tells the paths of every folder above it.
 import type { NodeWithPath } from '../api/schema.gen';
@@ -52,12 +53,15 @@ export class Locations {
   }
 
   private learn(node: NodeWithPath) {
-    // path: from the drive root (nameless) down to the node's parent.
-    const names = node.path.slice(1).map((p) => p.name);
+    // path: from the drive root (nameless) down to the node's parent; for a
+    // node shared with the caller, from the shared folder (named) down.
+    const root = node.path.length > 0 ? node.path[0].name === '' : node.name === '';
+    const skip = root ? 1 : 0;
+    const names = node.path.slice(skip).map((p) => p.name);
     node.path.forEach((entry, i) => {
-      if (!(entry.id in this.places)) this.places[entry.id] = names.slice(0, i);
+      if (!(entry.id in this.places)) this.places[entry.id] = names.slice(0, i + 1 - skip);
       this.asked.add(entry.id);
     });
-    this.places[node.id] = node.path.length === 0 ? [] : [...names, node.name];
+    this.places[node.id] = node.path.length === 0 && root ? [] : [...names, node.name];
   }
 }

@@ -53,6 +53,24 @@ describe('Locations', () => {
     expect(loc.get('root')).toEqual([]);
   });
 
+  it('names a folder shared with the user from the shared folder down', async () => {
+    // The path of a shared node starts at the highest folder the caller may read.
+    const shared: Record<string, NodeWithPath> = {
+      team: folder('team', 'Team', []),
+      specs: folder('specs', 'specs', [
+        ['team', 'Team'],
+        ['docs', 'docs'],
+      ]),
+    };
+    const loc = new Locations(async (id) => shared[id]);
+    loc.want('specs');
+    loc.want('team');
+    await settle();
+    expect(loc.get('specs')).toEqual(['Team', 'docs', 'specs']);
+    expect(loc.get('docs')).toEqual(['Team', 'docs']);
+    expect(loc.get('team')).toEqual(['Team']);
+  });
+
   it('keeps at most `concurrency` requests in flight and marks failures', async () => {
     let inflight = 0;
     let most = 0;

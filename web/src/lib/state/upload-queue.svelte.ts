@@ -22,6 +22,8 @@ export interface UploadJob {
 export interface TransportResult {
   status: number;
   message?: string;
+  /** the name the file was stored under (a file-drop link renames instead of replacing) */
+  name?: string;
 }
 
 export interface UploadTransport {
@@ -36,6 +38,8 @@ export interface UploadItem {
   status: UploadStatus;
   error: string | null;
   errorKind: 'quota' | 'too-large' | 'network' | 'other' | null;
+  /** done: the name the server stored the file under, when it said so */
+  stored: string | null;
   /** ms when the item finished (done, error…) */
   finishedAt: number | null;
 }
@@ -141,6 +145,7 @@ export class UploadQueue {
         status: 'queued',
         error: null,
         errorKind: null,
+        stored: null,
         finishedAt: null,
       });
     }
@@ -263,6 +268,7 @@ export class UploadQueue {
     if (r.status >= 200 && r.status < 300) {
       item.status = 'done';
       item.loaded = item.size;
+      item.stored = r.name ?? null;
       item.finishedAt = this.now();
       this.landed++;
       this.landedIn = [item.job.folderId];

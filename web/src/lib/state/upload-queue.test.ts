@@ -66,6 +66,15 @@ describe('UploadQueue', () => {
     expect(q.landedIn).toEqual(['root']);
   });
 
+  it('remembers the name the server stored a file under (a drop link renames)', async () => {
+    const { q, transport } = setup();
+    q.add('root', [{ file: file('a.txt', 1) }, { file: file('b.txt', 1) }]);
+    transport.last('a.txt').finish({ status: 201, name: 'a (1).txt' });
+    transport.last('b.txt').finish({ status: 201 });
+    await tick();
+    expect(q.items.map((i) => i.stored)).toEqual(['a (1).txt', null]);
+  });
+
   it('keeps the folder path of dropped folders in the job', () => {
     const { q, transport } = setup();
     q.add('root', [{ file: file('x.txt', 1), dir: '/album/sub/' }]);
