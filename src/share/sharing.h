@@ -104,7 +104,8 @@ struct NewLink {
 // group (kAll), the members of the caller's own groups and those groups
 // (kGroups), or only an exact user name or the name of one of the caller's
 // groups (kExact). An exact user name is found in every mode: sharing with
-// someone whose name one knows is always possible.
+// someone whose name one knows is always possible. Administrators, who list
+// every account anyway, always search the whole directory.
 enum class ShareeSearch { kAll, kGroups, kExact };
 std::optional<ShareeSearch> ParseShareeSearch(std::string_view s);
 
