@@ -105,6 +105,16 @@ Result<std::optional<int64_t>> MillisParam(const Request& req, const char* key) 
 
 // ---- Uploads ----
 
+std::string DriveJson(const files::DriveInfo& info) {
+  const meta::DriveRow& d = info.drive;
+  const files::Usage& u = info.usage;
+  return "{\"id\":" + JsonQuote(d.public_id) + ",\"kind\":" + JsonQuote(d.kind) +
+         ",\"name\":" + JsonQuote(d.name) + ",\"root_id\":" + JsonQuote(info.root_id) +
+         ",\"used_bytes\":" + std::to_string(u.used_bytes) + ",\"quota_bytes\":" +
+         (u.quota_bytes ? std::to_string(*u.quota_bytes) : std::string("null")) +
+         ",\"role\":" + JsonQuote(info.role) + "}";
+}
+
 std::string ChecksumHeader(const Request& req) {
   if (auto v = req.headers.Get("X-Checksum")) return std::string(Trim(*v));
   // Nextcloud clients: "OC-Checksum: SHA1:<hex>".
@@ -354,15 +364,44 @@ void RegisterFileRoutes(http::Router& router, Files& files, FileRouteHooks hooks
   router.Add(
       "GET", "/api/v1/drives",
       [f](Request& req) {
-        NUBO_OR_ERROR(info, f->PersonalDrive(Who(req)));
-        const meta::DriveRow& d = info.drive;
-        const files::Usage& u = info.usage;
-        return Response::Json(
-            200,
-            "{\"drives\":[{\"id\":" + JsonQuote(d.public_id) + ",\"kind\":" + JsonQuote(d.kind) +
-                ",\"name\":" + JsonQuote(d.name) + ",\"root_id\":" + JsonQuote(info.root_id) +
-                ",\"used_bytes\":" + std::to_string(u.used_bytes) + ",\"quota_bytes\":" +
-                (u.quota_bytes ? std::to_string(*u.quota_bytes) : std::string("null")) + "}]}\n");
+        NUBO_OR_ERROR(drives, f->Drives(Who(req)));
+        std::string j = "{\"drives\":[";
+        for (size_t i = 0; i < drives.size(); ++i) j += (i ? "," : "") + DriveJson(drives[i]);
+        return Response::Json(200, j + "]}\n");
+      },
+      kRead);
+  router.Add(
+      "POST", "/api/v1/drives",
+      [f](Request& req) {
+        NUBO_OR_ERROR(body, ParseObject(req.body, {{"name", JsonType::kString},
+                                                   {"quota_bytes", JsonType::kInt}}));
+        if (!body.Get("name")) return http::ErrorResponse(Status::InvalidArgument("name is required"));
+        std::optional<int64_t> quota;
+        if (auto q = body.Get("quota_bytes")) quota = static_cast<int64_t>(*ParseUint64(*q));
+        NUBO_OR_ERROR(d, f->CreateDrive(Who(req), *body.Get("name"), quota));
+        return Response::Json(201, DriveJson(d) + "\n");
+      },
+      kJson);
+  router.Add(
+      "PATCH", "/api/v1/drives/{id}",
+      [f](Request& req) {
+        NUBO_OR_ERROR(body, ParseObject(req.body, {{"name", JsonType::kString},
+                                                   {"quota_bytes", JsonType::kInt}}));
+        std::optional<std::optional<int64_t>> quota;
+        // 0 removes the quota (JSON null leaves it as it is).
+        if (auto q = body.Get("quota_bytes")) {
+          const int64_t n = static_cast<int64_t>(*ParseUint64(*q));
+          quota = n == 0 ? std::optional<int64_t>() : std::optional<int64_t>(n);
+        }
+        NUBO_OR_ERROR(d, f->UpdateDrive(Who(req), req.Param("id"), body.Get("name"), quota));
+        return Response::Json(200, DriveJson(d) + "\n");
+      },
+      kJson);
+  router.Add(
+      "DELETE", "/api/v1/drives/{id}",
+      [f](Request& req) {
+        Status st = f->DeleteDrive(Who(req), req.Param("id"));
+        return st.ok() ? Response::Empty(204) : http::ErrorResponse(st);
       },
       kRead);
   router.Add(
@@ -590,7 +629,8 @@ void RegisterFileRoutes(http::Router& router, Files& files, FileRouteHooks hooks
       "GET", "/api/v1/trash",
       [f](Request& req) {
         NUBO_OR_ERROR(limit, LimitParam(req));
-        NUBO_OR_ERROR(page, f->ListTrash(Who(req), req.Query("cursor").value_or(""), limit));
+        NUBO_OR_ERROR(page, f->ListTrash(Who(req), req.Query("cursor").value_or(""), limit,
+                                         req.Query("drive").value_or("")));
         // How long items stay before the purge, so clients can show it.
         return Response::Json(
             200,
@@ -600,7 +640,7 @@ void RegisterFileRoutes(http::Router& router, Files& files, FileRouteHooks hooks
   router.Add(
       "DELETE", "/api/v1/trash",
       [f](Request& req) {
-        NUBO_OR_ERROR(n, f->EmptyTrash(Who(req)));
+        NUBO_OR_ERROR(n, f->EmptyTrash(Who(req), req.Query("drive").value_or("")));
         return Response::Json(200, "{\"deleted\":" + std::to_string(n) + "}\n");
       },
       kRead);

@@ -354,6 +354,52 @@ void RegisterShareRoutes(http::Router& router, Sharing& sharing, auth::LinkVerif
       },
       kRead);
 
+  // ---- Shared drives' members ----
+  router.Add(
+      "GET", "/api/v1/drives/{id}/members",
+      [s](Request& req) {
+        NUBO_OR_ERROR(members, s->ListDriveMembers(Who(req), req.Param("id")));
+        std::string j = "{\"items\":[";
+        for (size_t i = 0; i < members.size(); ++i) {
+          const meta::DriveMemberRow& m = members[i];
+          j += std::string(i ? "," : "") + "{\"type\":" + (m.is_group ? "\"group\"" : "\"user\"") +
+               ",\"id\":" + JsonQuote(m.public_id) + ",\"name\":" + JsonQuote(m.name) +
+               ",\"role\":" + JsonQuote(authz::RoleName(static_cast<authz::Role>(m.role))) + "}";
+        }
+        return Response::Json(200, j + "]}\n");
+      },
+      kRead);
+  router.Add(
+      "POST", "/api/v1/drives/{id}/members",
+      [s](Request& req) {
+        NUBO_OR_ERROR(f, ParseObject(req.body, {{"user", JsonType::kString},
+                                                {"group", JsonType::kString},
+                                                {"role", JsonType::kString}}));
+        auto role = authz::ParseRole(f.Get("role").value_or(""));
+        if (!role) {
+          return http::ErrorResponse(
+              Status::InvalidArgument("role must be viewer, editor or manager"));
+        }
+        return Done(s->SetDriveMember(
+            Who(req), req.Param("id"),
+            share::MemberRef{f.Get("user").value_or(""), f.Get("group").value_or("")}, *role));
+      },
+      kJson);
+  router.Add(
+      "DELETE", "/api/v1/drives/{id}/members/users/{name}",
+      [s](Request& req) {
+        return Done(s->RemoveDriveMember(Who(req), req.Param("id"),
+                                         share::MemberRef{std::string(req.Param("name")), ""}));
+      },
+      kRead);
+  router.Add(
+      "DELETE", "/api/v1/drives/{id}/members/groups/{member}",
+      [s](Request& req) {
+        return Done(s->RemoveDriveMember(Who(req), req.Param("id"),
+                                         share::MemberRef{"", std::string(req.Param("member"))}));
+      },
+      kRead);
+
   // ---- Grants ----
   router.Add(
       "GET", "/api/v1/nodes/{id}/grants",

@@ -119,12 +119,33 @@ Result<const std::vector<int64_t>*> Checker::Groups() {
   return &*groups_;
 }
 
-Result<std::optional<int64_t>> Checker::Owner(int64_t drive_id) {
-  if (auto it = owners_.find(drive_id); it != owners_.end()) return it->second;
+Result<const Checker::DriveFacts*> Checker::Facts(int64_t drive_id) {
+  if (auto it = drives_.find(drive_id); it != drives_.end()) return &it->second;
   NUBO_ASSIGN_OR_RETURN(auto d, txn_.GetDrive(drive_id));
-  std::optional<int64_t> owner = d ? d->owner_id : std::nullopt;
-  owners_.emplace(drive_id, owner);
-  return owner;
+  DriveFacts f;
+  if (d) {
+    f.owner = d->owner_id;
+    f.shared = d->kind == "shared";
+  }
+  return &drives_.emplace(drive_id, f).first->second;
+}
+
+Result<std::optional<int64_t>> Checker::Owner(int64_t drive_id) {
+  NUBO_ASSIGN_OR_RETURN(const DriveFacts* f, Facts(drive_id));
+  return f->owner;
+}
+
+Result<Perms> Checker::MemberPerms(int64_t drive_id) {
+  NUBO_ASSIGN_OR_RETURN(const DriveFacts* f, Facts(drive_id));
+  if (!f->shared) return Perms();
+  if (!f->role) {
+    NUBO_ASSIGN_OR_RETURN(const std::vector<int64_t>* groups, Groups());
+    NUBO_ASSIGN_OR_RETURN(int role, txn_.DriveRoleOf(drive_id, who_.user_id, *groups));
+    drives_[drive_id].role = role;
+  }
+  const int role = *drives_[drive_id].role;
+  if (role < 1 || role > 3) return Perms();
+  return RolePerms(static_cast<Role>(role), false, false);
 }
 
 Result<Perms> Checker::OnDrive(int64_t drive_id) {
@@ -133,6 +154,9 @@ Result<Perms> Checker::OnDrive(int64_t drive_id) {
   if (who_.anonymous() || !who_.Has(auth::kScopeFiles)) return NodeHidden();
   NUBO_ASSIGN_OR_RETURN(auto owner, Owner(drive_id));
   if (owner && *owner == who_.user_id) return Perms::AllNode();
+  // A shared drive: its members' role.
+  NUBO_ASSIGN_OR_RETURN(Perms member, MemberPerms(drive_id));
+  if (!member.empty()) return member;
   return NodeHidden();
 }
 
@@ -170,11 +194,17 @@ Result<Perms> Checker::On(const meta::NodeRow& node) {
     if (it->second.empty()) return NodeHidden();
     return it->second;
   }
-  // Everyone else: the union of the grants that reach the node.
+  // A shared drive's members hold their role on all of it; everyone (them
+  // too) also holds the union of the grants that reach the node.
+  NUBO_ASSIGN_OR_RETURN(Perms member, MemberPerms(node.drive_id));
+  if (member == Perms::AllNode()) {
+    nodes_[node.id] = member;
+    return member;
+  }
   NUBO_ASSIGN_OR_RETURN(const std::vector<int64_t>* groups, Groups());
   NUBO_ASSIGN_OR_RETURN(auto hits, txn_.GrantsReaching(node.id, who_.user_id, *groups, now_ms_));
   NUBO_ASSIGN_OR_RETURN(auto owner, Owner(node.drive_id));
-  Perms p;
+  Perms p = member;
   for (const meta::GrantHit& h : hits) {
     if (h.role < 1 || h.role > 3) continue;  // a role this build does not know grants nothing
     Role role = static_cast<Role>(h.role);

@@ -6,8 +6,10 @@
 // for each (principal, resource, action) before it reads or writes. Nothing
 // else decides.
 //
-// The model: a drive belongs to its owner, who may do every node action in
-// it through a credential whose scope includes kScopeFiles. Anyone else
+// The model: a personal drive belongs to its owner, who may do every node
+// action in it through a credential whose scope includes kScopeFiles; a
+// shared drive has no owner, its members (users or groups) hold a role on
+// all of it. Anyone else
 // reaches a node only through grants (docs/sharing.md): a role on the node
 // or one of its ancestors, given to the user or to a group the user belongs
 // to (nested groups count), unexpired; the union of every grant that
@@ -139,7 +141,11 @@ class Checker {
   const auth::Principal& who() const { return who_; }
   // A drive the caller read in this transaction anyway: its owner is
   // known, so deciding about it costs no query.
-  void Know(const meta::DriveRow& d) { owners_[d.id] = d.owner_id; }
+  void Know(const meta::DriveRow& d) {
+    DriveFacts& f = drives_[d.id];
+    f.owner = d.owner_id;
+    f.shared = d.kind == "shared";
+  }
   // Whether the caller owns the drive (owners decide everything in it).
   Result<bool> Owns(int64_t drive_id);
   // The groups the caller belongs to (nested ones included), read once per
@@ -147,7 +153,16 @@ class Checker {
   Result<const std::vector<int64_t>*> Groups();
 
  private:
+  struct DriveFacts {
+    std::optional<int64_t> owner;
+    bool shared = false;
+    std::optional<int> role;  // shared drives: the caller's role, once read (0: none)
+  };
+  Result<const DriveFacts*> Facts(int64_t drive_id);
   Result<std::optional<int64_t>> Owner(int64_t drive_id);
+  // A shared drive's members hold their role on all of it (nothing for a
+  // personal drive or a non-member).
+  Result<Perms> MemberPerms(int64_t drive_id);
   // What `maker` may do on `node_id` now. A grant or link made by anyone
   // but the drive's owner lasts only as long as its maker may still share
   // the node, and allows no more than the maker holds: a reshare ends when
@@ -160,7 +175,7 @@ class Checker {
   meta::ReadTxn& txn_;
   const auth::Principal& who_;
   const int64_t now_ms_;
-  std::unordered_map<int64_t, std::optional<int64_t>> owners_;
+  std::unordered_map<int64_t, DriveFacts> drives_;
   std::optional<std::vector<int64_t>> groups_;
   std::unordered_map<int64_t, Perms> nodes_;  // decisions made, by node id
   const int depth_;

@@ -27,7 +27,8 @@ struct DavContext {
   const DavOptions& opt;
   http::Request& req;
   auth::PrincipalPtr principal;       // the caller (shared: PROPFIND's body outlives the handler)
-  std::string mount;                  // "/dav", "/webdav" or "/public.php/webdav"
+  std::string mount;                  // "/dav", "/webdav", "/dav-drives/<id>" or "/public.php/webdav"
+  std::string drive;                  // /dav-drives/<id>: the shared drive's id
   std::vector<std::string> segments;  // decoded, below the mount
   files::Resolved target;
   std::optional<IfHeader> if_header;  // parsed, already evaluated true
@@ -50,8 +51,8 @@ http::Response DavError(int status, std::string_view condition = "", std::string
 http::Response DavError(const Status& st);
 
 // How many leading segments of a decoded path name a WebDAV mount: 1 for
-// /dav/ and /webdav/ (the caller's drive), 2 for /public.php/webdav/ (a
-// public link's tree), 0 for none.
+// /dav/ and /webdav/ (the caller's drive), 2 for /dav-drives/<id>/ (a
+// shared drive) and /public.php/webdav/ (a public link's tree), 0 for none.
 size_t MountLength(const std::vector<std::string>& segments);
 // Whether a path under another mount (a Destination, an If-header tag)
 // names the same tree as the request: a link's tree and an account's

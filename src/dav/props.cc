@@ -141,8 +141,18 @@ const std::vector<meta::DavLockRow>& PropEnv::Locks() {
 
 const files::Usage& PropEnv::Usage() {
   if (!usage_) {
-    auto u = c_.files.GetUsage(c_.who());
-    usage_ = u.ok() ? *u : files::Usage{};
+    usage_ = files::Usage{};
+    if (c_.who().link()) {
+      // A link's bearer has no drive of its own and learns nothing of the owner's.
+    } else if (c_.drive.empty()) {
+      auto u = c_.files.GetUsage(c_.who());
+      if (u.ok()) usage_ = *u;
+    } else if (auto drives = c_.files.Drives(c_.who()); drives.ok()) {
+      // RFC 4331 quota of a shared drive is the drive's own.
+      for (const auto& d : *drives) {
+        if (d.drive.public_id == c_.drive) usage_ = d.usage;
+      }
+    }
   }
   return *usage_;
 }

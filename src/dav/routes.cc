@@ -88,7 +88,8 @@ Result<DavContext*> Prepare(DavContext& c) {
   c.mount.clear();
   for (size_t i = 0; i < n; ++i) c.mount += "/" + req.segments[i];
   c.segments.assign(req.segments.begin() + n, req.segments.end());
-  auto r = c.files.Resolve(c.who(), c.segments);
+  if (req.segments[0] == "dav-drives") c.drive = req.segments[1];
+  auto r = c.files.Resolve(c.who(), c.segments, c.drive);
   if (!r.ok()) {
     if (r.status().code() == Code::kInvalidArgument && !Writes(req.method)) {
       return Status::NotFound("no such file or folder");
@@ -109,7 +110,7 @@ Result<DavContext*> Prepare(DavContext& c) {
       } else {
         auto segs = MountPath(tag, host, c.mount);
         if (!segs) return st;
-        auto rr = c.files.Resolve(c.who(), *segs);
+        auto rr = c.files.Resolve(c.who(), *segs, c.drive);
         if (!rr.ok()) return st;
         res = std::move(*rr);
       }
@@ -191,14 +192,15 @@ size_t MountLength(const std::vector<std::string>& segments) {
   if (segments.empty()) return 0;
   if (segments[0] == "dav" || segments[0] == "webdav") return 1;
   if (segments.size() >= 2 && segments[0] == "public.php" && segments[1] == "webdav") return 2;
+  if (segments.size() >= 2 && segments[0] == "dav-drives") return 2;
   return 0;
 }
 
 bool SameTree(const std::vector<std::string>& segments, std::string_view request_mount) {
   const size_t n = MountLength(segments);
   if (n == 0) return false;
-  const bool is_public = n == 2, request_public = request_mount == "/public.php/webdav";
-  return is_public == request_public;
+  if (n == 1) return request_mount == "/dav" || request_mount == "/webdav";
+  return request_mount == "/" + segments[0] + "/" + segments[1];
 }
 
 Response DavError(int status, std::string_view condition, std::string_view href) {
@@ -244,10 +246,12 @@ Response HandleOptions(DavContext& c) {
 void RegisterDavRoutes(http::Router& router, files::Files& files, DavOptions options) {
   files::Files* f = &files;
   auto opt = std::make_shared<DavOptions>(options);
-  // A public link's tree at Nextcloud's public WebDAV address: the token is
-  // the Basic user name, the link's password (if any) the password.
-  for (const char* mount :
-       {"/dav/{path...}", "/webdav/{path...}", "/public.php/webdav/{path...}"}) {
+  // Shared drives at /dav-drives/<id>/: a prefix no user's own folder name
+  // can take (a user's tree is /dav/). A public link's tree at Nextcloud's
+  // public WebDAV address: the token is the Basic user name, the link's
+  // password (if any) the password.
+  for (const char* mount : {"/dav/{path...}", "/webdav/{path...}", "/dav-drives/{drive}/{path...}",
+                            "/public.php/webdav/{path...}"}) {
     for (const Method& m : kMethods) {
       http::RouteOptions ro;
       ro.access = std::string_view(mount).rfind("/public.php/", 0) == 0 ? http::Access::kLink

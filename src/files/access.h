@@ -34,8 +34,8 @@ bool IfMatchMatches(std::string_view header, const std::string& etag);
 Result<meta::NodeRow> Access(meta::ReadTxn& txn, const Principal& who, std::string_view public_id,
                              Want want, Action action);
 // The same through a request's Checker (drive owners memoized).
-Result<meta::NodeRow> Access(meta::ReadTxn& txn, authz::Checker& check,
-                             std::string_view public_id, Want want, Action action);
+Result<meta::NodeRow> Access(meta::ReadTxn& txn, authz::Checker& check, std::string_view public_id,
+                             Want want, Action action);
 // Access() of a live node plus: must be a folder (Conflict otherwise).
 Result<meta::NodeRow> AccessFolder(meta::ReadTxn& txn, const Principal& who,
                                    std::string_view public_id, Action action);
@@ -53,10 +53,13 @@ Status Touch(meta::WriteTxn& txn, int64_t drive_id, int64_t from, int64_t size_d
 // property bytes.
 Result<int64_t> DriveUsage(meta::ReadTxn& txn, const meta::DriveRow& d);
 
-// QuotaExceeded unless `extra` more bytes fit the drive owner's quota
+// The quota that bounds a drive: a shared drive's own, a personal drive's
+// owner's (nullopt: none).
+Result<std::optional<int64_t>> DriveQuota(meta::ReadTxn& txn, const meta::DriveRow& d);
+
+// QuotaExceeded unless `extra` more bytes fit the drive's quota
 // beside its usage and every live reservation except `own_reservation`.
-Status CheckQuota(meta::ReadTxn& txn, int64_t drive_id, int64_t extra,
-                  int64_t own_reservation = 0);
+Status CheckQuota(meta::ReadTxn& txn, int64_t drive_id, int64_t extra, int64_t own_reservation = 0);
 
 // QuotaExceeded when the drive's usage and live reservations already exceed
 // its owner's quota (after a change whose full size was known only once

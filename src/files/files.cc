@@ -6,6 +6,7 @@
 
 #include "files/access.h"
 #include "files/names.h"
+#include "util/ids.h"
 #include "util/strings.h"
 #include "util/time.h"
 
@@ -145,20 +146,27 @@ Result<int64_t> DriveUsage(meta::ReadTxn& txn, const meta::DriveRow& d) {
   return (root ? static_cast<int64_t>(root->size) : 0) + d.props_bytes;
 }
 
+Result<std::optional<int64_t>> DriveQuota(meta::ReadTxn& txn, const meta::DriveRow& d) {
+  if (d.kind == "shared") return d.quota_bytes;
+  if (!d.owner_id) return std::optional<int64_t>();
+  NUBO_ASSIGN_OR_RETURN(auto u, txn.GetUser(*d.owner_id));
+  return u ? u->quota_bytes : std::nullopt;
+}
+
 Status CheckQuota(meta::ReadTxn& txn, int64_t drive_id, int64_t extra, int64_t own_reservation) {
   if (extra <= 0) return Status::Ok();
   NUBO_ASSIGN_OR_RETURN(auto d, txn.GetDrive(drive_id));
-  if (!d || !d->owner_id) return Status::Ok();
-  NUBO_ASSIGN_OR_RETURN(auto u, txn.GetUser(*d->owner_id));
-  if (!u || !u->quota_bytes) return Status::Ok();
+  if (!d) return Status::Ok();
+  NUBO_ASSIGN_OR_RETURN(auto quota, DriveQuota(txn, *d));
+  if (!quota) return Status::Ok();
   NUBO_ASSIGN_OR_RETURN(int64_t used, DriveUsage(txn, *d));
   // Uploads in progress hold reservations: their bytes are on the disk
   // already (or about to be), so they count until they commit or end.
   NUBO_ASSIGN_OR_RETURN(int64_t reserved,
                         txn.ReservedBytes(drive_id, UnixMillis(), own_reservation));
-  if (used + reserved + extra > *u->quota_bytes) {
+  if (used + reserved + extra > *quota) {
     std::string msg = "storage quota exceeded: " + std::to_string(used) + " of " +
-                      std::to_string(*u->quota_bytes) + " bytes used, " + std::to_string(extra) +
+                      std::to_string(*quota) + " bytes used, " + std::to_string(extra) +
                       " more needed";
     if (reserved > 0) msg += " (" + std::to_string(reserved) + " held by uploads in progress)";
     return Status::QuotaExceeded(std::move(msg));
@@ -168,14 +176,14 @@ Status CheckQuota(meta::ReadTxn& txn, int64_t drive_id, int64_t extra, int64_t o
 
 Status CheckQuotaHolds(meta::ReadTxn& txn, int64_t drive_id) {
   NUBO_ASSIGN_OR_RETURN(auto d, txn.GetDrive(drive_id));
-  if (!d || !d->owner_id) return Status::Ok();
-  NUBO_ASSIGN_OR_RETURN(auto u, txn.GetUser(*d->owner_id));
-  if (!u || !u->quota_bytes) return Status::Ok();
+  if (!d) return Status::Ok();
+  NUBO_ASSIGN_OR_RETURN(auto quota, DriveQuota(txn, *d));
+  if (!quota) return Status::Ok();
   NUBO_ASSIGN_OR_RETURN(int64_t used, DriveUsage(txn, *d));
   NUBO_ASSIGN_OR_RETURN(int64_t reserved, txn.ReservedBytes(drive_id, UnixMillis(), 0));
-  if (used + reserved > *u->quota_bytes) {
+  if (used + reserved > *quota) {
     return Status::QuotaExceeded("storage quota exceeded: " + std::to_string(used) + " of " +
-                                 std::to_string(*u->quota_bytes) + " bytes used");
+                                 std::to_string(*quota) + " bytes used");
   }
   return Status::Ok();
 }
@@ -269,12 +277,135 @@ Result<DriveInfo> Files::PersonalDrive(const Principal& who) {
   return out;
 }
 
+namespace {
+
+const char* RoleWord(int role) {
+  switch (role) {
+    case 1:
+      return "viewer";
+    case 2:
+      return "editor";
+    case 3:
+      return "manager";
+  }
+  return "none";
+}
+
+Result<DriveInfo> Describe(meta::ReadTxn& t, meta::DriveRow d, std::string role) {
+  DriveInfo out;
+  NUBO_ASSIGN_OR_RETURN(auto root, t.GetNode(d.root_id, 0));
+  if (!root) return Status::Internal("drive root missing");
+  out.root_id = root->public_id;
+  out.usage.used_bytes = root->size + static_cast<uint64_t>(d.props_bytes);
+  NUBO_ASSIGN_OR_RETURN(out.usage.quota_bytes, DriveQuota(t, d));
+  out.drive = std::move(d);
+  out.role = std::move(role);
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<DriveInfo>> Files::Drives(const Principal& who) {
+  NUBO_ASSIGN_OR_RETURN(DriveInfo personal, PersonalDrive(who));
+  personal.role = "owner";
+  std::vector<DriveInfo> out{std::move(personal)};
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto groups, t.GroupsOfUser(who.user_id));
+    NUBO_ASSIGN_OR_RETURN(auto shared, t.ListMemberDrives(who.user_id, groups));
+    for (auto& [d, role] : shared) {
+      NUBO_ASSIGN_OR_RETURN(DriveInfo info, Describe(t, std::move(d), RoleWord(role)));
+      out.push_back(std::move(info));
+    }
+    return Status::Ok();
+  }));
+  return out;
+}
+
+Result<DriveInfo> Files::CreateDrive(const Principal& who, std::string_view name,
+                                     std::optional<int64_t> quota_bytes) {
+  const bool admin = authz::CheckAdmin(who).ok();
+  if (!admin) {
+    NUBO_RETURN_IF_ERROR(authz::CheckScope(who, auth::kScopeFiles));
+    if (!options_.users_create_drives) {
+      return Status::PermissionDenied("only administrators create shared drives here");
+    }
+    if (quota_bytes) return Status::PermissionDenied("only administrators set a drive's quota");
+  }
+  if (quota_bytes && *quota_bytes < 0) return Status::InvalidArgument("quota_bytes must be >= 0");
+  NUBO_ASSIGN_OR_RETURN(std::string valid, ValidateName(name));
+  DriveInfo out;
+  NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
+    meta::DriveRow d;
+    d.public_id = NewUuidV7();
+    d.kind = "shared";
+    d.name = valid;
+    d.quota_bytes = quota_bytes;
+    d.created_at_ms = UnixMillis();
+    NUBO_RETURN_IF_ERROR(t.InsertDrive(d));
+    NodeRow root;
+    root.public_id = NewUuidV7();
+    root.drive_id = d.id;
+    root.kind = NodeKind::kFolder;
+    root.mime = "inode/directory";
+    root.mtime_ms = root.ctime_ms = d.created_at_ms;
+    root.created_by = root.updated_by = who.user_id;
+    NUBO_RETURN_IF_ERROR(t.InsertNode(root));
+    NUBO_RETURN_IF_ERROR(t.SetDriveRoot(d.id, root.id));
+    d.root_id = root.id;
+    // Its maker manages it (an operator without an account manages nothing).
+    if (who.user_id > 0) NUBO_RETURN_IF_ERROR(t.SetDriveMember(d.id, false, who.user_id, 3));
+    NUBO_ASSIGN_OR_RETURN(out, Describe(t, std::move(d), who.user_id > 0 ? "manager" : "none"));
+    return Status::Ok();
+  }));
+  return out;
+}
+
+Result<DriveInfo> Files::UpdateDrive(const Principal& who, std::string_view id,
+                                     std::optional<std::string> name,
+                                     std::optional<std::optional<int64_t>> quota_bytes) {
+  if (name) {
+    NUBO_ASSIGN_OR_RETURN(*name, ValidateName(*name));
+  }
+  if (quota_bytes && *quota_bytes && **quota_bytes < 0) {
+    return Status::InvalidArgument("quota_bytes must be >= 0");
+  }
+  DriveInfo out;
+  NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
+    const bool admin = authz::CheckAdmin(who).ok();
+    auto found = DriveFor(t, who, id, static_cast<int>(Action::kRead));
+    meta::DriveRow d;
+    if (found.ok()) {
+      d = std::move(*found);
+    } else if (admin && found.status().code() == Code::kNotFound && !id.empty()) {
+      NUBO_ASSIGN_OR_RETURN(auto any, t.GetDriveByPublicId(std::string(id)));
+      if (!any) return found.status();
+      d = std::move(*any);
+    } else {
+      return found.status();
+    }
+    if (d.kind != "shared")
+      return Status::Conflict("a personal drive is changed through its account");
+    if (name && !admin)
+      NUBO_RETURN_IF_ERROR(DriveFor(t, who, id, static_cast<int>(Action::kManage)).status());
+    if (quota_bytes && !admin)
+      return Status::PermissionDenied("only administrators set a drive's quota");
+    if (name) d.name = *name;
+    if (quota_bytes) d.quota_bytes = *quota_bytes;
+    NUBO_RETURN_IF_ERROR(t.UpdateDrive(d));
+    NUBO_ASSIGN_OR_RETURN(int role, t.DriveRoleOf(d.id, who.user_id, {}));
+    NUBO_ASSIGN_OR_RETURN(out, Describe(t, std::move(d), RoleWord(role)));
+    return Status::Ok();
+  }));
+  return out;
+}
+
 Result<Usage> Files::GetUsage(const Principal& who) {
   NUBO_ASSIGN_OR_RETURN(DriveInfo d, PersonalDrive(who));
   return d.usage;
 }
 
-Result<Resolved> Files::Resolve(const Principal& who, const std::vector<std::string>& segments) {
+Result<Resolved> Files::Resolve(const Principal& who, const std::vector<std::string>& segments,
+                                std::string_view drive_id) {
   if (segments.size() > kMaxDepth) {
     return Status::InvalidArgument("paths have at most " + std::to_string(kMaxDepth) + " segments");
   }
@@ -303,13 +434,10 @@ Result<Resolved> Files::Resolve(const Principal& who, const std::vector<std::str
       }
       r.path_key = keys.empty() ? (prefix.empty() ? "/" : prefix) : prefix + r.path_key;
     } else {
-      NUBO_ASSIGN_OR_RETURN(auto d, t.GetPersonalDrive(who.user_id));
-      if (!d) return Status::NotFound("this account has no personal drive");
       // The tree as a whole: what the caller may not list resolves to nothing.
-      check.Know(*d);
-      NUBO_RETURN_IF_ERROR(check.RequireDrive(d->id, Action::kList));
-      r.drive_id = d->id;
-      NUBO_ASSIGN_OR_RETURN(cur, t.GetNode(d->root_id, 0));
+      NUBO_ASSIGN_OR_RETURN(auto d, DriveFor(t, who, drive_id, static_cast<int>(Action::kList)));
+      r.drive_id = d.id;
+      NUBO_ASSIGN_OR_RETURN(cur, t.GetNode(d.root_id, 0));
       if (!cur) return Status::Internal("drive root missing");
     }
     for (size_t i = 0; i < keys.size(); ++i) {
@@ -492,7 +620,31 @@ Result<Page> Files::List(const Principal& who, std::string_view folder_id, meta:
   return page;
 }
 
-Result<Page> Files::ListTrash(const Principal& who, std::string_view cursor, size_t limit) {
+Result<meta::DriveRow> Files::DriveFor(meta::ReadTxn& t, const Principal& who,
+                                       std::string_view drive_id, int action) {
+  std::optional<meta::DriveRow> d;
+  if (drive_id.empty()) {
+    NUBO_ASSIGN_OR_RETURN(d, t.GetPersonalDrive(who.user_id));
+    if (!d) return Status::NotFound("this account has no personal drive");
+  } else {
+    if (drive_id.size() > 64) return Status::NotFound("no such drive");
+    NUBO_ASSIGN_OR_RETURN(d, t.GetDriveByPublicId(std::string(drive_id)));
+    if (!d) return Status::NotFound("no such drive");
+  }
+  authz::Checker check(t, who);
+  check.Know(*d);
+  auto perms = check.OnDrive(d->id);
+  // Hidden is "no such drive" for a drive named by id (like one that does not exist).
+  if (!perms.ok()) return drive_id.empty() ? perms.status() : Status::NotFound("no such drive");
+  if (!perms->Has(static_cast<Action>(action))) {
+    return Status::PermissionDenied(std::string("you may not ") +
+                                    authz::ActionName(static_cast<Action>(action)) + " here");
+  }
+  return std::move(*d);
+}
+
+Result<Page> Files::ListTrash(const Principal& who, std::string_view cursor, size_t limit,
+                              std::string_view drive_id) {
   std::optional<std::pair<int64_t, int64_t>> before;
   if (!cursor.empty()) {
     auto raw = HexDecode(cursor);
@@ -507,12 +659,8 @@ Result<Page> Files::ListTrash(const Principal& who, std::string_view cursor, siz
   }
   Page page;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(auto d, t.GetPersonalDrive(who.user_id));
-    if (!d) return Status::NotFound("this account has no personal drive");
-    authz::Checker check(t, who);
-    check.Know(*d);
-    NUBO_RETURN_IF_ERROR(check.RequireDrive(d->id, Action::kDelete));
-    NUBO_ASSIGN_OR_RETURN(page.items, t.ListTrash(d->id, before, limit + 1, who.user_id));
+    NUBO_ASSIGN_OR_RETURN(auto d, DriveFor(t, who, drive_id, static_cast<int>(Action::kDelete)));
+    NUBO_ASSIGN_OR_RETURN(page.items, t.ListTrash(d.id, before, limit + 1, who.user_id));
     return Status::Ok();
   }));
   if (page.items.size() > limit) {

@@ -76,6 +76,8 @@ struct FilesOptions {
   // Where large temporary state goes (a ZIP's central directory); empty:
   // the system's temp directory. The server uses its data directory's tmp/.
   std::string tmp_dir;
+  // Users (not only administrators) may create shared drives.
+  bool users_create_drives = false;
 };
 
 // The strong ETag of a node: files "\"<first 32 hex digits of the BLAKE3
@@ -146,6 +148,7 @@ struct DriveInfo {
   meta::DriveRow drive;
   std::string root_id;  // public id of the root folder
   Usage usage;
+  std::string role;  // the caller's: "owner" (personal) or "viewer" | "editor" | "manager"
 };
 
 // A file's content, ready to stream.
@@ -202,6 +205,23 @@ class Files {
   // The caller's personal drive, its root's public id and its usage.
   Result<DriveInfo> PersonalDrive(const Principal& who);
   Result<Usage> GetUsage(const Principal& who);
+  // The caller's personal drive, then the shared drives it is a member of
+  // (directly or through groups), by name.
+  Result<std::vector<DriveInfo>> Drives(const Principal& who);
+
+  // ---- Shared drives (team spaces) ----
+  // Administrators (or, with users_create_drives, anyone) create them; the
+  // creator becomes a manager. Only administrators set quotas.
+  Result<DriveInfo> CreateDrive(const Principal& who, std::string_view name,
+                                std::optional<int64_t> quota_bytes);
+  // Renaming needs manage on the drive; a quota (inner nullopt: none) needs
+  // an administrator.
+  Result<DriveInfo> UpdateDrive(const Principal& who, std::string_view id,
+                                std::optional<std::string> name,
+                                std::optional<std::optional<int64_t>> quota_bytes);
+  // Deletes a shared drive and everything in it for good (its managers or
+  // an administrator).
+  Status DeleteDrive(const Principal& who, std::string_view id);
 
   // A live node (or, with `trashed_too`, a trashed one) the caller may see.
   Result<meta::NodeRow> Get(const Principal& who, std::string_view id, bool trashed_too = false);
@@ -247,10 +267,12 @@ class Files {
                              std::optional<std::string> name, Conflict conflict,
                              bool shallow = false, const Conditions& cond = {});
 
-  // Resolves `segments` (decoded, below the caller's personal drive root).
-  // InvalidArgument when a segment is not a valid name or there are more
-  // than kMaxDepth.
-  Result<Resolved> Resolve(const Principal& who, const std::vector<std::string>& segments);
+  // Resolves `segments` (decoded, below the root of the caller's personal
+  // drive, of the shared drive `drive_id` when given, or of a public link's
+  // node for a link's bearer). InvalidArgument when a segment is not a
+  // valid name or there are more than kMaxDepth.
+  Result<Resolved> Resolve(const Principal& who, const std::vector<std::string>& segments,
+                           std::string_view drive_id = "");
   Status Trash(const Principal& who, std::string_view id, const Conditions& cond = {});
   // Restores a trashed node to its parent, or to the drive root when that
   // parent is itself in the trash; a taken name gets " (n)".
@@ -258,8 +280,11 @@ class Files {
                                 const Conditions& cond = {});
   // Deletes a node (live or trashed) and its subtree for good.
   Status DeletePermanently(const Principal& who, std::string_view id, const Conditions& cond = {});
-  Result<Page> ListTrash(const Principal& who, std::string_view cursor, size_t limit);
-  Result<int64_t> EmptyTrash(const Principal& who);
+  // The trash of the caller's personal drive, or of the shared drive
+  // `drive_id` (needs delete on it).
+  Result<Page> ListTrash(const Principal& who, std::string_view cursor, size_t limit,
+                         std::string_view drive_id = "");
+  Result<int64_t> EmptyTrash(const Principal& who, std::string_view drive_id = "");
   // Maintenance: deletes trash older than the retention period, trims
   // every drive's trash to its budget (see Trash), drops expired quota
   // reservations. Returns nodes removed.
@@ -331,6 +356,10 @@ class Files {
   // reservation. Returns the reservation's id.
   Result<int64_t> Reserve(int64_t drive_id, int64_t reservation_id, int64_t bytes,
                           bool check = true);
+  // The personal drive, or the shared drive `drive_id` if the caller may
+  // do `action` on it as a whole (hidden: NotFound "no such drive").
+  Result<meta::DriveRow> DriveFor(meta::ReadTxn& t, const Principal& who, std::string_view drive_id,
+                                  int action);
   void Unreserve(int64_t reservation_id);
 
   meta::MetaStore& meta_;

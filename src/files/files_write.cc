@@ -122,14 +122,14 @@ namespace {
 
 Status TrimTrash(meta::WriteTxn& t, int64_t drive_id, size_t max_items) {
   NUBO_ASSIGN_OR_RETURN(auto d, t.GetDrive(drive_id));
-  if (!d || !d->owner_id) return Status::Ok();
-  NUBO_ASSIGN_OR_RETURN(auto u, t.GetUser(*d->owner_id));
-  if (!u || !u->quota_bytes) return Status::Ok();
+  if (!d) return Status::Ok();
+  NUBO_ASSIGN_OR_RETURN(auto quota, DriveQuota(t, *d));
+  if (!quota) return Status::Ok();
   for (size_t purged = 0; purged < max_items;) {
     NUBO_ASSIGN_OR_RETURN(d, t.GetDrive(drive_id));
     NUBO_ASSIGN_OR_RETURN(int64_t used, DriveUsage(t, *d));
     NUBO_ASSIGN_OR_RETURN(int64_t trashed, t.TrashBytes(drive_id));
-    const int64_t budget = std::max<int64_t>(0, *u->quota_bytes - used) / 2;
+    const int64_t budget = std::max<int64_t>(0, *quota - used) / 2;
     if (trashed <= budget) return Status::Ok();
     NUBO_ASSIGN_OR_RETURN(auto oldest, t.ListOldestTrash(drive_id, 16));
     if (oldest.empty()) return Status::Ok();
@@ -474,9 +474,9 @@ Result<std::unique_ptr<Upload>> Files::BeginUpload(const Principal& who, UploadR
       NUBO_RETURN_IF_ERROR(CheckNewMemberLocks(t, who, parent, name, req.cond.lock_tokens));
     }
     NUBO_ASSIGN_OR_RETURN(auto d, t.GetDrive(drive_id));
-    if (d && d->owner_id) {
-      NUBO_ASSIGN_OR_RETURN(auto owner, t.GetUser(*d->owner_id));
-      quota = owner && owner->quota_bytes.has_value();
+    if (d) {
+      NUBO_ASSIGN_OR_RETURN(auto q, DriveQuota(t, *d));
+      quota = q.has_value();
     }
     return Status::Ok();
   }));
@@ -760,14 +760,19 @@ Status Files::DeletePermanently(const Principal& who, std::string_view id, const
   });
 }
 
-Result<int64_t> Files::EmptyTrash(const Principal& who) {
-  NUBO_ASSIGN_OR_RETURN(DriveInfo d, PersonalDrive(who));
+Result<int64_t> Files::EmptyTrash(const Principal& who, std::string_view drive_id) {
+  int64_t drive = 0;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto d, DriveFor(t, who, drive_id, static_cast<int>(Action::kDelete)));
+    drive = d.id;
+    return Status::Ok();
+  }));
   int64_t deleted = 0;
   for (;;) {
     size_t batch = 0;
     NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
-      NUBO_RETURN_IF_ERROR(authz::Checker(t, who).RequireDrive(d.drive.id, Action::kDelete));
-      NUBO_ASSIGN_OR_RETURN(auto items, t.ListTrash(d.drive.id, std::nullopt, 100, who.user_id));
+      NUBO_RETURN_IF_ERROR(authz::Checker(t, who).RequireDrive(drive, Action::kDelete));
+      NUBO_ASSIGN_OR_RETURN(auto items, t.ListTrash(drive, std::nullopt, 100, who.user_id));
       batch = items.size();
       for (const NodeRow& n : items) NUBO_RETURN_IF_ERROR(DeleteTree(t, n));
       return Status::Ok();
@@ -775,6 +780,34 @@ Result<int64_t> Files::EmptyTrash(const Principal& who) {
     deleted += static_cast<int64_t>(batch);
     if (batch < 100) return deleted;
   }
+}
+
+Status Files::DeleteDrive(const Principal& who, std::string_view id) {
+  // Whole drives go in one transaction: their rows, and one release of
+  // each file's content (the GC then collects what nothing else holds).
+  return meta_.Write([&](meta::WriteTxn& t) -> Status {
+    std::optional<meta::DriveRow> d;
+    auto visible = DriveFor(t, who, id, static_cast<int>(Action::kRead));
+    if (visible.ok()) {
+      d = std::move(*visible);
+    } else if (authz::CheckAdmin(who).ok() && !id.empty() && id.size() <= 64) {
+      NUBO_ASSIGN_OR_RETURN(d, t.GetDriveByPublicId(std::string(id)));
+    }
+    if (!d) return Status::NotFound("no such drive");
+    if (d->kind != "shared") return Status::Conflict("a personal drive goes with its account");
+    if (!authz::CheckAdmin(who).ok()) {
+      NUBO_RETURN_IF_ERROR(DriveFor(t, who, id, static_cast<int>(Action::kManage)).status());
+    }
+    NUBO_ASSIGN_OR_RETURN(auto root, t.GetNode(d->root_id, 0));
+    if (root) {
+      const int64_t now = UnixMillis();
+      NUBO_ASSIGN_OR_RETURN(auto manifests, t.SubtreeManifests(root->id));
+      NUBO_RETURN_IF_ERROR(t.DeleteDavLocksAt(d->id, "/"));
+      NUBO_RETURN_IF_ERROR(t.DeleteSubtree(root->id).status());
+      for (int64_t m : manifests) NUBO_RETURN_IF_ERROR(content::ReleaseManifest(t, m, now));
+    }
+    return t.DeleteDrive(d->id);
+  });
 }
 
 Result<int64_t> Files::PurgeExpiredTrash(int64_t now_ms) {

@@ -95,6 +95,17 @@ struct DriveRow {
   int64_t change_seq = 0;
   int64_t created_at_ms = 0;
   int64_t props_bytes = 0;  // bytes of the WebDAV dead properties of its nodes
+  std::optional<int64_t> quota_bytes;  // shared drives: their own quota
+};
+
+// A member of a shared drive: a user or a group, with its role
+// (PERSISTED: 1 viewer, 2 editor, 3 manager).
+struct DriveMemberRow {
+  bool is_group = false;
+  int64_t id = 0;  // users.id or user_groups.id
+  std::string public_id;
+  std::string name;
+  int role = 1;
 };
 
 // PERSISTED: never renumber (nodes.kind; folders sort before files).
@@ -303,6 +314,16 @@ class ReadTxn {
   // Drives and nodes. `viewer` (a user id) only fills NodeRow::favorite.
   virtual Result<std::optional<DriveRow>> GetDrive(int64_t id) = 0;
   virtual Result<std::optional<DriveRow>> GetPersonalDrive(int64_t owner_id) = 0;
+  virtual Result<std::optional<DriveRow>> GetDriveByPublicId(const std::string& public_id) = 0;
+  // Shared drives the user is a member of (directly or through one of
+  // `groups`), with the strongest role, by name.
+  virtual Result<std::vector<std::pair<DriveRow, int>>> ListMemberDrives(
+      int64_t user_id, const std::vector<int64_t>& groups) = 0;
+  // The strongest role of the user (or one of `groups`) in a drive; 0: none.
+  virtual Result<int> DriveRoleOf(int64_t drive_id, int64_t user_id,
+                                  const std::vector<int64_t>& groups) = 0;
+  // Direct members: groups first, then users, each by name.
+  virtual Result<std::vector<DriveMemberRow>> ListDriveMembers(int64_t drive_id) = 0;
   virtual Result<std::optional<NodeRow>> GetNode(int64_t id, int64_t viewer) = 0;
   virtual Result<std::optional<NodeRow>> GetNodeByPublicId(const std::string& public_id,
                                                            int64_t viewer) = 0;
@@ -426,7 +447,7 @@ class ReadTxn {
   // Sum of the sizes of the drive's trashed items (each counted once, at
   // the node the user trashed).
   virtual Result<int64_t> TrashBytes(int64_t drive_id) = 0;
-  // Drives whose owner has a quota, id > `after_id`, by id.
+  // Drives with a quota (their owner's, or their own), id > `after_id`, by id.
   virtual Result<std::vector<int64_t>> ListQuotaDrives(int64_t after_id, size_t limit) = 0;
 
   // For fsck: folders whose size rollup differs from the sum of their
@@ -493,6 +514,15 @@ class WriteTxn : public ReadTxn {
   // Fills `row.id`. AlreadyExists for a second personal drive.
   virtual Status InsertDrive(DriveRow& row) = 0;
   virtual Status SetDriveRoot(int64_t drive_id, int64_t root_id) = 0;
+  // Writes name and quota_bytes (matched by id).
+  virtual Status UpdateDrive(const DriveRow& row) = 0;
+  // Removes the drive row (its nodes must be gone: the caller releases
+  // their content first).
+  virtual Status DeleteDrive(int64_t id) = 0;
+  // Adds a member or changes its role.
+  virtual Status SetDriveMember(int64_t drive_id, bool is_group, int64_t member_id, int role) = 0;
+  // NotFound when not a direct member.
+  virtual Status RemoveDriveMember(int64_t drive_id, bool is_group, int64_t member_id) = 0;
   // Bumps and returns the drive's change counter.
   virtual Result<int64_t> NextChangeSeq(int64_t drive_id) = 0;
   // Fills `row.id`. AlreadyExists when a live sibling has the same name_key.

@@ -903,6 +903,61 @@ TEST_P(MetaStoreConformance, GroupsAndGrants) {
   ASSERT_TRUE(st.ok()) << st.ToString();
 }
 
+// A shared drive has no owner and its own quota; members are users or
+// groups with a role; a user's drives include those of its groups.
+TEST_P(MetaStoreConformance, SharedDrivesAndMembers) {
+  Status st = store_->Write([&](WriteTxn& t) -> Status {
+    UserRow alice;
+    DriveRow personal;
+    NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, alice, personal));
+    GroupRow team{0, "g-team", "Team", 1};
+    NUBO_RETURN_IF_ERROR(t.InsertGroup(team));
+    NUBO_RETURN_IF_ERROR(t.AddGroupMember(team.id, false, alice.id));
+    DriveRow d;
+    d.public_id = "sd1";
+    d.kind = "shared";
+    d.name = "Zed space";
+    d.quota_bytes = 1000;
+    NUBO_RETURN_IF_ERROR(t.InsertDrive(d));
+    DriveRow e = d;
+    e.public_id = "sd2";
+    e.name = "Alpha space";
+    e.quota_bytes.reset();
+    NUBO_RETURN_IF_ERROR(t.InsertDrive(e));
+    NUBO_ASSIGN_OR_RETURN(auto got, t.GetDriveByPublicId("sd1"));
+    EXPECT_TRUE(got && got->kind == "shared" && !got->owner_id && got->quota_bytes == 1000);
+    NUBO_RETURN_IF_ERROR(t.SetDriveMember(d.id, false, alice.id, 1));
+    NUBO_RETURN_IF_ERROR(t.SetDriveMember(d.id, false, alice.id, 2));  // a role change, not a second row
+    NUBO_RETURN_IF_ERROR(t.SetDriveMember(e.id, true, team.id, 3));
+    NUBO_ASSIGN_OR_RETURN(int role, t.DriveRoleOf(d.id, alice.id, {}));
+    EXPECT_EQ(role, 2);
+    NUBO_ASSIGN_OR_RETURN(role, t.DriveRoleOf(e.id, alice.id, {}));
+    EXPECT_EQ(role, 0);
+    NUBO_ASSIGN_OR_RETURN(role, t.DriveRoleOf(e.id, alice.id, {team.id}));
+    EXPECT_EQ(role, 3);
+    NUBO_ASSIGN_OR_RETURN(auto mine, t.ListMemberDrives(alice.id, {team.id}));
+    EXPECT_EQ(mine.size(), 2u);
+    EXPECT_TRUE(mine.size() == 2 && mine[0].first.name == "Alpha space" && mine[0].second == 3 &&
+                mine[1].second == 2);
+    NUBO_ASSIGN_OR_RETURN(auto members, t.ListDriveMembers(d.id));
+    EXPECT_TRUE(members.size() == 1 && !members[0].is_group && members[0].role == 2);
+    NUBO_ASSIGN_OR_RETURN(auto quota_drives, t.ListQuotaDrives(0, 10));
+    EXPECT_EQ(quota_drives, (std::vector<int64_t>{d.id}));
+    d.name = "Renamed";
+    d.quota_bytes.reset();
+    NUBO_RETURN_IF_ERROR(t.UpdateDrive(d));
+    NUBO_ASSIGN_OR_RETURN(got, t.GetDriveByPublicId("sd1"));
+    EXPECT_TRUE(got && got->name == "Renamed" && !got->quota_bytes);
+    EXPECT_EQ(t.RemoveDriveMember(e.id, false, alice.id).code(), Code::kNotFound);
+    NUBO_RETURN_IF_ERROR(t.RemoveDriveMember(e.id, true, team.id));
+    NUBO_RETURN_IF_ERROR(t.DeleteDrive(d.id));
+    NUBO_ASSIGN_OR_RETURN(mine, t.ListMemberDrives(alice.id, {team.id}));
+    EXPECT_TRUE(mine.empty());
+    return Status::Ok();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+}
+
 TEST_P(MetaStoreConformance, DomainLookups) {
   UserRow u;
   DriveRow d;

@@ -126,6 +126,9 @@ const std::vector<Setting>& Table() {
          c.sharee_search = std::string(v);
          return Status::Ok();
        }},
+      {"sharing.users_create_drives", "NUBO_USERS_CREATE_DRIVES", "false",
+       "users (not only administrators) may create shared drives, which they then manage", false,
+       Bool(&Config::users_create_drives)},
       {"dav.propfind_infinity", "NUBO_DAV_PROPFIND_INFINITY", "false",
        "answer PROPFIND Depth: infinity (streamed) instead of 403 propfind-finite-depth", false,
        Bool(&Config::dav_propfind_infinity)},

@@ -37,6 +37,7 @@ struct Config {
   bool dav_propfind_infinity = false;
   uint64_t trash_retention_ms = 30ull * 24 * 3'600'000;
   std::string sharee_search = "groups";  // all | groups | exact
+  bool users_create_drives = false;
   uint64_t argon2_ops = 3;
   uint64_t argon2_mem = 64ull << 20;
   bool basic_account_passwords = true;

@@ -200,6 +200,7 @@ int RunServe(const Config& cfg) {
   fopt.trash_retention_ms = static_cast<int64_t>(cfg.trash_retention_ms);
   fopt.min_free_bytes = cfg.min_free;
   fopt.tmp_dir = (fs::path(cfg.data_dir) / "tmp").string();
+  fopt.users_create_drives = cfg.users_create_drives;
   files::Files files(meta, chunks, fopt);
   share::Sharing sharing(
       meta, params,

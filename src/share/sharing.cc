@@ -283,6 +283,61 @@ Status Sharing::RemoveMember(const Principal& who, std::string_view id, const Me
   });
 }
 
+// ---- Shared drives' members ----
+
+namespace {
+
+Status DriveHidden() { return Status::NotFound("no such drive"); }
+
+// A shared drive the caller may see (a member, or an administrator), and
+// whether it may change its members.
+Result<std::pair<meta::DriveRow, bool>> VisibleDrive(meta::ReadTxn& t, const Principal& who,
+                                                     std::string_view id) {
+  if (id.empty() || id.size() > 64) return DriveHidden();
+  NUBO_ASSIGN_OR_RETURN(auto d, t.GetDriveByPublicId(std::string(id)));
+  if (!d || d->kind != "shared") return DriveHidden();
+  authz::Checker check(t, who);
+  check.Know(*d);
+  auto p = check.OnDrive(d->id);
+  const bool admin = authz::CheckAdmin(who).ok();
+  if (!p.ok() && !admin) return DriveHidden();
+  const bool manage = admin || (p.ok() && p->Has(Action::kManage));
+  return std::make_pair(std::move(*d), manage);
+}
+
+}  // namespace
+
+Result<std::vector<meta::DriveMemberRow>> Sharing::ListDriveMembers(const Principal& who,
+                                                                    std::string_view drive_id) {
+  std::vector<meta::DriveMemberRow> out;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto d, VisibleDrive(t, who, drive_id));
+    NUBO_ASSIGN_OR_RETURN(out, t.ListDriveMembers(d.first.id));
+    return Status::Ok();
+  }));
+  return out;
+}
+
+Status Sharing::SetDriveMember(const Principal& who, std::string_view drive_id, const MemberRef& m,
+                               authz::Role role) {
+  return meta_.Write([&](meta::WriteTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto d, VisibleDrive(t, who, drive_id));
+    if (!d.second) return Denied("only the drive's managers change its members");
+    NUBO_ASSIGN_OR_RETURN(auto member, ResolveMember(t, m));
+    return t.SetDriveMember(d.first.id, member.first, member.second, static_cast<int>(role));
+  });
+}
+
+Status Sharing::RemoveDriveMember(const Principal& who, std::string_view drive_id,
+                                  const MemberRef& m) {
+  return meta_.Write([&](meta::WriteTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto d, VisibleDrive(t, who, drive_id));
+    if (!d.second) return Denied("only the drive's managers change its members");
+    NUBO_ASSIGN_OR_RETURN(auto member, ResolveMember(t, m));
+    return t.RemoveDriveMember(d.first.id, member.first, member.second);
+  });
+}
+
 // ---- Grants ----
 
 Result<std::vector<meta::GrantRow>> Sharing::ListGrants(const Principal& who,

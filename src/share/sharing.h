@@ -149,6 +149,15 @@ class Sharing {
   Status AddMember(const Principal& who, std::string_view id, const MemberRef& m);
   Status RemoveMember(const Principal& who, std::string_view id, const MemberRef& m);
 
+  // ---- Shared drives' members ----
+  // Any member sees the members; managers (and administrators) change them.
+  Result<std::vector<meta::DriveMemberRow>> ListDriveMembers(const Principal& who,
+                                                             std::string_view drive_id);
+  // Adds a member or changes its role.
+  Status SetDriveMember(const Principal& who, std::string_view drive_id, const MemberRef& m,
+                        authz::Role role);
+  Status RemoveDriveMember(const Principal& who, std::string_view drive_id, const MemberRef& m);
+
   // ---- Grants ----
   // The grants on a node (needs share on it).
   Result<std::vector<meta::GrantRow>> ListGrants(const Principal& who, std::string_view node_id);

@@ -421,7 +421,8 @@ class FilesTest(FsckMixin, unittest.TestCase):
         self.assertEqual(d["kind"], "personal")
         self.assertIsNone(d["quota_bytes"])
         self.assertIsInstance(d["used_bytes"], int)
-        self.assertEqual(set(d), {"id", "kind", "name", "root_id", "used_bytes", "quota_bytes"})
+        self.assertEqual(set(d), {"id", "kind", "name", "root_id", "used_bytes", "quota_bytes", "role"})
+        self.assertEqual(d["role"], "owner")
         root = a.node(a.root)
         self.assertEqual((root["kind"], root["parent_id"], root["path"], root["mime"]),
                          ("folder", None, [], "inode/directory"))

@@ -251,7 +251,7 @@ ChunkRow ChunkFrom(const Stmt& s) {
 
 constexpr const char* kDriveSelect =
     "SELECT id, public_id, kind, name, owner_id, COALESCE(root_id, 0), change_seq, created_at, "
-    "props_bytes FROM drives ";
+    "props_bytes, quota_bytes FROM drives ";
 
 DriveRow DriveFrom(const Stmt& s) {
   DriveRow d;
@@ -264,6 +264,7 @@ DriveRow DriveFrom(const Stmt& s) {
   d.change_seq = s.Int(6);
   d.created_at_ms = s.Int(7);
   d.props_bytes = s.Int(8);
+  if (!s.IsNull(9)) d.quota_bytes = s.Int(9);
   return d;
 }
 
@@ -1117,8 +1118,9 @@ class SqliteTxn final : public WriteTxn {
   }
   Result<std::vector<int64_t>> ListQuotaDrives(int64_t after_id, size_t limit) override {
     NUBO_PREPARE(s, c_,
-                 "SELECT d.id FROM drives d JOIN users u ON u.id = d.owner_id "
-                 "WHERE d.id > ? AND u.quota_bytes IS NOT NULL ORDER BY d.id LIMIT ?");
+                 "SELECT d.id FROM drives d LEFT JOIN users u ON u.id = d.owner_id "
+                 "WHERE d.id > ? AND (u.quota_bytes IS NOT NULL OR d.quota_bytes IS NOT NULL) "
+                 "ORDER BY d.id LIMIT ?");
     s.Bind(1, after_id).Bind(2, static_cast<int64_t>(limit));
     return Rows<int64_t>(s, FirstInt);
   }
@@ -1182,10 +1184,11 @@ class SqliteTxn final : public WriteTxn {
   Status InsertDrive(DriveRow& d) override {
     NUBO_PREPARE(
         s, c_,
-        "INSERT INTO drives (public_id, kind, name, owner_id, root_id, change_seq, created_at) "
-        "VALUES (?, ?, ?, ?, NULL, 0, ?)");
+        "INSERT INTO drives (public_id, kind, name, owner_id, root_id, change_seq, created_at, "
+        "quota_bytes) VALUES (?, ?, ?, ?, NULL, 0, ?, ?)");
     s.Bind(1, d.public_id).Bind(2, d.kind).Bind(3, d.name).Bind(5, d.created_at_ms);
     BindOpt(s, 4, d.owner_id);
+    BindOpt(s, 6, d.quota_bytes);
     NUBO_RETURN_IF_ERROR(s.Exec());
     d.id = sqlite3_last_insert_rowid(c_.db());
     return Status::Ok();
@@ -1592,6 +1595,88 @@ class SqliteTxn final : public WriteTxn {
     s.Bind(1, id);
     NUBO_RETURN_IF_ERROR(s.Exec());
     return s.changes() == 1;
+  }
+
+  Result<std::optional<DriveRow>> GetDriveByPublicId(const std::string& public_id) override {
+    static const std::string sql = std::string(kDriveSelect) + "WHERE public_id = ?";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, public_id);
+    return One<DriveRow>(s, DriveFrom);
+  }
+  Result<std::vector<std::pair<DriveRow, int>>> ListMemberDrives(
+      int64_t user_id, const std::vector<int64_t>& groups) override {
+    static const std::string sql =
+        "SELECT d.id, d.public_id, d.kind, d.name, d.owner_id, COALESCE(d.root_id, 0), "
+        "d.change_seq, d.created_at, d.props_bytes, d.quota_bytes, MAX(m.role) FROM drives d "
+        "JOIN drive_members m ON m.drive_id = d.id WHERE m.member_user = ?1 OR m.member_group IN "
+        "(SELECT value FROM json_each(?2)) GROUP BY d.id ORDER BY lower(d.name), d.id";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    std::string list = IdList(groups);
+    s.Bind(1, user_id).Bind(2, list);
+    using Row = std::pair<DriveRow, int>;
+    return Rows<Row>(s, [](const Stmt& r) { return Row{DriveFrom(r), static_cast<int>(r.Int(10))}; });
+  }
+  Result<int> DriveRoleOf(int64_t drive_id, int64_t user_id,
+                          const std::vector<int64_t>& groups) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT COALESCE(MAX(role), 0) FROM drive_members WHERE drive_id = ?1 AND "
+                 "(member_user = ?2 OR member_group IN (SELECT value FROM json_each(?3)))");
+    std::string list = IdList(groups);
+    s.Bind(1, drive_id).Bind(2, user_id).Bind(3, list);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    return row ? static_cast<int>(s.Int(0)) : 0;
+  }
+  Result<std::vector<DriveMemberRow>> ListDriveMembers(int64_t drive_id) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT 1, g.id, g.public_id, g.name, m.role, g.name_key AS k FROM drive_members m "
+                 "JOIN user_groups g ON g.id = m.member_group WHERE m.drive_id = ?1 "
+                 "UNION ALL SELECT 0, u.id, u.public_id, u.username, m.role, u.name_key AS k "
+                 "FROM drive_members m JOIN users u ON u.id = m.member_user WHERE m.drive_id = ?1 "
+                 "ORDER BY 1 DESC, 6");
+    s.Bind(1, drive_id);
+    return Rows<DriveMemberRow>(s, [](const Stmt& r) {
+      return DriveMemberRow{r.Int(0) != 0, r.Int(1), r.Text(2), r.Text(3),
+                            static_cast<int>(r.Int(4))};
+    });
+  }
+  Status UpdateDrive(const DriveRow& d) override {
+    NUBO_PREPARE(s, c_, "UPDATE drives SET name = ?, quota_bytes = ? WHERE id = ?");
+    s.Bind(1, d.name);
+    BindOpt(s, 2, d.quota_bytes);
+    s.Bind(3, d.id);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    return s.changes() ? Status::Ok() : Status::NotFound("no such drive");
+  }
+  Status DeleteDrive(int64_t id) override {
+    NUBO_PREPARE(s, c_, "DELETE FROM drives WHERE id = ?");
+    s.Bind(1, id);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    return s.changes() ? Status::Ok() : Status::NotFound("no such drive");
+  }
+  Status SetDriveMember(int64_t drive_id, bool is_group, int64_t member_id, int role) override {
+    {
+      NUBO_PREPARE(s, c_,
+                   is_group ? "UPDATE drive_members SET role = ?3 WHERE drive_id = ?1 AND "
+                              "member_group = ?2"
+                            : "UPDATE drive_members SET role = ?3 WHERE drive_id = ?1 AND "
+                              "member_user = ?2");
+      s.Bind(1, drive_id).Bind(2, member_id).Bind(3, static_cast<int64_t>(role));
+      NUBO_RETURN_IF_ERROR(s.Exec());
+      if (s.changes()) return Status::Ok();
+    }
+    NUBO_PREPARE(s, c_,
+                 is_group ? "INSERT INTO drive_members (drive_id, member_group, role) VALUES (?, ?, ?)"
+                          : "INSERT INTO drive_members (drive_id, member_user, role) VALUES (?, ?, ?)");
+    s.Bind(1, drive_id).Bind(2, member_id).Bind(3, static_cast<int64_t>(role));
+    return s.Exec();
+  }
+  Status RemoveDriveMember(int64_t drive_id, bool is_group, int64_t member_id) override {
+    NUBO_PREPARE(s, c_,
+                 is_group ? "DELETE FROM drive_members WHERE drive_id = ? AND member_group = ?"
+                          : "DELETE FROM drive_members WHERE drive_id = ? AND member_user = ?");
+    s.Bind(1, drive_id).Bind(2, member_id);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    return s.changes() ? Status::Ok() : Status::NotFound("not a member of this drive");
   }
 
   Status AddFavorite(int64_t user_id, int64_t node_id, int64_t now_ms) override {

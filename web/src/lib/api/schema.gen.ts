@@ -117,13 +117,15 @@ export interface TrashList {
 
 export interface Drive {
   id: string;
-  kind: "personal";
+  kind: "personal" | "shared";
   name: string;
   /** the root folder's node id */
   root_id: string;
   used_bytes: number;
   /** null: unlimited */
   quota_bytes: number | null;
+  /** the caller's role: owner of a personal drive, a member's role in a shared drive */
+  role: "owner" | "viewer" | "editor" | "manager";
 }
 
 export interface Usage {
@@ -300,6 +302,13 @@ export interface Sharee {
   id: string;
   name: string;
   display_name: string;
+}
+
+export interface DriveMember {
+  type: "user" | "group";
+  id: string;
+  name: string;
+  role: Role;
 }
 
 export interface Operations {
@@ -544,7 +553,7 @@ export interface Operations {
     body: undefined;
     response: void;
   };
-  /** The caller's drives (today one personal drive) with usage and quota */
+  /** The caller's personal drive, then the shared drives it is a member of (directly or through groups) */
   "GET /api/v1/drives": {
     path: Record<never, never>;
     query: Record<never, never>;
@@ -552,6 +561,17 @@ export interface Operations {
     response: {
       drives: Drive[];
     };
+  };
+  /** Create a shared drive (administrators; users too with sharing.users_create_drives); its maker manages it */
+  "POST /api/v1/drives": {
+    path: Record<never, never>;
+    query: Record<never, never>;
+    body: {
+      name: string;
+      /** administrators only */
+      quota_bytes?: number;
+    };
+    response: Drive;
   };
   /** The caller's used bytes (live files; trash excluded) and quota */
   "GET /api/v1/me/usage": {
@@ -716,6 +736,7 @@ export interface Operations {
     query: {
       limit?: number;
       cursor?: string;
+      drive?: string;
     };
     body: undefined;
     response: TrashList;
@@ -723,7 +744,9 @@ export interface Operations {
   /** Empty the trash (delete everything in it for good) */
   "DELETE /api/v1/trash": {
     path: Record<never, never>;
-    query: Record<never, never>;
+    query: {
+      drive?: string;
+    };
     body: undefined;
     response: {
       deleted: number;
@@ -1116,6 +1139,71 @@ export interface Operations {
       items: Sharee[];
     };
   };
+  /** Delete a shared drive and everything in it for good (its managers, administrators) */
+  "DELETE /api/v1/drives/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: void;
+  };
+  /** Rename a shared drive (its managers) or set its quota (administrators; 0 removes it) */
+  "PATCH /api/v1/drives/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: {
+      name?: string;
+      quota_bytes?: number;
+    };
+    response: Drive;
+  };
+  /** A shared drive's members (any member) */
+  "GET /api/v1/drives/{id}/members": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: {
+      items: DriveMember[];
+    };
+  };
+  /** Add a member (user or group) or change its role (the drive's managers) */
+  "POST /api/v1/drives/{id}/members": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: {
+      user?: string;
+      group?: string;
+      role: Role;
+    };
+    response: void;
+  };
+  /** Remove a user from a shared drive (its managers) */
+  "DELETE /api/v1/drives/{id}/members/users/{name}": {
+    path: {
+      id: string;
+      name: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: void;
+  };
+  /** Remove a group from a shared drive (its managers) */
+  "DELETE /api/v1/drives/{id}/members/groups/{member}": {
+    path: {
+      id: string;
+      member: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: void;
+  };
 }
 
 export type OperationKey = keyof Operations;
@@ -1145,6 +1233,7 @@ export const OPERATION_KEYS: readonly OperationKey[] = [
   "GET /api/v1/admin/users/{name}/app-passwords",
   "DELETE /api/v1/admin/users/{name}/app-passwords/{id}",
   "GET /api/v1/drives",
+  "POST /api/v1/drives",
   "GET /api/v1/me/usage",
   "GET /api/v1/nodes/{id}",
   "DELETE /api/v1/nodes/{id}",
@@ -1196,5 +1285,11 @@ export const OPERATION_KEYS: readonly OperationKey[] = [
   "POST /api/v1/public/{token}/nodes/{id}/upload",
   "GET /api/v1/public/{token}/nodes/{id}/content",
   "GET /api/v1/public/{token}/nodes/{id}/zip",
-  "GET /api/v1/sharees"
+  "GET /api/v1/sharees",
+  "DELETE /api/v1/drives/{id}",
+  "PATCH /api/v1/drives/{id}",
+  "GET /api/v1/drives/{id}/members",
+  "POST /api/v1/drives/{id}/members",
+  "DELETE /api/v1/drives/{id}/members/users/{name}",
+  "DELETE /api/v1/drives/{id}/members/groups/{member}"
 ];
