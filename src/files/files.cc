@@ -779,20 +779,65 @@ Result<Page> Files::Search(const Principal& who, meta::SearchFilter filter, std:
     after = std::make_pair(std::move(*key), *id);
   }
   Page page;
+  std::optional<NodeRow> resume;  // where the next page starts after
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(auto d, t.GetPersonalDrive(who.user_id));
     if (!d) return Status::NotFound("this account has no personal drive");
     authz::Checker check(t, who);
     check.Know(*d);
     NUBO_RETURN_IF_ERROR(check.RequireDrive(d->id, Action::kList));
-    NUBO_ASSIGN_OR_RETURN(page.items, t.SearchNodes(d->id, filter, after, limit + 1, who.user_id));
+    // Every drive the caller reaches: its own, the shared drives it is a
+    // member of, and the drives holding what was shared with it (whose
+    // results are kept only where a grant reaches them).
+    std::vector<int64_t> drives{d->id};
+    NUBO_ASSIGN_OR_RETURN(const std::vector<int64_t>* groups, check.Groups());
+    NUBO_ASSIGN_OR_RETURN(auto member, t.ListMemberDrives(who.user_id, *groups));
+    for (const auto& [md, role] : member) drives.push_back(md.id);
+    NUBO_ASSIGN_OR_RETURN(auto shared,
+                          t.ListSharedWith(who.user_id, *groups, UnixMillis(), 0, 1000));
+    for (const meta::SharedNode& sn : shared) {
+      NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(sn.node_id, 0));
+      if (n && std::find(drives.begin(), drives.end(), n->drive_id) == drives.end()) {
+        drives.push_back(n->drive_id);
+      }
+    }
+    // One keyset query per drive in the same (sort_key, id) order, merged:
+    // ids are unique across drives, so the union pages like one listing.
+    // Rows are safe to return only up to the first drive's last row when
+    // that drive has more (beyond it, its next rows are unseen).
+    auto before = [](const NodeRow& a, const NodeRow& b) {
+      return a.sort_key != b.sort_key ? a.sort_key < b.sort_key : a.id < b.id;
+    };
+    std::vector<NodeRow> merged;
+    std::optional<NodeRow> bound;
+    for (int64_t drive : drives) {
+      NUBO_ASSIGN_OR_RETURN(auto rows, t.SearchNodes(drive, filter, after, limit + 1, who.user_id));
+      if (rows.size() > limit) {
+        rows.resize(limit);
+        if (!bound || before(rows.back(), *bound)) bound = rows.back();
+      }
+      for (auto& r : rows) merged.push_back(std::move(r));
+    }
+    std::sort(merged.begin(), merged.end(), before);
+    size_t examined = 0;
+    for (; examined < merged.size() && page.items.size() < limit; ++examined) {
+      NodeRow& n = merged[examined];
+      if (bound && before(*bound, n)) break;
+      resume = n;
+      auto p = check.On(n);
+      if (!p.ok() && p.status().code() != Code::kNotFound) return p.status();
+      if (p.ok() && p->Has(Action::kRead)) page.items.push_back(std::move(n));
+    }
+    // More when a drive has rows beyond what was merged, or merged rows
+    // were left unexamined.
+    if (!bound && examined == merged.size()) resume.reset();
     return Status::Ok();
   }));
-  if (page.items.size() > limit) {
-    page.items.resize(limit);
-    const NodeRow& last = page.items.back();
-    std::string raw = "s2\n" + HexEncode(last.sort_key.data(), last.sort_key.size()) + "\n" +
-                      std::to_string(last.id);
+  // A page may hold fewer than `limit` results (what was examined but not
+  // the caller's to see); next_cursor says whether to go on.
+  if (resume) {
+    std::string raw = "s2\n" + HexEncode(resume->sort_key.data(), resume->sort_key.size()) + "\n" +
+                      std::to_string(resume->id);
     page.next_cursor = HexEncode(raw.data(), raw.size());
   }
   return page;

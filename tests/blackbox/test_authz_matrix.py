@@ -744,7 +744,8 @@ def role_owner(t, key, access, case, v):
 #   "hidden"       -> recipients cannot reach it this way (WebDAV paths name
 #                     the caller's own drive; groups they are not in): the
 #                     answer of an unknown id
-#   "search"       -> search covers the caller's own drive: no results
+#   "search"       -> search covers what the caller may read: the fixture's
+#                     file for a recipient who may read it, else nothing
 #   "manage_or_hidden" -> manage on the grant's or link's node, else hidden
 #   "instant_owner_only" -> create, then 404: only the caller's own content
 # A route without a row fails the test.
@@ -1057,6 +1058,13 @@ class AuthzMatrixTest(unittest.TestCase):
             return
         if need == "manage_or_hidden":
             need = "ok-if-manage" if perms and "manage" in perms else "hidden"
+        if need == "search":
+            found = a[0] == 200 and len(json.loads(a[2])["items"]) == 1
+            if perms and "read" in perms:
+                self.assertTrue(found, "a recipient who may read does not find it: " + detail)
+            else:
+                self.assertTrue(search_empty(a[0], a[2]), detail)
+            return
         if need == "hidden" or perms is None:
             fake = forge(v)
             x = self.send(self.credential(actor, case), case.build(fake, actor))
@@ -1066,9 +1074,7 @@ class AuthzMatrixTest(unittest.TestCase):
                              "Alice's ids and unknown ids answer differently " + detail + " / %d %r" % (
                                  x[0], x[2][:300]))
             return
-        if need == "search":
-            self.assertTrue(search_empty(a[0], a[2]), detail)
-        elif need == "ok-if-manage":
+        if need == "ok-if-manage":
             self.assertTrue(case.ok(a[0], a[2]), detail)
         elif need == "instant_owner_only":
             # Refused either way: the folder is not writable, or the content

@@ -266,6 +266,43 @@ class SharingTest(unittest.TestCase):
         # The other tests start without these shares.
         self.assertEqual(alice.delete(top, permanent=True), 204)
 
+    def test_search_covers_what_was_shared_and_nothing_else(self):
+        alice, bob, admin = self.u("alice"), self.u("bob"), self.admin
+        pub = alice.mkdir(alice.root, "Searchable")["id"]
+        priv = alice.mkdir(alice.root, "Hidden place")["id"]
+        names = ["zebra %02d.txt" % i for i in range(5)]
+        for n in names:
+            alice.put(pub, n, b"z")
+        alice.put(priv, "zebra secret.txt", b"s")
+        bob.put(bob.root, "zebra mine.txt", b"m")
+        team = admin.call("POST", "/drives", {"name": "Zoo"})[2]
+        admin.call("POST", "/drives/%s/members" % team["id"], {"user": "bob", "role": "viewer"})
+        admin.put(team["root_id"], "zebra team.txt", b"t")
+        g = self.grant(alice, pub, user="bob", role="viewer")
+
+        def search(who, limit):
+            found, cursor = [], None
+            for _ in range(50):
+                q = "/search?q=zebra&limit=%d%s" % (limit, "&cursor=" + cursor if cursor else "")
+                status, _, body = who.call("GET", q)
+                self.assertEqual(status, 200, body)
+                found += [i["name"] for i in body["items"]]
+                cursor = body["next_cursor"]
+                if not cursor:
+                    return found
+            self.fail("search did not end")
+
+        want = sorted(names + ["zebra mine.txt", "zebra team.txt"])
+        for limit in (1, 2, 3, 100):  # pages across the three drives
+            self.assertEqual(search(bob, limit), want, limit)
+        self.assertNotIn("zebra secret.txt", search(bob, 100))
+        alice.call("DELETE", "/grants/%s" % g["id"])
+        self.assertEqual(search(bob, 2), ["zebra mine.txt", "zebra team.txt"])
+        self.assertEqual(search(alice, 100), sorted(names + ["zebra secret.txt"]))
+        admin.call("DELETE", "/drives/%s" % team["id"])
+        alice.delete(pub, permanent=True)
+        alice.delete(priv, permanent=True)
+
     def test_managers_share_below_and_within_their_role(self):
         alice, bob, dave = self.u("alice"), self.u("bob"), self.u("dave")
         team = alice.mkdir(alice.root, "Managed")["id"]
