@@ -6,7 +6,7 @@ import time
 import unittest
 
 from harness import Server, exchange
-from test_files import Client, fake_id, run_fsck
+from test_files import Client, fake_id, start_with_users, stop_and_fsck
 
 FAST = {"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB"}
 
@@ -14,25 +14,11 @@ FAST = {"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB"}
 class DrivesTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.srv = Server(env=FAST)
-        admin = Client(cls.srv, "admin", "admin password 1")
-        status, _, _ = admin.call("POST", "/api/v1/setup", {"username": "admin", "password": "admin password 1"},
-                                  auth=False)
-        assert status == 201
-        cls.admin = admin
-        cls.users = {}
-        for name in ("bob", "carol", "dave"):
-            status, _, body = admin.call("POST", "/admin/users", {"username": name, "password": name + " password 1"})
-            assert status == 201, body
-            cls.users[name] = Client(cls.srv, name, name + " password 1")
+        cls.srv, cls.admin, cls.users = start_with_users(("bob", "carol", "dave"), FAST)
 
     @classmethod
     def tearDownClass(cls):
-        code = cls.srv.terminate()
-        p = run_fsck(cls.srv.data)
-        cls.srv.close()
-        assert code == 0, code
-        assert p.returncode == 0 and " 0 problems" in p.stdout, p.stdout + p.stderr
+        stop_and_fsck(cls.srv)
 
     def drives(self, who):
         status, _, body = who.call("GET", "/drives")

@@ -153,6 +153,33 @@ def run_fsck(data_dir):
                           timeout=600, env=env)
 
 
+def start_with_users(names, env=None):
+    """A fresh server with its administrator ("admin", password "admin
+    password 1") and the named users (password NAME + " password 1"):
+    (server, the admin's Client, {name: Client})."""
+    srv = Server(env=env)
+    admin = Client(srv, "admin", "admin password 1")
+    status, _, body = admin.call("POST", "/api/v1/setup", {"username": "admin", "password": "admin password 1"},
+                                 auth=False)
+    assert status == 201, body
+    users = {}
+    for name in names:
+        status, _, body = admin.call("POST", "/admin/users", {"username": name, "password": name + " password 1"})
+        assert status == 201, body
+        users[name] = Client(srv, name, name + " password 1")
+    return srv, admin, users
+
+
+def stop_and_fsck(srv):
+    """SIGTERM (a clean exit), then `nubo fsck` of the data directory must
+    find nothing."""
+    code = srv.terminate()
+    p = run_fsck(srv.data)
+    srv.close()
+    assert code == 0, code
+    assert p.returncode == 0 and " 0 problems" in p.stdout, p.stdout + p.stderr
+
+
 class Client:
     """One account's view of the API; every request on a fresh connection."""
 

@@ -15,7 +15,7 @@ import zipfile
 
 from harness import Server, exchange
 from test_dav import clean_env, require_tool, run, tail
-from test_files import Client, fake_id, run_fsck
+from test_files import Client, fake_id, start_with_users, stop_and_fsck
 
 FAST = {"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB"}
 P = "/api/v1/public/"
@@ -32,25 +32,13 @@ def fake_token():
 class LinksTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.srv = Server(env=FAST)
-        admin = Client(cls.srv, "admin", "admin password 1")
-        status, _, _ = admin.call("POST", "/api/v1/setup", {"username": "admin", "password": "admin password 1"},
-                                  auth=False)
-        assert status == 201
-        for name in ("alice", "bob"):
-            status, _, body = admin.call("POST", "/admin/users", {"username": name, "password": name + " password 1"})
-            assert status == 201, body
-        cls.alice = Client(cls.srv, "alice", "alice password 1")
-        cls.bob = Client(cls.srv, "bob", "bob password 1")
+        cls.srv, _, users = start_with_users(("alice", "bob"), FAST)
+        cls.alice, cls.bob = users["alice"], users["bob"]
         cls.anon = Client(cls.srv, "nobody", "x")
 
     @classmethod
     def tearDownClass(cls):
-        code = cls.srv.terminate()
-        p = run_fsck(cls.srv.data)
-        cls.srv.close()
-        assert code == 0, code
-        assert p.returncode == 0 and " 0 problems" in p.stdout, p.stdout + p.stderr
+        stop_and_fsck(cls.srv)
 
     # ---- helpers
 
