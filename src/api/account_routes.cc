@@ -1,6 +1,7 @@
 #include "api/account_routes.h"
 
 #include "api/json.h"
+#include "api/route_options.h"
 #include "api/openapi.h"
 #include "auth/accounts.h"
 #include "http/cookies.h"
@@ -52,27 +53,12 @@ Result<meta::UserRow> LoadUser(meta::MetaStore& meta, int64_t id) {
 // with the files scope, app passwords included; kAccount routes manage the
 // account and its credentials, which an app password never may (a leaked
 // one must not mint its successor or lock the owner out).
-constexpr http::RouteOptions kUser{
-    .access = http::Access::kUser, .body = http::BodyPolicy::kNone, .blocking = true};
-constexpr http::RouteOptions kAccount{
-    .access = http::Access::kAccount, .body = http::BodyPolicy::kNone, .blocking = true};
-constexpr http::RouteOptions kAccountJson{.access = http::Access::kAccount,
-                                          .body = http::BodyPolicy::kBuffered,
-                                          .max_body = 64 << 10,
-                                          .blocking = true,
-                                          .json = true};
-constexpr http::RouteOptions kAdmin{
-    .access = http::Access::kAdmin, .body = http::BodyPolicy::kNone, .blocking = true};
-constexpr http::RouteOptions kAdminJson{.access = http::Access::kAdmin,
-                                        .body = http::BodyPolicy::kBuffered,
-                                        .max_body = 64 << 10,
-                                        .blocking = true,
-                                        .json = true};
-constexpr http::RouteOptions kPublicJson{.access = http::Access::kPublic,
-                                         .body = http::BodyPolicy::kBuffered,
-                                         .max_body = 64 << 10,
-                                         .blocking = true,
-                                         .json = true};
+constexpr http::RouteOptions kUser = PlainRoute(http::Access::kUser);
+constexpr http::RouteOptions kAccount = PlainRoute(http::Access::kAccount);
+constexpr http::RouteOptions kAccountJson = JsonRoute(http::Access::kAccount);
+constexpr http::RouteOptions kAdmin = PlainRoute(http::Access::kAdmin);
+constexpr http::RouteOptions kAdminJson = JsonRoute(http::Access::kAdmin);
+constexpr http::RouteOptions kPublicJson = JsonRoute(http::Access::kPublic);
 
 }  // namespace
 

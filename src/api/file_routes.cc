@@ -8,6 +8,7 @@
 #include "api/content_response.h"
 #include "api/json.h"
 #include "api/node_json.h"
+#include "api/route_options.h"
 #include "api/upload_sink.h"
 #include "auth/principal.h"
 #include "content/reader.h"
@@ -325,13 +326,8 @@ files::Conflict DropConflict(const Request& req, files::Conflict asked) {
   return who.file_drop() ? files::Conflict::kRename : asked;
 }
 
-constexpr http::RouteOptions kRead{
-    .access = http::Access::kUser, .body = http::BodyPolicy::kNone, .blocking = true};
-constexpr http::RouteOptions kJson{.access = http::Access::kUser,
-                                   .body = http::BodyPolicy::kBuffered,
-                                   .max_body = 256 << 10,
-                                   .blocking = true,
-                                   .json = true};
+constexpr http::RouteOptions kRead = PlainRoute(http::Access::kUser);
+constexpr http::RouteOptions kJson = JsonRoute(http::Access::kUser, 256 << 10);
 constexpr http::RouteOptions kStream{
     .access = http::Access::kUser, .body = http::BodyPolicy::kStream, .blocking = true};
 

@@ -2,6 +2,7 @@
 
 #include "api/json.h"
 #include "api/node_json.h"
+#include "api/route_options.h"
 #include "auth/links.h"
 #include "http/cookies.h"
 #include "http/router.h"
@@ -172,28 +173,13 @@ Result<share::LinkPatch> ParseLinkPatch(std::string_view body) {
   return p;
 }
 
-constexpr http::RouteOptions kLinkRead{
-    .access = http::Access::kLink, .body = http::BodyPolicy::kNone, .blocking = true};
-constexpr http::RouteOptions kPublicJson{.access = http::Access::kPublic,
-                                         .body = http::BodyPolicy::kBuffered,
-                                         .max_body = 4 << 10,
-                                         .blocking = true,
-                                         .json = true};
+constexpr http::RouteOptions kLinkRead = PlainRoute(http::Access::kLink);
+constexpr http::RouteOptions kPublicJson = JsonRoute(http::Access::kPublic, 4 << 10);
 
-constexpr http::RouteOptions kRead{
-    .access = http::Access::kUser, .body = http::BodyPolicy::kNone, .blocking = true};
-constexpr http::RouteOptions kJson{.access = http::Access::kUser,
-                                   .body = http::BodyPolicy::kBuffered,
-                                   .max_body = 16 << 10,
-                                   .blocking = true,
-                                   .json = true};
-constexpr http::RouteOptions kAdmin{
-    .access = http::Access::kAdmin, .body = http::BodyPolicy::kNone, .blocking = true};
-constexpr http::RouteOptions kAdminJson{.access = http::Access::kAdmin,
-                                        .body = http::BodyPolicy::kBuffered,
-                                        .max_body = 16 << 10,
-                                        .blocking = true,
-                                        .json = true};
+constexpr http::RouteOptions kRead = PlainRoute(http::Access::kUser);
+constexpr http::RouteOptions kJson = JsonRoute(http::Access::kUser, 16 << 10);
+constexpr http::RouteOptions kAdmin = PlainRoute(http::Access::kAdmin);
+constexpr http::RouteOptions kAdminJson = JsonRoute(http::Access::kAdmin, 16 << 10);
 
 }  // namespace
 
