@@ -371,9 +371,13 @@ void RegisterFileRoutes(http::Router& router, Files& files, FileRouteHooks hooks
       [f](Request& req) {
         NUBO_OR_ERROR(body, ParseObject(req.body, {{"name", JsonType::kString},
                                                    {"quota_bytes", JsonType::kInt}}));
-        if (!body.Get("name")) return http::ErrorResponse(Status::InvalidArgument("name is required"));
+        if (!body.Get("name"))
+          return http::ErrorResponse(Status::InvalidArgument("name is required"));
+        // 0 means no quota, as in PATCH.
         std::optional<int64_t> quota;
-        if (auto q = body.Get("quota_bytes")) quota = static_cast<int64_t>(*ParseUint64(*q));
+        if (auto q = body.Get("quota_bytes"); q && *q != "0") {
+          quota = static_cast<int64_t>(*ParseUint64(*q));
+        }
         NUBO_OR_ERROR(d, f->CreateDrive(Who(req), *body.Get("name"), quota));
         return Response::Json(201, DriveJson(d) + "\n");
       },

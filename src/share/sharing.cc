@@ -305,6 +305,16 @@ Result<std::pair<meta::DriveRow, bool>> VisibleDrive(meta::ReadTxn& t, const Pri
   return std::make_pair(std::move(*d), manage);
 }
 
+// A shared drive always keeps a manager (a change that would leave none
+// is refused and rolled back): else nobody could manage its members.
+Status KeepsAManager(meta::ReadTxn& t, int64_t drive_id) {
+  NUBO_ASSIGN_OR_RETURN(auto members, t.ListDriveMembers(drive_id));
+  for (const auto& m : members) {
+    if (m.role == static_cast<int>(Role::kManager)) return Status::Ok();
+  }
+  return Status::Conflict("a shared drive keeps at least one manager");
+}
+
 }  // namespace
 
 Result<std::vector<meta::DriveMemberRow>> Sharing::ListDriveMembers(const Principal& who,
@@ -324,7 +334,9 @@ Status Sharing::SetDriveMember(const Principal& who, std::string_view drive_id, 
     NUBO_ASSIGN_OR_RETURN(auto d, VisibleDrive(t, who, drive_id));
     if (!d.second) return Denied("only the drive's managers change its members");
     NUBO_ASSIGN_OR_RETURN(auto member, ResolveMember(t, m));
-    return t.SetDriveMember(d.first.id, member.first, member.second, static_cast<int>(role));
+    NUBO_RETURN_IF_ERROR(
+        t.SetDriveMember(d.first.id, member.first, member.second, static_cast<int>(role)));
+    return KeepsAManager(t, d.first.id);
   });
 }
 
@@ -334,7 +346,8 @@ Status Sharing::RemoveDriveMember(const Principal& who, std::string_view drive_i
     NUBO_ASSIGN_OR_RETURN(auto d, VisibleDrive(t, who, drive_id));
     if (!d.second) return Denied("only the drive's managers change its members");
     NUBO_ASSIGN_OR_RETURN(auto member, ResolveMember(t, m));
-    return t.RemoveDriveMember(d.first.id, member.first, member.second);
+    NUBO_RETURN_IF_ERROR(t.RemoveDriveMember(d.first.id, member.first, member.second));
+    return KeepsAManager(t, d.first.id);
   });
 }
 

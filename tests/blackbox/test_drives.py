@@ -85,6 +85,11 @@ class DrivesTest(unittest.TestCase):
         admin.call("DELETE", "/groups/%s/members/users/carol" % grp["id"])
         self.assertEqual(self.same(carol, "GET", "/nodes/%s", f["id"]), 404)
         self.assertNotIn("Team A", self.drives(carol))
+        # A drive keeps a manager: the last one can neither leave nor step down.
+        admin.call("POST", "/drives/%s/members" % d, {"user": "bob", "role": "editor"})
+        self.assertEqual(admin.call("DELETE", "/drives/%s/members/users/admin" % d)[0], 409)
+        self.assertEqual(admin.call("POST", "/drives/%s/members" % d, {"user": "admin", "role": "viewer"})[0], 409)
+        self.assertEqual(self.drives(admin)["Team A"]["role"], "manager")
         # Removing a member.
         self.assertEqual(admin.call("DELETE", "/drives/%s/members/users/bob" % d)[0], 204)
         self.assertEqual(bob.status_of(f["id"]), 404)
@@ -120,6 +125,9 @@ class DrivesTest(unittest.TestCase):
             self.assertEqual(eve.call("POST", "/drives", {"name": "Big", "quota_bytes": 5})[0], 403)
             self.assertEqual(eve.call("POST", "/drives", {"name": "a/b"})[0], 400)
             self.assertEqual(eve.call("POST", "/drives", {})[0], 400)
+            # quota_bytes 0 means no quota, as in PATCH.
+            status, _, z = admin.call("POST", "/drives", {"name": "Open", "quota_bytes": 0})
+            self.assertEqual((status, z["quota_bytes"]), (201, None))
         finally:
             srv.terminate()
             srv.close()
