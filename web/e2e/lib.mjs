@@ -181,6 +181,12 @@ export async function apiSession(base, username, password) {
       if (!r.ok) throw new Error(`GET ${path}: ${r.status} ${await r.text()}`);
       return r.text();
     },
+    /** The status of a request with a raw body (bytes, or a FormData), without throwing: for refusals. */
+    async status(method, path, body) {
+      const r = await fetch(base + path, { method, headers: { Authorization: `Bearer ${token}` }, body });
+      await r.arrayBuffer();
+      return r.status;
+    },
     async rootId() {
       return (await call('GET', '/api/v1/drives')).drives[0].root_id;
     },

@@ -14,8 +14,12 @@
 // group → the user finds the folder under "Shared with me" and uploads into
 // it → an anonymous visitor (a fresh browser context) unlocks the link,
 // previews, downloads the ZIP, uploads through the drop link (no listing),
-// and meets "does not exist" once the link is revoked. Every step fails on a
-// Content-Security-Policy violation it causes.
+// and meets "does not exist" once the link is revoked → shared drives: the
+// admin creates "Team space" with a quota and adds members in its settings;
+// Bob finds it in the navigation, uploads, deletes and restores from the
+// drive's trash; a viewer gets no upload (and the server says 403); the admin
+// deletes the drive. Every step fails on a Content-Security-Policy violation
+// it causes.
 // Steps marked "(#n)" cover the items of the new-user issue; "soft" steps
 // (they need newer server features) report a failure and let the run go on;
 // any other failure stops the run. Screenshots of failures go to
@@ -746,6 +750,209 @@ async function main() {
 
     await visitorCtx.close();
     page = signedIn;
+
+    // Shared drives: the administrator makes "Team space" with a quota and
+    // adds Bob (editor) and Carol (viewer) in the drive's settings; Bob finds
+    // it in the navigation, uploads, deletes and restores from the drive's
+    // trash; Carol may only look; the administrator deletes it.
+    const CAROL = { user: 'carol', pass: 'carols password 1' };
+    const GIB = 1024 ** 3;
+    const team = { drive: null };
+    const driveDialog = () => page.getByTestId('drive-dialog');
+    const navDrive = (name) => page.getByTestId('nav-drives').getByRole('link', { name, exact: true });
+    const crumbs = () => page.locator('.crumbs li').allTextContents();
+    const teamOnServer = async (who = admin) =>
+      (await who.call('GET', '/api/v1/drives')).drives.find((d) => d.name === 'Team space') ?? null;
+    const membersOfTeam = async () =>
+      (await admin.call('GET', `/api/v1/drives/${team.drive.id}/members`)).items.map((m) => `${m.type}:${m.name}:${m.role}`).sort();
+    const namesInTeam = async () =>
+      (await admin.call('GET', `/api/v1/nodes/${team.drive.root_id}/children`)).items.map((n) => n.name);
+    const switchUser = async (user, pass) => {
+      await page.getByTestId('logout').click();
+      await page.waitForURL(/\/login/);
+      await signIn(user, pass);
+    };
+
+    await step('the admin creates the shared drive "Team space" with a quota and lands in it', async () => {
+      await admin.call('POST', '/api/v1/admin/users', { username: CAROL.user, password: CAROL.pass });
+      await switchUser(ADMIN.user, ADMIN.next);
+      assert.equal(await page.getByTestId('nav-drives').count(), 0, 'no shared drive yet');
+      await page.getByRole('link', { name: 'Users', exact: true }).click();
+      const form = page.getByTestId('new-drive-form');
+      // A quota of nothing is refused before it is sent.
+      await form.locator('input[name=drive-name]').fill('Team space');
+      await form.locator('input[name=drive-quota]').fill('0');
+      await form.getByRole('button', { name: 'Create shared drive' }).click();
+      await page.getByTestId('drives-card').getByRole('alert').filter({ hasText: 'greater than 0' }).waitFor();
+      assert.equal(await teamOnServer(), null);
+      await form.locator('input[name=drive-quota]').fill('1');
+      await form.getByRole('button', { name: 'Create shared drive' }).click();
+      await page.waitForURL(/\/files\/[^/]+$/);
+      team.drive = await teamOnServer();
+      assert.ok(team.drive, 'the drive exists on the server');
+      assert.deepEqual([team.drive.kind, team.drive.role, team.drive.quota_bytes], ['shared', 'manager', GIB]);
+      assert.equal(new URL(page.url()).pathname, `/files/${team.drive.root_id}`);
+      await until('breadcrumbs of the drive root', crumbs, ['Team space']);
+      await title('Team space — nubo');
+      await until('drive usage', () => text(page.getByTestId('drive-usage')), '0 B of 1 GiB used');
+      assert.equal(await navDrive('Team space').getAttribute('aria-current'), 'page');
+      assert.equal(await page.getByRole('link', { name: 'Files', exact: true }).getAttribute('aria-current'), null);
+    });
+
+    await step('the admin adds Bob (editor), Carol (viewer) and a group, and raises the quota', async () => {
+      await page.getByTestId('drive-settings').click();
+      const dialog = driveDialog();
+      await dialog.locator('li[data-member="admin"][data-role="manager"]').waitFor();
+      const form = dialog.getByTestId('member-form');
+      await form.locator('input[name=member-user]').fill(BOB.user);
+      await until(
+        'suggested users',
+        () => page.evaluate(() => [...document.querySelectorAll('#drive-member-suggestions option')].map((o) => o.value)),
+        [BOB.user],
+      );
+      await form.locator('select[name=member-role]').selectOption('editor');
+      await form.getByRole('button', { name: 'Add', exact: true }).click();
+      await dialog.locator(`li[data-member="${BOB.user}"][data-role="editor"]`).waitFor();
+      await form.locator('input[name=member-user]').fill(CAROL.user);
+      await form.getByRole('button', { name: 'Add', exact: true }).click();
+      await dialog.locator(`li[data-member="${CAROL.user}"][data-role="editor"]`).waitFor();
+      // Carol's role changes in the list.
+      await dialog.getByRole('combobox', { name: `Role of ${CAROL.user}` }).selectOption('viewer');
+      await until('members on the server', membersOfTeam, ['user:admin:manager', 'user:bob:editor', 'user:carol:viewer']);
+      // A group joins from the list, and leaves again.
+      await form.locator('select[name=to]').selectOption({ label: 'Staff' });
+      await form.locator('select[name=member-role]').selectOption('viewer');
+      await form.getByRole('button', { name: 'Add', exact: true }).click();
+      await dialog.locator('li[data-member="Staff"][data-type="group"]').waitFor();
+      assert.ok((await membersOfTeam()).includes('group:Staff:viewer'));
+      await dialog.getByRole('button', { name: 'Remove Staff from the drive' }).click();
+      await dialog.locator('li[data-member="Staff"]').waitFor({ state: 'detached' });
+      await until('members after removing the group', membersOfTeam, ['user:admin:manager', 'user:bob:editor', 'user:carol:viewer']);
+      // An unknown user is named as such.
+      await form.locator('select[name=to]').selectOption('user');
+      await form.locator('input[name=member-user]').fill('nobody-here');
+      await form.getByRole('button', { name: 'Add', exact: true }).click();
+      await page.locator('.toast').filter({ hasText: 'No user by that name.' }).waitFor();
+      // The administrator sets the quota in GiB.
+      await dialog.locator('input[name=drive-quota]').fill('2');
+      await dialog.getByTestId('drive-quota-form').getByRole('button', { name: 'Save' }).click();
+      await until('quota on the server', async () => (await teamOnServer()).quota_bytes, 2 * GIB);
+      await page.keyboard.press('Escape');
+      await driveDialog().waitFor({ state: 'detached' });
+      await until('drive usage', () => text(page.getByTestId('drive-usage')), '0 B of 2 GiB used');
+    });
+
+    await step('Bob finds the drive in the navigation and uploads into it', async () => {
+      await switchUser(BOB.user, BOB.pass);
+      await navDrive('Team space').click();
+      await page.waitForURL(new RegExp(`/files/${team.drive.root_id}$`));
+      await until('breadcrumbs of the drive root', crumbs, ['Team space']);
+      await title('Team space — nubo');
+      assert.match(await text(page.getByTestId('drive-bar')), /Your role: Editor/);
+      assert.equal(await page.getByTestId('read-only').count(), 0);
+      await page.getByTestId('file-input').setInputFiles([
+        { name: 'team-notes.txt', mimeType: 'text/plain', buffer: Buffer.from('team notes\n') },
+      ]);
+      await waitRows(['team-notes.txt']);
+      assert.deepEqual(await namesInTeam(), ['team-notes.txt']);
+      // It counts against the drive's quota, not Bob's.
+      await until('drive usage', () => text(page.getByTestId('drive-usage')), '11 B of 2 GiB used');
+      assert.equal((await teamOnServer()).used_bytes, 11);
+      const bob = await apiSession(nubo.url, BOB.user, BOB.pass);
+      const personal = (await bob.call('GET', '/api/v1/drives')).drives[0];
+      assert.equal(personal.kind, 'personal');
+      assert.equal(personal.used_bytes, 0, "Bob's own usage (what he uploaded elsewhere counts against its owners)");
+      // Lists outside the folder view name the drive as the file's place.
+      await page.getByRole('link', { name: 'Recent', exact: true }).click();
+      await until('location of the recent file', () => text(tableRow('team-notes.txt').getByTestId('location')), 'Team space');
+      await navDrive('Team space').click();
+      await waitRows(['team-notes.txt']);
+    });
+
+    await step("Bob deletes the file, finds it in the drive's trash and restores it", async () => {
+      await row('team-notes.txt').click();
+      await page.keyboard.press('Delete');
+      await waitRows(['team-notes.txt'], false);
+      assert.deepEqual(await namesInTeam(), []);
+      await page.getByRole('link', { name: 'Trash', exact: true }).click();
+      await title('Trash — nubo');
+      await page.getByText('The trash is empty.').waitFor(); // not in Bob's own trash
+      await page.getByTestId('trash-drive').selectOption({ label: 'Team space' });
+      await page.waitForURL(new RegExp(`/trash\\?drive=${team.drive.id}$`));
+      await title('Trash of Team space — nubo');
+      const tr = tableRow('team-notes.txt');
+      await tr.waitFor();
+      await tr.getByRole('button', { name: 'Restore' }).click();
+      await page.getByText('Restored "team-notes.txt"').waitFor();
+      await page.getByText('The trash is empty.').waitFor();
+      assert.deepEqual(await namesInTeam(), ['team-notes.txt']);
+      const trash = await admin.call('GET', `/api/v1/trash?drive=${team.drive.id}`);
+      assert.deepEqual(trash.items, []);
+      await navDrive('Team space').click();
+      await waitRows(['team-notes.txt']);
+      const driveTrash = page.getByTestId('drive-bar').getByRole('link', { name: "The drive's trash" });
+      assert.equal(await driveTrash.getAttribute('href'), `/trash?drive=${team.drive.id}`);
+    });
+
+    await step('Carol (a viewer) may only look: no upload in the UI, and the server refuses one (403)', async () => {
+      await switchUser(CAROL.user, CAROL.pass);
+      await navDrive('Team space').click();
+      await waitRows(['team-notes.txt']);
+      await until('breadcrumbs of the drive root', crumbs, ['Team space']);
+      await page.getByTestId('read-only').waitFor();
+      assert.match(await text(page.getByTestId('drive-bar')), /Your role: Viewer/);
+      for (const action of ['upload', 'upload-folder', 'new-folder']) {
+        assert.equal(await toolbar(action).count(), 0, `the toolbar offers ${action}`);
+      }
+      await row('team-notes.txt').click();
+      await toolbar('download').waitFor();
+      for (const action of ['rename', 'move', 'trash', 'share']) {
+        assert.equal(await toolbar(action).count(), 0, `the toolbar offers ${action}`);
+      }
+      await page.keyboard.press('Delete'); // nothing happens
+      await page.waitForTimeout(300);
+      assert.deepEqual(await namesInTeam(), ['team-notes.txt']);
+      // The members, read-only.
+      await page.getByTestId('drive-settings').click();
+      const dialog = driveDialog();
+      await dialog.locator('li[data-member="carol"][data-role="viewer"]').waitFor();
+      assert.equal(await dialog.locator('select, [data-testid=member-form], [data-testid=drive-rename-form]').count(), 0);
+      assert.equal(await dialog.getByRole('button', { name: 'Delete drive' }).count(), 0);
+      await page.keyboard.press('Escape');
+      await driveDialog().waitFor({ state: 'detached' });
+      // The server agrees.
+      const carol = await apiSession(nubo.url, CAROL.user, CAROL.pass);
+      assert.equal(await carol.status('PUT', `/api/v1/nodes/${team.drive.root_id}/files/sneaky.txt`, 'sneaky\n'), 403);
+      // A multipart upload answers per file (200, each file with the status it alone would have had).
+      const form = new FormData();
+      form.append('file', new Blob(['sneaky\n']), 'sneaky.txt');
+      const upload = await carol.call('POST', `/api/v1/nodes/${team.drive.root_id}/upload`, form);
+      assert.deepEqual(upload.items.map((x) => x.status), [403]);
+      assert.equal(await carol.status('GET', `/api/v1/trash?drive=${team.drive.id}`), 403);
+      assert.deepEqual(await namesInTeam(), ['team-notes.txt']);
+      // Her trash page offers no drive's trash, and says why for this one.
+      await page.getByRole('link', { name: 'Trash', exact: true }).click();
+      await page.getByText('The trash is empty.').waitFor();
+      assert.equal(await page.getByTestId('trash-drive').count(), 0, 'a viewer is offered the drive\'s trash');
+      await page.goto(`${ui.origin}/trash?drive=${team.drive.id}`);
+      await page.getByText('Only the editors and managers of a shared drive see its trash.').waitFor();
+    });
+
+    await step('the admin deletes the drive after a confirmation naming it', async () => {
+      await switchUser(ADMIN.user, ADMIN.next);
+      await navDrive('Team space').click();
+      await until('breadcrumbs of the drive root', crumbs, ['Team space']);
+      await page.getByTestId('drive-settings').click();
+      await driveDialog().getByRole('button', { name: 'Delete drive' }).click();
+      const confirm = page.getByRole('dialog', { name: 'Delete shared drive' });
+      assert.match(await text(confirm), /Delete the shared drive "Team space" and everything in it for good\?/);
+      await confirm.getByRole('button', { name: 'Delete drive' }).click();
+      await page.waitForURL(/\/files$/);
+      await title('My files — nubo');
+      await until('breadcrumbs', crumbs, ['My files']);
+      await page.getByTestId('nav-drives').waitFor({ state: 'detached' });
+      assert.equal(await teamOnServer(), null);
+    });
 
     await step('no CSP violations, page errors or browser dialogs', async () => {
       assert.deepEqual(problems, []);

@@ -4,7 +4,6 @@ import {
   dayValue,
   endOfDay,
   grantSpec,
-  inOwnDrive,
   linkSpec,
   pathWithin,
   publicRoute,
@@ -136,11 +135,5 @@ describe('links and paths', () => {
     expect(pathWithin([], 'team')).toEqual([]);
     // Already relative (the server starts below the link): kept as it is.
     expect(pathWithin(path.slice(2), 'team').map((p) => p.name)).toEqual(['docs']);
-  });
-  it('tells the own drive from a share received', () => {
-    expect(inOwnDrive({ id: 'root', path: [] }, 'root')).toBe(true);
-    expect(inOwnDrive({ id: 'a', path: [{ id: 'root', name: '' }] }, 'root')).toBe(true);
-    expect(inOwnDrive({ id: 'team', path: [] }, 'root')).toBe(false);
-    expect(inOwnDrive({ id: 'docs', path: [{ id: 'team', name: 'Team' }] }, 'root')).toBe(false);
   });
 });

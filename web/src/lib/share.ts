@@ -145,12 +145,3 @@ export function pathWithin(path: readonly PathEntry[], topId: string): PathEntry
   const i = path.findIndex((p) => p.id === topId);
   return i >= 0 ? path.slice(i) : [...path];
 }
-
-/**
- * Whether a node lies in the caller's own drive (its path starts at the
- * drive root, or it is the root) rather than in a share received.
- */
-export function inOwnDrive(node: { id: string; path: readonly PathEntry[] }, rootId: string | undefined): boolean {
-  if (!rootId) return true;
-  return node.id === rootId || node.path[0]?.id === rootId;
-}

@@ -124,8 +124,8 @@ export interface Drive {
   used_bytes: number;
   /** null: unlimited */
   quota_bytes: number | null;
-  /** the caller's role: owner of a personal drive, a member's role in a shared drive */
-  role: "owner" | "viewer" | "editor" | "manager";
+  /** the caller's role: owner of a personal drive, a member's role in a shared drive; none: an administrator acting on a shared drive it is no member of */
+  role: "owner" | "viewer" | "editor" | "manager" | "none";
 }
 
 export interface Usage {
@@ -568,7 +568,7 @@ export interface Operations {
     query: Record<never, never>;
     body: {
       name: string;
-      /** administrators only */
+      /** administrators only; 0 or absent: no quota */
       quota_bytes?: number;
     };
     response: Drive;

@@ -78,12 +78,13 @@ export function deleteOneForever(id: string): Promise<void> {
   return api.call('DELETE /api/v1/nodes/{id}', { path: { id }, query: { permanent: true } });
 }
 
-export function listTrash(cursor?: string | null): Promise<TrashList> {
-  return api.call('GET /api/v1/trash', { query: { limit: 500, cursor: cursor ?? undefined } });
+/** The personal trash, or a shared drive's (`drive`: its id; editors and managers). */
+export function listTrash(cursor?: string | null, drive?: string | null): Promise<TrashList> {
+  return api.call('GET /api/v1/trash', { query: { limit: 500, cursor: cursor ?? undefined, drive: drive ?? undefined } });
 }
 
-export function emptyTrash(): Promise<{ deleted: number }> {
-  return api.call('DELETE /api/v1/trash');
+export function emptyTrash(drive?: string | null): Promise<{ deleted: number }> {
+  return api.call('DELETE /api/v1/trash', { query: { drive: drive ?? undefined } });
 }
 
 export async function setFavorite(id: string, on: boolean): Promise<void> {

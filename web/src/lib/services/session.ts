@@ -4,11 +4,12 @@ import { ApiError } from '../api/client';
 import { api, accessExpiresAt, stopRefreshTimer } from './api';
 import { session } from '../state/session.svelte';
 import { uploads } from '../state/uploads.svelte';
+import { drives } from '../state/drives.svelte';
 
 async function loadIdentity() {
-  const [user, drives] = await Promise.all([api.call('GET /api/v1/me'), api.call('GET /api/v1/drives')]);
+  const [user, list] = await Promise.all([api.call('GET /api/v1/me'), api.call('GET /api/v1/drives')]);
   session.user = user;
-  session.drive = drives.drives[0] ?? null;
+  drives.all = list.drives;
   session.setupOpen = false; // an account exists
   session.status = 'signed-in';
   session.expired = false;
@@ -71,7 +72,7 @@ export async function logout(): Promise<void> {
     stopRefreshTimer();
     session.status = 'anonymous';
     session.user = null;
-    session.drive = null;
+    drives.all = [];
   }
 }
 
@@ -92,7 +93,7 @@ export async function setup(username: string, password: string, email?: string):
   }
 }
 
+/** Asks for the drives again: usage and quotas, and shared drives joined, left, renamed or deleted. */
 export async function refreshUsage(): Promise<void> {
-  const drives = await api.call('GET /api/v1/drives');
-  session.drive = drives.drives[0] ?? null;
+  drives.all = (await api.call('GET /api/v1/drives')).drives;
 }

@@ -1,7 +1,7 @@
-// What the Files page shows and does: the open folder (with its path), its
-// paged listing, the selection, inline rename, the open dialog. Commands call
-// lib/services and report through the one error funnel.
-import type { Node, NodeWithPath } from '../api/schema.gen';
+// What the Files page shows and does: the open folder (with its path and the
+// drive it lies in), its paged listing, the selection, inline rename, the open
+// dialog. Commands call lib/services and report through the one error funnel.
+import type { Drive, Node, NodeWithPath } from '../api/schema.gen';
 import * as files from '../services/files';
 import { handleError } from '../services/errors';
 import { refreshUsage } from '../services/session';
@@ -15,12 +15,18 @@ import { fileKind, previewable } from '../format';
 import type { PickedFile } from '../services/dropped';
 import { sharing } from '../services/sharing';
 import { ShareModel } from './share-model.svelte';
+import { drives } from './drives.svelte';
+import { session } from './session.svelte';
+import { driveOf, mayWrite } from '../drives';
+import { drivesApi } from '../services/drives';
+import { DriveSettingsModel } from './drive-settings.svelte';
 
 export type FilesDialog =
   | { kind: 'new-folder' }
   | { kind: 'pick'; mode: 'move' | 'copy'; ids: string[] }
   | { kind: 'viewer'; index: number }
   | { kind: 'share'; model: ShareModel }
+  | { kind: 'drive'; model: DriveSettingsModel }
   | null;
 
 export class FilesView {
@@ -35,6 +41,10 @@ export class FilesView {
 
   selectedNodes = $derived(this.listing.items.filter((n) => this.selection.has(n.id)));
   previewables = $derived(this.listing.items.filter((n) => previewable(fileKind(n))));
+  /** the caller's drive the folder lies in; null in a share received */
+  drive = $derived<Drive | null>(this.node ? driveOf(this.node, drives.all) : null);
+  /** a shared drive the caller only views: no uploads, new folders, renames, moves or trash */
+  readOnly = $derived(!!this.drive && !mayWrite(this.drive.role));
 
   async open(folderId: string) {
     this.selection.clear();
@@ -165,6 +175,26 @@ export class FilesView {
     void model.load();
   }
 
+  /** Opens the settings (or, for those who do not manage it, the members) of the shared drive shown. */
+  driveSettings() {
+    const d = this.drive;
+    if (!d || d.kind !== 'shared') return;
+    const model = new DriveSettingsModel(d, drivesApi, session.isAdmin, (id) => this.driveChanged(id));
+    this.dialog = { kind: 'drive', model };
+    void model.load();
+  }
+
+  /** The caller's view of a drive after a change; when it is gone (deleted, or left), back to the own files. */
+  private async driveChanged(id: string): Promise<Drive | null> {
+    await refreshUsage();
+    const d = drives.byId(id);
+    if (!d) {
+      this.dialog = null;
+      router.navigate('/files');
+    }
+    return d;
+  }
+
   download() {
     const nodes = this.selectedNodes;
     if (nodes.length === 1 && nodes[0].kind === 'file') files.startDownload(files.downloadUrl(nodes[0].id));
@@ -180,7 +210,7 @@ export class FilesView {
   }
 
   upload(picked: PickedFile[]) {
-    if (!this.listing.folderId || picked.length === 0) return;
+    if (!this.listing.folderId || picked.length === 0 || this.readOnly) return;
     uploads.add(
       this.listing.folderId,
       picked.map((p) => ({ file: p.file, dir: p.dir, name: p.file.name })),

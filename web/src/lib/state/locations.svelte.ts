@@ -1,11 +1,12 @@
 // Where nodes live, for lists outside the folder view (search, recent,
 // favorites): a folder's path from the drive root (or, shared with the user,
-// from the shared folder) as names, fetched once per
+// from the shared folder) as names, led by the drive's name in a shared
+// drive (the personal drive's root has none: "Home"), fetched once per
 // distinct folder and only when a row asks for it (rows ask when they become
 // visible). One answer also tells the paths of every folder above it.
 import type { NodeWithPath } from '../api/schema.gen';
 
-/** Folder names below the drive root; [] is the root itself. */
+/** Folder names below the drive root (a shared drive's name first); [] is the personal drive's root. */
 export type Place = readonly string[];
 
 export type FolderLoader = (id: string) => Promise<NodeWithPath>;
@@ -20,6 +21,8 @@ export class Locations {
   constructor(
     private readonly load: FolderLoader,
     private readonly concurrency = 4,
+    /** the name of a shared drive by its root folder's id; null for the personal drive (or unknown) */
+    private readonly driveName: (rootId: string) => string | null = () => null,
   ) {}
 
   /** The place of a folder: undefined while unknown, null when it failed. */
@@ -57,11 +60,13 @@ export class Locations {
     // node shared with the caller, from the shared folder (named) down.
     const root = node.path.length > 0 ? node.path[0].name === '' : node.name === '';
     const skip = root ? 1 : 0;
-    const names = node.path.slice(skip).map((p) => p.name);
+    const drive = root ? this.driveName(node.path[0]?.id ?? node.id) : null;
+    const names = [...(drive === null ? [] : [drive]), ...node.path.slice(skip).map((p) => p.name)];
+    const lead = drive === null ? 0 : 1;
     node.path.forEach((entry, i) => {
-      if (!(entry.id in this.places)) this.places[entry.id] = names.slice(0, i + 1 - skip);
+      if (!(entry.id in this.places)) this.places[entry.id] = names.slice(0, i + 1 - skip + lead);
       this.asked.add(entry.id);
     });
-    this.places[node.id] = node.path.length === 0 && root ? [] : [...names, node.name];
+    this.places[node.id] = node.path.length === 0 && root ? names : [...names, node.name];
   }
 }

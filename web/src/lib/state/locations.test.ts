@@ -71,6 +71,27 @@ describe('Locations', () => {
     expect(loc.get('team')).toEqual(['Team']);
   });
 
+  it("names a folder in a shared drive from the drive's name down", async () => {
+    const drive: Record<string, NodeWithPath> = {
+      droot: folder('droot', '', []),
+      plans: folder('plans', 'plans', [
+        ['droot', ''],
+        ['q1', 'Q1'],
+      ]),
+    };
+    const load = vi.fn<FolderLoader>(async (id) => ({ ...TREE, ...drive })[id]);
+    const loc = new Locations(load, 4, (rootId) => (rootId === 'droot' ? 'Team space' : null));
+    loc.want('plans');
+    loc.want('droot');
+    loc.want('reports');
+    await settle();
+    expect(loc.get('plans')).toEqual(['Team space', 'Q1', 'plans']);
+    expect(loc.get('q1')).toEqual(['Team space', 'Q1']);
+    expect(loc.get('droot')).toEqual(['Team space']);
+    expect(loc.get('reports')).toEqual(['Documents', 'Reports']); // the personal drive: no name
+    expect(loc.get('root')).toEqual([]);
+  });
+
   it('keeps at most `concurrency` requests in flight and marks failures', async () => {
     let inflight = 0;
     let most = 0;

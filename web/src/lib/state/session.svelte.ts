@@ -1,12 +1,12 @@
 // Who is signed in. Filled by services/session.ts; read by pages and the shell.
-import type { User, Drive } from '../api/schema.gen';
+// Their drives are in drives.svelte.ts.
+import type { User } from '../api/schema.gen';
 
 export type SessionStatus = 'loading' | 'anonymous' | 'signed-in';
 
 class SessionState {
   status = $state<SessionStatus>('loading');
   user = $state<User | null>(null);
-  drive = $state<Drive | null>(null);
   /** set when a session ran out; the login page shows it once */
   expired = $state(false);
   /**

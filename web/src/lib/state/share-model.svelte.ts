@@ -11,6 +11,7 @@ import { handleError } from '../services/errors';
 import { absoluteUrl } from '../share';
 import { t } from '../i18n/index.svelte';
 import { toasts } from './toasts.svelte';
+import { ShareeSuggestions } from './sharee-suggestions.svelte';
 
 export class ShareModel {
   grants = $state<Grant[]>([]);
@@ -24,10 +25,7 @@ export class ShareModel {
   /** the full address of the link just made, shown once */
   fresh = $state<{ id: string; url: string } | null>(null);
   busy = $state(false);
-  /** users to suggest for the name being typed */
-  suggestions = $state.raw<Sharee[]>([]);
-  private suggestTimer: ReturnType<typeof setTimeout> | undefined;
-  private suggestSeq = 0;
+  private readonly names = new ShareeSuggestions((q) => this.api.sharees(q));
 
   constructor(
     readonly node: Node,
@@ -55,25 +53,14 @@ export class ShareModel {
     }
   }
 
-  /**
-   * Asks for users whose names start with `q`, a moment after the last
-   * keystroke; an answer to an older prefix is dropped. Suggestions are a
-   * help only: a failure leaves none.
-   */
+  /** users to suggest for the name being typed */
+  get suggestions(): Sharee[] {
+    return this.names.list;
+  }
+
+  /** Asks for users whose names start with `q` (see ShareeSuggestions). */
   suggest(q: string, delayMs = 150) {
-    clearTimeout(this.suggestTimer);
-    const seq = ++this.suggestSeq;
-    const prefix = q.trim();
-    if (!prefix) {
-      this.suggestions = [];
-      return;
-    }
-    this.suggestTimer = setTimeout(() => {
-      this.api.sharees(prefix).then(
-        (list) => seq === this.suggestSeq && (this.suggestions = list.filter((s) => s.type === 'user')),
-        () => seq === this.suggestSeq && (this.suggestions = []),
-      );
-    }, delayMs);
+    this.names.suggest(q, delayMs);
   }
 
   /** Shares with a user or a group; true when it worked (the form clears). */
