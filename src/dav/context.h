@@ -26,9 +26,10 @@ struct DavContext {
   files::Files& files;
   const DavOptions& opt;
   http::Request& req;
-  auth::PrincipalPtr principal;       // the caller (shared: PROPFIND's body outlives the handler)
-  std::string mount;                  // "/dav", "/webdav", "/dav-drives/<id>" or "/public.php/webdav"
-  std::string drive;                  // /dav-drives/<id>: the shared drive's id
+  auth::PrincipalPtr principal;  // the caller (shared: PROPFIND's body outlives the handler)
+  std::string mount;             // "/dav", "/webdav", "/dav-drives/<id>" or "/public.php/webdav"
+  std::string drive;             // /dav-drives/<id>: the shared drive's id
+  std::string share_root;        // /dav-shares/<id>: the shared node's id
   std::vector<std::string> segments;  // decoded, below the mount
   files::Resolved target;
   std::optional<IfHeader> if_header;  // parsed, already evaluated true
@@ -52,7 +53,8 @@ http::Response DavError(const Status& st);
 
 // How many leading segments of a decoded path name a WebDAV mount: 1 for
 // /dav/ and /webdav/ (the caller's drive), 2 for /dav-drives/<id>/ (a
-// shared drive) and /public.php/webdav/ (a public link's tree), 0 for none.
+// shared drive), /dav-shares/<id>/ (a node shared with the caller) and
+// /public.php/webdav/ (a public link's tree), 0 for none.
 size_t MountLength(const std::vector<std::string>& segments);
 // Whether a path under another mount (a Destination, an If-header tag)
 // names the same tree as the request: a link's tree and an account's

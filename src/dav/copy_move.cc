@@ -31,7 +31,7 @@ http::Response HandleCopyMove(DavContext& c) {
   if (!depth.ok() || *depth == Depth::kOne) return DavError(400);
   if (move && src.node->folder() && *depth != Depth::kInfinity) return DavError(400);  // §9.9.2
   if (c.segments.empty() || dsegs.empty()) return DavError(403);  // the drive root
-  auto dst = c.files.Resolve(c.who(), dsegs, c.drive);
+  auto dst = c.files.Resolve(c.who(), dsegs, c.drive, c.share_root);
   if (!dst.ok()) return DavError(dst.status().code() == Code::kInvalidArgument ? 400 : 500);
   if (dst->path_key == src.path_key) return DavError(403);  // §9.8.5: same resource
   // Into itself or below it: the tree would contain itself.

@@ -89,7 +89,8 @@ Result<DavContext*> Prepare(DavContext& c) {
   for (size_t i = 0; i < n; ++i) c.mount += "/" + req.segments[i];
   c.segments.assign(req.segments.begin() + n, req.segments.end());
   if (req.segments[0] == "dav-drives") c.drive = req.segments[1];
-  auto r = c.files.Resolve(c.who(), c.segments, c.drive);
+  if (req.segments[0] == "dav-shares") c.share_root = req.segments[1];
+  auto r = c.files.Resolve(c.who(), c.segments, c.drive, c.share_root);
   if (!r.ok()) {
     if (r.status().code() == Code::kInvalidArgument && !Writes(req.method)) {
       return Status::NotFound("no such file or folder");
@@ -110,7 +111,7 @@ Result<DavContext*> Prepare(DavContext& c) {
       } else {
         auto segs = MountPath(tag, host, c.mount);
         if (!segs) return st;
-        auto rr = c.files.Resolve(c.who(), *segs, c.drive);
+        auto rr = c.files.Resolve(c.who(), *segs, c.drive, c.share_root);
         if (!rr.ok()) return st;
         res = std::move(*rr);
       }
@@ -192,7 +193,8 @@ size_t MountLength(const std::vector<std::string>& segments) {
   if (segments.empty()) return 0;
   if (segments[0] == "dav" || segments[0] == "webdav") return 1;
   if (segments.size() >= 2 && segments[0] == "public.php" && segments[1] == "webdav") return 2;
-  if (segments.size() >= 2 && segments[0] == "dav-drives") return 2;
+  if (segments.size() >= 2 && (segments[0] == "dav-drives" || segments[0] == "dav-shares"))
+    return 2;
   return 0;
 }
 
@@ -246,12 +248,13 @@ Response HandleOptions(DavContext& c) {
 void RegisterDavRoutes(http::Router& router, files::Files& files, DavOptions options) {
   files::Files* f = &files;
   auto opt = std::make_shared<DavOptions>(options);
-  // Shared drives at /dav-drives/<id>/: a prefix no user's own folder name
-  // can take (a user's tree is /dav/). A public link's tree at Nextcloud's
+  // Shared drives at /dav-drives/<id>/ and what was shared with the caller
+  // at /dav-shares/<node id>/: prefixes no user's own folder name can take
+  // (a user's tree is /dav/). A public link's tree at Nextcloud's
   // public WebDAV address: the token is the Basic user name, the link's
   // password (if any) the password.
   for (const char* mount : {"/dav/{path...}", "/webdav/{path...}", "/dav-drives/{drive}/{path...}",
-                            "/public.php/webdav/{path...}"}) {
+                            "/dav-shares/{node}/{path...}", "/public.php/webdav/{path...}"}) {
     for (const Method& m : kMethods) {
       http::RouteOptions ro;
       ro.access = std::string_view(mount).rfind("/public.php/", 0) == 0 ? http::Access::kLink

@@ -405,7 +405,7 @@ Result<Usage> Files::GetUsage(const Principal& who) {
 }
 
 Result<Resolved> Files::Resolve(const Principal& who, const std::vector<std::string>& segments,
-                                std::string_view drive_id) {
+                                std::string_view drive_id, std::string_view share_root) {
   if (segments.size() > kMaxDepth) {
     return Status::InvalidArgument("paths have at most " + std::to_string(kMaxDepth) + " segments");
   }
@@ -421,10 +421,17 @@ Result<Resolved> Files::Resolve(const Principal& who, const std::vector<std::str
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
     authz::Checker check(t, who);
     std::optional<NodeRow> cur;
-    if (who.link()) {
-      // A public link's tree starts at the link's node. Locks address
-      // paths from the drive's root, so the node's own path comes first.
-      NUBO_ASSIGN_OR_RETURN(cur, t.GetNode(who.link_node, 0));
+    if (who.link() || !share_root.empty()) {
+      // A public link's tree starts at the link's node, a received share's
+      // at the shared node. Locks address paths from the drive's root, so
+      // the node's own path comes first.
+      if (who.link()) {
+        NUBO_ASSIGN_OR_RETURN(cur, t.GetNode(who.link_node, 0));
+      } else {
+        if (share_root.size() > 64) return NodeNotFound();
+        NUBO_ASSIGN_OR_RETURN(cur, t.GetNodeByPublicId(std::string(share_root), 0));
+        if (cur && !check.On(*cur).ok()) return NodeNotFound();
+      }
       if (!cur || !cur->live()) return NodeNotFound();
       r.drive_id = cur->drive_id;
       NUBO_ASSIGN_OR_RETURN(auto above, t.Ancestors(cur->id));

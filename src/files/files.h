@@ -271,8 +271,10 @@ class Files {
   // drive, of the shared drive `drive_id` when given, or of a public link's
   // node for a link's bearer). InvalidArgument when a segment is not a
   // valid name or there are more than kMaxDepth.
+  // `share_root`: the public id of a node shared with the caller, whose
+  // tree the segments then name (WebDAV /dav-shares/<id>/).
   Result<Resolved> Resolve(const Principal& who, const std::vector<std::string>& segments,
-                           std::string_view drive_id = "");
+                           std::string_view drive_id = "", std::string_view share_root = "");
   Status Trash(const Principal& who, std::string_view id, const Conditions& cond = {});
   // Restores a trashed node to its parent, or to the drive root when that
   // parent is itself in the trash; a taken name gets " (n)".

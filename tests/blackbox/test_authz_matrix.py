@@ -291,21 +291,25 @@ def dav_fixtures(tree):
         pass
 
     def area(t, who):
-        return t.dav_area[who.name] if tree == "personal" else t.drive_area[who.name]
+        return {"personal": t.dav_area, "drive": t.drive_area, "share": t.share_area}[tree][who.name]
 
     def mount_of(v):
-        return "/dav-drives/" + v["drive"] if "drive" in v else "/dav"
+        if "drive" in v:
+            return "/dav-drives/" + v["drive"]
+        if "share" in v:
+            return "/dav-shares/" + v["share"]
+        return "/dav"
 
     def dav(t, who):
-        top, parent, drive = area(t, who)
+        top, parent, root = area(t, who)
         name = "%s-%d" % (who.prefix, t.n())
         box = t.box(who, parent, name)
         t.put(who, box, who.prefix + ".txt", who.bytes)
         t.put(who, box, "other.txt", who.bytes + b" other")
-        d = "%s/%s" % (top, name)
+        d = "%s/%s" % (top, name) if top else name
         v = {"dir": d, "path": "%s/%s.txt" % (d, who.prefix)}
-        if drive:
-            v["drive"] = drive
+        if root:
+            v["share" if tree == "share" else "drive"] = root
         t.probe(who, "PROPFIND", dav_url(mount_of(v), d) + "/", dict(XML, Depth="1"), ALLPROP)
         return v
 
@@ -325,7 +329,7 @@ def dav_fixtures(tree):
         return v
 
     def root(t, who):
-        return {"drive": area(t, who)[2]}
+        return {("share" if tree == "share" else "drive"): area(t, who)[2]}
 
     F.dav, F.locked, F.new_dest, F.existing_dest, F.root = dav, locked, new_dest, existing_dest, root
     return F
@@ -426,7 +430,8 @@ def dav_cases(m, tree="personal"):
     """Every method of the WebDAV dispatch table, on mount `m` (for the
     "drive" tree, /dav-drives/<the fixture's drive>)."""
     F = dav_fixtures(tree)
-    mount = (lambda v: m) if tree == "personal" else (lambda v: "/dav-drives/" + v["drive"])  # noqa: E731
+    mount = {"personal": lambda v: m, "drive": lambda v: "/dav-drives/" + v["drive"],
+             "share": lambda v: "/dav-shares/" + v["share"]}[tree]
     u = lambda v, p: dav_url(mount(v), p)  # noqa: E731
     return {
         "OPTIONS": [Case(lambda v, w: R("OPTIONS", u(v, v["path"]), {}, b""), F.dav, none=any_status)],
@@ -638,6 +643,8 @@ def examples():
             ex[(method, mount + "/{path...}")] = cases
     for method, cases in dav_cases("/dav-drives", tree="drive").items():
         ex[(method, "/dav-drives/{drive}/{path...}")] = cases
+    for method, cases in dav_cases("/dav-shares", tree="share").items():
+        ex[(method, "/dav-shares/{node}/{path...}")] = cases
     return ex
 
 
@@ -815,7 +822,7 @@ def needs_of(key, access, case):
         return "admin"
     if case.needs:
         return case.needs
-    if key[1].startswith(("/dav/", "/webdav/", "/dav-drives/")):
+    if key[1].startswith(("/dav/", "/webdav/", "/dav-drives/", "/dav-shares/")):
         return "hidden"
     if access == "account":
         return "own"
@@ -1159,7 +1166,7 @@ class AuthzMatrixTest(unittest.TestCase):
         for who in (self.alice, self.bob):
             self.api(self.admin, "POST", "/api/v1/admin/users", {"username": who.name, "password": who.password},
                      expect=201)
-        self.work, self.dav_area, self.drive_area, self.probes = {}, {}, {}, []
+        self.work, self.dav_area, self.drive_area, self.share_area, self.probes = {}, {}, {}, {}, []
         drives = {}
         for who in (self.admin, self.alice, self.bob):
             drives[who.name] = self.api(who, "GET", "/api/v1/drives")["drives"][0]
@@ -1169,6 +1176,10 @@ class AuthzMatrixTest(unittest.TestCase):
             self.dav_area[who.name] = (dav, self.box(who, root, dav), None)
             drive = self.api(who, "POST", "/api/v1/drives", {"name": who.prefix + " team"}, expect=201)
             self.drive_area[who.name] = (dav, self.box(who, drive["root_id"], dav), drive["id"])
+            # A folder of its own drive as a shared node's tree (/dav-shares/<id>/):
+            # outside the work folder, so the sharing roles reach nothing there.
+            shared = self.box(who, root, who.prefix + "-shared")
+            self.share_area[who.name] = ("", shared, shared)
             who.common_hash = self.put(who, self.work[who.name], "common.bin", COMMON)["hash"]
         self.root = drives["alice"]["root_id"]
         self.setup_recipients()
@@ -1201,7 +1212,8 @@ class AuthzMatrixTest(unittest.TestCase):
         missing = sorted("%s %s (%s)" % (m, p, a) for (m, p), a in keys.items() if (m, p) not in table)
         self.assertEqual(missing, [], "routes without an example in the authorization matrix")
         no_needs = sorted("%s %s" % k for k, a in keys.items() if a == "user" and k in table and
-                          not k[1].startswith(("/dav/", "/webdav/", "/dav-drives/")) and k not in NEEDS)
+                          not k[1].startswith(("/dav/", "/webdav/", "/dav-drives/", "/dav-shares/")) and
+                          k not in NEEDS)
         self.assertEqual(no_needs, [], "routes without a row in NEEDS (what a share's recipient must hold)")
         stale = sorted("%s %s" % k for k in table if k not in keys)
         self.assertEqual(stale, [], "examples for routes the server does not have (or that are public now)")

@@ -4,10 +4,12 @@ following the owner, and answers that do not tell "not yours" from "does
 not exist". Ends with an fsck of the data directory."""
 import os
 import subprocess
+import tempfile
 import time
 import unittest
 
-from harness import NUBO_BIN, Server
+from harness import NUBO_BIN, Server, exchange
+from test_dav import clean_env, require_tool, run, tail
 from test_files import Client, fake_id, start_with_users, stop_and_fsck
 
 FAST = {"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB"}
@@ -288,6 +290,72 @@ class SharingTest(unittest.TestCase):
         admin.call("DELETE", "/drives/%s" % team["id"])
         alice.delete(pub, permanent=True)
         alice.delete(priv, permanent=True)
+
+    def test_webdav_reaches_what_was_shared(self):
+        alice, bob, carol, dave = self.u("alice"), self.u("bob"), self.u("carol"), self.u("dave")
+        top = alice.mkdir(alice.root, "Over dav")["id"]
+        f = alice.put(top, "doc.txt", b"dav bytes")
+        self.grant(alice, top, user="bob", role="viewer")
+        g_carol = self.grant(alice, top, user="carol", role="editor")
+        pf = {"Depth": "1"}
+
+        def dav(who, method, path, body=b"", headers=None):
+            h = dict(headers or {}, Authorization=who.auth)
+            return exchange(self.srv, method, path, h, body)
+
+        base = "/dav-shares/%s/" % top
+        status, _, body = dav(bob, "PROPFIND", base, headers=pf)
+        self.assertEqual(status, 207, body)
+        self.assertIn(b"<d:href>/dav-shares/%s/doc.txt</d:href>" % top.encode(), body)
+        self.assertEqual(dav(bob, "GET", base + "doc.txt")[2], b"dav bytes")
+        self.assertEqual(dav(bob, "PUT", base + "new.txt", b"x")[0], 403)
+        self.assertEqual(dav(carol, "PUT", base + "new.txt", b"from carol")[0], 201)
+        self.assertEqual(dav(carol, "DELETE", base)[0], 403)  # not the shared folder itself
+        self.assertIn("new.txt", [n["name"] for n in alice.list_all(top)])
+        # Not shared with Dave: the same answer as a node that does not exist.
+        a = dav(dave, "PROPFIND", base, headers=pf)
+        b = dav(dave, "PROPFIND", "/dav-shares/%s/" % fake_id(), headers=pf)
+        self.assertEqual((a[0], a[2]), (b[0], b[2]))
+        self.assertEqual(a[0], 404)
+        # The tree ends where the grant does.
+        alice.call("DELETE", "/grants/%s" % g_carol["id"])
+        self.assertEqual(dav(carol, "GET", base + "doc.txt")[0], 404)
+        self.assertEqual(dav(bob, "MOVE", base + "doc.txt", headers={"Destination": "/dav/doc.txt"})[0], 502)
+        self.assertEqual(alice.read(f["id"]), b"dav bytes")
+        alice.delete(top, permanent=True)
+
+    def test_rclone_as_an_editor(self):
+        require_tool("rclone")
+        alice, erin = self.u("alice"), self.u("erin")
+        top = alice.mkdir(alice.root, "Rclone share")["id"]
+        alice.put(top, "from-alice.txt", b"alice wrote this\n")
+        self.grant(alice, top, user="erin", role="editor")
+        with tempfile.TemporaryDirectory(prefix="nubo-rclone-share-") as tmp:
+            env = clean_env(RCLONE_CONFIG=os.path.join(tmp, "rclone.conf"), HOME=tmp)
+            pw = run(["rclone", "obscure", "erin password 1"], timeout=60, env=env, text=True).stdout.strip()
+            remote = ":webdav,url='http://127.0.0.1:%d/dav-shares/%s',vendor=other,user=erin,pass=%s:" % (
+                self.srv.port, top, pw)
+
+            def rclone(*args):
+                p = run(["rclone", *args, "--retries", "1", "--low-level-retries", "1"], timeout=300, env=env,
+                        text=True, errors="replace")
+                self.assertEqual(p.returncode, 0, "rclone %s:\n%s" % (" ".join(args), tail(p.stdout + p.stderr, 40)))
+                return p.stdout
+
+            self.assertEqual(rclone("lsf", remote).split(), ["from-alice.txt"])
+            up = os.path.join(tmp, "up")
+            os.makedirs(os.path.join(up, "sub"))
+            with open(os.path.join(up, "sub", "from-erin.txt"), "wb") as fh:
+                fh.write(b"erin wrote this\n")
+            rclone("copy", up, remote)
+            rclone("check", up, remote, "--one-way")
+            out = os.path.join(tmp, "out")
+            rclone("copy", remote, out)
+            with open(os.path.join(out, "from-alice.txt"), "rb") as fh:
+                self.assertEqual(fh.read(), b"alice wrote this\n")
+        sub = [n for n in alice.list_all(top) if n["name"] == "sub"][0]
+        self.assertEqual([n["name"] for n in alice.list_all(sub["id"])], ["from-erin.txt"])
+        alice.delete(top, permanent=True)
 
     def test_managers_share_below_and_within_their_role(self):
         alice, bob, dave = self.u("alice"), self.u("bob"), self.u("dave")
