@@ -12,8 +12,8 @@ Cases, alternating owner / recipient request by request (the order flips
 every repetition) on two keep-alive connections:
   * REST listing, first page of 200 (the owner's vs the grantee's request);
   * PROPFIND Depth:1 of the 1,000-file folder: the owner's /dav/ vs the
-    view link's /public.php/webdav/ (WebDAV does not reach a grant yet: the
-    link is the shared path WebDAV serves);
+    grantee's /dav-shares/<share>/ (the same grant five levels up), and vs
+    the view link's /public.php/webdav/;
   * GET of the 1 GiB file: the owner vs the view link's bearer (MB/s).
 Gates: listing bodies byte-identical; PROPFIND answers identical once the
 mount prefix of the hrefs is removed; the two downloads hash alike and
@@ -64,7 +64,7 @@ def seed(api, bob_api, tmp, big_bytes):
             api.call("POST", "/nodes/%s/grants" % node, {"group": g, "role": "viewer"}, expect=201)
     api.call("POST", "/nodes/%s/grants" % share, {"user": OTHER[0], "role": "viewer"}, expect=201)
     token = api.call("POST", "/nodes/%s/links" % share, {"role": "view"}, expect=201)["token"]
-    return folder, big, token
+    return folder, big, token, share
 
 
 def timed(conn, method, path, headers, body=None):
@@ -105,7 +105,7 @@ def run(args):
         api = Api(srv.port, *ADMIN)
         api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
         t0 = time.perf_counter()
-        folder, big, token = seed(api, None, tmp, big_bytes)
+        folder, big, token, share = seed(api, None, tmp, big_bytes)
         seed_s = time.perf_counter() - t0
         api.close()
         owner = {"Authorization": "Basic " + base64.b64encode(("%s:%s" % ADMIN).encode()).decode()}
@@ -136,7 +136,12 @@ def run(args):
         alternate("REST listing, first page of 200 (grant five levels up)",
                   [("GET", listing, owner, None), ("GET", listing, bob, None)], args.list_reps)
         pf = {"Depth": "1", "Content-Type": "application/xml"}
-        strip = lambda b: re.sub(rb"<d:href>/(dav/share|public\.php/webdav)/", b"<d:href>/", b)  # noqa: E731
+        strip = lambda b: re.sub(rb"<d:href>/(dav/share|dav-shares/[0-9a-f-]+|public\.php/webdav)/", b"<d:href>/",  # noqa: E731
+                                 b)
+        alternate("PROPFIND Depth:1, 1,000 files (owner /dav/ vs grantee /dav-shares/, grant five levels up)",
+                  [("PROPFIND", "/dav/share/a/b/c/d/e/", dict(pf, **owner), PROPFIND_S1),
+                   ("PROPFIND", "/dav-shares/%s/a/b/c/d/e/" % share, dict(pf, **bob), PROPFIND_S1)],
+                  max(10, args.list_reps // 10), normalize=strip)
         alternate("PROPFIND Depth:1, 1,000 files (owner /dav/ vs view link /public.php/webdav/)",
                   [("PROPFIND", "/dav/share/a/b/c/d/e/", dict(pf, **owner), PROPFIND_S1),
                    ("PROPFIND", "/public.php/webdav/a/b/c/d/e/", dict(pf, **link), PROPFIND_S1)],
