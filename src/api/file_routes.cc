@@ -319,13 +319,6 @@ Status CountDownload(const FileRouteHooks& hooks, const Request& req) {
   return hooks.on_download(*req.principal);
 }
 
-// A file-drop link never replaces or reveals a file: every upload gets a
-// free name.
-files::Conflict DropConflict(const Request& req, files::Conflict asked) {
-  const auth::Principal& who = *req.principal;
-  return who.file_drop() ? files::Conflict::kRename : asked;
-}
-
 constexpr http::RouteOptions kRead = PlainRoute(http::Access::kUser);
 constexpr http::RouteOptions kJson = JsonRoute(http::Access::kUser, 256 << 10);
 constexpr http::RouteOptions kStream{
@@ -484,7 +477,6 @@ void RegisterFileRoutes(http::Router& router, Files& files, FileRouteHooks hooks
         u.parent_id = std::string(req.Param("id"));
         u.name = std::string(req.Param("name"));
         NUBO_ASSIGN_OR_RETURN(u.conflict, files::ParseConflict(req.Query("conflict").value_or("")));
-        u.conflict = DropConflict(req, u.conflict);
         if (auto m = req.headers.Get("If-Match")) {
           if (u.conflict != files::Conflict::kOverwrite) {
             return Status::InvalidArgument("If-Match needs conflict=overwrite");
@@ -511,7 +503,6 @@ void RegisterFileRoutes(http::Router& router, Files& files, FileRouteHooks hooks
       [f](Request& req) -> Result<std::unique_ptr<http::BodySink>> {
         NUBO_ASSIGN_OR_RETURN(auto conflict,
                               files::ParseConflict(req.Query("conflict").value_or("")));
-        conflict = DropConflict(req, conflict);
         auto ct = req.headers.Get("Content-Type");
         if (!ct) return Status::Unsupported("Content-Type must be multipart/form-data");
         auto boundary = http::MultipartParser::BoundaryFromContentType(*ct);

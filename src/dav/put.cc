@@ -26,8 +26,6 @@ Result<std::unique_ptr<http::BodySink>> OpenPutSink(DavContext& c) {
     if (t.node) return Status::PreconditionFailed("the resource exists (If-None-Match: *)");
     u.conflict = files::Conflict::kFail;
   }
-  // A file drop never replaces a file: its uploads get a free name.
-  if (c.who().file_drop()) u.conflict = files::Conflict::kRename;
   if (auto im = h.Get("If-Match")) {
     if (!t.node) return Status::PreconditionFailed("If-Match on a resource that does not exist");
     u.if_match = std::string(Trim(*im));

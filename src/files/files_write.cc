@@ -437,6 +437,12 @@ class IngestUpload final : public Upload {
 
 Result<std::unique_ptr<Upload>> Files::BeginUpload(const Principal& who, UploadRequest req) {
   NUBO_ASSIGN_OR_RETURN(req.name, ValidateName(req.name));
+  // A file drop never replaces (nor learns of) a file, whatever surface it
+  // came through: its uploads get a free name.
+  if (who.file_drop()) {
+    req.conflict = Conflict::kRename;
+    req.if_match.reset();
+  }
   std::unique_ptr<Checksum> checksum;
   if (!req.checksum.empty()) {
     NUBO_ASSIGN_OR_RETURN(checksum, Checksum::Parse(req.checksum));
