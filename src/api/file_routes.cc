@@ -111,7 +111,8 @@ std::string DriveJson(const files::DriveInfo& info) {
   const files::Usage& u = info.usage;
   return "{\"id\":" + JsonQuote(d.public_id) + ",\"kind\":" + JsonQuote(d.kind) +
          ",\"name\":" + JsonQuote(d.name) + ",\"root_id\":" + JsonQuote(info.root_id) +
-         ",\"used_bytes\":" + std::to_string(u.used_bytes) + ",\"quota_bytes\":" +
+         ",\"used_bytes\":" + std::to_string(u.used_bytes) +
+         ",\"versions_bytes\":" + std::to_string(u.versions_bytes) + ",\"quota_bytes\":" +
          (u.quota_bytes ? std::to_string(*u.quota_bytes) : std::string("null")) +
          ",\"role\":" + JsonQuote(info.role) + "}";
 }
@@ -402,9 +403,10 @@ void RegisterFileRoutes(http::Router& router, Files& files, FileRouteHooks hooks
       [f](Request& req) {
         NUBO_OR_ERROR(u, f->GetUsage(Who(req)));
         return Response::Json(
-            200, "{\"used_bytes\":" + std::to_string(u.used_bytes) + ",\"quota_bytes\":" +
-                     (u.quota_bytes ? std::to_string(*u.quota_bytes) : std::string("null")) +
-                     "}\n");
+            200,
+            "{\"used_bytes\":" + std::to_string(u.used_bytes) +
+                ",\"versions_bytes\":" + std::to_string(u.versions_bytes) + ",\"quota_bytes\":" +
+                (u.quota_bytes ? std::to_string(*u.quota_bytes) : std::string("null")) + "}\n");
       },
       kRead);
 

@@ -31,4 +31,7 @@ struct FileRouteHooks {
 // delete), authenticated by the link.
 void RegisterFileRoutes(http::Router& router, files::Files& files, FileRouteHooks hooks = {});
 
+// File versions: list, download, restore, delete (api/version_routes.cc).
+void RegisterVersionRoutes(http::Router& router, files::Files& files);
+
 }  // namespace nubo::api

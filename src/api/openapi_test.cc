@@ -11,11 +11,13 @@
 #include "api/account_routes.h"
 #include "api/file_routes.h"
 #include "api/share_routes.h"
+#include "api/tus_routes.h"
 #include "auth/authenticator.h"
 #include "auth/links.h"
 #include "auth/sessions.h"
 #include "blob/mem/mem_chunk_store.h"
 #include "files/files.h"
+#include "files/upload_sessions.h"
 #include "http/router.h"
 #include "meta/sqlite/sqlite_store.h"
 #include "share/sharing.h"
@@ -43,6 +45,9 @@ TEST(OpenApi, DocumentAndRouterAgree) {
     blob::MemChunkStore chunks;
     files::Files files(*meta, chunks, {});
     RegisterFileRoutes(router, files);
+    RegisterVersionRoutes(router, files);
+    files::UploadSessions uploads(files, 3600'000);
+    RegisterTusRoutes(router, files, uploads);
     share::Sharing sharing(*meta);
     auth::LinkVerifier links(*meta, limiter, sessions->signer());
     RegisterShareRoutes(router, sharing, links, false);

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <atomic>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <set>
 #include <thread>
@@ -40,8 +40,8 @@ class ContentTest : public ::testing::Test {
   }
 
   // Ingests `data` in `piece`-sized writes and pins it as `pin`.
-  Result<ManifestDraft> Put(std::string_view data, const std::string& pin, blob::ChunkStore* store = nullptr,
-                            size_t piece = 100003) {
+  Result<ManifestDraft> Put(std::string_view data, const std::string& pin,
+                            blob::ChunkStore* store = nullptr, size_t piece = 100003) {
     blob::ChunkStore& cs = store ? *store : chunks_;
     Ingest in(cs);
     for (size_t pos = 0; pos < data.size(); pos += piece) {
@@ -92,9 +92,54 @@ class ContentTest : public ::testing::Test {
   blob::MemChunkStore chunks_;
 };
 
+// A stream received in several requests (upload sessions): each request
+// resumes from the hash state and the bytes after the last boundary, and
+// the chunks come out exactly as one uninterrupted stream cuts them.
+TEST_F(ContentTest, ResumedIngestCutsLikeOneStream) {
+  const std::string data = Random(5 * 1024 * 1024 + 4321, 77);
+  Ingest whole(chunks_);
+  ASSERT_TRUE(whole.Write(data.data(), data.size()).ok());
+  auto want = whole.Finish();
+  ASSERT_TRUE(want.ok());
+
+  std::vector<meta::ManifestChunk> got;
+  std::string hasher = Blake3().SaveState();
+  std::string tail;
+  uint64_t offset = 0;
+  for (size_t cut : {size_t{1}, size_t{65536}, size_t{1000003}, size_t{7}, size_t{3000000}}) {
+    Ingest part(chunks_);
+    ASSERT_TRUE(part.Resume(hasher, tail, offset, static_cast<uint32_t>(got.size())).ok());
+    ASSERT_TRUE(part.Write(data.data() + offset, cut).ok());
+    offset += cut;
+    auto fresh = part.Flush();
+    ASSERT_TRUE(fresh.ok());
+    got.insert(got.end(), fresh->begin(), fresh->end());
+    tail = std::string(part.Pending());
+    hasher = part.SaveHasher();
+  }
+  Ingest last(chunks_);
+  ASSERT_TRUE(last.Resume(hasher, tail, offset, static_cast<uint32_t>(got.size())).ok());
+  ASSERT_TRUE(last.Write(data.data() + offset, data.size() - offset).ok());
+  auto end = last.Finish();
+  ASSERT_TRUE(end.ok());
+  got.insert(got.end(), end->chunks.begin(), end->chunks.end());
+  EXPECT_EQ(end->hash, want->hash);
+  EXPECT_EQ(end->size, data.size());
+  ASSERT_EQ(got.size(), want->chunks.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].seq, want->chunks[i].seq) << i;
+    EXPECT_EQ(got[i].hash, want->chunks[i].hash) << i;
+    EXPECT_EQ(got[i].offset, want->chunks[i].offset) << i;
+    EXPECT_EQ(got[i].size, want->chunks[i].size) << i;
+  }
+  // A hash state from elsewhere is refused, not misread.
+  Ingest bad(chunks_);
+  EXPECT_EQ(bad.Resume("b3s:other", "", 0, 0).code(), Code::kInvalidArgument);
+}
+
 TEST_F(ContentTest, RoundTripAtEverySizeThatMatters) {
-  for (size_t size : {size_t{0}, size_t{1}, size_t{(64 << 10) - 1}, size_t{64 << 10}, size_t{(1 << 20) + 1},
-                      size_t{100 << 20}}) {
+  for (size_t size : {size_t{0}, size_t{1}, size_t{(64 << 10) - 1}, size_t{64 << 10},
+                      size_t{(1 << 20) + 1}, size_t{100 << 20}}) {
     std::string data = Random(size, size);
     auto d = Put(data, "s" + std::to_string(size));
     ASSERT_TRUE(d.ok()) << d.status().ToString();
@@ -131,7 +176,8 @@ TEST_F(ContentTest, SharedChunksSurviveTheOtherSidesDeletion) {
   ASSERT_TRUE(a.ok() && b.ok());
   std::set<meta::Digest> ca, shared;
   for (auto& c : a->chunks) ca.insert(c.hash);
-  for (auto& c : b->chunks) if (ca.count(c.hash)) shared.insert(c.hash);
+  for (auto& c : b->chunks)
+    if (ca.count(c.hash)) shared.insert(c.hash);
   EXPECT_GE(shared.size(), 2u);  // dedup across the two
   ASSERT_TRUE(Unpin("a").ok());
   auto gc = CollectGarbage(*meta_, chunks_, 0, UnixMillis() + 1000);
@@ -150,21 +196,25 @@ TEST_F(ContentTest, RepeatedChunkCountsOnceAndGoesAtZero) {
   auto d = Put(zeros, "z");
   ASSERT_TRUE(d.ok());
   ASSERT_EQ(d->chunks.size(), 4u);
-  ASSERT_TRUE(meta_->Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(auto c, t.GetChunk(d->chunks[0].hash));
-    EXPECT_EQ(c->refs, 1);
-    return Status::Ok();
-  }).ok());
+  ASSERT_TRUE(meta_
+                  ->Read([&](meta::ReadTxn& t) -> Status {
+                    NUBO_ASSIGN_OR_RETURN(auto c, t.GetChunk(d->chunks[0].hash));
+                    EXPECT_EQ(c->refs, 1);
+                    return Status::Ok();
+                  })
+                  .ok());
   ASSERT_TRUE(Put(zeros, "z2").ok());  // same manifest, second reference
   ASSERT_TRUE(Unpin("z").ok());
   ASSERT_TRUE(ReadAll(d->hash).ok());
   ASSERT_TRUE(Unpin("z2").ok());
-  ASSERT_TRUE(meta_->Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(auto c, t.GetChunk(d->chunks[0].hash));
-    EXPECT_EQ(c->refs, 0);
-    EXPECT_TRUE(c->orphaned_at_ms.has_value());
-    return Status::Ok();
-  }).ok());
+  ASSERT_TRUE(meta_
+                  ->Read([&](meta::ReadTxn& t) -> Status {
+                    NUBO_ASSIGN_OR_RETURN(auto c, t.GetChunk(d->chunks[0].hash));
+                    EXPECT_EQ(c->refs, 0);
+                    EXPECT_TRUE(c->orphaned_at_ms.has_value());
+                    return Status::Ok();
+                  })
+                  .ok());
   EXPECT_TRUE(Check().clean());
 }
 
@@ -265,10 +315,12 @@ TEST_F(ContentTest, FsckFindsCorruptionAndWrongCountsAndRepairsCounts) {
   ASSERT_TRUE(d.ok());
   EXPECT_TRUE(Check().clean());
   // A wrong count.
-  ASSERT_TRUE(meta_->Write([&](meta::WriteTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(auto m, t.FindManifest(d->hash));
-    return t.SetManifestRefs(m->id, 5);
-  }).ok());
+  ASSERT_TRUE(meta_
+                  ->Write([&](meta::WriteTxn& t) -> Status {
+                    NUBO_ASSIGN_OR_RETURN(auto m, t.FindManifest(d->hash));
+                    return t.SetManifestRefs(m->id, 5);
+                  })
+                  .ok());
   FsckReport r = Check();
   ASSERT_EQ(r.problems.size(), 1u);
   EXPECT_NE(r.problems[0].find("counts 5 references, has 1"), std::string::npos) << r.problems[0];
@@ -299,13 +351,16 @@ TEST_F(ContentTest, FailedChunkWritesCommitNothing) {
     auto d = Put(data, "x" + std::to_string(n), &faulty);
     plan.Disarm();
     if (d.ok()) break;  // the plan passed every Put
-    EXPECT_TRUE(d.status().code() == Code::kResourceExhausted || d.status().code() == Code::kIoError);
+    EXPECT_TRUE(d.status().code() == Code::kResourceExhausted ||
+                d.status().code() == Code::kIoError);
     // Nothing committed: no manifest, no pin, and every invariant holds.
-    ASSERT_TRUE(meta_->Read([&](meta::ReadTxn& t) -> Status {
-      NUBO_ASSIGN_OR_RETURN(auto m, t.FindManifest(Blake3::Hash(data)));
-      EXPECT_FALSE(m.has_value()) << "n=" << n;
-      return Status::Ok();
-    }).ok());
+    ASSERT_TRUE(meta_
+                    ->Read([&](meta::ReadTxn& t) -> Status {
+                      NUBO_ASSIGN_OR_RETURN(auto m, t.FindManifest(Blake3::Hash(data)));
+                      EXPECT_FALSE(m.has_value()) << "n=" << n;
+                      return Status::Ok();
+                    })
+                    .ok());
     EXPECT_TRUE(Check().clean()) << "n=" << n;
   }
   auto back = ReadAll(Blake3::Hash(data));

@@ -43,6 +43,11 @@ class FastCdc {
   // input ends sooner.
   size_t Cut(const uint8_t* data, size_t len) const;
 
+  // The bytes after the last emitted boundary (fewer than max_size). A new
+  // FastCdc fed these first cuts the rest of the stream exactly as this one
+  // would: boundaries depend only on bytes since the previous boundary.
+  std::string_view Pending() const { return buf_; }
+
  private:
   ChunkerParams p_;
   uint64_t mask_s_, mask_l_;

@@ -184,6 +184,13 @@ Status CheckTree(meta::MetaStore& meta, FsckReport& r) {
       r.problems.push_back("drive " + id + " records " + std::to_string(stored) +
                            " bytes of properties, its nodes hold " + std::to_string(want));
     }
+    // ... and file versions through their charges.
+    NUBO_ASSIGN_OR_RETURN(auto versions, txn.VersionsBytesMismatches(100));
+    for (const auto& [id, stored, want] : versions) {
+      r.problems.push_back("drive " + id + " records " + std::to_string(stored) +
+                           " bytes charged for versions, its versions sum to " +
+                           std::to_string(want));
+    }
     // Sharing: every grant and membership points at a live row (foreign
     // keys keep it so; this finds what was written around them), and no
     // group contains itself.

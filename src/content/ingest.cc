@@ -31,7 +31,7 @@ Status Ingest::StoreChunk(std::string_view chunk) {
     staged_bytes_ = 0;
   }
   meta::ManifestChunk mc;
-  mc.seq = static_cast<uint32_t>(draft_.chunks.size());
+  mc.seq = first_seq_ + static_cast<uint32_t>(draft_.chunks.size());
   mc.hash = h;
   mc.offset = draft_.size;
   mc.size = static_cast<uint32_t>(chunk.size());
@@ -58,6 +58,33 @@ Result<ManifestDraft> Ingest::Finish() {
   }
   draft_.hash = whole_.Final();
   return draft_;
+}
+
+Status Ingest::Resume(std::string_view hasher, std::string_view tail, uint64_t offset,
+                      uint32_t next_seq) {
+  if (tail.size() > offset) return Status::InvalidArgument("tail longer than the stream");
+  if (!whole_.RestoreState(hasher)) {
+    return Status::InvalidArgument("hash state from another build");
+  }
+  first_seq_ = next_seq;
+  draft_.size = offset - tail.size();
+  // The tail is hashed already; it only goes back into the chunker (it is
+  // shorter than a maximum chunk, so nothing is cut here).
+  return cdc_.Update(tail.data(), tail.size(),
+                     [this](std::string_view c) { return StoreChunk(c); });
+}
+
+Result<std::vector<meta::ManifestChunk>> Ingest::Flush() {
+  if (failed_) return Status::Internal("ingest already failed");
+  if (Status st = batch_->Commit(); !st.ok()) {
+    failed_ = true;
+    return st;
+  }
+  staged_bytes_ = 0;
+  std::vector<meta::ManifestChunk> out(draft_.chunks.begin() + static_cast<long>(handed_),
+                                       draft_.chunks.end());
+  handed_ = draft_.chunks.size();
+  return out;
 }
 
 void Ingest::Discard(meta::MetaStore& meta) {

@@ -38,6 +38,20 @@ class Ingest {
   Status Write(const char* data, size_t len);
   // Ends the stream: stores the last chunk and returns the manifest.
   Result<ManifestDraft> Finish();
+
+  // ---- Streams received in several requests (upload sessions) ----
+  // Before any Write: the stream's first `offset` bytes arrived earlier.
+  // `hasher` is Blake3::SaveState over them, `tail` the bytes after their
+  // last chunk boundary, `next_seq` the number of chunks before it. The
+  // boundaries that follow are those of one uninterrupted stream.
+  // InvalidArgument when `hasher` is not this build's (re-hash instead).
+  Status Resume(std::string_view hasher, std::string_view tail, uint64_t offset, uint32_t next_seq);
+  // Makes the chunks stored so far durable and hands them over (seq and
+  // offset continue the stream). The bytes after the last boundary stay
+  // in Pending(); the whole-content hash state so far is SaveHasher().
+  Result<std::vector<meta::ManifestChunk>> Flush();
+  std::string_view Pending() const { return cdc_.Pending(); }
+  std::string SaveHasher() const { return whole_.SaveState(); }
   // The upload was refused or abandoned: deletes, at once, the chunks this
   // ingest made visible that nothing references (no chunk row: no manifest
   // lists them) and no other upload in this process holds — instead of
@@ -56,6 +70,8 @@ class Ingest {
   FastCdc cdc_;
   Blake3 whole_;
   ManifestDraft draft_;
+  uint32_t first_seq_ = 0;  // seq of draft_.chunks[0] (Resume)
+  size_t handed_ = 0;       // chunks already returned by Flush
   std::set<Blake3Digest> pinned_;
   bool failed_ = false;
 };

@@ -15,7 +15,8 @@ std::set<meta::Digest> Distinct(const std::vector<meta::ManifestChunk>& chunks) 
 
 }  // namespace
 
-Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft, int64_t /*now_ms*/) {
+Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft,
+                                int64_t /*now_ms*/) {
   NUBO_ASSIGN_OR_RETURN(auto existing, txn.FindManifest(draft.hash));
   if (existing) {
     NUBO_RETURN_IF_ERROR(txn.SetManifestRefs(existing->id, existing->refs + 1));
@@ -42,10 +43,38 @@ Status AddManifestRef(meta::WriteTxn& txn, int64_t manifest_id) {
   return txn.SetManifestRefs(manifest_id, m->refs + 1);
 }
 
+Status AcquireChunks(meta::WriteTxn& txn,
+                     const std::vector<std::pair<meta::Digest, uint32_t>>& chunks) {
+  for (const auto& [hash, size] : chunks) {
+    NUBO_ASSIGN_OR_RETURN(auto row, txn.GetChunk(hash));
+    if (row) {
+      NUBO_RETURN_IF_ERROR(txn.SetChunkRefs(hash, row->refs + 1, std::nullopt));
+    } else {
+      NUBO_RETURN_IF_ERROR(txn.InsertChunk(meta::ChunkRow{hash, size, 1, std::nullopt}));
+    }
+  }
+  return Status::Ok();
+}
+
+Status ReleaseChunks(meta::WriteTxn& txn, const std::vector<meta::Digest>& hashes, int64_t now_ms) {
+  for (const auto& hash : hashes) {
+    NUBO_ASSIGN_OR_RETURN(auto row, txn.GetChunk(hash));
+    if (!row || row->refs <= 0) {
+      return Status::Internal("chunk " + DigestHex(hash) + " held by an upload has no count");
+    }
+    const int64_t refs = row->refs - 1;
+    NUBO_RETURN_IF_ERROR(
+        txn.SetChunkRefs(hash, refs, refs == 0 ? std::optional<int64_t>(now_ms) : std::nullopt));
+  }
+  return Status::Ok();
+}
+
 Status ReleaseManifest(meta::WriteTxn& txn, int64_t manifest_id, int64_t now_ms) {
   NUBO_ASSIGN_OR_RETURN(auto m, txn.GetManifest(manifest_id));
   if (!m) return Status::NotFound("no manifest " + std::to_string(manifest_id));
-  if (m->refs <= 0) return Status::Internal("manifest " + std::to_string(manifest_id) + " has no references to drop");
+  if (m->refs <= 0)
+    return Status::Internal("manifest " + std::to_string(manifest_id) +
+                            " has no references to drop");
   if (m->refs > 1) return txn.SetManifestRefs(manifest_id, m->refs - 1);
   NUBO_ASSIGN_OR_RETURN(auto chunks, txn.ManifestChunks(manifest_id));
   NUBO_RETURN_IF_ERROR(txn.DeleteManifest(manifest_id));
@@ -55,7 +84,8 @@ Status ReleaseManifest(meta::WriteTxn& txn, int64_t manifest_id, int64_t now_ms)
       return Status::Internal("chunk " + DigestHex(hash) + " listed by a manifest has no count");
     }
     int64_t refs = row->refs - 1;
-    NUBO_RETURN_IF_ERROR(txn.SetChunkRefs(hash, refs, refs == 0 ? std::optional<int64_t>(now_ms) : std::nullopt));
+    NUBO_RETURN_IF_ERROR(
+        txn.SetChunkRefs(hash, refs, refs == 0 ? std::optional<int64_t>(now_ms) : std::nullopt));
   }
   return Status::Ok();
 }

@@ -1,11 +1,11 @@
 // The one owner of reference counts (ARCHITECTURE.md §4.3).
 //
-// manifests.refs counts referencing rows (pins now; nodes, versions and
-// upload sessions later); chunks.refs counts the distinct manifests that
-// list a chunk, so a chunk repeated inside one manifest counts once, the
-// same way on increment and decrement. Every function here runs inside the
-// caller's write transaction, next to the change of the referencing row:
-// counts and references commit or roll back together.
+// manifests.refs counts referencing rows (pins, file nodes, file
+// versions); chunks.refs counts the distinct manifests that list a chunk
+// (a chunk repeated inside one manifest counts once, the same way on
+// increment and decrement) plus every upload-session row that lists it. Every function here runs
+// inside the caller's write transaction, next to the change of the referencing row: counts and
+// references commit or roll back together.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +28,15 @@ Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft,
 
 // One more reference to an existing manifest (e.g. a zero-copy file copy).
 Status AddManifestRef(meta::WriteTxn& txn, int64_t manifest_id);
+
+// Upload sessions hold chunks directly, before any manifest lists them:
+// each (hash, size) given counts one reference (a chunk listed twice
+// counts twice), creating chunk rows as needed.
+Status AcquireChunks(meta::WriteTxn& txn,
+                     const std::vector<std::pair<meta::Digest, uint32_t>>& chunks);
+// Drops one reference per hash given; a chunk reaching zero is stamped
+// orphaned at `now_ms`.
+Status ReleaseChunks(meta::WriteTxn& txn, const std::vector<meta::Digest>& hashes, int64_t now_ms);
 
 // Drops one reference. At zero the manifest and its chunk list go, and each
 // of its distinct chunks loses one reference; a chunk reaching zero is

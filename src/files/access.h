@@ -49,8 +49,8 @@ Status CheckExpected(const Conditions& cond, const meta::NodeRow& n);
 // `from` and every ancestor (the folder rollups behind ETags and usage).
 Status Touch(meta::WriteTxn& txn, int64_t drive_id, int64_t from, int64_t size_delta);
 
-// The drive's usage as quotas count it: live file bytes plus WebDAV
-// property bytes.
+// The drive's usage as quotas count it: live file bytes, WebDAV property
+// bytes and what its file versions are charged.
 Result<int64_t> DriveUsage(meta::ReadTxn& txn, const meta::DriveRow& d);
 
 // The quota that bounds a drive: a shared drive's own, a personal drive's

@@ -143,7 +143,7 @@ Status Touch(meta::WriteTxn& txn, int64_t drive_id, int64_t from, int64_t size_d
 
 Result<int64_t> DriveUsage(meta::ReadTxn& txn, const meta::DriveRow& d) {
   NUBO_ASSIGN_OR_RETURN(auto root, txn.GetNode(d.root_id, 0));
-  return (root ? static_cast<int64_t>(root->size) : 0) + d.props_bytes;
+  return (root ? static_cast<int64_t>(root->size) : 0) + d.props_bytes + d.versions_bytes;
 }
 
 Result<std::optional<int64_t>> DriveQuota(meta::ReadTxn& txn, const meta::DriveRow& d) {
@@ -269,7 +269,9 @@ Result<DriveInfo> Files::PersonalDrive(const Principal& who) {
     NUBO_ASSIGN_OR_RETURN(auto user, t.GetUser(who.user_id));
     if (!root) return Status::Internal("drive root missing");
     out.root_id = root->public_id;
-    out.usage.used_bytes = root->size + static_cast<uint64_t>(d->props_bytes);
+    out.usage.used_bytes = root->size + static_cast<uint64_t>(d->props_bytes) +
+                           static_cast<uint64_t>(d->versions_bytes);
+    out.usage.versions_bytes = static_cast<uint64_t>(d->versions_bytes);
     if (user) out.usage.quota_bytes = user->quota_bytes;
     out.drive = std::move(*d);
     return Status::Ok();
@@ -296,7 +298,9 @@ Result<DriveInfo> Describe(meta::ReadTxn& t, meta::DriveRow d, std::string role)
   NUBO_ASSIGN_OR_RETURN(auto root, t.GetNode(d.root_id, 0));
   if (!root) return Status::Internal("drive root missing");
   out.root_id = root->public_id;
-  out.usage.used_bytes = root->size + static_cast<uint64_t>(d.props_bytes);
+  out.usage.used_bytes =
+      root->size + static_cast<uint64_t>(d.props_bytes) + static_cast<uint64_t>(d.versions_bytes);
+  out.usage.versions_bytes = static_cast<uint64_t>(d.versions_bytes);
   NUBO_ASSIGN_OR_RETURN(out.usage.quota_bytes, DriveQuota(t, d));
   out.drive = std::move(d);
   out.role = std::move(role);

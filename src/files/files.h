@@ -36,6 +36,8 @@ using auth::Principal;
 class ZipEntries;
 class Checksum;
 class IngestUpload;
+class UploadSessions;
+class SessionAppendImpl;
 
 // What to do when the target name is taken by a live sibling.
 enum class Conflict {
@@ -78,6 +80,9 @@ struct FilesOptions {
   std::string tmp_dir;
   // Users (not only administrators) may create shared drives.
   bool users_create_drives = false;
+  // Versions may take at most this share of a drive's quota (per mille);
+  // the oldest go first beyond it (files.versions_quota_share).
+  int versions_quota_per_mille = 500;
 };
 
 // The strong ETag of a node: files "\"<first 32 hex digits of the BLAKE3
@@ -140,7 +145,8 @@ class Upload {
 };
 
 struct Usage {
-  uint64_t used_bytes = 0;  // live file bytes + WebDAV property bytes
+  uint64_t used_bytes = 0;      // live file bytes + WebDAV property bytes + versions' charges
+  uint64_t versions_bytes = 0;  // of which file versions
   std::optional<int64_t> quota_bytes;
 };
 
@@ -292,6 +298,26 @@ class Files {
   // reservations. Returns nodes removed.
   Result<int64_t> PurgeExpiredTrash(int64_t now_ms);
 
+  // ---- File versions (files/versions.cc) ----
+  // Every overwrite keeps the previous content as a version (see
+  // files/versions.h for what is kept and what it costs). Versions need an
+  // account: a public link's bearer sees none.
+  // The versions of file `id`, newest first (read on the file).
+  Result<std::vector<meta::VersionRow>> ListVersions(const Principal& who, std::string_view id);
+  // A version's content, as the file at that version (node size, hash and
+  // mtime are the version's).
+  Result<FileContent> OpenVersion(const Principal& who, std::string_view id,
+                                  std::string_view version_id);
+  // Makes the version the file's content again; the current content
+  // becomes a version (modify on the file).
+  Result<meta::NodeRow> RestoreVersion(const Principal& who, std::string_view id,
+                                       std::string_view version_id, const Conditions& cond = {});
+  Status DeleteVersion(const Principal& who, std::string_view id, std::string_view version_id);
+  // Maintenance: thins every file's versions to the retention schedule
+  // and trims each quota drive's versions to their share. Returns versions
+  // deleted.
+  Result<int64_t> ThinVersions(int64_t now_ms);
+
   Status SetFavorite(const Principal& who, std::string_view id, bool favorite);
   Result<Page> ListFavorites(const Principal& who, std::string_view cursor, size_t limit);
   // Notes that the user used a node (upload, download, rename); written in
@@ -343,6 +369,10 @@ class Files {
 
  private:
   friend class IngestUpload;
+  friend class UploadSessions;
+  friend class SessionAppendImpl;
+  class UploadSessions;
+  class SessionAppendImpl;
   meta::MetaStore& meta() { return meta_; }
   // Attaches a referenced manifest as a file inside an upload's commit
   // transaction (kCreate on the parent, or kModify on the file it replaces).
@@ -350,14 +380,32 @@ class Files {
   Result<UploadResult> AttachFile(meta::WriteTxn& txn, const Principal& who,
                                   const UploadRequest& req, int64_t manifest_id, uint64_t size,
                                   const std::string& mime, int64_t reservation = 0);
+  // Inside an overwrite's transaction: keeps `current` (a file whose content
+  // is being replaced by manifest `next`) as a version, holding its
+  // manifest reference, when the quota can hold its charge beside `extra`
+  // more bytes (older versions of the drive give way first). Returns false
+  // when no version was kept: the caller releases the reference.
+  Result<bool> KeepVersion(meta::WriteTxn& t, const meta::NodeRow& current, int64_t next,
+                           int64_t extra, int64_t reservation);
   // Free space check against options_.min_free_bytes for `extra` more bytes.
   Status CheckFreeSpace(uint64_t extra);
   // Quota reservations (upload in progress): sets the reservation's bytes
   // (id 0: a new reservation) and renews its expiry; with `check`, refuses
   // when the quota cannot hold them beside the usage and every other live
   // reservation. Returns the reservation's id.
+  // What an upload to `req` needs to know before its bytes arrive, checked
+  // as its commit will check it again: the parent folder and the right to
+  // create in it, the name, the file it replaces (modify, If-Match,
+  // preconditions, locks).
+  struct UploadTarget {
+    int64_t drive_id = 0;
+    int64_t credit = 0;  // bytes of the file the upload replaces
+    bool quota = false;  // the drive has a quota
+  };
+  Result<UploadTarget> CheckUploadTarget(const Principal& who, const UploadRequest& req);
+  // `expires_at_ms` 0: now + reservation_ttl_ms.
   Result<int64_t> Reserve(int64_t drive_id, int64_t reservation_id, int64_t bytes,
-                          bool check = true);
+                          bool check = true, int64_t expires_at_ms = 0);
   // The personal drive, or the shared drive `drive_id` if the caller may
   // do `action` on it as a whole (hidden: NotFound "no such drive").
   Result<meta::DriveRow> DriveFor(meta::ReadTxn& t, const Principal& who, std::string_view drive_id,

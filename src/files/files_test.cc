@@ -70,23 +70,30 @@ TEST_F(FilesTest, RollupsFollowEveryChange) {
   ASSERT_TRUE(Put(a->public_id, "y.bin", std::string(10, 'y')).ok());
   EXPECT_EQ(files_.Get(alice_, a->public_id)->size, 1010u);
   EXPECT_EQ(Used(alice_), 1010u);
-  // Overwrite shrinks; the rollup follows.
+  // Overwrite shrinks; the rollup follows. The replaced content stays as
+  // a version, charged its 1000 unshared bytes (files/versions.h).
   ASSERT_TRUE(Put(b->public_id, "x.bin", "small", Conflict::kOverwrite).ok());
   EXPECT_EQ(files_.Get(alice_, a->public_id)->size, 15u);
+  constexpr uint64_t kVersion = 1000;
+  EXPECT_EQ(files_.GetUsage(alice_)->versions_bytes, kVersion);
   // Move b to the root: a loses it, the root keeps it.
   ASSERT_TRUE(files_.Update(alice_, b->public_id, std::nullopt, root_, Conflict::kFail).ok());
   EXPECT_EQ(files_.Get(alice_, a->public_id)->size, 10u);
-  EXPECT_EQ(Used(alice_), 15u);
+  EXPECT_EQ(Used(alice_), 15u + kVersion);
   // Trash does not count; restore counts again.
   ASSERT_TRUE(files_.Trash(alice_, b->public_id).ok());
-  EXPECT_EQ(Used(alice_), 10u);
+  EXPECT_EQ(Used(alice_), 10u + kVersion);
   ASSERT_TRUE(files_.Restore(alice_, b->public_id).ok());
-  EXPECT_EQ(Used(alice_), 15u);
-  // Copy adds its bytes (logical size: dedup does not credit).
+  EXPECT_EQ(Used(alice_), 15u + kVersion);
+  // Copy adds its bytes (logical size: dedup does not credit); versions
+  // stay with the original.
   ASSERT_TRUE(files_.Copy(alice_, b->public_id, a->public_id, std::nullopt, Conflict::kFail).ok());
-  EXPECT_EQ(Used(alice_), 20u);
+  EXPECT_EQ(Used(alice_), 20u + kVersion);
   ASSERT_TRUE(files_.DeletePermanently(alice_, a->public_id).ok());
-  EXPECT_EQ(Used(alice_), 5u);
+  EXPECT_EQ(Used(alice_), 5u + kVersion);
+  // Deleting the file for good takes its versions along.
+  ASSERT_TRUE(files_.DeletePermanently(alice_, b->public_id).ok());
+  EXPECT_EQ(Used(alice_), 0u);
   ExpectFsckClean();
 }
 

@@ -14,6 +14,7 @@
 #include "files/locks.h"
 #include "files/mime.h"
 #include "files/names.h"
+#include "files/upload_sessions.h"
 #include "util/ids.h"
 #include "util/strings.h"
 #include "util/time.h"
@@ -224,8 +225,13 @@ Result<UploadResult> Files::AttachFile(meta::WriteTxn& t, const Principal& who,
     NUBO_RETURN_IF_ERROR(CheckExpected(req.cond, *existing));
     NUBO_RETURN_IF_ERROR(CheckNodeLocks(t, who, *existing, false, false, req.cond.lock_tokens));
     const int64_t delta = static_cast<int64_t>(size) - static_cast<int64_t>(existing->size);
-    NUBO_RETURN_IF_ERROR(CheckQuota(t, parent.drive_id, delta, reservation));
     const int64_t old_manifest = *existing->manifest_id;
+    // The content it replaces stays as a version (files/versions.h).
+    bool kept = false;
+    if (old_manifest != manifest_id) {
+      NUBO_ASSIGN_OR_RETURN(kept, KeepVersion(t, *existing, manifest_id, delta, reservation));
+    }
+    NUBO_RETURN_IF_ERROR(CheckQuota(t, parent.drive_id, delta, reservation));
     NodeRow n = *existing;
     n.manifest_id = manifest_id;
     n.size = size;
@@ -233,7 +239,7 @@ Result<UploadResult> Files::AttachFile(meta::WriteTxn& t, const Principal& who,
     n.mtime_ms = req.mtime_ms.value_or(now);
     n.updated_by = who.user_id;
     NUBO_RETURN_IF_ERROR(t.UpdateNode(n));
-    NUBO_RETURN_IF_ERROR(content::ReleaseManifest(t, old_manifest, now));
+    if (!kept) NUBO_RETURN_IF_ERROR(content::ReleaseManifest(t, old_manifest, now));
     NUBO_RETURN_IF_ERROR(Touch(t, n.drive_id, parent.id, delta));
     NUBO_ASSIGN_OR_RETURN(out.node, Reload(t, n.id, who.user_id));
     out.created = false;
@@ -269,12 +275,13 @@ Status Files::CheckFreeSpace(uint64_t extra) {
   return Status::Ok();
 }
 
-Result<int64_t> Files::Reserve(int64_t drive_id, int64_t reservation_id, int64_t bytes,
-                               bool check) {
+Result<int64_t> Files::Reserve(int64_t drive_id, int64_t reservation_id, int64_t bytes, bool check,
+                               int64_t expires_at_ms) {
   int64_t id = reservation_id;
   NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
     if (check) NUBO_RETURN_IF_ERROR(CheckQuota(t, drive_id, bytes, reservation_id));
-    const int64_t expires = UnixMillis() + options_.reservation_ttl_ms;
+    const int64_t expires =
+        expires_at_ms ? expires_at_ms : UnixMillis() + options_.reservation_ttl_ms;
     if (reservation_id == 0) {
       NUBO_ASSIGN_OR_RETURN(id, t.InsertReservation(drive_id, bytes, expires));
       return Status::Ok();
@@ -435,6 +442,42 @@ class IngestUpload final : public Upload {
   std::string head_;
 };
 
+Result<Files::UploadTarget> Files::CheckUploadTarget(const Principal& who,
+                                                     const UploadRequest& req) {
+  UploadTarget out;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(NodeRow parent, AccessFolder(t, who, req.parent_id, Action::kCreate));
+    out.drive_id = parent.drive_id;
+    std::optional<NodeRow> existing;
+    NUBO_ASSIGN_OR_RETURN(std::string name,
+                          PlaceName(t, parent, req.name, false, req.conflict, &existing));
+    if (existing) {
+      if (existing->folder()) {
+        return Status::Conflict("\"" + existing->name + "\" is a folder; a file cannot replace it");
+      }
+      NUBO_RETURN_IF_ERROR(authz::Check(t, who, *existing, Action::kModify));
+      if (req.if_match && !IfMatchMatches(*req.if_match, NodeETag(*existing))) {
+        return Status::PreconditionFailed("If-Match does not match the current version");
+      }
+      NUBO_RETURN_IF_ERROR(CheckExpected(req.cond, *existing));
+      NUBO_RETURN_IF_ERROR(CheckNodeLocks(t, who, *existing, false, false, req.cond.lock_tokens));
+      out.credit = static_cast<int64_t>(existing->size);
+    } else {
+      if (req.if_match && *req.if_match != "*") {
+        return Status::PreconditionFailed("If-Match given but \"" + req.name + "\" does not exist");
+      }
+      NUBO_RETURN_IF_ERROR(CheckNewMemberLocks(t, who, parent, name, req.cond.lock_tokens));
+    }
+    NUBO_ASSIGN_OR_RETURN(auto d, t.GetDrive(out.drive_id));
+    if (d) {
+      NUBO_ASSIGN_OR_RETURN(auto q, DriveQuota(t, *d));
+      out.quota = q.has_value();
+    }
+    return Status::Ok();
+  }));
+  return out;
+}
+
 Result<std::unique_ptr<Upload>> Files::BeginUpload(const Principal& who, UploadRequest req) {
   NUBO_ASSIGN_OR_RETURN(req.name, ValidateName(req.name));
   // A file drop never replaces (nor learns of) a file, whatever surface it
@@ -453,39 +496,9 @@ Result<std::unique_ptr<Upload>> Files::BeginUpload(const Principal& who, UploadR
   }
   NUBO_RETURN_IF_ERROR(CheckFreeSpace(req.expected_size.value_or(0)));
   // Early answers (before "100 Continue"): the commit re-checks all of it.
-  int64_t drive_id = 0;
-  int64_t credit = 0;
-  bool quota = false;
-  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(NodeRow parent, AccessFolder(t, who, req.parent_id, Action::kCreate));
-    drive_id = parent.drive_id;
-    std::optional<NodeRow> existing;
-    NUBO_ASSIGN_OR_RETURN(std::string name,
-                          PlaceName(t, parent, req.name, false, req.conflict, &existing));
-    if (existing) {
-      if (existing->folder()) {
-        return Status::Conflict("\"" + existing->name + "\" is a folder; a file cannot replace it");
-      }
-      NUBO_RETURN_IF_ERROR(authz::Check(t, who, *existing, Action::kModify));
-      if (req.if_match && !IfMatchMatches(*req.if_match, NodeETag(*existing))) {
-        return Status::PreconditionFailed("If-Match does not match the current version");
-      }
-      NUBO_RETURN_IF_ERROR(CheckExpected(req.cond, *existing));
-      NUBO_RETURN_IF_ERROR(CheckNodeLocks(t, who, *existing, false, false, req.cond.lock_tokens));
-      credit = static_cast<int64_t>(existing->size);
-    } else {
-      if (req.if_match && *req.if_match != "*") {
-        return Status::PreconditionFailed("If-Match given but \"" + req.name + "\" does not exist");
-      }
-      NUBO_RETURN_IF_ERROR(CheckNewMemberLocks(t, who, parent, name, req.cond.lock_tokens));
-    }
-    NUBO_ASSIGN_OR_RETURN(auto d, t.GetDrive(drive_id));
-    if (d) {
-      NUBO_ASSIGN_OR_RETURN(auto q, DriveQuota(t, *d));
-      quota = q.has_value();
-    }
-    return Status::Ok();
-  }));
+  NUBO_ASSIGN_OR_RETURN(UploadTarget target, CheckUploadTarget(who, req));
+  const int64_t drive_id = target.drive_id, credit = target.credit;
+  const bool quota = target.quota;
   // The quota holds the declared length (or a first step) from now on.
   int64_t reservation = 0, reserved = 0;
   if (quota) {
@@ -804,6 +817,7 @@ Status Files::DeleteDrive(const Principal& who, std::string_view id) {
     if (!authz::CheckAdmin(who).ok()) {
       NUBO_RETURN_IF_ERROR(DriveFor(t, who, id, static_cast<int>(Action::kManage)).status());
     }
+    NUBO_RETURN_IF_ERROR(DropDriveUploads(t, d->id, UnixMillis()));
     NUBO_ASSIGN_OR_RETURN(auto root, t.GetNode(d->root_id, 0));
     if (root) {
       const int64_t now = UnixMillis();

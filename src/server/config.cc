@@ -117,12 +117,19 @@ const std::vector<Setting>& Table() {
       {"files.trash_retention", "NUBO_FILES_TRASH_RETENTION", "30d",
        "trashed files are deleted for good after this long", false,
        Duration(&Config::trash_retention_ms, 0, 3650ull * 24 * 3'600'000)},
+      {"files.upload_session_ttl", "NUBO_FILES_UPLOAD_SESSION_TTL", "24h",
+       "a resumable upload (tus, delta) not completed within this long is dropped", false,
+       Duration(&Config::upload_session_ttl_ms, 1000, 365ull * 24 * 3'600'000)},
+      {"files.versions_quota_share", "NUBO_FILES_VERSIONS_QUOTA_SHARE", "50",
+       "percent of a quota that file versions may take; the oldest go first beyond it", false,
+       Int(&Config::versions_quota_percent, 0, 100)},
       {"sharing.sharee_search", "NUBO_SHAREE_SEARCH", "groups",
        "whom the share dialog suggests: all (every user and group), groups (members of the "
        "caller's groups) or exact (only an exact user name); an exact name always works",
        false,
        [](Config& c, std::string_view v) -> Status {
-         if (v != "all" && v != "groups" && v != "exact") return Expect("expected all, groups or exact");
+         if (v != "all" && v != "groups" && v != "exact")
+           return Expect("expected all, groups or exact");
          c.sharee_search = std::string(v);
          return Status::Ok();
        }},

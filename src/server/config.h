@@ -9,8 +9,8 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 #include "util/status.h"
 
@@ -36,6 +36,8 @@ struct Config {
   uint64_t max_upload = 0;  // 0: unlimited
   bool dav_propfind_infinity = false;
   uint64_t trash_retention_ms = 30ull * 24 * 3'600'000;
+  uint64_t upload_session_ttl_ms = 24ull * 3'600'000;
+  int versions_quota_percent = 50;
   std::string sharee_search = "groups";  // all | groups | exact
   bool users_create_drives = false;
   uint64_t argon2_ops = 3;
@@ -65,9 +67,9 @@ struct Config {
 };
 
 struct ConfigInputs {
-  std::optional<std::string> file;                  // --config or NUBO_CONFIG
-  std::function<const char*(const char*)> getenv;   // null: no environment
-  std::map<std::string, std::string> flags;         // setting key → value
+  std::optional<std::string> file;                 // --config or NUBO_CONFIG
+  std::function<const char*(const char*)> getenv;  // null: no environment
+  std::map<std::string, std::string> flags;        // setting key → value
 };
 
 // Builds the configuration. InvalidArgument names the setting, where it came

@@ -12,6 +12,7 @@
 #include "api/account_routes.h"
 #include "api/file_routes.h"
 #include "api/share_routes.h"
+#include "api/tus_routes.h"
 #include "auth/authenticator.h"
 #include "auth/links.h"
 #include "auth/password_pool.h"
@@ -20,6 +21,7 @@
 #include "content/gc.h"
 #include "dav/dav.h"
 #include "files/files.h"
+#include "files/upload_sessions.h"
 #include "http/router.h"
 #include "server/auth_guard.h"
 #include "server/faulty_meta_store.h"
@@ -60,9 +62,10 @@ Status DataDirWritable(const std::string& dir) {
 // are collected every `interval_ms`. Stops promptly when destroyed.
 class Maintenance {
  public:
-  Maintenance(files::Files& files, meta::MetaStore& meta, blob::ChunkStore& chunks,
-              uint64_t interval_ms, uint64_t gc_grace_ms)
+  Maintenance(files::Files& files, files::UploadSessions& uploads, meta::MetaStore& meta,
+              blob::ChunkStore& chunks, uint64_t interval_ms, uint64_t gc_grace_ms)
       : files_(files),
+        uploads_(uploads),
         meta_(meta),
         chunks_(chunks),
         interval_ms_(interval_ms),
@@ -96,6 +99,18 @@ class Maintenance {
         } else if (*purged > 0) {
           spdlog::info("trash purge: {} expired items deleted", *purged);
         }
+        auto expired = uploads_.Expire(now);
+        if (!expired.ok()) {
+          spdlog::warn("uploads: {}", expired.status().ToString());
+        } else if (*expired > 0) {
+          spdlog::info("uploads: {} expired upload sessions dropped", *expired);
+        }
+        auto thinned = files_.ThinVersions(now);
+        if (!thinned.ok()) {
+          spdlog::warn("versions: {}", thinned.status().ToString());
+        } else if (*thinned > 0) {
+          spdlog::info("versions: {} deleted by the retention schedule", *thinned);
+        }
         auto gc = content::CollectGarbage(meta_, chunks_, static_cast<int64_t>(gc_grace_ms_), now);
         if (!gc.ok()) {
           spdlog::warn("gc: {}", gc.status().ToString());
@@ -109,6 +124,7 @@ class Maintenance {
   }
 
   files::Files& files_;
+  files::UploadSessions& uploads_;
   meta::MetaStore& meta_;
   blob::ChunkStore& chunks_;
   uint64_t interval_ms_, gc_grace_ms_;
@@ -201,6 +217,7 @@ int RunServe(const Config& cfg) {
   fopt.min_free_bytes = cfg.min_free;
   fopt.tmp_dir = (fs::path(cfg.data_dir) / "tmp").string();
   fopt.users_create_drives = cfg.users_create_drives;
+  fopt.versions_quota_per_mille = cfg.versions_quota_percent * 10;
   files::Files files(meta, chunks, fopt);
   share::Sharing sharing(
       meta, params,
@@ -209,11 +226,15 @@ int RunServe(const Config& cfg) {
   api::RegisterFileRoutes(router, files, {.on_download = [&sharing](const auth::Principal& who) {
                             return sharing.TakeDownload(who);
                           }});
+  api::RegisterVersionRoutes(router, files);
+  files::UploadSessions uploads(files, static_cast<int64_t>(cfg.upload_session_ttl_ms));
+  api::RegisterTusRoutes(router, files, uploads);
   api::RegisterShareRoutes(router, sharing, links, cfg.secure_cookies);
   dav::DavOptions dopt;
   dopt.allow_depth_infinity = cfg.dav_propfind_infinity;
   dav::RegisterDavRoutes(router, files, dopt);
-  Maintenance maintenance(files, meta, chunks, cfg.maintenance_interval_ms, cfg.gc_grace_ms);
+  Maintenance maintenance(files, uploads, meta, chunks, cfg.maintenance_interval_ms,
+                          cfg.gc_grace_ms);
   RegisterWebRoutes(router, cfg.web_dir);
   if (cfg.test_routes) {
     spdlog::warn("test-only routes under /_test/ are enabled: never do this in production");

@@ -2,6 +2,8 @@
 
 #include <blake3.h>
 
+#include <cstring>
+
 #include "util/strings.h"
 
 namespace nubo {
@@ -27,6 +29,29 @@ Blake3Digest Blake3::Hash(std::string_view s) {
   Blake3 h;
   h.Update(s);
   return h.Final();
+}
+
+namespace {
+// The library's version and the layout's size: a state saved by another
+// BLAKE3 build is refused instead of misread.
+std::string StateTag() {
+  return std::string("b3s:") + blake3_version() + ":" + std::to_string(sizeof(blake3_hasher)) + ":";
+}
+}  // namespace
+
+std::string Blake3::SaveState() const {
+  std::string out = StateTag();
+  out.append(reinterpret_cast<const char*>(&state_->hasher), sizeof(blake3_hasher));
+  return out;
+}
+
+bool Blake3::RestoreState(std::string_view state) {
+  const std::string tag = StateTag();
+  if (state.size() != tag.size() + sizeof(blake3_hasher) || state.substr(0, tag.size()) != tag) {
+    return false;
+  }
+  std::memcpy(&state_->hasher, state.data() + tag.size(), sizeof(blake3_hasher));
+  return true;
 }
 
 std::string DigestHex(const Blake3Digest& d) { return HexEncode(d.data(), d.size()); }

@@ -28,6 +28,14 @@ class Blake3 {
 
   static Blake3Digest Hash(std::string_view s);
 
+  // The hasher's state as bytes, so a stream hashed in part can be
+  // continued by another process (upload sessions keep it between
+  // requests). Only this build's Restore reads it back reliably.
+  std::string SaveState() const;
+  // False (hasher unchanged) when `state` is not a SaveState of this
+  // implementation; the caller then hashes the bytes again.
+  bool RestoreState(std::string_view state);
+
  private:
   struct State;
   std::unique_ptr<State> state_;

@@ -25,10 +25,28 @@ TEST(Blake3, KnownVectors) {
             "bc3e3d41a1146b069abffad3c0d44860cf664390afce4d9661f7902e7943e085");
 }
 
+TEST(Blake3, SavedStateContinuesTheStream) {
+  const std::string a(3000, 'a'), b(5000, 'b');  // crosses 1 KiB chunks and the tree
+  Blake3 first;
+  first.Update(a);
+  const std::string state = first.SaveState();
+  Blake3 second;
+  second.Update("unrelated");
+  ASSERT_TRUE(second.RestoreState(state));
+  second.Update(b);
+  EXPECT_EQ(second.Final(), Blake3::Hash(a + b));
+  // Anything else is refused and leaves the hasher as it was.
+  Blake3 third;
+  EXPECT_FALSE(third.RestoreState("b3s:0.0.0:1:x"));
+  EXPECT_FALSE(third.RestoreState(state.substr(0, state.size() - 1)));
+  EXPECT_EQ(third.Final(), Blake3::Hash(""));
+}
+
 TEST(Blake3, IncrementalEqualsOneShot) {
   std::string in = VectorInput(102400);
   Blake3 h;
-  for (size_t pos = 0; pos < in.size(); pos += 997) h.Update(in.data() + pos, std::min<size_t>(997, in.size() - pos));
+  for (size_t pos = 0; pos < in.size(); pos += 997)
+    h.Update(in.data() + pos, std::min<size_t>(997, in.size() - pos));
   EXPECT_EQ(h.Final(), Blake3::Hash(in));
 }
 

@@ -194,6 +194,41 @@ def fx_file_and_dest(t, who):
     return {"id": t.put(who, box, who.prefix + ".txt", who.bytes)["id"], "parent": t.box(who)}
 
 
+def fx_versioned(t, who):
+    """A file overwritten once: one earlier version."""
+    f = fx_file(t, who)
+    parent = t.api(who, "GET", "/api/v1/nodes/%s" % f["id"])["parent_id"]
+    t.api(who, "PUT", "/api/v1/nodes/%s/files/%s?conflict=overwrite" % (parent, q(who.prefix + ".txt")),
+          raw=who.bytes + b" v2", expect=200)
+    versions = t.api(who, "GET", "/api/v1/nodes/%s/versions" % f["id"])["items"]
+    t.probe(who, "GET", "/api/v1/nodes/%s/versions" % f["id"])
+    t.probe(who, "GET", "/api/v1/nodes/%s/versions/%s/content" % (f["id"], versions[0]["id"]))
+    return {"id": f["id"], "vid": versions[0]["id"]}
+
+
+TUS = "/api/v1/uploads/tus"
+TUS_V = {"Tus-Resumable": "1.0.0"}
+
+
+def tus_meta(**kv):
+    return ",".join("%s %s" % (k, base64.b64encode(str(v).encode()).decode()) for k, v in kv.items())
+
+
+def fx_tus(t, who):
+    """An upload of 6 bytes in progress (3 received) into a fresh folder."""
+    box = t.box(who)
+    h = dict(TUS_V, **{"Upload-Length": "6", "Upload-Metadata": tus_meta(filename="tus.txt", parent_id=box)})
+    status, hdrs, data = t.send(who.auth, R("POST", TUS, h, b""))
+    t.assertEqual(status, 201, data)
+    url = dict((k.lower(), v) for k, v in dict(hdrs).items())["location"]
+    upload = url.rsplit("/", 1)[1]
+    status, _, data = t.send(who.auth, R("PATCH", url, dict(TUS_V, **{
+        "Upload-Offset": "0", "Content-Type": "application/offset+octet-stream"}), b"abc"))
+    t.assertEqual(status, 204, data)
+    t.probe(who, "HEAD", url, TUS_V)
+    return {"id": upload}
+
+
 def fx_trashed(t, who):
     f = fx_file(t, who)
     t.trash(who, f["id"])
@@ -502,6 +537,35 @@ def examples():
             Case(lambda v, w: J("DELETE", "/api/v1/drives/%s/members/groups/%s" % (v["id"], v["member"])),
                  fx_drive_member_group)],
         ("GET", "/api/v1/me/usage"): [Case(lambda v, w: J("GET", "/api/v1/me/usage"))],
+        # --- versions
+        ("GET", "/api/v1/nodes/{id}/versions"): [
+            Case(lambda v, w: J("GET", (N + "/versions") % v["id"]), fx_versioned)],
+        ("GET", "/api/v1/nodes/{id}/versions/{vid}/content"): [
+            Case(lambda v, w: J("GET", (N + "/versions/%s/content") % (v["id"], v["vid"])), fx_versioned,
+                 cross=("vid",))],
+        ("POST", "/api/v1/nodes/{id}/versions/{vid}/restore"): [
+            Case(lambda v, w: J("POST", (N + "/versions/%s/restore") % (v["id"], v["vid"]), {}), fx_versioned,
+                 cross=("vid",))],
+        ("DELETE", "/api/v1/nodes/{id}/versions/{vid}"): [
+            Case(lambda v, w: J("DELETE", (N + "/versions/%s") % (v["id"], v["vid"])), fx_versioned,
+                 cross=("vid",))],
+        # --- tus (an upload belongs to the account that created it)
+        ("OPTIONS", "/api/v1/uploads/tus"): [Case(lambda v, w: R("OPTIONS", TUS, {}, b""))],
+        ("POST", "/api/v1/uploads/tus"): [
+            Case(lambda v, w: R("POST", TUS, dict(TUS_V, **{
+                "Upload-Length": "3", "Upload-Metadata": tus_meta(filename="tus-new.txt", parent_id=v["id"])}), b""),
+                fx_folder, "into a folder"),
+            Case(lambda v, w: R("POST", TUS, dict(TUS_V, **{
+                "Upload-Length": "3", "Content-Type": "application/offset+octet-stream",
+                "Upload-Metadata": tus_meta(filename="tus-with.txt", parent_id=v["id"])}), b"xyz"),
+                fx_folder, "with the bytes")],
+        ("HEAD", "/api/v1/uploads/tus/{id}"): [
+            Case(lambda v, w: R("HEAD", TUS + "/" + v["id"], TUS_V, b""), fx_tus)],
+        ("PATCH", "/api/v1/uploads/tus/{id}"): [
+            Case(lambda v, w: R("PATCH", TUS + "/" + v["id"], dict(TUS_V, **{
+                "Upload-Offset": "3", "Content-Type": "application/offset+octet-stream"}), b"def"), fx_tus)],
+        ("DELETE", "/api/v1/uploads/tus/{id}"): [
+            Case(lambda v, w: R("DELETE", TUS + "/" + v["id"], TUS_V, b""), fx_tus)],
         ("GET", "/api/v1/nodes/{id}"): [Case(lambda v, w: J("GET", N % v["id"]), fx_file)],
         ("PATCH", "/api/v1/nodes/{id}"): [
             Case(lambda v, w: J("PATCH", N % v["id"], {"name": "renamed.txt"}), fx_file, "rename"),
@@ -759,7 +823,7 @@ def role_owner(t, key, access, case, v):
 NEED_ACTIONS = {
     "read": {"read"}, "list": {"list"}, "create": {"create"}, "delete": {"delete"}, "share": {"share"},
     "rename": {"modify", "delete"}, "move": {"delete", "create"}, "copy": {"read", "create"},
-    "restore": {"delete", "create"},
+    "restore": {"delete", "create"}, "modify": {"modify"},
 }
 NEEDS = {
     ("GET", "/api/v1/nodes/{id}"): "read",
@@ -793,6 +857,16 @@ NEEDS = {
     ("DELETE", "/api/v1/drives/{id}/members/users/{name}"): "hidden",
     ("DELETE", "/api/v1/drives/{id}/members/groups/{member}"): "hidden",
     ("GET", "/api/v1/me/usage"): "own",
+    ("GET", "/api/v1/nodes/{id}/versions"): "read",
+    ("GET", "/api/v1/nodes/{id}/versions/{vid}/content"): "read",
+    ("POST", "/api/v1/nodes/{id}/versions/{vid}/restore"): "modify",
+    ("DELETE", "/api/v1/nodes/{id}/versions/{vid}"): "modify",
+    ("OPTIONS", "/api/v1/uploads/tus"): "own",
+    ("POST", "/api/v1/uploads/tus"): "create",
+    # Uploads are the account's own: nobody else reaches them.
+    ("HEAD", "/api/v1/uploads/tus/{id}"): "hidden",
+    ("PATCH", "/api/v1/uploads/tus/{id}"): "hidden",
+    ("DELETE", "/api/v1/uploads/tus/{id}"): "hidden",
     ("GET", "/api/v1/groups"): "own",
     ("GET", "/api/v1/groups/{id}"): "hidden",
     ("GET", "/api/v1/nodes/{id}/grants"): "share",

@@ -11,173 +11,15 @@
 
 #include "meta/migrations.h"
 #include "meta/sqlite/group_commit.h"
+#include "meta/sqlite/sqlite_conn.h"
+#include "meta/sqlite/sqlite_history.h"
 #include "util/time.h"
 
 namespace nubo::meta {
 
+using namespace sqlite;  // NOLINT: the connection helpers of this backend
+
 namespace {
-
-Status SqliteError(sqlite3* db, int rc, std::string_view what) {
-  std::string msg = std::string(what) + ": " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-  switch (rc & 0xff) {
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      return Status::Aborted(std::move(msg));
-    case SQLITE_CONSTRAINT:
-      if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY) {
-        return Status::AlreadyExists(std::move(msg));
-      }
-      return Status::Conflict(std::move(msg));
-    case SQLITE_FULL:
-      return Status::ResourceExhausted(std::move(msg));
-    case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-      return Status::Corruption(std::move(msg));
-    case SQLITE_IOERR:
-    case SQLITE_CANTOPEN:
-      return Status::IoError(std::move(msg));
-    default:
-      return Status::Internal(std::move(msg));
-  }
-}
-
-// One prepared statement in use; resets itself when it goes out of scope
-// so the connection's cache can hand it out again.
-class Stmt {
- public:
-  Stmt(sqlite3* db, sqlite3_stmt* s) : db_(db), s_(s) {}
-  ~Stmt() {
-    sqlite3_reset(s_);
-    sqlite3_clear_bindings(s_);
-  }
-  Stmt& Bind(int i, int64_t v) {
-    sqlite3_bind_int64(s_, i, v);
-    return *this;
-  }
-  Stmt& Bind(int i, const Digest& d) {
-    sqlite3_bind_blob(s_, i, d.data(), static_cast<int>(d.size()), SQLITE_STATIC);
-    return *this;
-  }
-  Stmt& Bind(int i, const std::string& t) {
-    sqlite3_bind_text(s_, i, t.data(), static_cast<int>(t.size()), SQLITE_STATIC);
-    return *this;
-  }
-  Stmt& BindBlob(int i, const std::string& b) {
-    // A zero-length blob must still bind as a blob, not NULL.
-    sqlite3_bind_blob(s_, i, b.empty() ? "" : b.data(), static_cast<int>(b.size()), SQLITE_STATIC);
-    return *this;
-  }
-  Stmt& BindNull(int i) {
-    sqlite3_bind_null(s_, i);
-    return *this;
-  }
-  // True: a row is ready; false: done. Errors map through SqliteError.
-  Result<bool> Step() {
-    int rc = sqlite3_step(s_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    return SqliteError(db_, sqlite3_extended_errcode(db_), sqlite3_sql(s_));
-  }
-  Status Exec() {
-    auto r = Step();
-    return r.ok() ? Status::Ok() : r.status();
-  }
-  int64_t Int(int col) const { return sqlite3_column_int64(s_, col); }
-  std::string Text(int col) const {
-    const unsigned char* p = sqlite3_column_text(s_, col);
-    return p ? std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(s_, col))
-             : std::string();
-  }
-  bool IsNull(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
-  std::string Blob(int col) const {
-    const void* p = sqlite3_column_blob(s_, col);
-    return p ? std::string(static_cast<const char*>(p), sqlite3_column_bytes(s_, col))
-             : std::string();
-  }
-  Digest Hash(int col) const {
-    Digest d{};
-    const void* p = sqlite3_column_blob(s_, col);
-    if (p && sqlite3_column_bytes(s_, col) == static_cast<int>(d.size()))
-      std::memcpy(d.data(), p, d.size());
-    return d;
-  }
-  int changes() const { return sqlite3_changes(db_); }
-  void Reset() { sqlite3_reset(s_); }
-
- private:
-  sqlite3* db_;
-  sqlite3_stmt* s_;
-};
-
-// Steps `s` to the end, converting each row with `from`.
-template <typename T>
-Result<std::vector<T>> Rows(Stmt& s, T (*from)(const Stmt&)) {
-  std::vector<T> out;
-  for (;;) {
-    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) return out;
-    out.push_back(from(s));
-  }
-}
-
-// Steps `s` once: the row converted with `from`, or nullopt when none.
-template <typename T>
-Result<std::optional<T>> One(Stmt& s, T (*from)(const Stmt&)) {
-  NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-  if (!row) return std::optional<T>();
-  return std::optional<T>(from(s));
-}
-
-int64_t FirstInt(const Stmt& s) { return s.Int(0); }
-
-class Conn {
- public:
-  ~Conn() {
-    for (auto& [sql, s] : cache_) sqlite3_finalize(s);
-    if (db_) sqlite3_close_v2(db_);
-  }
-  static Result<std::unique_ptr<Conn>> Open(const std::string& path, int busy_ms) {
-    auto c = std::make_unique<Conn>();
-    int rc =
-        sqlite3_open_v2(path.c_str(), &c->db_,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
-    if (rc != SQLITE_OK) return SqliteError(c->db_, rc, "open " + path);
-    sqlite3_busy_timeout(c->db_, busy_ms);
-    sqlite3_extended_result_codes(c->db_, 1);
-    NUBO_RETURN_IF_ERROR(c->Exec("PRAGMA journal_mode=WAL"));
-    NUBO_RETURN_IF_ERROR(c->Exec("PRAGMA synchronous=FULL"));
-    NUBO_RETURN_IF_ERROR(c->Exec("PRAGMA foreign_keys=ON"));
-    return c;
-  }
-  Status Exec(const char* sql) {
-    char* err = nullptr;
-    int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
-    if (rc != SQLITE_OK) {
-      std::string m = err ? err : sqlite3_errstr(rc);
-      sqlite3_free(err);
-      Status s = SqliteError(nullptr, rc, std::string(sql).substr(0, 60));
-      return Status(s.code(), m);
-    }
-    return Status::Ok();
-  }
-  Result<Stmt> Prepare(const char* sql) {
-    auto it = cache_.find(sql);
-    if (it == cache_.end()) {
-      sqlite3_stmt* s = nullptr;
-      int rc = sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr);
-      if (rc != SQLITE_OK) return SqliteError(db_, rc, sql);
-      it = cache_.emplace(sql, s).first;
-    }
-    return Stmt(db_, it->second);
-  }
-  sqlite3* db() { return db_; }
-
- private:
-  sqlite3* db_ = nullptr;
-  std::unordered_map<const char*, sqlite3_stmt*> cache_;  // keyed by the literal's address
-};
-
-#define NUBO_PREPARE(var, conn, sql) NUBO_ASSIGN_OR_RETURN(Stmt var, (conn).Prepare(sql))
 
 constexpr const char* kUserCols =
     "id, public_id, username, email, display_name, password_hash, role, active, quota_bytes, "
@@ -251,7 +93,7 @@ ChunkRow ChunkFrom(const Stmt& s) {
 
 constexpr const char* kDriveSelect =
     "SELECT id, public_id, kind, name, owner_id, COALESCE(root_id, 0), change_seq, created_at, "
-    "props_bytes, quota_bytes FROM drives ";
+    "props_bytes, quota_bytes, versions_bytes FROM drives ";
 
 DriveRow DriveFrom(const Stmt& s) {
   DriveRow d;
@@ -265,6 +107,7 @@ DriveRow DriveFrom(const Stmt& s) {
   d.created_at_ms = s.Int(7);
   d.props_bytes = s.Int(8);
   if (!s.IsNull(9)) d.quota_bytes = s.Int(9);
+  d.versions_bytes = s.Int(10);
   return d;
 }
 
@@ -549,7 +392,8 @@ class SqliteTxn final : public WriteTxn {
     // Every referencing table: pins and file nodes (live or trashed).
     NUBO_PREPARE(s, c_,
                  "SELECT manifest_id, COUNT(*) FROM (SELECT manifest_id FROM pins UNION ALL "
-                 "SELECT manifest_id FROM nodes WHERE manifest_id IS NOT NULL) "
+                 "SELECT manifest_id FROM nodes WHERE manifest_id IS NOT NULL UNION ALL "
+                 "SELECT manifest_id FROM file_versions) "
                  "GROUP BY manifest_id ORDER BY manifest_id");
     std::vector<std::pair<int64_t, int64_t>> out;
     for (;;) {
@@ -561,8 +405,11 @@ class SqliteTxn final : public WriteTxn {
   }
   Result<std::vector<std::pair<Digest, int64_t>>> CountChunkReferences() override {
     NUBO_PREPARE(s, c_,
-                 "SELECT chunk_hash, COUNT(DISTINCT manifest_id) FROM manifest_chunks "
-                 "GROUP BY chunk_hash ORDER BY chunk_hash");
+                 "SELECT h, SUM(n) FROM (SELECT chunk_hash AS h, COUNT(DISTINCT manifest_id) AS n "
+                 "FROM manifest_chunks GROUP BY chunk_hash UNION ALL "
+                 "SELECT chunk_hash, COUNT(*) FROM upload_session_chunks GROUP BY chunk_hash "
+                 "UNION ALL SELECT tail_hash, COUNT(*) FROM upload_sessions "
+                 "WHERE tail_hash IS NOT NULL GROUP BY tail_hash) GROUP BY h ORDER BY h");
     std::vector<std::pair<Digest, int64_t>> out;
     for (;;) {
       NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
@@ -570,6 +417,54 @@ class SqliteTxn final : public WriteTxn {
       out.emplace_back(s.Hash(0), s.Int(1));
     }
     return out;
+  }
+
+  // ---- File versions and upload sessions (sqlite_history.cc) ----
+  Result<std::vector<VersionRow>> ListVersions(int64_t node_id) override {
+    return sqlite::ListVersions(c_, node_id);
+  }
+  Result<std::optional<VersionRow>> GetVersionByPublicId(const std::string& public_id) override {
+    return sqlite::GetVersionByPublicId(c_, public_id);
+  }
+  Result<std::vector<int64_t>> ListVersionedNodes(int64_t after_id, size_t limit) override {
+    return sqlite::ListVersionedNodes(c_, after_id, limit);
+  }
+  Result<std::vector<VersionRow>> ListOldestVersions(int64_t drive_id, size_t limit) override {
+    return sqlite::ListOldestVersions(c_, drive_id, limit);
+  }
+  Result<std::vector<std::tuple<std::string, int64_t, int64_t>>> VersionsBytesMismatches(
+      size_t limit) override {
+    return sqlite::VersionsBytesMismatches(c_, limit);
+  }
+  Result<std::optional<UploadSessionRow>> GetUploadSession(const std::string& public_id) override {
+    return sqlite::GetUploadSession(c_, public_id);
+  }
+  Result<std::vector<ManifestChunk>> UploadSessionChunks(int64_t session_id) override {
+    return sqlite::UploadSessionChunks(c_, session_id);
+  }
+  Result<std::vector<UploadSessionRow>> ListExpiredUploadSessions(int64_t now_ms,
+                                                                  size_t limit) override {
+    return sqlite::ListExpiredUploadSessions(c_, now_ms, limit);
+  }
+  Result<std::vector<UploadSessionRow>> ListDriveUploadSessions(int64_t drive_id,
+                                                                size_t limit) override {
+    return sqlite::ListDriveUploadSessions(c_, drive_id, limit);
+  }
+  Status InsertVersion(VersionRow& row) override { return sqlite::InsertVersion(c_, row); }
+  Status DeleteVersion(const VersionRow& row) override { return sqlite::DeleteVersion(c_, row); }
+  Status InsertUploadSession(UploadSessionRow& row) override {
+    return sqlite::InsertUploadSession(c_, row);
+  }
+  Status UpdateUploadSession(const UploadSessionRow& row) override {
+    return sqlite::UpdateUploadSession(c_, row);
+  }
+  Status DeleteUploadSession(int64_t id) override { return sqlite::DeleteUploadSession(c_, id); }
+  Status ClearUploadSessionChunks(int64_t session_id) override {
+    return sqlite::ClearUploadSessionChunks(c_, session_id);
+  }
+  Status AppendUploadSessionChunks(int64_t session_id,
+                                   const std::vector<ManifestChunk>& chunks) override {
+    return sqlite::AppendUploadSessionChunks(c_, session_id, chunks);
   }
 
   Result<std::optional<UserRow>> GetUserByName(const std::string& username) override {
@@ -803,7 +698,8 @@ class SqliteTxn final : public WriteTxn {
         s, c_,
         "WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL SELECT n.id FROM nodes n JOIN sub "
         "ON n.parent_id = sub.id) SELECT n.manifest_id FROM nodes n JOIN sub ON n.id = sub.id "
-        "WHERE n.manifest_id IS NOT NULL");
+        "WHERE n.manifest_id IS NOT NULL UNION ALL SELECT v.manifest_id FROM file_versions v "
+        "JOIN sub ON v.node_id = sub.id");
     s.Bind(1, id);
     return Rows<int64_t>(s, FirstInt);
   }
@@ -1289,6 +1185,8 @@ class SqliteTxn final : public WriteTxn {
       s.Bind(1, id);
       NUBO_RETURN_IF_ERROR(s.Exec());
     }
+    // So do the versions of its files, and their charges.
+    NUBO_RETURN_IF_ERROR(sqlite::DropSubtreeVersions(c_, id));
     NUBO_PREPARE(s, c_,
                  "WITH RECURSIVE sub(id) AS (SELECT ?1 UNION ALL SELECT n.id FROM nodes n JOIN sub "
                  "ON n.parent_id = sub.id) DELETE FROM nodes WHERE id IN (SELECT id FROM sub)");
@@ -1366,7 +1264,8 @@ class SqliteTxn final : public WriteTxn {
     NUBO_PREPARE(s, c_,
                  "WITH RECURSIVE anc(id, parent_id) AS (SELECT id, parent_id FROM nodes WHERE id = "
                  "?1 UNION ALL SELECT n.id, n.parent_id FROM nodes n JOIN anc ON n.id = "
-                 "anc.parent_id) SELECT g.node_id, g.role, g.may_reshare, COALESCE(g.created_by, 0) FROM anc "
+                 "anc.parent_id) SELECT g.node_id, g.role, g.may_reshare, COALESCE(g.created_by, "
+                 "0) FROM anc "
                  "JOIN grants g ON "
                  "g.node_id = anc.id WHERE (g.grantee_user = ?2 OR g.grantee_group IN (SELECT "
                  "value FROM json_each(?3))) AND (g.expires_at IS NULL OR g.expires_at > ?4)");
@@ -1607,14 +1506,17 @@ class SqliteTxn final : public WriteTxn {
       int64_t user_id, const std::vector<int64_t>& groups) override {
     static const std::string sql =
         "SELECT d.id, d.public_id, d.kind, d.name, d.owner_id, COALESCE(d.root_id, 0), "
-        "d.change_seq, d.created_at, d.props_bytes, d.quota_bytes, MAX(m.role) FROM drives d "
+        "d.change_seq, d.created_at, d.props_bytes, d.quota_bytes, d.versions_bytes, MAX(m.role) "
+        "FROM drives d "
         "JOIN drive_members m ON m.drive_id = d.id WHERE m.member_user = ?1 OR m.member_group IN "
         "(SELECT value FROM json_each(?2)) GROUP BY d.id ORDER BY lower(d.name), d.id";
     NUBO_PREPARE(s, c_, sql.c_str());
     std::string list = IdList(groups);
     s.Bind(1, user_id).Bind(2, list);
     using Row = std::pair<DriveRow, int>;
-    return Rows<Row>(s, [](const Stmt& r) { return Row{DriveFrom(r), static_cast<int>(r.Int(10))}; });
+    return Rows<Row>(s, [](const Stmt& r) {
+      return Row{DriveFrom(r), static_cast<int>(r.Int(11))};
+    });
   }
   Result<int> DriveRoleOf(int64_t drive_id, int64_t user_id,
                           const std::vector<int64_t>& groups) override {
@@ -1627,12 +1529,13 @@ class SqliteTxn final : public WriteTxn {
     return row ? static_cast<int>(s.Int(0)) : 0;
   }
   Result<std::vector<DriveMemberRow>> ListDriveMembers(int64_t drive_id) override {
-    NUBO_PREPARE(s, c_,
-                 "SELECT 1, g.id, g.public_id, g.name, m.role, g.name_key AS k FROM drive_members m "
-                 "JOIN user_groups g ON g.id = m.member_group WHERE m.drive_id = ?1 "
-                 "UNION ALL SELECT 0, u.id, u.public_id, u.username, m.role, u.name_key AS k "
-                 "FROM drive_members m JOIN users u ON u.id = m.member_user WHERE m.drive_id = ?1 "
-                 "ORDER BY 1 DESC, 6");
+    NUBO_PREPARE(
+        s, c_,
+        "SELECT 1, g.id, g.public_id, g.name, m.role, g.name_key AS k FROM drive_members m "
+        "JOIN user_groups g ON g.id = m.member_group WHERE m.drive_id = ?1 "
+        "UNION ALL SELECT 0, u.id, u.public_id, u.username, m.role, u.name_key AS k "
+        "FROM drive_members m JOIN users u ON u.id = m.member_user WHERE m.drive_id = ?1 "
+        "ORDER BY 1 DESC, 6");
     s.Bind(1, drive_id);
     return Rows<DriveMemberRow>(s, [](const Stmt& r) {
       return DriveMemberRow{r.Int(0) != 0, r.Int(1), r.Text(2), r.Text(3),
@@ -1665,8 +1568,9 @@ class SqliteTxn final : public WriteTxn {
       if (s.changes()) return Status::Ok();
     }
     NUBO_PREPARE(s, c_,
-                 is_group ? "INSERT INTO drive_members (drive_id, member_group, role) VALUES (?, ?, ?)"
-                          : "INSERT INTO drive_members (drive_id, member_user, role) VALUES (?, ?, ?)");
+                 is_group
+                     ? "INSERT INTO drive_members (drive_id, member_group, role) VALUES (?, ?, ?)"
+                     : "INSERT INTO drive_members (drive_id, member_user, role) VALUES (?, ?, ?)");
     s.Bind(1, drive_id).Bind(2, member_id).Bind(3, static_cast<int64_t>(role));
     return s.Exec();
   }

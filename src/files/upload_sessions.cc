@@ -1,0 +1,583 @@
+// Upload sessions: see upload_sessions.h. Chunk-store I/O happens outside
+// metadata transactions; each transaction re-reads the session and checks
+// that it is still where the request found it.
+#include "files/upload_sessions.h"
+
+#include <algorithm>
+
+#include "content/fastcdc.h"
+#include "content/in_flight.h"
+#include "content/ingest.h"
+#include "content/refs.h"
+#include "files/access.h"
+#include "files/checksum.h"
+#include "files/mime.h"
+#include "files/names.h"
+#include "util/ids.h"
+#include "util/time.h"
+
+namespace nubo::files {
+
+using meta::ManifestChunk;
+using meta::UploadSessionRow;
+
+namespace {
+
+constexpr uint64_t kStep = 64 << 20;  // quota reservation growth of a deferred length
+constexpr size_t kHeadBytes = 4096;   // what MIME sniffing looks at
+
+Status NoSuchUpload() { return Status::NotFound("no such upload"); }
+
+// The caller's session `id`; anyone else's answers NotFound.
+Result<UploadSessionRow> LoadSession(meta::ReadTxn& t, const Principal& who, std::string_view id) {
+  if (id.empty() || id.size() > 64) return NoSuchUpload();
+  NUBO_ASSIGN_OR_RETURN(auto row, t.GetUploadSession(std::string(id)));
+  if (!row || row->user_id != who.user_id || who.link()) return NoSuchUpload();
+  if (row->expires_at_ms <= UnixMillis()) return NoSuchUpload();
+  return std::move(*row);
+}
+
+// Every reference a session holds: its chunk rows and its tail.
+Result<std::vector<meta::Digest>> HeldChunks(meta::ReadTxn& t, const UploadSessionRow& s) {
+  NUBO_ASSIGN_OR_RETURN(auto rows, t.UploadSessionChunks(s.id));
+  std::vector<meta::Digest> out;
+  out.reserve(rows.size() + 1);
+  for (const auto& c : rows) out.push_back(c.hash);
+  if (s.tail_hash) out.push_back(*s.tail_hash);
+  return out;
+}
+
+// Ends a session inside `t`: its references, its reservation and its row.
+Status EndSession(meta::WriteTxn& t, const UploadSessionRow& s, int64_t now) {
+  NUBO_ASSIGN_OR_RETURN(auto held, HeldChunks(t, s));
+  NUBO_RETURN_IF_ERROR(content::ReleaseChunks(t, held, now));
+  if (s.reservation_id) {
+    Status st = t.DeleteReservation(s.reservation_id);
+    if (!st.ok() && st.code() != Code::kNotFound) return st;
+  }
+  return t.DeleteUploadSession(s.id);
+}
+
+// A chunk stored outside the transaction that is about to reference it:
+// unless something references it already, it must still be on disk (GC
+// deletes unreferenced files inside its own write transaction, so this
+// check cannot interleave with it).
+Status StillStored(meta::ReadTxn& t, blob::ChunkStore& chunks, const meta::Digest& h,
+                   uint64_t size) {
+  NUBO_ASSIGN_OR_RETURN(auto row, t.GetChunk(h));
+  if (row && row->refs > 0) return Status::Ok();
+  auto info = chunks.Stat(h);
+  if (!info.ok() || info->size != size) {
+    return Status::Aborted("chunk " + DigestHex(h) + " vanished before commit; retry");
+  }
+  return Status::Ok();
+}
+
+UploadRequest TargetOf(const UploadSessionRow& s) {
+  UploadRequest r;
+  r.parent_id = s.parent_public_id;
+  r.name = s.name;
+  r.conflict = static_cast<Conflict>(s.conflict);
+  r.if_match = s.if_match;
+  r.mtime_ms = s.mtime_ms;
+  if (s.length) r.expected_size = static_cast<uint64_t>(*s.length);
+  return r;
+}
+
+// Pins chunks against GC while they have no row (content/in_flight.h).
+class Pins {
+ public:
+  ~Pins() {
+    for (const auto& h : held_) content::InFlightChunks::Instance().Unpin(h);
+  }
+  void Add(const meta::Digest& h) {
+    content::InFlightChunks::Instance().Pin(h);
+    held_.push_back(h);
+  }
+
+ private:
+  std::vector<meta::Digest> held_;
+};
+
+// The session's complete chunk list: its rows, then its tail cut as the
+// end of a stream (the boundaries one uninterrupted upload would have),
+// storing the pieces (pinned until the caller's commit).
+Result<std::vector<ManifestChunk>> FinalChunks(meta::MetaStore& meta, blob::ChunkStore& chunks,
+                                               const UploadSessionRow& s, Pins& pins) {
+  std::vector<ManifestChunk> list;
+  NUBO_RETURN_IF_ERROR(meta.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(list, t.UploadSessionChunks(s.id));
+    return Status::Ok();
+  }));
+  if (!s.tail_hash || s.tail_size == 0) return list;
+  std::string tail(static_cast<size_t>(s.tail_size), '\0');
+  NUBO_RETURN_IF_ERROR(chunks.Read(*s.tail_hash, 0, tail.size(), tail.data()));
+  uint64_t offset = static_cast<uint64_t>(s.offset - s.tail_size);
+  content::FastCdc cdc;
+  auto emit = [&](std::string_view piece) -> Status {
+    ManifestChunk c;
+    c.seq = static_cast<uint32_t>(list.size());
+    c.hash = Blake3::Hash(piece);
+    c.offset = offset;
+    c.size = static_cast<uint32_t>(piece.size());
+    pins.Add(c.hash);
+    NUBO_RETURN_IF_ERROR(chunks.Put(c.hash, piece));
+    offset += piece.size();
+    list.push_back(c);
+    return Status::Ok();
+  };
+  NUBO_RETURN_IF_ERROR(cdc.Update(tail.data(), tail.size(), emit));
+  NUBO_RETURN_IF_ERROR(cdc.Finish(emit));
+  return list;
+}
+
+// BLAKE3 of the content `list` describes, read back from the store (a
+// hash state saved by another build, or parts joined by concatenation).
+Result<meta::Digest> HashChunks(blob::ChunkStore& chunks, const std::vector<ManifestChunk>& list) {
+  Blake3 h;
+  std::string buf;
+  for (const auto& c : list) {
+    buf.resize(c.size);
+    NUBO_RETURN_IF_ERROR(chunks.Read(c.hash, 0, c.size, buf.data()));
+    h.Update(buf);
+  }
+  return h.Final();
+}
+
+// The first bytes of the content, for MIME sniffing.
+std::string Head(blob::ChunkStore& chunks, const std::vector<ManifestChunk>& list) {
+  std::string head;
+  for (const auto& c : list) {
+    if (head.size() >= kHeadBytes) break;
+    const size_t want = std::min<size_t>(c.size, kHeadBytes - head.size());
+    std::string piece(want, '\0');
+    if (!chunks.Read(c.hash, 0, want, piece.data()).ok()) break;
+    head += piece;
+  }
+  return head;
+}
+
+std::vector<std::pair<meta::Digest, uint32_t>> Sized(const std::vector<ManifestChunk>& list) {
+  std::vector<std::pair<meta::Digest, uint32_t>> out;
+  out.reserve(list.size());
+  for (const auto& c : list) out.emplace_back(c.hash, c.size);
+  return out;
+}
+
+}  // namespace
+
+// ---- Appending ----
+
+class SessionAppendImpl final : public SessionAppend {
+ public:
+  SessionAppendImpl(UploadSessions& owner, Principal who, UploadSessionRow s,
+                    std::unique_ptr<Checksum> checksum)
+      : files_(owner.files_),
+        who_(std::move(who)),
+        s_(std::move(s)),
+        start_(s_.offset),
+        checksum_(std::move(checksum)),
+        ingest_(files_.chunks()) {}
+
+  ~SessionAppendImpl() override {
+    // Neither finished nor kept: the request failed on our side (over the
+    // length, quota, a bad checksum): what it stored goes at once.
+    if (!done_) ingest_.Discard(files_.meta());
+  }
+
+  Status Start(std::string_view tail) {
+    Status st = ingest_.Resume(s_.hasher, tail, static_cast<uint64_t>(s_.offset),
+                               static_cast<uint32_t>(chunk_count_));
+    if (st.ok()) return st;
+    // A hash state from another build: hash the received bytes again.
+    std::vector<ManifestChunk> list;
+    NUBO_RETURN_IF_ERROR(files_.meta().Read([&](meta::ReadTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(list, t.UploadSessionChunks(s_.id));
+      return Status::Ok();
+    }));
+    Blake3 h;
+    std::string buf;
+    for (const auto& c : list) {
+      buf.resize(c.size);
+      NUBO_RETURN_IF_ERROR(files_.chunks().Read(c.hash, 0, c.size, buf.data()));
+      h.Update(buf);
+    }
+    h.Update(tail);
+    s_.hasher = h.SaveState();
+    return ingest_.Resume(s_.hasher, tail, static_cast<uint64_t>(s_.offset),
+                          static_cast<uint32_t>(chunk_count_));
+  }
+  void set_chunk_count(size_t n) { chunk_count_ = n; }
+
+  Status Write(const char* data, size_t len) override {
+    const uint64_t total = static_cast<uint64_t>(start_) + received_ + len;
+    if (s_.length && total > static_cast<uint64_t>(*s_.length)) {
+      return Status::InvalidArgument("the body goes past the upload's declared length");
+    }
+    const uint64_t max = files_.options().max_upload;
+    if (max && total > max) {
+      return Status::TooLarge("file is larger than the server's upload limit of " +
+                              std::to_string(max) + " bytes");
+    }
+    NUBO_RETURN_IF_ERROR(Budget(total));
+    if (checksum_) {
+      checksum_->Update(data, len);
+      body_hash_.Update(data, len);
+    }
+    NUBO_RETURN_IF_ERROR(ingest_.Write(data, len));
+    received_ += len;  // only bytes the ingest took count as received
+    return Status::Ok();
+  }
+
+  Result<UploadSessionRow> Finish() override {
+    if (checksum_) {
+      if (Status st = checksum_->Verify(body_hash_.Final()); !st.ok()) {
+        checksum_failed_ = true;
+        return st;
+      }
+    }
+    auto r = Persist();
+    if (r.ok()) done_ = true;
+    return r;
+  }
+
+  bool checksum_failed() const override { return checksum_failed_; }
+
+  void Keep() override {
+    if (done_) return;
+    // A body cut short has no checksum to trust (tus §checksum: the bytes
+    // of a PATCH whose checksum cannot be verified are not kept).
+    if (checksum_ || received_ == 0) return;
+    if (Persist().ok()) done_ = true;
+  }
+
+ private:
+  // Deferred length with a quota: the reservation grows by steps as bytes
+  // arrive, and the upload stops with 507 when the quota cannot hold more.
+  Status Budget(uint64_t total) {
+    if (!s_.reservation_id || s_.length) return Status::Ok();
+    if (static_cast<int64_t>(total) <= reserved_) return Status::Ok();
+    // A step ahead, or exactly what arrived when the quota is that tight.
+    int64_t want = static_cast<int64_t>(total + kStep);
+    auto id = files_.Reserve(s_.drive_id, s_.reservation_id, want, true, s_.expires_at_ms);
+    if (!id.ok() && id.status().code() == Code::kQuotaExceeded) {
+      want = static_cast<int64_t>(total);
+      id = files_.Reserve(s_.drive_id, s_.reservation_id, want, true, s_.expires_at_ms);
+    }
+    if (!id.ok()) return id.status();
+    s_.reservation_id = *id;
+    reserved_ = want;
+    return Status::Ok();
+  }
+
+  Result<UploadSessionRow> Persist() {
+    NUBO_ASSIGN_OR_RETURN(auto fresh, ingest_.Flush());
+    const std::string tail(ingest_.Pending());
+    Pins pins;
+    std::optional<meta::Digest> tail_hash;
+    if (!tail.empty()) {
+      tail_hash = Blake3::Hash(tail);
+      pins.Add(*tail_hash);
+      NUBO_RETURN_IF_ERROR(files_.chunks().Put(*tail_hash, tail));
+    }
+    const int64_t now = UnixMillis();
+    UploadSessionRow out;
+    NUBO_RETURN_IF_ERROR(files_.meta().Write([&](meta::WriteTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(out, LoadSession(t, who_, s_.public_id));
+      if (out.offset != start_ || !out.result_node.empty()) {
+        return Status::Conflict("another request appended to this upload meanwhile");
+      }
+      for (const auto& c : fresh) {
+        NUBO_RETURN_IF_ERROR(StillStored(t, files_.chunks(), c.hash, c.size));
+      }
+      if (tail_hash) NUBO_RETURN_IF_ERROR(StillStored(t, files_.chunks(), *tail_hash, tail.size()));
+      auto add = Sized(fresh);
+      if (tail_hash) add.emplace_back(*tail_hash, static_cast<uint32_t>(tail.size()));
+      NUBO_RETURN_IF_ERROR(content::AcquireChunks(t, add));
+      if (out.tail_hash) NUBO_RETURN_IF_ERROR(content::ReleaseChunks(t, {*out.tail_hash}, now));
+      NUBO_RETURN_IF_ERROR(t.AppendUploadSessionChunks(out.id, fresh));
+      out.offset = start_ + static_cast<int64_t>(received_);
+      out.hasher = ingest_.SaveHasher();
+      out.tail_hash = tail_hash;
+      out.tail_size = static_cast<int64_t>(tail.size());
+      out.reservation_id = s_.reservation_id;
+      return t.UpdateUploadSession(out);
+    }));
+    return out;
+  }
+
+  Files& files_;
+  Principal who_;
+  UploadSessionRow s_;
+  int64_t start_;
+  std::unique_ptr<Checksum> checksum_;
+  Blake3 body_hash_;
+  content::Ingest ingest_;
+  size_t chunk_count_ = 0;
+  uint64_t received_ = 0;
+  int64_t reserved_ = 0;
+  bool done_ = false;
+  bool checksum_failed_ = false;
+};
+
+// ---- Sessions ----
+
+UploadSessions::UploadSessions(Files& files, int64_t ttl_ms) : files_(files), ttl_ms_(ttl_ms) {}
+
+Result<UploadSessionRow> UploadSessions::Create(const Principal& who, SessionSpec spec) {
+  if (who.link()) return Status::PermissionDenied("resumable uploads need an account");
+  UploadRequest& req = spec.target;
+  NUBO_ASSIGN_OR_RETURN(req.name, ValidateName(req.name));
+  if (!req.checksum.empty()) {
+    NUBO_ASSIGN_OR_RETURN(auto c, Checksum::Parse(req.checksum));
+    (void)c;
+    if (req.checksum.rfind("blake3:", 0) != 0 && req.checksum.rfind("BLAKE3:", 0) != 0) {
+      return Status::InvalidArgument("an upload's whole-content checksum must be BLAKE3");
+    }
+  }
+  const uint64_t max = files_.options().max_upload;
+  if (max && spec.length && *spec.length > max) {
+    return Status::TooLarge("file is larger than the server's upload limit of " +
+                            std::to_string(max) + " bytes");
+  }
+  NUBO_RETURN_IF_ERROR(files_.CheckFreeSpace(spec.length.value_or(0)));
+  NUBO_ASSIGN_OR_RETURN(Files::UploadTarget target, files_.CheckUploadTarget(who, req));
+  const int64_t now = UnixMillis();
+  UploadSessionRow s;
+  s.public_id = RandomHex(16);
+  s.user_id = who.user_id;
+  s.drive_id = target.drive_id;
+  s.parent_public_id = req.parent_id;
+  s.name = req.name;
+  s.conflict = static_cast<int>(req.conflict);
+  s.if_match = req.if_match;
+  if (spec.length) s.length = static_cast<int64_t>(*spec.length);
+  s.mtime_ms = req.mtime_ms;
+  s.metadata = spec.metadata;
+  s.kind = spec.kind;
+  s.hasher = Blake3().SaveState();
+  s.checksum = req.checksum;
+  s.created_at_ms = now;
+  s.expires_at_ms = now + ttl_ms_;
+  if (target.quota) {
+    // The declared length (beyond the file it replaces) from now on; a
+    // deferred length reserves as bytes arrive.
+    const int64_t bytes =
+        spec.length ? std::max<int64_t>(0, static_cast<int64_t>(*spec.length) - target.credit) : 0;
+    NUBO_ASSIGN_OR_RETURN(s.reservation_id,
+                          files_.Reserve(s.drive_id, 0, bytes, true, s.expires_at_ms));
+  }
+  Status st = files_.meta().Write([&](meta::WriteTxn& t) { return t.InsertUploadSession(s); });
+  if (!st.ok()) {
+    files_.Unreserve(s.reservation_id);
+    return st;
+  }
+  return s;
+}
+
+Result<UploadSessionRow> UploadSessions::Get(const Principal& who, std::string_view id) {
+  UploadSessionRow out;
+  NUBO_RETURN_IF_ERROR(files_.meta().Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(out, LoadSession(t, who, id));
+    return Status::Ok();
+  }));
+  return out;
+}
+
+Status UploadSessions::DeclareLength(const Principal& who, std::string_view id, uint64_t length) {
+  const uint64_t max = files_.options().max_upload;
+  if (max && length > max) {
+    return Status::TooLarge("file is larger than the server's upload limit of " +
+                            std::to_string(max) + " bytes");
+  }
+  return files_.meta().Write([&](meta::WriteTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(UploadSessionRow s, LoadSession(t, who, id));
+    if (s.length) return Status::Conflict("the upload's length is already known");
+    if (static_cast<int64_t>(length) < s.offset) {
+      return Status::Conflict("the declared length is below the bytes already received");
+    }
+    s.length = static_cast<int64_t>(length);
+    if (s.reservation_id) {
+      NUBO_RETURN_IF_ERROR(CheckQuota(t, s.drive_id, s.length.value(), s.reservation_id));
+      NUBO_RETURN_IF_ERROR(t.UpdateReservation(s.reservation_id, *s.length, s.expires_at_ms));
+    }
+    return t.UpdateUploadSession(s);
+  });
+}
+
+Result<std::unique_ptr<SessionAppend>> UploadSessions::Append(
+    const Principal& who, std::string_view id, uint64_t offset,
+    std::unique_ptr<Checksum> body_checksum) {
+  UploadSessionRow s;
+  size_t count = 0;
+  NUBO_RETURN_IF_ERROR(files_.meta().Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(s, LoadSession(t, who, id));
+    NUBO_ASSIGN_OR_RETURN(auto rows, t.UploadSessionChunks(s.id));
+    count = rows.size();
+    return Status::Ok();
+  }));
+  if (!s.result_node.empty()) return Status::Conflict("the upload is complete");
+  if (static_cast<int64_t>(offset) != s.offset) {
+    return Status::Conflict("the upload is at offset " + std::to_string(s.offset) + ", not " +
+                            std::to_string(offset));
+  }
+  std::string tail;
+  if (s.tail_hash && s.tail_size > 0) {
+    tail.resize(static_cast<size_t>(s.tail_size));
+    NUBO_RETURN_IF_ERROR(files_.chunks().Read(*s.tail_hash, 0, tail.size(), tail.data()));
+  }
+  auto append = std::make_unique<SessionAppendImpl>(*this, who, s, std::move(body_checksum));
+  append->set_chunk_count(count);
+  NUBO_RETURN_IF_ERROR(append->Start(tail));
+  return std::unique_ptr<SessionAppend>(std::move(append));
+}
+
+Result<UploadResult> UploadSessions::Complete(const Principal& who, std::string_view id) {
+  NUBO_ASSIGN_OR_RETURN(UploadSessionRow s, Get(who, id));
+  if (!s.result_node.empty()) {
+    NUBO_ASSIGN_OR_RETURN(auto n, files_.Get(who, s.result_node));
+    return UploadResult{std::move(n), false};
+  }
+  if (!s.length) return Status::Conflict("the upload's length is not known yet");
+  if (s.offset != *s.length) {
+    return Status::Conflict("the upload has " + std::to_string(s.offset) + " of " +
+                            std::to_string(*s.length) + " bytes");
+  }
+  Pins pins;
+  NUBO_ASSIGN_OR_RETURN(auto list, FinalChunks(files_.meta(), files_.chunks(), s, pins));
+  content::ManifestDraft draft;
+  draft.size = static_cast<uint64_t>(s.offset);
+  draft.chunks = list;
+  Blake3 state;
+  if (state.RestoreState(s.hasher)) {
+    draft.hash = state.Final();
+  } else {
+    NUBO_ASSIGN_OR_RETURN(draft.hash, HashChunks(files_.chunks(), list));
+  }
+  if (!s.checksum.empty()) {
+    NUBO_ASSIGN_OR_RETURN(auto c, Checksum::Parse(s.checksum));
+    NUBO_RETURN_IF_ERROR(c->Verify(draft.hash));
+  }
+  const std::string mime = DetectMime(s.name, Head(files_.chunks(), list));
+  const int64_t now = UnixMillis();
+  UploadResult out;
+  NUBO_RETURN_IF_ERROR(files_.meta().Write([&](meta::WriteTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(UploadSessionRow cur, LoadSession(t, who, id));
+    if (cur.offset != s.offset || !cur.result_node.empty()) {
+      return Status::Conflict("another request completed this upload meanwhile");
+    }
+    for (const auto& c : list)
+      NUBO_RETURN_IF_ERROR(StillStored(t, files_.chunks(), c.hash, c.size));
+    NUBO_ASSIGN_OR_RETURN(int64_t manifest, content::AcquireManifest(t, draft, now));
+    NUBO_ASSIGN_OR_RETURN(auto held, HeldChunks(t, cur));
+    NUBO_RETURN_IF_ERROR(content::ReleaseChunks(t, held, now));
+    NUBO_RETURN_IF_ERROR(t.ClearUploadSessionChunks(cur.id));
+    NUBO_ASSIGN_OR_RETURN(out, files_.AttachFile(t, who, TargetOf(cur), manifest, draft.size, mime,
+                                                 cur.reservation_id));
+    if (cur.reservation_id) {
+      Status st = t.DeleteReservation(cur.reservation_id);
+      if (!st.ok() && st.code() != Code::kNotFound) return st;
+    }
+    cur.reservation_id = 0;
+    cur.tail_hash.reset();
+    cur.tail_size = 0;
+    cur.result_node = out.node.public_id;
+    return t.UpdateUploadSession(cur);
+  }));
+  files_.NoteRecent(who.user_id, out.node.id);
+  return out;
+}
+
+Result<ConcatResult> UploadSessions::Concat(const Principal& who, SessionSpec spec,
+                                            const std::vector<std::string>& part_ids) {
+  if (part_ids.empty()) return Status::InvalidArgument("a concatenation needs partial uploads");
+  if (part_ids.size() > 1000) return Status::InvalidArgument("at most 1000 partial uploads");
+  // Each part, complete, with its tail cut as the end of its stream.
+  Pins pins;
+  std::vector<UploadSessionRow> parts;
+  content::ManifestDraft draft;
+  for (const std::string& pid : part_ids) {
+    NUBO_ASSIGN_OR_RETURN(UploadSessionRow p, Get(who, pid));
+    if (p.kind != 1) return Status::InvalidArgument("upload " + pid + " is not a partial upload");
+    if (!p.length || p.offset != *p.length || !p.result_node.empty()) {
+      return Status::InvalidArgument("partial upload " + pid + " is not complete");
+    }
+    NUBO_ASSIGN_OR_RETURN(auto list, FinalChunks(files_.meta(), files_.chunks(), p, pins));
+    for (ManifestChunk c : list) {
+      c.seq = static_cast<uint32_t>(draft.chunks.size());
+      c.offset = draft.size;
+      draft.size += c.size;
+      draft.chunks.push_back(c);
+    }
+    parts.push_back(std::move(p));
+  }
+  spec.length = draft.size;
+  NUBO_ASSIGN_OR_RETURN(UploadSessionRow final_s, Create(who, spec));
+  NUBO_ASSIGN_OR_RETURN(draft.hash, HashChunks(files_.chunks(), draft.chunks));
+  const std::string mime = DetectMime(final_s.name, Head(files_.chunks(), draft.chunks));
+  const int64_t now = UnixMillis();
+  ConcatResult out;
+  Status st = files_.meta().Write([&](meta::WriteTxn& t) -> Status {
+    for (const auto& c : draft.chunks) {
+      NUBO_RETURN_IF_ERROR(StillStored(t, files_.chunks(), c.hash, c.size));
+    }
+    NUBO_ASSIGN_OR_RETURN(int64_t manifest, content::AcquireManifest(t, draft, now));
+    for (const UploadSessionRow& p : parts) {
+      NUBO_ASSIGN_OR_RETURN(UploadSessionRow cur, LoadSession(t, who, p.public_id));
+      if (cur.offset != p.offset || !cur.result_node.empty()) {
+        return Status::Conflict("a partial upload changed meanwhile");
+      }
+      NUBO_RETURN_IF_ERROR(EndSession(t, cur, now));
+    }
+    NUBO_ASSIGN_OR_RETURN(UploadSessionRow cur, LoadSession(t, who, final_s.public_id));
+    NUBO_ASSIGN_OR_RETURN(out.file, files_.AttachFile(t, who, TargetOf(cur), manifest, draft.size,
+                                                      mime, cur.reservation_id));
+    if (cur.reservation_id) {
+      Status del = t.DeleteReservation(cur.reservation_id);
+      if (!del.ok() && del.code() != Code::kNotFound) return del;
+    }
+    cur.reservation_id = 0;
+    cur.offset = static_cast<int64_t>(draft.size);
+    cur.result_node = out.file.node.public_id;
+    out.session = cur;
+    return t.UpdateUploadSession(cur);
+  });
+  if (!st.ok()) {
+    (void)Cancel(who, final_s.public_id);
+    return st;
+  }
+  files_.NoteRecent(who.user_id, out.file.node.id);
+  return out;
+}
+
+Status UploadSessions::Cancel(const Principal& who, std::string_view id) {
+  return files_.meta().Write([&](meta::WriteTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(UploadSessionRow s, LoadSession(t, who, id));
+    return EndSession(t, s, UnixMillis());
+  });
+}
+
+Result<int64_t> UploadSessions::Expire(int64_t now_ms) {
+  int64_t ended = 0;
+  for (;;) {
+    size_t batch = 0;
+    NUBO_RETURN_IF_ERROR(files_.meta().Write([&](meta::WriteTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(auto rows, t.ListExpiredUploadSessions(now_ms, 100));
+      batch = rows.size();
+      for (const auto& s : rows) NUBO_RETURN_IF_ERROR(EndSession(t, s, now_ms));
+      return Status::Ok();
+    }));
+    ended += static_cast<int64_t>(batch);
+    if (batch < 100) return ended;
+  }
+}
+
+Status DropDriveUploads(meta::WriteTxn& t, int64_t drive_id, int64_t now_ms) {
+  for (;;) {
+    NUBO_ASSIGN_OR_RETURN(auto rows, t.ListDriveUploadSessions(drive_id, 100));
+    for (const auto& s : rows) NUBO_RETURN_IF_ERROR(EndSession(t, s, now_ms));
+    if (rows.size() < 100) return Status::Ok();
+  }
+}
+
+}  // namespace nubo::files

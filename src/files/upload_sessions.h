@@ -1,0 +1,103 @@
+// Upload sessions (docs/versions-and-uploads.md): one machinery for every
+// resumable upload — tus, delta uploads, and chunked clients — kept wholly
+// in the metadata store, so a session survives a restart and another node
+// can continue it.
+//
+// A session names what it will create (folder and name, or a file to
+// replace and its ETag), its length when declared, and holds references to
+// the chunks received so far (content/refs.h), so GC never sweeps them
+// however long the upload pauses. Bytes are cut by content-defined
+// chunking exactly as one uninterrupted stream would be: after each
+// request, the complete chunks join the session and the bytes after the
+// last boundary are kept as one more chunk (the tail), fed back to the
+// chunker when the upload resumes. The whole-content BLAKE3 state is kept
+// too, so completing needs no second read of the bytes.
+//
+// Sessions belong to the account that created them; anyone else gets
+// NotFound. The quota holds the declared length from creation on (or what
+// arrived so far, growing, when it is deferred). Thread-safe; appends to
+// one session are serialized by their expected offset (a second append at
+// a stale offset is a Conflict).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "files/files.h"
+
+namespace nubo::files {
+
+class Checksum;
+
+struct SessionSpec {
+  // parent_id, name, conflict, if_match, mtime_ms; `checksum` ("<algo>:<hex>",
+  // BLAKE3 only) is checked against the whole content at completion.
+  UploadRequest target;
+  std::optional<uint64_t> length;
+  std::string metadata;  // kept as sent (tus Upload-Metadata)
+  int kind = 0;          // meta::UploadSessionRow::kind
+};
+
+// The bytes one request brings to a session.
+class SessionAppend {
+ public:
+  virtual ~SessionAppend() = default;
+  virtual Status Write(const char* data, size_t len) = 0;
+  // The request's body arrived whole: its bytes become durable and part of
+  // the session (unless its checksum fails: nothing is kept).
+  virtual Result<meta::UploadSessionRow> Finish() = 0;
+  // The request was cut short: what arrived is kept, so the client resumes
+  // from the session's new offset.
+  virtual void Keep() = 0;
+  // Finish failed because the body's checksum did not match.
+  virtual bool checksum_failed() const = 0;
+};
+
+struct ConcatResult {
+  meta::UploadSessionRow session;  // the final upload (completed)
+  UploadResult file;
+};
+
+class UploadSessions {
+ public:
+  UploadSessions(Files& files, int64_t ttl_ms);
+
+  Result<meta::UploadSessionRow> Create(const Principal& who, SessionSpec spec);
+  Result<meta::UploadSessionRow> Get(const Principal& who, std::string_view id);
+  // Deferred length, declared once (Conflict if already known or below
+  // the offset).
+  Status DeclareLength(const Principal& who, std::string_view id, uint64_t length);
+  // Bytes for the session from `offset`, which must be its current offset
+  // (Conflict otherwise). `body_checksum`: the request body's checksum.
+  Result<std::unique_ptr<SessionAppend>> Append(const Principal& who, std::string_view id,
+                                                uint64_t offset,
+                                                std::unique_ptr<Checksum> body_checksum);
+  // Creates the file from a session whose every byte arrived; the session
+  // stays, completed, until it expires (completing again answers the same
+  // file).
+  Result<UploadResult> Complete(const Principal& who, std::string_view id);
+  // Joins complete partial sessions (kind 1) in order into one file
+  // without copying their chunks; the parts end.
+  Result<ConcatResult> Concat(const Principal& who, SessionSpec spec,
+                              const std::vector<std::string>& part_ids);
+  // Ends a session and releases what it holds.
+  Status Cancel(const Principal& who, std::string_view id);
+  // Maintenance: ends expired sessions. Returns how many.
+  Result<int64_t> Expire(int64_t now_ms);
+
+  int64_t ttl_ms() const { return ttl_ms_; }
+
+ private:
+  friend class SessionAppendImpl;
+  Files& files_;
+  int64_t ttl_ms_;
+};
+
+// Inside a drive's deletion: ends its upload sessions.
+Status DropDriveUploads(meta::WriteTxn& t, int64_t drive_id, int64_t now_ms);
+
+}  // namespace nubo::files

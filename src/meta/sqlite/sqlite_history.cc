@@ -1,0 +1,276 @@
+#include "meta/sqlite/sqlite_history.h"
+
+namespace nubo::meta::sqlite {
+
+namespace {
+
+constexpr const char* kVersionSelect =
+    "SELECT v.id, v.public_id, v.node_id, n.drive_id, v.manifest_id, m.hash, v.size, v.charged, "
+    "v.mtime, v.created_at, v.author, COALESCE(NULLIF(u.display_name, ''), u.username, '') "
+    "FROM file_versions v JOIN nodes n ON n.id = v.node_id "
+    "JOIN manifests m ON m.id = v.manifest_id LEFT JOIN users u ON u.id = v.author ";
+
+VersionRow VersionFrom(const Stmt& s) {
+  VersionRow v;
+  v.id = s.Int(0);
+  v.public_id = s.Text(1);
+  v.node_id = s.Int(2);
+  v.drive_id = s.Int(3);
+  v.manifest_id = s.Int(4);
+  v.hash = s.Hash(5);
+  v.size = static_cast<uint64_t>(s.Int(6));
+  v.charged = s.Int(7);
+  v.mtime_ms = s.Int(8);
+  v.created_at_ms = s.Int(9);
+  if (!s.IsNull(10)) v.author = s.Int(10);
+  v.author_name = s.Text(11);
+  return v;
+}
+
+constexpr const char* kSessionSelect =
+    "SELECT id, public_id, user_id, drive_id, parent_public_id, name, conflict, if_match, length, "
+    "offset, mtime, metadata, kind, hasher, tail_hash, tail_size, reservation_id, checksum, "
+    "created_at, expires_at, result_node FROM upload_sessions ";
+
+UploadSessionRow SessionFrom(const Stmt& s) {
+  UploadSessionRow r;
+  r.id = s.Int(0);
+  r.public_id = s.Text(1);
+  r.user_id = s.Int(2);
+  r.drive_id = s.Int(3);
+  r.parent_public_id = s.Text(4);
+  r.name = s.Text(5);
+  r.conflict = static_cast<int>(s.Int(6));
+  if (!s.IsNull(7)) r.if_match = s.Text(7);
+  if (!s.IsNull(8)) r.length = s.Int(8);
+  r.offset = s.Int(9);
+  if (!s.IsNull(10)) r.mtime_ms = s.Int(10);
+  r.metadata = s.Text(11);
+  r.kind = static_cast<int>(s.Int(12));
+  r.hasher = s.Blob(13);
+  if (!s.IsNull(14)) r.tail_hash = s.Hash(14);
+  r.tail_size = s.Int(15);
+  r.reservation_id = s.Int(16);
+  r.checksum = s.Text(17);
+  r.created_at_ms = s.Int(18);
+  r.expires_at_ms = s.Int(19);
+  r.result_node = s.Text(20);
+  return r;
+}
+
+void BindOptInt(Stmt& s, int i, const std::optional<int64_t>& v) {
+  if (v) {
+    s.Bind(i, *v);
+  } else {
+    s.BindNull(i);
+  }
+}
+
+// Binds every column but id as ?1..?20, in the order of the INSERT below.
+void BindSession(Stmt& s, const UploadSessionRow& r) {
+  s.Bind(1, r.public_id).Bind(2, r.user_id).Bind(3, r.drive_id).Bind(4, r.parent_public_id);
+  s.Bind(5, r.name).Bind(6, static_cast<int64_t>(r.conflict));
+  if (r.if_match) {
+    s.Bind(7, *r.if_match);
+  } else {
+    s.BindNull(7);
+  }
+  BindOptInt(s, 8, r.length);
+  s.Bind(9, r.offset);
+  BindOptInt(s, 10, r.mtime_ms);
+  s.Bind(11, r.metadata).Bind(12, static_cast<int64_t>(r.kind)).BindBlob(13, r.hasher);
+  if (r.tail_hash) {
+    s.Bind(14, *r.tail_hash);
+  } else {
+    s.BindNull(14);
+  }
+  s.Bind(15, r.tail_size).Bind(16, r.reservation_id).Bind(17, r.checksum);
+  s.Bind(18, r.created_at_ms).Bind(19, r.expires_at_ms);
+  if (r.result_node.empty()) {
+    s.BindNull(20);
+  } else {
+    s.Bind(20, r.result_node);
+  }
+}
+
+}  // namespace
+
+Result<std::vector<VersionRow>> ListVersions(Conn& c, int64_t node_id) {
+  static const std::string sql =
+      std::string(kVersionSelect) + "WHERE v.node_id = ? ORDER BY v.created_at DESC, v.id DESC";
+  NUBO_PREPARE(s, c, sql.c_str());
+  s.Bind(1, node_id);
+  return Rows<VersionRow>(s, VersionFrom);
+}
+
+Result<std::optional<VersionRow>> GetVersionByPublicId(Conn& c, const std::string& public_id) {
+  static const std::string sql = std::string(kVersionSelect) + "WHERE v.public_id = ?";
+  NUBO_PREPARE(s, c, sql.c_str());
+  s.Bind(1, public_id);
+  return One<VersionRow>(s, VersionFrom);
+}
+
+Result<std::vector<int64_t>> ListVersionedNodes(Conn& c, int64_t after_id, size_t limit) {
+  NUBO_PREPARE(s, c,
+               "SELECT DISTINCT node_id FROM file_versions WHERE node_id > ? ORDER BY node_id "
+               "LIMIT ?");
+  s.Bind(1, after_id).Bind(2, static_cast<int64_t>(limit));
+  return Rows<int64_t>(s, FirstInt);
+}
+
+Result<std::vector<VersionRow>> ListOldestVersions(Conn& c, int64_t drive_id, size_t limit) {
+  static const std::string sql =
+      std::string(kVersionSelect) + "WHERE n.drive_id = ? ORDER BY v.created_at, v.id LIMIT ?";
+  NUBO_PREPARE(s, c, sql.c_str());
+  s.Bind(1, drive_id).Bind(2, static_cast<int64_t>(limit));
+  return Rows<VersionRow>(s, VersionFrom);
+}
+
+Result<std::vector<std::tuple<std::string, int64_t, int64_t>>> VersionsBytesMismatches(
+    Conn& c, size_t limit) {
+  NUBO_PREPARE(s, c,
+               "SELECT public_id, versions_bytes, want FROM (SELECT d.public_id, d.versions_bytes, "
+               "(SELECT COALESCE(SUM(v.charged), 0) FROM file_versions v JOIN nodes n "
+               "ON n.id = v.node_id WHERE n.drive_id = d.id) AS want FROM drives d) "
+               "WHERE versions_bytes != want LIMIT ?");
+  s.Bind(1, static_cast<int64_t>(limit));
+  using Row = std::tuple<std::string, int64_t, int64_t>;
+  return Rows<Row>(s, [](const Stmt& r) { return Row{r.Text(0), r.Int(1), r.Int(2)}; });
+}
+
+Status InsertVersion(Conn& c, VersionRow& row) {
+  {
+    NUBO_PREPARE(s, c,
+                 "INSERT INTO file_versions (public_id, node_id, manifest_id, size, charged, "
+                 "mtime, created_at, author) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    s.Bind(1, row.public_id).Bind(2, row.node_id).Bind(3, row.manifest_id);
+    s.Bind(4, static_cast<int64_t>(row.size)).Bind(5, row.charged).Bind(6, row.mtime_ms);
+    s.Bind(7, row.created_at_ms);
+    BindOptInt(s, 8, row.author);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+  }
+  row.id = sqlite3_last_insert_rowid(c.db());
+  NUBO_PREPARE(s, c,
+               "UPDATE drives SET versions_bytes = versions_bytes + ?1 "
+               "WHERE id = (SELECT drive_id FROM nodes WHERE id = ?2)");
+  s.Bind(1, row.charged).Bind(2, row.node_id);
+  return s.Exec();
+}
+
+Status DeleteVersion(Conn& c, const VersionRow& row) {
+  {
+    NUBO_PREPARE(s, c,
+                 "UPDATE drives SET versions_bytes = versions_bytes - "
+                 "(SELECT charged FROM file_versions WHERE id = ?1) "
+                 "WHERE id = (SELECT n.drive_id FROM file_versions v JOIN nodes n "
+                 "ON n.id = v.node_id WHERE v.id = ?1)");
+    s.Bind(1, row.id);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+  }
+  NUBO_PREPARE(s, c, "DELETE FROM file_versions WHERE id = ?");
+  s.Bind(1, row.id);
+  NUBO_RETURN_IF_ERROR(s.Exec());
+  return s.changes() ? Status::Ok() : Status::NotFound("no such version");
+}
+
+Status DropSubtreeVersions(Conn& c, int64_t node_id) {
+  NUBO_PREPARE(s, c,
+               "WITH RECURSIVE sub(id) AS (SELECT ?1 UNION ALL SELECT n.id FROM nodes n JOIN sub "
+               "ON n.parent_id = sub.id) "
+               "UPDATE drives SET versions_bytes = versions_bytes - (SELECT COALESCE(SUM("
+               "charged), 0) FROM file_versions WHERE node_id IN (SELECT id FROM sub)) "
+               "WHERE id = (SELECT drive_id FROM nodes WHERE id = ?1)");
+  s.Bind(1, node_id);
+  return s.Exec();
+}
+
+Result<std::optional<UploadSessionRow>> GetUploadSession(Conn& c, const std::string& public_id) {
+  static const std::string sql = std::string(kSessionSelect) + "WHERE public_id = ?";
+  NUBO_PREPARE(s, c, sql.c_str());
+  s.Bind(1, public_id);
+  return One<UploadSessionRow>(s, SessionFrom);
+}
+
+Result<std::vector<ManifestChunk>> UploadSessionChunks(Conn& c, int64_t session_id) {
+  NUBO_PREPARE(s, c,
+               "SELECT seq, chunk_hash, offset, size FROM upload_session_chunks "
+               "WHERE session_id = ? ORDER BY seq");
+  s.Bind(1, session_id);
+  return Rows<ManifestChunk>(s, [](const Stmt& r) {
+    return ManifestChunk{static_cast<uint32_t>(r.Int(0)), r.Hash(1),
+                         static_cast<uint64_t>(r.Int(2)), static_cast<uint32_t>(r.Int(3))};
+  });
+}
+
+Result<std::vector<UploadSessionRow>> ListExpiredUploadSessions(Conn& c, int64_t now_ms,
+                                                                size_t limit) {
+  static const std::string sql =
+      std::string(kSessionSelect) + "WHERE expires_at <= ? ORDER BY expires_at LIMIT ?";
+  NUBO_PREPARE(s, c, sql.c_str());
+  s.Bind(1, now_ms).Bind(2, static_cast<int64_t>(limit));
+  return Rows<UploadSessionRow>(s, SessionFrom);
+}
+
+Result<std::vector<UploadSessionRow>> ListDriveUploadSessions(Conn& c, int64_t drive_id,
+                                                              size_t limit) {
+  static const std::string sql = std::string(kSessionSelect) + "WHERE drive_id = ? LIMIT ?";
+  NUBO_PREPARE(s, c, sql.c_str());
+  s.Bind(1, drive_id).Bind(2, static_cast<int64_t>(limit));
+  return Rows<UploadSessionRow>(s, SessionFrom);
+}
+
+Status InsertUploadSession(Conn& c, UploadSessionRow& row) {
+  NUBO_PREPARE(
+      s, c,
+      "INSERT INTO upload_sessions (public_id, user_id, drive_id, parent_public_id, name, "
+      "conflict, if_match, length, offset, mtime, metadata, kind, hasher, tail_hash, "
+      "tail_size, reservation_id, checksum, created_at, expires_at, result_node) VALUES (?1, "
+      "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
+      "?20)");
+  BindSession(s, row);
+  NUBO_RETURN_IF_ERROR(s.Exec());
+  row.id = sqlite3_last_insert_rowid(c.db());
+  return Status::Ok();
+}
+
+Status UpdateUploadSession(Conn& c, const UploadSessionRow& row) {
+  NUBO_PREPARE(s, c,
+               "UPDATE upload_sessions SET public_id = ?1, user_id = ?2, drive_id = ?3, "
+               "parent_public_id = ?4, name = ?5, conflict = ?6, if_match = ?7, length = ?8, "
+               "offset = ?9, mtime = ?10, metadata = ?11, kind = ?12, hasher = ?13, "
+               "tail_hash = ?14, tail_size = ?15, reservation_id = ?16, checksum = ?17, "
+               "created_at = ?18, expires_at = ?19, result_node = ?20 WHERE id = ?21");
+  BindSession(s, row);
+  s.Bind(21, row.id);
+  NUBO_RETURN_IF_ERROR(s.Exec());
+  return s.changes() ? Status::Ok() : Status::NotFound("no such upload");
+}
+
+Status DeleteUploadSession(Conn& c, int64_t id) {
+  NUBO_PREPARE(s, c, "DELETE FROM upload_sessions WHERE id = ?");
+  s.Bind(1, id);
+  NUBO_RETURN_IF_ERROR(s.Exec());
+  return s.changes() ? Status::Ok() : Status::NotFound("no such upload");
+}
+
+Status ClearUploadSessionChunks(Conn& c, int64_t session_id) {
+  NUBO_PREPARE(s, c, "DELETE FROM upload_session_chunks WHERE session_id = ?");
+  s.Bind(1, session_id);
+  return s.Exec();
+}
+
+Status AppendUploadSessionChunks(Conn& c, int64_t session_id,
+                                 const std::vector<ManifestChunk>& chunks) {
+  NUBO_PREPARE(s, c,
+               "INSERT INTO upload_session_chunks (session_id, seq, chunk_hash, offset, size) "
+               "VALUES (?, ?, ?, ?, ?)");
+  for (const auto& ch : chunks) {
+    s.Bind(1, session_id).Bind(2, static_cast<int64_t>(ch.seq)).Bind(3, ch.hash);
+    s.Bind(4, static_cast<int64_t>(ch.offset)).Bind(5, static_cast<int64_t>(ch.size));
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    s.Reset();
+  }
+  return Status::Ok();
+}
+
+}  // namespace nubo::meta::sqlite
