@@ -9,6 +9,9 @@
 // 5,000-file folder's count → natural name order → page titles → admin
 // creates a user → change password → log out → the new user sees an empty
 // drive and no admin page → the admin signs in with the new password →
+// file versions: a file overwritten twice through the API shows two earlier
+// versions in the versions panel, one downloads, the oldest is restored (the
+// content and the list checked on the server), one is deleted →
 // sharing: the admin shares a folder with the new user (editor) and makes a
 // password-protected and a file-drop link in the share dialog, creates a
 // group → the user finds the folder under "Shared with me" and uploads into
@@ -559,6 +562,92 @@ async function main() {
       (await admin.call('GET', `/api/v1/nodes/${share.team.id}/grants`)).items.map((g) => `${g.grantee.name}:${g.role}`);
     const childrenOfTeam = async () =>
       (await admin.call('GET', `/api/v1/nodes/${share.team.id}/children`)).items;
+
+    // File versions: a file overwritten twice through the API has two
+    // earlier versions in the versions panel; restoring the oldest brings its
+    // content back and keeps the content it replaces as a version.
+    const V = ['first version\n', 'second version, longer\n', 'third\n'];
+    const versioned = { id: null };
+    const versionsDialog = () => page.getByTestId('versions-dialog');
+    const versionsOnServer = async () =>
+      (await admin.call('GET', `/api/v1/nodes/${versioned.id}/versions`)).items;
+    const listedVersions = () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll('[data-testid=versions-dialog] li[data-version]')].map((li) => li.dataset.version),
+      );
+
+    await step('file versions: two overwrites, two earlier versions; restore the oldest', async () => {
+      const root = await admin.rootId();
+      await page.goto(`${ui.origin}/files`);
+      await page.getByTestId('file-input').setInputFiles([
+        { name: 'versioned.txt', mimeType: 'text/plain', buffer: Buffer.from(V[0]) },
+      ]);
+      await waitRows(['versioned.txt']);
+      versioned.id = (await admin.call('GET', `/api/v1/nodes/${root}/children`)).items.find((n) => n.name === 'versioned.txt').id;
+      for (const content of V.slice(1)) {
+        await page.waitForTimeout(20); // distinct times
+        const st = await admin.status('PUT', `/api/v1/nodes/${root}/files/versioned.txt?conflict=overwrite`, content);
+        assert.ok(st === 200 || st === 201, `overwrite answered ${st}`);
+      }
+      assert.equal(await admin.text(`/api/v1/nodes/${versioned.id}/content`), V[2]);
+      await page.reload();
+      await waitRows(['versioned.txt']);
+      assert.equal(await text(row('versioned.txt').locator('.c-size')), `${V[2].length} B`);
+      await row('versioned.txt').click();
+      await toolbar('versions').click();
+      const dialog = versionsDialog();
+      await dialog.waitFor();
+      const before = await versionsOnServer();
+      assert.equal(before.length, 2, 'two earlier versions on the server');
+      // The current content on top, then the two versions, newest first.
+      await until('versions listed', listedVersions, ['current', ...before.map((v) => v.id)]);
+      assert.equal(await dialog.getByTestId('versions-none').count(), 0);
+      assert.match(await text(dialog.locator('li[data-version=current]')), /Current/);
+      const sizes = await dialog.getByTestId('version-size').allTextContents();
+      assert.deepEqual(sizes.map((x) => x.trim()), [V[2], V[1], V[0]].map((c) => `${c.length} B`));
+      for (const v of before) {
+        const li = dialog.locator(`li[data-version="${v.id}"]`);
+        assert.match(await text(li), new RegExp(`by ${ADMIN.user}`));
+        assert.match(await text(li.getByTestId('version-charged')), /^\+\d+ B$|^no extra space$/);
+      }
+      // A version downloads with the file's name and its own content.
+      const middle = dialog.locator(`li[data-version="${before[0].id}"]`);
+      const [download] = await Promise.all([page.waitForEvent('download'), middle.locator('[data-action=download]').click()]);
+      assert.equal(readFileSync(await download.path(), 'utf8'), V[1]);
+      assert.equal(download.suggestedFilename(), 'versioned.txt');
+      // Restore the oldest.
+      const oldest = before[1];
+      await dialog.locator(`li[data-version="${oldest.id}"] [data-action=restore]`).click();
+      await page.locator('.toast').filter({ hasText: 'Restored an earlier version of "versioned.txt"' }).waitFor();
+      assert.equal(await admin.text(`/api/v1/nodes/${versioned.id}/content`), V[0]);
+      const after = await versionsOnServer();
+      assert.equal(after.length, 2, 'two earlier versions again');
+      assert.ok(!after.some((v) => v.id === oldest.id), 'the restored version left the list');
+      const contents = await Promise.all(after.map((v) => admin.text(`/api/v1/nodes/${versioned.id}/versions/${v.id}/content`)));
+      assert.deepEqual(contents, [V[2], V[1]], 'the content that was current is the newest version');
+      await until('versions listed after the restore', listedVersions, ['current', ...after.map((v) => v.id)]);
+      assert.equal(await text(dialog.locator('li[data-version=current] [data-testid=version-size]')), `${V[0].length} B`);
+      // The row shows the restored content's size.
+      await until('size in the row', () => text(row('versioned.txt').locator('.c-size')), `${V[0].length} B`);
+      // The usage names the share of the versions.
+      const { versions_bytes: vb } = (await admin.call('GET', '/api/v1/drives')).drives[0];
+      assert.ok(vb > 0, 'versions take space');
+      await until('versions in the usage', () => text(page.getByTestId('usage-versions')), `including ${vb} B for earlier versions`);
+    });
+
+    await step('file versions: delete one after a confirmation', async () => {
+      const dialog = versionsDialog();
+      const [newest, other] = await versionsOnServer();
+      await dialog.locator(`li[data-version="${newest.id}"] [data-action=delete]`).click();
+      const confirm = page.getByRole('dialog', { name: 'Delete version' });
+      assert.match(await text(confirm), /Delete the version of "versioned.txt" replaced .* for good\?/);
+      await confirm.getByRole('button', { name: 'Delete' }).click();
+      await until('versions listed after the delete', listedVersions, ['current', other.id]);
+      assert.deepEqual((await versionsOnServer()).map((v) => v.id), [other.id]);
+      await page.keyboard.press('Escape');
+      await versionsDialog().waitFor({ state: 'detached' });
+      assert.equal(await admin.text(`/api/v1/nodes/${versioned.id}/content`), V[0]);
+    });
 
     await step('share a folder with Bob as editor through the share dialog', async () => {
       const root = await admin.rootId();

@@ -16,6 +16,7 @@ const drive = (role: Drive['role']): Drive => ({
   name: 'Team space',
   root_id: 'r1',
   used_bytes: 0,
+  versions_bytes: 0,
   quota_bytes: null,
   role,
 });

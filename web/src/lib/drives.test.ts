@@ -8,6 +8,7 @@ const drive = (id: string, kind: Drive['kind'], role: Drive['role']): Drive => (
   name: id === 'me' ? 'Personal' : id,
   root_id: id + '-root',
   used_bytes: 0,
+  versions_bytes: 0,
   quota_bytes: null,
   role,
 });

@@ -115,6 +115,29 @@ export interface TrashList {
   retention_ms: number;
 }
 
+/** An earlier content of a file, kept when it was overwritten (REST, WebDAV, uploads) or when another version was restored */
+export interface Version {
+  /** opaque UUIDv7 */
+  id: string;
+  /** bytes */
+  size: number;
+  /** ms since the epoch: when this content was written */
+  modified: number;
+  /** ms since the epoch: when it stopped being the file's content */
+  replaced_at: number;
+  /** BLAKE3 of the content */
+  hash: string;
+  /** bytes counted against the quota for it: its chunks that the content which replaced it does not share */
+  charged_bytes: number;
+  /** the user name of who wrote this content; null when unknown (a deleted user, a public link) */
+  author: string | null;
+}
+
+export interface VersionList {
+  /** newest first */
+  items: Version[];
+}
+
 export interface Drive {
   id: string;
   kind: "personal" | "shared";
@@ -122,6 +145,8 @@ export interface Drive {
   /** the root folder's node id */
   root_id: string;
   used_bytes: number;
+  /** bytes charged for earlier versions of files (part of used_bytes) */
+  versions_bytes: number;
   /** null: unlimited */
   quota_bytes: number | null;
   /** the caller's role: owner of a personal drive, a member's role in a shared drive; none: an administrator acting on a shared drive it is no member of */
@@ -129,8 +154,10 @@ export interface Drive {
 }
 
 export interface Usage {
-  /** logical bytes of live (not trashed) files */
+  /** bytes charged: live (not trashed) files and the earlier versions of files */
   used_bytes: number;
+  /** bytes charged for earlier versions of files (part of used_bytes) */
+  versions_bytes: number;
   /** null: unlimited */
   quota_bytes: number | null;
 }
@@ -573,7 +600,7 @@ export interface Operations {
     };
     response: Drive;
   };
-  /** The caller's used bytes (live files; trash excluded) and quota */
+  /** The caller's used bytes (live files and their earlier versions; trash excluded) and quota */
   "GET /api/v1/me/usage": {
     path: Record<never, never>;
     query: Record<never, never>;
@@ -719,6 +746,47 @@ export interface Operations {
     query: Record<never, never>;
     body: undefined;
     response: Blob;
+  };
+  /** The earlier versions of a file, newest first (accounts only: a public link shows none) */
+  "GET /api/v1/nodes/{id}/versions": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: VersionList;
+  };
+  /** An earlier version's bytes, with ranges and conditional requests, like a file's content */
+  "GET /api/v1/nodes/{id}/versions/{vid}/content": {
+    path: {
+      id: string;
+      vid: string;
+    };
+    query: {
+      download?: 0 | 1;
+    };
+    body: undefined;
+    response: Blob;
+  };
+  /** Make a version the file's content again (needs modify); the content it replaces becomes a version, the restored one leaves the list */
+  "POST /api/v1/nodes/{id}/versions/{vid}/restore": {
+    path: {
+      id: string;
+      vid: string;
+    };
+    query: Record<never, never>;
+    body: Record<string, unknown>;
+    response: Node;
+  };
+  /** Delete a version for good (needs modify); its charged bytes are freed */
+  "DELETE /api/v1/nodes/{id}/versions/{vid}": {
+    path: {
+      id: string;
+      vid: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: void;
   };
   /** A selection of files and folders as one streamed ZIP archive */
   "GET /api/v1/zip": {
@@ -1204,6 +1272,40 @@ export interface Operations {
     body: undefined;
     response: void;
   };
+  /** tus creation (and creation-with-upload, creation-defer-length, concatenation). Upload-Metadata (base64 values): filename (required), parent_id (default: the caller's root), conflict (fail | rename | overwrite), if_match, mtime (ms), checksum (blake3:<hex> of the whole file). The file appears when the last byte arrives (X-Nubo-Node-Id). */
+  "POST /api/v1/uploads/tus": {
+    path: Record<never, never>;
+    query: Record<never, never>;
+    body: undefined;
+    response: void;
+  };
+  /** tus termination: ends the upload and releases what it holds */
+  "DELETE /api/v1/uploads/tus/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: void;
+  };
+  /** tus: append bytes at Upload-Offset (a cut connection keeps what arrived); the last byte creates the file */
+  "PATCH /api/v1/uploads/tus/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: void;
+  };
+  /** tus: where the upload stands (Upload-Offset; a completed upload answers its length and X-Nubo-Node-Id until it expires) */
+  "HEAD /api/v1/uploads/tus/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: void;
+  };
 }
 
 export type OperationKey = keyof Operations;
@@ -1247,6 +1349,10 @@ export const OPERATION_KEYS: readonly OperationKey[] = [
   "POST /api/v1/nodes/{id}/copy",
   "POST /api/v1/nodes/{id}/restore",
   "GET /api/v1/nodes/{id}/zip",
+  "GET /api/v1/nodes/{id}/versions",
+  "GET /api/v1/nodes/{id}/versions/{vid}/content",
+  "POST /api/v1/nodes/{id}/versions/{vid}/restore",
+  "DELETE /api/v1/nodes/{id}/versions/{vid}",
   "GET /api/v1/zip",
   "GET /api/v1/trash",
   "DELETE /api/v1/trash",
@@ -1291,5 +1397,9 @@ export const OPERATION_KEYS: readonly OperationKey[] = [
   "GET /api/v1/drives/{id}/members",
   "POST /api/v1/drives/{id}/members",
   "DELETE /api/v1/drives/{id}/members/users/{name}",
-  "DELETE /api/v1/drives/{id}/members/groups/{member}"
+  "DELETE /api/v1/drives/{id}/members/groups/{member}",
+  "POST /api/v1/uploads/tus",
+  "DELETE /api/v1/uploads/tus/{id}",
+  "PATCH /api/v1/uploads/tus/{id}",
+  "HEAD /api/v1/uploads/tus/{id}"
 ];

@@ -12,6 +12,7 @@ const team = (extra: Partial<Drive> = {}): Drive => ({
   name: 'Team space',
   root_id: 'r1',
   used_bytes: 10,
+  versions_bytes: 0,
   quota_bytes: GIB,
   role: 'manager',
   ...extra,

@@ -20,6 +20,8 @@ import { session } from './session.svelte';
 import { driveOf, mayWrite } from '../drives';
 import { drivesApi } from '../services/drives';
 import { DriveSettingsModel } from './drive-settings.svelte';
+import { versionsApi } from '../services/versions';
+import { VersionsModel } from './versions.svelte';
 
 export type FilesDialog =
   | { kind: 'new-folder' }
@@ -27,6 +29,7 @@ export type FilesDialog =
   | { kind: 'viewer'; index: number }
   | { kind: 'share'; model: ShareModel }
   | { kind: 'drive'; model: DriveSettingsModel }
+  | { kind: 'versions'; model: VersionsModel }
   | null;
 
 export class FilesView {
@@ -172,6 +175,19 @@ export class FilesView {
     if (nodes.length !== 1) return;
     const model = new ShareModel(nodes[0], sharing);
     this.dialog = { kind: 'share', model };
+    void model.load();
+  }
+
+  /** Opens the versions panel of the one selected file. */
+  versions() {
+    const nodes = this.selectedNodes;
+    if (nodes.length !== 1 || nodes[0].kind !== 'file') return;
+    const model = new VersionsModel(nodes[0], versionsApi, this.readOnly, (file) => {
+      // A restore changes the row (size, date); any change, the usage.
+      if (file) this.listing.replace(file);
+      void refreshUsage().catch(() => {});
+    });
+    this.dialog = { kind: 'versions', model };
     void model.load();
   }
 
