@@ -9,6 +9,7 @@
 #include <set>
 
 #include "api/account_routes.h"
+#include "api/delta_routes.h"
 #include "api/file_routes.h"
 #include "api/share_routes.h"
 #include "api/tus_routes.h"
@@ -48,6 +49,7 @@ TEST(OpenApi, DocumentAndRouterAgree) {
     RegisterVersionRoutes(router, files);
     files::UploadSessions uploads(files, 3600'000);
     RegisterTusRoutes(router, files, uploads);
+    RegisterDeltaRoutes(router, files, uploads);
     share::Sharing sharing(*meta);
     auth::LinkVerifier links(*meta, limiter, sessions->signer());
     RegisterShareRoutes(router, sharing, links, false);

@@ -4,6 +4,9 @@
 #include "files/upload_sessions.h"
 
 #include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
 
 #include "content/fastcdc.h"
 #include "content/in_flight.h"
@@ -157,6 +160,63 @@ std::string Head(blob::ChunkStore& chunks, const std::vector<ManifestChunk>& lis
   return head;
 }
 
+std::string EncodePlan(const std::vector<PlanChunk>& plan) {
+  std::string out;
+  out.reserve(plan.size() * 36);
+  for (const PlanChunk& c : plan) {
+    out.append(reinterpret_cast<const char*>(c.hash.data()), c.hash.size());
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((c.size >> (8 * i)) & 0xff));
+  }
+  return out;
+}
+
+std::vector<PlanChunk> DecodePlan(const std::string& blob) {
+  std::vector<PlanChunk> out(blob.size() / 36);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const char* p = blob.data() + i * 36;
+    std::memcpy(out[i].hash.data(), p, 32);
+    uint32_t size = 0;
+    for (int b = 0; b < 4; ++b)
+      size |= static_cast<uint32_t>(static_cast<uint8_t>(p[32 + b])) << (8 * b);
+    out[i].size = size;
+  }
+  return out;
+}
+
+// The plan's rows: seq = index, offsets from the sizes before it.
+std::vector<ManifestChunk> PlanRows(const std::vector<PlanChunk>& plan,
+                                    const std::vector<uint32_t>& indexes) {
+  std::vector<uint64_t> offsets(plan.size());
+  uint64_t off = 0;
+  for (size_t i = 0; i < plan.size(); ++i) {
+    offsets[i] = off;
+    off += plan[i].size;
+  }
+  std::vector<ManifestChunk> out;
+  out.reserve(indexes.size());
+  for (uint32_t i : indexes)
+    out.push_back(ManifestChunk{i, plan[i].hash, offsets[i], plan[i].size});
+  return out;
+}
+
+// First index of each distinct chunk the session does not hold yet.
+DeltaState Needed(const UploadSessionRow& s, const std::vector<PlanChunk>& plan,
+                  const std::vector<ManifestChunk>& held) {
+  DeltaState out;
+  out.session = s;
+  std::vector<bool> have(plan.size());
+  for (const auto& c : held) {
+    if (c.seq < have.size()) have[c.seq] = true;
+  }
+  std::set<meta::Digest> asked;
+  for (uint32_t i = 0; i < plan.size(); ++i) {
+    if (have[i] || !asked.insert(plan[i].hash).second) continue;
+    out.needed.push_back(i);
+    out.needed_bytes += plan[i].size;
+  }
+  return out;
+}
+
 std::vector<std::pair<meta::Digest, uint32_t>> Sized(const std::vector<ManifestChunk>& list) {
   std::vector<std::pair<meta::Digest, uint32_t>> out;
   out.reserve(list.size());
@@ -297,6 +357,7 @@ class SessionAppendImpl final : public SessionAppend {
       if (out.tail_hash) NUBO_RETURN_IF_ERROR(content::ReleaseChunks(t, {*out.tail_hash}, now));
       NUBO_RETURN_IF_ERROR(t.AppendUploadSessionChunks(out.id, fresh));
       out.offset = start_ + static_cast<int64_t>(received_);
+      out.received_bytes += static_cast<int64_t>(received_);
       out.hasher = ingest_.SaveHasher();
       out.tail_hash = tail_hash;
       out.tail_size = static_cast<int64_t>(tail.size());
@@ -417,6 +478,7 @@ Result<std::unique_ptr<SessionAppend>> UploadSessions::Append(
     return Status::Ok();
   }));
   if (!s.result_node.empty()) return Status::Conflict("the upload is complete");
+  if (s.kind == 2) return Status::Conflict("a delta upload takes chunks, not a byte stream");
   if (static_cast<int64_t>(offset) != s.offset) {
     return Status::Conflict("the upload is at offset " + std::to_string(s.offset) + ", not " +
                             std::to_string(offset));
@@ -439,7 +501,7 @@ Result<UploadResult> UploadSessions::Complete(const Principal& who, std::string_
     return UploadResult{std::move(n), false};
   }
   if (!s.length) return Status::Conflict("the upload's length is not known yet");
-  if (s.offset != *s.length) {
+  if (s.offset != *s.length && s.kind != 2) {
     return Status::Conflict("the upload has " + std::to_string(s.offset) + " of " +
                             std::to_string(*s.length) + " bytes");
   }
@@ -449,7 +511,15 @@ Result<UploadResult> UploadSessions::Complete(const Principal& who, std::string_
   draft.size = static_cast<uint64_t>(s.offset);
   draft.chunks = list;
   Blake3 state;
-  if (state.RestoreState(s.hasher)) {
+  if (s.kind == 2) {
+    // Chunks that came from the client's plan: the content is what they
+    // hash to together, checked against the declared whole-file hash.
+    if (list.size() != s.plan.size() / 36) {
+      return Status::Conflict(std::to_string(s.plan.size() / 36 - list.size()) +
+                              " chunks of the upload are still missing");
+    }
+    NUBO_ASSIGN_OR_RETURN(draft.hash, HashChunks(files_.chunks(), list));
+  } else if (state.RestoreState(s.hasher)) {
     draft.hash = state.Final();
   } else {
     NUBO_ASSIGN_OR_RETURN(draft.hash, HashChunks(files_.chunks(), list));
@@ -548,6 +618,141 @@ Result<ConcatResult> UploadSessions::Concat(const Principal& who, SessionSpec sp
   }
   files_.NoteRecent(who.user_id, out.file.node.id);
   return out;
+}
+
+Result<DeltaState> UploadSessions::CreateDelta(const Principal& who, SessionSpec spec,
+                                               const std::vector<PlanChunk>& plan) {
+  if (!spec.length) return Status::InvalidArgument("a delta upload declares its size");
+  uint64_t total = 0;
+  for (const PlanChunk& c : plan) {
+    if (c.size == 0 || c.size > kMaxPlanChunk) {
+      return Status::InvalidArgument("chunks must have 1 to " + std::to_string(kMaxPlanChunk) +
+                                     " bytes");
+    }
+    total += c.size;
+  }
+  if (total != *spec.length) {
+    return Status::InvalidArgument("the chunks' sizes add up to " + std::to_string(total) +
+                                   ", not the declared size");
+  }
+  if (spec.target.checksum.rfind("blake3:", 0) != 0) {
+    return Status::InvalidArgument("a delta upload declares the whole file's BLAKE3");
+  }
+  spec.kind = 2;
+  NUBO_ASSIGN_OR_RETURN(UploadSessionRow s, Create(who, spec));
+  // Where the caller may read every file: their drives. Plus the file this
+  // upload replaces, which they may read (CheckUploadTarget allowed it).
+  NUBO_ASSIGN_OR_RETURN(auto drives, files_.Drives(who));
+  std::vector<int64_t> readable;
+  for (const DriveInfo& d : drives) readable.push_back(d.drive.id);
+  int64_t target_manifest = 0;
+  NUBO_RETURN_IF_ERROR(files_.meta().Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(meta::NodeRow parent,
+                          AccessFolder(t, who, s.parent_public_id, Action::kCreate));
+    NUBO_ASSIGN_OR_RETURN(auto hit, t.FindChild(parent.id, NameKey(s.name), who.user_id));
+    if (hit && hit->manifest_id && authz::Check(t, who, *hit, Action::kRead).ok()) {
+      target_manifest = *hit->manifest_id;
+    }
+    return Status::Ok();
+  }));
+  DeltaState out;
+  Status st = files_.meta().Write([&](meta::WriteTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(UploadSessionRow cur, LoadSession(t, who, s.public_id));
+    std::map<meta::Digest, bool> present;
+    std::vector<uint32_t> have;
+    int64_t bytes = 0;
+    for (uint32_t i = 0; i < plan.size(); ++i) {
+      auto it = present.find(plan[i].hash);
+      if (it == present.end()) {
+        NUBO_ASSIGN_OR_RETURN(bool listed,
+                              t.ChunkListedIn(plan[i].hash, readable, target_manifest));
+        if (listed) {
+          NUBO_ASSIGN_OR_RETURN(auto row, t.GetChunk(plan[i].hash));
+          if (!row || row->size != plan[i].size) {
+            return Status::InvalidArgument("chunk " + std::to_string(i) +
+                                           " does not have the size its hash has");
+          }
+        }
+        it = present.emplace(plan[i].hash, listed).first;
+      }
+      if (it->second) {
+        have.push_back(i);
+        bytes += plan[i].size;
+      }
+    }
+    auto rows = PlanRows(plan, have);
+    NUBO_RETURN_IF_ERROR(content::AcquireChunks(t, Sized(rows)));
+    NUBO_RETURN_IF_ERROR(t.AppendUploadSessionChunks(cur.id, rows));
+    cur.plan = EncodePlan(plan);
+    cur.offset = bytes;
+    NUBO_RETURN_IF_ERROR(t.UpdateUploadSession(cur));
+    out = Needed(cur, plan, rows);
+    return Status::Ok();
+  });
+  if (!st.ok()) {
+    (void)Cancel(who, s.public_id);
+    return st;
+  }
+  return out;
+}
+
+Result<DeltaState> UploadSessions::DeltaStatus(const Principal& who, std::string_view id) {
+  DeltaState out;
+  NUBO_RETURN_IF_ERROR(files_.meta().Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(UploadSessionRow s, LoadSession(t, who, id));
+    if (s.kind != 2) return NoSuchUpload();
+    NUBO_ASSIGN_OR_RETURN(auto held, t.UploadSessionChunks(s.id));
+    out = Needed(s, DecodePlan(s.plan), held);
+    return Status::Ok();
+  }));
+  return out;
+}
+
+Status UploadSessions::PutDeltaChunk(const Principal& who, std::string_view id,
+                                     const meta::Digest& hash, std::string_view bytes) {
+  UploadSessionRow s;
+  NUBO_RETURN_IF_ERROR(files_.meta().Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(s, LoadSession(t, who, id));
+    return Status::Ok();
+  }));
+  if (s.kind != 2) return NoSuchUpload();
+  if (!s.result_node.empty()) return Status::Conflict("the upload is complete");
+  const std::vector<PlanChunk> plan = DecodePlan(s.plan);
+  std::vector<uint32_t> indexes;
+  for (uint32_t i = 0; i < plan.size(); ++i) {
+    if (plan[i].hash == hash) indexes.push_back(i);
+  }
+  if (indexes.empty()) return Status::NotFound("the upload declares no such chunk");
+  if (bytes.size() != plan[indexes[0]].size) {
+    return Status::InvalidArgument("the chunk has " + std::to_string(bytes.size()) +
+                                   " bytes; the upload declared " +
+                                   std::to_string(plan[indexes[0]].size));
+  }
+  if (Blake3::Hash(bytes) != hash) {
+    return Status::InvalidArgument("the bytes do not hash to the chunk's BLAKE3");
+  }
+  Pins pins;
+  pins.Add(hash);
+  NUBO_RETURN_IF_ERROR(files_.chunks().Put(hash, bytes));
+  return files_.meta().Write([&](meta::WriteTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(UploadSessionRow cur, LoadSession(t, who, id));
+    NUBO_ASSIGN_OR_RETURN(auto held, t.UploadSessionChunks(cur.id));
+    std::set<uint32_t> have;
+    for (const auto& c : held) have.insert(c.seq);
+    std::vector<uint32_t> missing;
+    for (uint32_t i : indexes) {
+      if (!have.count(i)) missing.push_back(i);
+    }
+    cur.received_bytes += static_cast<int64_t>(bytes.size());
+    if (!missing.empty()) {
+      NUBO_RETURN_IF_ERROR(StillStored(t, files_.chunks(), hash, bytes.size()));
+      auto rows = PlanRows(plan, missing);
+      NUBO_RETURN_IF_ERROR(content::AcquireChunks(t, Sized(rows)));
+      NUBO_RETURN_IF_ERROR(t.AppendUploadSessionChunks(cur.id, rows));
+      cur.offset += static_cast<int64_t>(bytes.size() * missing.size());
+    }
+    return t.UpdateUploadSession(cur);
+  });
 }
 
 Status UploadSessions::Cancel(const Principal& who, std::string_view id) {

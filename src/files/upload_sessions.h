@@ -57,6 +57,25 @@ class SessionAppend {
   virtual bool checksum_failed() const = 0;
 };
 
+// Delta uploads: the client cuts the file (ideally with the server's
+// FastCDC parameters, so boundaries match), declares the chunks, and sends
+// only those the server asks for. A chunk counts as present only when a
+// file the caller can read lists it (their own drives, drives they are a
+// member of, the file they overwrite): announcing someone else's chunk
+// hash teaches nothing, the server asks for its bytes.
+struct PlanChunk {
+  meta::Digest hash{};
+  uint32_t size = 0;
+};
+inline constexpr uint32_t kMaxPlanChunk = 4 << 20;  // bytes per declared chunk
+
+struct DeltaState {
+  meta::UploadSessionRow session;
+  // Index (in the plan) of the first occurrence of each chunk still needed.
+  std::vector<uint32_t> needed;
+  uint64_t needed_bytes = 0;
+};
+
 struct ConcatResult {
   meta::UploadSessionRow session;  // the final upload (completed)
   UploadResult file;
@@ -84,6 +103,15 @@ class UploadSessions {
   // without copying their chunks; the parts end.
   Result<ConcatResult> Concat(const Principal& who, SessionSpec spec,
                               const std::vector<std::string>& part_ids);
+  // A delta upload of `plan` (whose sizes add up to spec.length; the
+  // whole-content BLAKE3 is spec.target.checksum, required).
+  Result<DeltaState> CreateDelta(const Principal& who, SessionSpec spec,
+                                 const std::vector<PlanChunk>& plan);
+  Result<DeltaState> DeltaStatus(const Principal& who, std::string_view id);
+  // The bytes of a chunk the plan declares (checked against its hash).
+  Status PutDeltaChunk(const Principal& who, std::string_view id, const meta::Digest& hash,
+                       std::string_view bytes);
+
   // Ends a session and releases what it holds.
   Status Cancel(const Principal& who, std::string_view id);
   // Maintenance: ends expired sessions. Returns how many.

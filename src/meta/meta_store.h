@@ -153,6 +153,8 @@ struct UploadSessionRow {
   int64_t tail_size = 0;
   int64_t reservation_id = 0;  // its quota reservation (0: none)
   std::string checksum;        // "<algo>:<hex>" the whole content must match, or empty
+  std::string plan;            // delta (kind 2): the declared chunks, 36 bytes each
+  int64_t received_bytes = 0;  // body bytes that arrived over the wire
   std::string result_node;     // completed: the public id of the file it made
   int64_t created_at_ms = 0;
   int64_t expires_at_ms = 0;
@@ -535,6 +537,10 @@ class ReadTxn {
       const std::string& public_id) = 0;
   // The complete chunks received, in order.
   virtual Result<std::vector<ManifestChunk>> UploadSessionChunks(int64_t session_id) = 0;
+  // Whether a file (or a version of one) in one of `drive_ids`, or the
+  // manifest `also_manifest` (0: none), lists chunk `hash`.
+  virtual Result<bool> ChunkListedIn(const Digest& hash, const std::vector<int64_t>& drive_ids,
+                                     int64_t also_manifest) = 0;
   // Sessions expired at `now_ms` (all of them for drive_id != 0: the
   // drive's), at most `limit`.
   virtual Result<std::vector<UploadSessionRow>> ListExpiredUploadSessions(int64_t now_ms,

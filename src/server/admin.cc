@@ -8,6 +8,7 @@
 
 #include "auth/accounts.h"
 #include "blob/disk/disk_chunk_store.h"
+#include "content/fastcdc.h"
 #include "content/fsck.h"
 #include "content/gc.h"
 #include "content/ingest.h"
@@ -270,6 +271,36 @@ int RunGc(const Config& cfg, uint64_t grace_ms) {
               static_cast<unsigned long long>(r->chunks_deleted),
               static_cast<unsigned long long>(r->files_swept), FormatBytes(r->bytes_freed).c_str(),
               static_cast<unsigned long long>(r->skipped_recent));
+  return 0;
+}
+
+int RunChunk(const std::string& file) {
+  FILE* f = file == "-" ? stdin : std::fopen(file.c_str(), "rb");
+  if (!f) return Fail("chunk", Status::NotFound("cannot open " + file));
+  content::FastCdc cdc;
+  Blake3 whole;
+  uint64_t size = 0;
+  std::string out = "{\"chunks\":[";
+  bool first = true;
+  auto emit = [&](std::string_view c) -> Status {
+    out += first ? "\"" : ",\"";
+    first = false;
+    out += DigestHex(Blake3::Hash(c)) + ":" + std::to_string(c.size()) + "\"";
+    return Status::Ok();
+  };
+  std::vector<char> buf(1 << 20);
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
+    whole.Update(buf.data(), n);
+    size += n;
+    if (Status st = cdc.Update(buf.data(), n, emit); !st.ok()) return Fail("chunk", st);
+  }
+  const bool failed = std::ferror(f) != 0;
+  if (f != stdin) std::fclose(f);
+  if (failed) return Fail("chunk", Status::IoError("cannot read " + file));
+  (void)cdc.Finish(emit);
+  out += "],\"size\":" + std::to_string(size) + ",\"hash\":\"" + DigestHex(whole.Final()) + "\"}\n";
+  std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
 }
 

@@ -38,6 +38,10 @@ struct GroupCommand {
 int RunGroup(const Config& cfg, const GroupCommand& cmd);
 // 0 clean, 1 problems found (after repair, if asked), 2 could not run.
 int RunFsck(const Config& cfg, bool repair);
+// chunk FILE: cuts a file ("-": stdin) as the server does and prints the
+// delta-upload plan as JSON: {"size","hash","chunks":["<blake3>:<size>",…]}
+// (a client-side tool: it reads no data directory).
+int RunChunk(const std::string& file);
 int RunGc(const Config& cfg, uint64_t grace_ms);
 
 // debug put FILE [--pin NAME]: ingest a file ("-": stdin), pin it (by

@@ -87,6 +87,10 @@ int main(int argc, char** argv) {
   std::string grace;
   gc->add_option("--grace", grace, "override storage.gc_grace, e.g. 10m, 0s");
   auto* migrate = app.add_subcommand("migrate", "apply database migrations");
+  auto* chunk = app.add_subcommand(
+      "chunk", "cut FILE as the server does; print its delta-upload plan as JSON (client side)");
+  std::string chunk_file;
+  chunk->add_option("file", chunk_file, "the file (- for stdin)")->required();
 
   // Test and benchmark tooling; not part of the supported interface.
   auto* debug = app.add_subcommand("debug", "")->group("");
@@ -117,6 +121,7 @@ int main(int argc, char** argv) {
     std::printf("nubo %s\n", NUBO_VERSION);
     return 0;
   }
+  if (chunk->parsed()) return nubo::server::RunChunk(chunk_file);
 
   nubo::server::ConfigInputs in;
   if (!config_file.empty()) {

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "api/account_routes.h"
+#include "api/delta_routes.h"
 #include "api/file_routes.h"
 #include "api/share_routes.h"
 #include "api/tus_routes.h"
@@ -229,6 +230,7 @@ int RunServe(const Config& cfg) {
   api::RegisterVersionRoutes(router, files);
   files::UploadSessions uploads(files, static_cast<int64_t>(cfg.upload_session_ttl_ms));
   api::RegisterTusRoutes(router, files, uploads);
+  api::RegisterDeltaRoutes(router, files, uploads);
   api::RegisterShareRoutes(router, sharing, links, cfg.secure_cookies);
   dav::DavOptions dopt;
   dopt.allow_depth_infinity = cfg.dav_propfind_infinity;

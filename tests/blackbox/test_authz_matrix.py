@@ -42,7 +42,9 @@ import unittest
 import urllib.parse
 from collections import namedtuple
 
-from harness import Server, exchange
+import subprocess
+
+from harness import NUBO_BIN, Server, exchange
 
 FAST = {"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB"}
 SECRET = "alice-Geheimnis-名前"
@@ -227,6 +229,30 @@ def fx_tus(t, who):
     t.assertEqual(status, 204, data)
     t.probe(who, "HEAD", url, TUS_V)
     return {"id": upload}
+
+
+EMPTY_BLAKE3 = "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262"
+
+
+def fx_delta(t, who):
+    """A delta upload in progress: one fresh chunk still needed."""
+    box = t.box(who)
+    data = ("%s delta %d %s" % (who.name, t.n(), random.random())).encode()
+    plan = json.loads(subprocess.run([NUBO_BIN, "chunk", "-"], input=data, capture_output=True,
+                                     check=True).stdout)
+    state = t.api(who, "POST", "/api/v1/uploads/delta", dict(plan, name="delta.bin", parent_id=box),
+                  expect=201)
+    t.assertEqual(state["needed"], [0])
+    t.probe(who, "GET", "/api/v1/uploads/delta/" + state["id"])
+    return {"id": state["id"], "chunk": plan["chunks"][0].split(":")[0], "_data": data.decode()}
+
+
+def fx_delta_ready(t, who):
+    """A delta upload whose chunks all arrived."""
+    v = fx_delta(t, who)
+    t.api(who, "PUT", "/api/v1/uploads/delta/%s/chunks/%s" % (v["id"], v["chunk"]), raw=v["_data"].encode(),
+          expect=204)
+    return v
 
 
 def fx_trashed(t, who):
@@ -559,6 +585,21 @@ def examples():
                 "Upload-Length": "3", "Content-Type": "application/offset+octet-stream",
                 "Upload-Metadata": tus_meta(filename="tus-with.txt", parent_id=v["id"])}), b"xyz"),
                 fx_folder, "with the bytes")],
+        ("GET", "/api/v1/uploads/delta/params"): [Case(lambda v, w: J("GET", "/api/v1/uploads/delta/params"))],
+        ("POST", "/api/v1/uploads/delta"): [
+            Case(lambda v, w: J("POST", "/api/v1/uploads/delta", {
+                "name": "empty.bin", "parent_id": v["id"], "size": 0, "hash": EMPTY_BLAKE3, "chunks": []}),
+                fx_folder)],
+        ("GET", "/api/v1/uploads/delta/{id}"): [
+            Case(lambda v, w: J("GET", "/api/v1/uploads/delta/" + v["id"]), fx_delta)],
+        ("PUT", "/api/v1/uploads/delta/{id}/chunks/{hash}"): [
+            Case(lambda v, w: R("PUT", "/api/v1/uploads/delta/%s/chunks/%s" % (v["id"], v["chunk"]), {},
+                                v["_data"].encode()), fx_delta)],
+        ("POST", "/api/v1/uploads/delta/{id}/commit"): [
+            Case(lambda v, w: J("POST", "/api/v1/uploads/delta/%s/commit" % v["id"], {}), fx_delta_ready)],
+        ("DELETE", "/api/v1/uploads/delta/{id}"): [
+            Case(lambda v, w: J("DELETE", "/api/v1/uploads/delta/" + v["id"]), fx_delta)],
+        ("GET", "/api/v1/nodes/{id}/manifest"): [Case(lambda v, w: J("GET", (N + "/manifest") % v["id"]), fx_file)],
         ("HEAD", "/api/v1/uploads/tus/{id}"): [
             Case(lambda v, w: R("HEAD", TUS + "/" + v["id"], TUS_V, b""), fx_tus)],
         ("PATCH", "/api/v1/uploads/tus/{id}"): [
@@ -862,6 +903,13 @@ NEEDS = {
     ("POST", "/api/v1/nodes/{id}/versions/{vid}/restore"): "modify",
     ("DELETE", "/api/v1/nodes/{id}/versions/{vid}"): "modify",
     ("OPTIONS", "/api/v1/uploads/tus"): "own",
+    ("GET", "/api/v1/uploads/delta/params"): "own",
+    ("POST", "/api/v1/uploads/delta"): "create",
+    ("GET", "/api/v1/uploads/delta/{id}"): "hidden",
+    ("PUT", "/api/v1/uploads/delta/{id}/chunks/{hash}"): "hidden",
+    ("POST", "/api/v1/uploads/delta/{id}/commit"): "hidden",
+    ("DELETE", "/api/v1/uploads/delta/{id}"): "hidden",
+    ("GET", "/api/v1/nodes/{id}/manifest"): "read",
     ("POST", "/api/v1/uploads/tus"): "create",
     # Uploads are the account's own: nobody else reaches them.
     ("HEAD", "/api/v1/uploads/tus/{id}"): "hidden",

@@ -44,6 +44,8 @@ CREATE TABLE upload_sessions (
   tail_size INTEGER NOT NULL DEFAULT 0,
   reservation_id INTEGER NOT NULL DEFAULT 0,
   checksum TEXT NOT NULL DEFAULT '',
+  plan BLOB,                       -- delta: the declared chunks, 36 bytes each (hash, size LE)
+  received_bytes INTEGER NOT NULL DEFAULT 0,  -- body bytes that arrived over the wire
   result_node TEXT,                -- completed: the file it made (kept until expiry, so a
                                    -- client whose last response was lost learns the outcome)
   created_at INTEGER NOT NULL,

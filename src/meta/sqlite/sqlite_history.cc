@@ -30,7 +30,7 @@ VersionRow VersionFrom(const Stmt& s) {
 constexpr const char* kSessionSelect =
     "SELECT id, public_id, user_id, drive_id, parent_public_id, name, conflict, if_match, length, "
     "offset, mtime, metadata, kind, hasher, tail_hash, tail_size, reservation_id, checksum, "
-    "created_at, expires_at, result_node FROM upload_sessions ";
+    "created_at, expires_at, result_node, plan, received_bytes FROM upload_sessions ";
 
 UploadSessionRow SessionFrom(const Stmt& s) {
   UploadSessionRow r;
@@ -55,6 +55,8 @@ UploadSessionRow SessionFrom(const Stmt& s) {
   r.created_at_ms = s.Int(18);
   r.expires_at_ms = s.Int(19);
   r.result_node = s.Text(20);
+  r.plan = s.Blob(21);
+  r.received_bytes = s.Int(22);
   return r;
 }
 
@@ -66,7 +68,7 @@ void BindOptInt(Stmt& s, int i, const std::optional<int64_t>& v) {
   }
 }
 
-// Binds every column but id as ?1..?20, in the order of the INSERT below.
+// Binds every column but id as ?1..?22, in the order of the INSERT below.
 void BindSession(Stmt& s, const UploadSessionRow& r) {
   s.Bind(1, r.public_id).Bind(2, r.user_id).Bind(3, r.drive_id).Bind(4, r.parent_public_id);
   s.Bind(5, r.name).Bind(6, static_cast<int64_t>(r.conflict));
@@ -91,6 +93,7 @@ void BindSession(Stmt& s, const UploadSessionRow& r) {
   } else {
     s.Bind(20, r.result_node);
   }
+  s.BindBlob(21, r.plan).Bind(22, r.received_bytes);
 }
 
 }  // namespace
@@ -202,6 +205,24 @@ Result<std::vector<ManifestChunk>> UploadSessionChunks(Conn& c, int64_t session_
   });
 }
 
+Result<bool> ChunkListedIn(Conn& c, const Digest& hash, const std::vector<int64_t>& drive_ids,
+                           int64_t also_manifest) {
+  std::string ids = "[";
+  for (size_t i = 0; i < drive_ids.size(); ++i)
+    ids += (i ? "," : "") + std::to_string(drive_ids[i]);
+  ids += "]";
+  NUBO_PREPARE(s, c,
+               "SELECT EXISTS (SELECT 1 FROM manifest_chunks mc WHERE mc.chunk_hash = ?1 AND "
+               "(mc.manifest_id = ?3 OR EXISTS (SELECT 1 FROM nodes n WHERE n.manifest_id = "
+               "mc.manifest_id AND n.drive_id IN (SELECT value FROM json_each(?2))) OR EXISTS "
+               "(SELECT 1 FROM file_versions v JOIN nodes n ON n.id = v.node_id WHERE "
+               "v.manifest_id = mc.manifest_id AND n.drive_id IN (SELECT value FROM "
+               "json_each(?2)))))");
+  s.Bind(1, hash).Bind(2, ids).Bind(3, also_manifest);
+  NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+  return row && s.Int(0) != 0;
+}
+
 Result<std::vector<UploadSessionRow>> ListExpiredUploadSessions(Conn& c, int64_t now_ms,
                                                                 size_t limit) {
   static const std::string sql =
@@ -239,9 +260,10 @@ Status UpdateUploadSession(Conn& c, const UploadSessionRow& row) {
                "parent_public_id = ?4, name = ?5, conflict = ?6, if_match = ?7, length = ?8, "
                "offset = ?9, mtime = ?10, metadata = ?11, kind = ?12, hasher = ?13, "
                "tail_hash = ?14, tail_size = ?15, reservation_id = ?16, checksum = ?17, "
-               "created_at = ?18, expires_at = ?19, result_node = ?20 WHERE id = ?21");
+               "created_at = ?18, expires_at = ?19, result_node = ?20, plan = ?21, "
+               "received_bytes = ?22 WHERE id = ?23");
   BindSession(s, row);
-  s.Bind(21, row.id);
+  s.Bind(23, row.id);
   NUBO_RETURN_IF_ERROR(s.Exec());
   return s.changes() ? Status::Ok() : Status::NotFound("no such upload");
 }

@@ -27,6 +27,8 @@ Status DropSubtreeVersions(Conn& c, int64_t node_id);
 
 Result<std::optional<UploadSessionRow>> GetUploadSession(Conn& c, const std::string& public_id);
 Result<std::vector<ManifestChunk>> UploadSessionChunks(Conn& c, int64_t session_id);
+Result<bool> ChunkListedIn(Conn& c, const Digest& hash, const std::vector<int64_t>& drive_ids,
+                           int64_t also_manifest);
 Result<std::vector<UploadSessionRow>> ListExpiredUploadSessions(Conn& c, int64_t now_ms,
                                                                 size_t limit);
 Result<std::vector<UploadSessionRow>> ListDriveUploadSessions(Conn& c, int64_t drive_id,

@@ -442,6 +442,10 @@ class SqliteTxn final : public WriteTxn {
   Result<std::vector<ManifestChunk>> UploadSessionChunks(int64_t session_id) override {
     return sqlite::UploadSessionChunks(c_, session_id);
   }
+  Result<bool> ChunkListedIn(const Digest& hash, const std::vector<int64_t>& drive_ids,
+                             int64_t also_manifest) override {
+    return sqlite::ChunkListedIn(c_, hash, drive_ids, also_manifest);
+  }
   Result<std::vector<UploadSessionRow>> ListExpiredUploadSessions(int64_t now_ms,
                                                                   size_t limit) override {
     return sqlite::ListExpiredUploadSessions(c_, now_ms, limit);

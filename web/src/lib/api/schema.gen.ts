@@ -338,6 +338,18 @@ export interface DriveMember {
   role: Role;
 }
 
+export interface DeltaState {
+  id: string;
+  size: number;
+  /** chunk bytes received over the wire so far */
+  received_bytes: number;
+  needed_bytes: number;
+  /** plan indexes (first occurrence) of the chunks to send */
+  needed: number[];
+  /** ms since the epoch */
+  expires: number;
+}
+
 export interface Operations {
   /** Whether first-run setup is still open (no account exists yet) */
   "GET /api/v1/setup": {
@@ -1306,6 +1318,96 @@ export interface Operations {
     body: undefined;
     response: void;
   };
+  /** How the server cuts files (FastCDC parameters and the hash), so a client can cut the same way and share chunks */
+  "GET /api/v1/uploads/delta/params": {
+    path: Record<never, never>;
+    query: Record<never, never>;
+    body: undefined;
+    response: {
+      chunker?: string;
+      hash?: string;
+      min_size?: number;
+      avg_size?: number;
+      max_size?: number;
+      /** largest chunk a plan may declare */
+      max_chunk?: number;
+    };
+  };
+  /** Start a delta upload: declare the file as chunks (nubo chunk FILE prints this body); the answer lists the chunks to send. A chunk counts as present only when a file the caller can read lists it. */
+  "POST /api/v1/uploads/delta": {
+    path: Record<never, never>;
+    query: Record<never, never>;
+    body: {
+      /** default: the caller's root */
+      parent_id?: string;
+      name: string;
+      conflict?: "fail" | "rename" | "overwrite";
+      if_match?: string;
+      modified?: number;
+      size: number;
+      /** BLAKE3 of the whole file, 64 hex digits */
+      hash: string;
+      /** "<BLAKE3 hex>:<size>" in order */
+      chunks: string[];
+    };
+    response: DeltaState;
+  };
+  /** The chunks a delta upload still needs (resume) */
+  "GET /api/v1/uploads/delta/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: DeltaState;
+  };
+  /** End a delta upload and release what it holds */
+  "DELETE /api/v1/uploads/delta/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: void;
+  };
+  /** One declared chunk's bytes (checked against its BLAKE3) */
+  "PUT /api/v1/uploads/delta/{id}/chunks/{hash}": {
+    path: {
+      id: string;
+      hash: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: void;
+  };
+  /** Create the file (or its new version) once every chunk is there; verified against the declared whole-file hash */
+  "POST /api/v1/uploads/delta/{id}/commit": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: Record<string, unknown>;
+    response: Node;
+  };
+  /** A file's chunks (hash, offset, size), so a client downloads only the ranges of chunks it lacks */
+  "GET /api/v1/nodes/{id}/manifest": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: {
+      id?: string;
+      size?: number;
+      hash?: string;
+      etag?: string;
+      chunks?: {
+        hash?: string;
+        offset?: number;
+        size?: number;
+      }[];
+    };
+  };
 }
 
 export type OperationKey = keyof Operations;
@@ -1401,5 +1503,12 @@ export const OPERATION_KEYS: readonly OperationKey[] = [
   "POST /api/v1/uploads/tus",
   "DELETE /api/v1/uploads/tus/{id}",
   "PATCH /api/v1/uploads/tus/{id}",
-  "HEAD /api/v1/uploads/tus/{id}"
+  "HEAD /api/v1/uploads/tus/{id}",
+  "GET /api/v1/uploads/delta/params",
+  "POST /api/v1/uploads/delta",
+  "GET /api/v1/uploads/delta/{id}",
+  "DELETE /api/v1/uploads/delta/{id}",
+  "PUT /api/v1/uploads/delta/{id}/chunks/{hash}",
+  "POST /api/v1/uploads/delta/{id}/commit",
+  "GET /api/v1/nodes/{id}/manifest"
 ];
