@@ -13,6 +13,7 @@
 #include "http/status_map.h"
 #include "util/mix.h"
 #include "util/strings.h"
+#include "util/time.h"
 
 namespace nubo::server {
 
@@ -102,7 +103,7 @@ void RegisterTestRoutes(http::Router& router, TestHooks hooks) {
                            : e.options.access == http::Access::kAdmin   ? "admin"
                            : e.options.access == http::Access::kAccount ? "account"
                            : e.options.access == http::Access::kLink    ? "link"
-                                                                         : "user";
+                                                                        : "user";
       j += fmt::format("{}{{\"method\":{},\"pattern\":{},\"access\":\"{}\"}}", first ? "" : ",",
                        JsonQuote(e.method), JsonQuote(e.pattern), access);
       first = false;
@@ -121,9 +122,10 @@ void RegisterTestRoutes(http::Router& router, TestHooks hooks) {
         blob::FaultPlan* plan = target == "chunks" ? hooks.chunk_faults
                                 : target == "meta" ? hooks.meta_faults
                                                    : nullptr;
-        if (!plan) return http::ErrorResponse(Status::InvalidArgument("target must be chunks or meta"));
+        if (!plan)
+          return http::ErrorResponse(Status::InvalidArgument("target must be chunks or meta"));
         const std::string fault = f->Get("fault").value_or("eio");
-        blob::FaultPlan::Fault kind = fault == "enospc" ? blob::FaultPlan::Fault::kEnospc
+        blob::FaultPlan::Fault kind = fault == "enospc"  ? blob::FaultPlan::Fault::kEnospc
                                       : fault == "short" ? blob::FaultPlan::Fault::kShortWrite
                                                          : blob::FaultPlan::Fault::kEio;
         plan->Arm(ParseUint64(f->Get("after").value_or("0")).value_or(0), kind,
@@ -172,23 +174,35 @@ void RegisterTestRoutes(http::Router& router, TestHooks hooks) {
         return r;
       },
       {.blocking = true});
+  router.Add("POST", "/_test/echo",
+             [](http::Request& req) {
+               return http::Response::Json(200, fmt::format("{{\"bytes\":{}}}\n", req.body.size()));
+             },
+             {.body = http::BodyPolicy::kBuffered});
   router.Add(
-      "POST", "/_test/echo",
+      "PUT", "/_test/clock",
       [](http::Request& req) {
-        return http::Response::Json(200, fmt::format("{{\"bytes\":{}}}\n", req.body.size()));
-      },
-      {.body = http::BodyPolicy::kBuffered});
-  router.Add(
-      "GET", "/_test/sleep",
-      [](http::Request& req) {
-        auto ms = ParseUint64(req.Query("ms").value_or("0"));
-        if (!ms || *ms > 600'000) {
-          return http::ErrorResponse(Status::InvalidArgument("ms must be 0..600000"));
+        // ?offset_ms=N (may be negative): the wall clock the server uses.
+        const std::string v = req.Query("offset_ms").value_or("0");
+        const bool neg = !v.empty() && v[0] == '-';
+        auto n = ParseUint64(neg ? std::string_view(v).substr(1) : std::string_view(v));
+        if (!n || *n > (1ull << 50)) {
+          return http::ErrorResponse(Status::InvalidArgument("offset_ms must be an integer"));
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(*ms));
-        return http::Response::Json(200, fmt::format("{{\"slept_ms\":{}}}\n", *ms));
+        SetClockOffsetForTests(neg ? -static_cast<int64_t>(*n) : static_cast<int64_t>(*n));
+        return http::Response::Json(200, fmt::format("{{\"now\":{}}}\n", UnixMillis()));
       },
       {.blocking = true});
+  router.Add("GET", "/_test/sleep",
+             [](http::Request& req) {
+               auto ms = ParseUint64(req.Query("ms").value_or("0"));
+               if (!ms || *ms > 600'000) {
+                 return http::ErrorResponse(Status::InvalidArgument("ms must be 0..600000"));
+               }
+               std::this_thread::sleep_for(std::chrono::milliseconds(*ms));
+               return http::Response::Json(200, fmt::format("{{\"slept_ms\":{}}}\n", *ms));
+             },
+             {.blocking = true});
 }
 
 }  // namespace nubo::server

@@ -7,6 +7,8 @@
 //   GET  /_test/source?bytes=N&seed=S[&chunked=1]  streams N pattern bytes
 //   POST /_test/echo                 buffered body (JSON limit); echoes size
 //   GET  /_test/sleep?ms=N           answers after N ms (blocking pool)
+//   PUT  /_test/clock?offset_ms=N    moves the server's wall clock (retention,
+//        expiry); answers {"now":ms}
 #pragma once
 
 #include <cstddef>

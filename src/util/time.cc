@@ -1,14 +1,24 @@
 #include "util/time.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 
 namespace nubo {
 
+namespace {
+std::atomic<int64_t> g_clock_offset_ms{0};
+}  // namespace
+
 int64_t UnixMillis() {
   using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() +
+         g_clock_offset_ms.load(std::memory_order_relaxed);
+}
+
+void SetClockOffsetForTests(int64_t offset_ms) {
+  g_clock_offset_ms.store(offset_ms, std::memory_order_relaxed);
 }
 
 int64_t MonotonicNanos() {
