@@ -27,6 +27,7 @@ using meta::UploadSessionRow;
 namespace {
 
 constexpr uint64_t kStep = 64 << 20;  // quota reservation growth of a deferred length
+constexpr uint64_t kPersistEvery = 64 << 20;  // bytes of one request between session commits
 constexpr size_t kHeadBytes = 4096;   // what MIME sniffing looks at
 
 Status NoSuchUpload() { return Status::NotFound("no such upload"); }
@@ -286,6 +287,10 @@ class SessionAppendImpl final : public SessionAppend {
     }
     NUBO_RETURN_IF_ERROR(ingest_.Write(data, len));
     received_ += len;  // only bytes the ingest took count as received
+    // A long request becomes durable part of the session as it goes, so a
+    // crash loses at most the last stretch (not with a body checksum: its
+    // bytes count only once the whole body matched).
+    if (!checksum_ && received_ >= kPersistEvery) NUBO_RETURN_IF_ERROR(Persist().status());
     return Status::Ok();
   }
 
@@ -364,6 +369,8 @@ class SessionAppendImpl final : public SessionAppend {
       out.reservation_id = s_.reservation_id;
       return t.UpdateUploadSession(out);
     }));
+    start_ = out.offset;
+    received_ = 0;
     return out;
   }
 

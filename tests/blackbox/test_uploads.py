@@ -309,6 +309,45 @@ class TusDurabilityTest(unittest.TestCase):
         finally:
             stop_and_fsck(srv)
 
+    def test_a_long_request_is_durable_as_it_goes(self):
+        # One PATCH of 200 MiB (what tus clients send by default), the
+        # server killed after ~150 MiB arrived: the session kept what was
+        # committed along the way (every 64 MiB), and the upload resumes.
+        srv, admin, users = start_with_users(["ann"])
+        try:
+            ann = users["ann"]
+            tus = Tus(ann)
+            size = 200 << 20
+            block = os.urandom(1 << 20)
+            data_at = lambda i: block[i % 7:] + block[:i % 7]  # noqa: E731 -- 1 MiB, differs per index
+            url, _ = tus.create(size, filename="long.bin")
+            h = {"Authorization": ann.auth, "Tus-Resumable": "1.0.0", "Upload-Offset": "0",
+                 "Content-Type": "application/offset+octet-stream", "Content-Length": str(size)}
+            with srv.connect(timeout=60) as s:
+                s.sendall(request("PATCH", url, h))
+                for i in range(150):
+                    s.sendall(data_at(i))
+                time.sleep(1.0)
+                srv.proc.kill()
+                srv.proc.wait()
+            srv._start()
+            off = tus.offset(url)
+            self.assertGreaterEqual(off, 128 << 20)
+            self.assertLessEqual(off, 150 << 20)
+            sent = off
+            while sent < size:
+                i, skip = divmod(sent, 1 << 20)
+                piece = data_at(i)[skip:]
+                status, hdrs, body = tus.patch(url, sent, piece)
+                self.assertEqual(status, 204, body)
+                sent += len(piece)
+            node = hdrs["x-nubo-node-id"]
+            want = hashlib.sha256(b"".join(data_at(i) for i in range(200))).hexdigest()
+            status, _, got = ann.content(node)
+            self.assertEqual(hashlib.sha256(got).hexdigest(), want)
+        finally:
+            stop_and_fsck(srv)
+
     def test_slow_upload_outlives_gc_grace(self):
         # GC runs every 200 ms with a grace of 1 s; the upload pauses 1.5 s
         # between pieces: its chunks are referenced, never swept.
