@@ -2,9 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json/parse.hpp>
+#include <boost/json/value.hpp>
 #include <cstring>
+#include <fstream>
 #include <random>
 #include <set>
+#include <sstream>
 #include <vector>
 
 #include "util/blake3_hash.h"
@@ -14,6 +18,36 @@ namespace nubo::content {
 namespace {
 
 std::string Random(size_t n, uint64_t seed) { return PseudoRandomBytes(n, seed); }
+
+std::vector<std::string> Chunks(std::string_view data, size_t piece);
+
+// The vectors the web UI's chunker is tested against too
+// (src/content/testdata/fastcdc_vectors.json): any change of a boundary,
+// of the gear table or of the hash breaks both sides.
+TEST(FastCdc, SharedVectors) {
+  std::ifstream in(std::string(NUBO_SOURCE_DIR) + "/src/content/testdata/fastcdc_vectors.json");
+  ASSERT_TRUE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  boost::system::error_code ec;
+  auto doc = boost::json::parse(text.str(), ec);
+  ASSERT_FALSE(ec) << ec.message();
+  const auto& vectors = doc.at("vectors").as_array();
+  ASSERT_GE(vectors.size(), 5u);
+  for (const auto& v : vectors) {
+    const uint64_t seed = static_cast<uint64_t>(v.at("seed").to_number<int64_t>());
+    const size_t size = static_cast<size_t>(v.at("size").to_number<int64_t>());
+    const std::string data = PseudoRandomBytes(size, seed);
+    std::vector<std::string> want;
+    for (const auto& c : v.at("chunks").as_array()) want.emplace_back(c.as_string().c_str());
+    std::vector<std::string> got;
+    for (const std::string& c : Chunks(data, 100003)) {
+      got.push_back(DigestHex(Blake3::Hash(c)) + ":" + std::to_string(c.size()));
+    }
+    EXPECT_EQ(got, want) << "seed " << seed << " size " << size;
+    EXPECT_EQ(DigestHex(Blake3::Hash(data)), std::string(v.at("hash").as_string().c_str()));
+  }
+}
 
 std::vector<std::string> Chunks(std::string_view data, size_t piece) {
   FastCdc cdc;
