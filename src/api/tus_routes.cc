@@ -210,6 +210,11 @@ Result<Creation> ParseCreation(files::Files& f, const Request& req, uint64_t max
   files::SessionSpec& spec = c.spec;
   spec.metadata = raw;
   spec.target.name = meta.count("filename") ? meta["filename"] : "";
+  auto concat_header = req.headers.Get("Upload-Concat");
+  const bool partial = concat_header && Trim(*concat_header) == "partial";
+  // A partial upload becomes no file of its own: clients (tus-js-client's
+  // parallel uploads) send its metadata with the final upload only.
+  if (spec.target.name.empty() && partial) spec.target.name = "partial upload";
   if (spec.target.name.empty()) {
     return Status::InvalidArgument("Upload-Metadata must name the file (filename)");
   }

@@ -26,9 +26,9 @@ using meta::UploadSessionRow;
 
 namespace {
 
-constexpr uint64_t kStep = 64 << 20;  // quota reservation growth of a deferred length
+constexpr uint64_t kStep = 64 << 20;          // quota reservation growth of a deferred length
 constexpr uint64_t kPersistEvery = 64 << 20;  // bytes of one request between session commits
-constexpr size_t kHeadBytes = 4096;   // what MIME sniffing looks at
+constexpr size_t kHeadBytes = 4096;           // what MIME sniffing looks at
 
 Status NoSuchUpload() { return Status::NotFound("no such upload"); }
 
@@ -409,7 +409,16 @@ Result<UploadSessionRow> UploadSessions::Create(const Principal& who, SessionSpe
                             std::to_string(max) + " bytes");
   }
   NUBO_RETURN_IF_ERROR(files_.CheckFreeSpace(spec.length.value_or(0)));
-  NUBO_ASSIGN_OR_RETURN(Files::UploadTarget target, files_.CheckUploadTarget(who, req));
+  Files::UploadTarget target;
+  if (spec.kind == 1) {
+    // A tus partial upload only holds bytes for a later concatenation,
+    // which checks the real target; its quota is the caller's drive's.
+    NUBO_ASSIGN_OR_RETURN(DriveInfo d, files_.PersonalDrive(who));
+    target.drive_id = d.drive.id;
+    target.quota = d.usage.quota_bytes.has_value();
+  } else {
+    NUBO_ASSIGN_OR_RETURN(target, files_.CheckUploadTarget(who, req));
+  }
   const int64_t now = UnixMillis();
   UploadSessionRow s;
   s.public_id = RandomHex(16);
