@@ -1034,7 +1034,8 @@ def main():
     ap = argparse.ArgumentParser(description="nubo benchmarks; see bench/README.md")
     ap.add_argument("scenario", choices=["all", "peers", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8",
                                          "health", "storage", "files", "listing-ab", "listing-order-ab", "propfind-ab",
-                                         "auth-storm", "zip-ab", "authz-cost", "sharing-cost"],
+                                         "auth-storm", "zip-ab", "authz-cost", "sharing-cost",
+                                         "content-over-time"],
                     help="all = health + the peer suite s1..s8; peers = s1..s8; the rest run alone")
     ap.add_argument("--quick", action="store_true", help="suite: smaller sizes, one round (under 5 minutes)")
     ap.add_argument("--peers", default=None,
@@ -1060,6 +1061,8 @@ def main():
     ap.add_argument("--list-entries", type=int, default=20000, help="files: entries in the listed folder")
     ap.add_argument("--list-reps", type=int, default=300, help="files: timed requests per page and sort")
     ap.add_argument("--files-bytes", type=int, default=1 << 30, help="files: size of the big file")
+    ap.add_argument("--tus-rss-bytes", type=int, default=10 << 30,
+                    help="content-over-time: size of the tus upload whose peak RSS is measured")
     ap.add_argument("--seed", type=int, default=5, help="files: seed of the listing's names and sizes")
     ap.add_argument("--no-download-hash", action="store_true",
                     help="files: do not sha256 the download on the fly (the gate then rests on the node hash)")
@@ -1090,7 +1093,7 @@ def main():
         scenario_listing_order_ab(args)
     if args.scenario == "propfind-ab":
         scenario_propfind_ab(args)
-    if args.scenario in ("auth-storm", "zip-ab", "authz-cost", "sharing-cost"):
+    if args.scenario in ("auth-storm", "zip-ab", "authz-cost", "sharing-cost", "content-over-time"):
         # One file per scenario; they import this module as `bench`.
         sys.modules.setdefault("bench", sys.modules["__main__"])
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -1103,6 +1106,9 @@ def main():
         elif args.scenario == "sharing-cost":
             import sharing_cost
             sharing_cost.run(args)
+        elif args.scenario == "content-over-time":
+            import content_over_time
+            content_over_time.run(args)
         else:
             import zip_ab
             zip_ab.run(args)
