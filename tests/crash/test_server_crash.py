@@ -1,7 +1,7 @@
 """Crash consistency of the whole server (ARCHITECTURE.md §4.1): a client
-drives a mixed workload over REST and WebDAV (uploads, overwrites, moves,
-copies, deletes to the trash, restores, grants to a second user and their
-revocation, public links and their revocation) while the server is killed
+drives a mixed workload over REST, WebDAV and tus (uploads, overwrites,
+moves, copies, deletes to the trash, restores, grants to a second user and
+their revocation, public links and their revocation) while the server is killed
 with SIGKILL at random instants. The client keeps an oracle of what the
 server acknowledged. After every restart:
 
@@ -10,6 +10,8 @@ server acknowledged. After every restart:
   (a new file is absent or complete, an overwrite shows the old or the new
   bytes, a move leaves the file at exactly one of its two paths);
 - every listed file reads back whole (no truncation, no mix);
+- every version of a file reads back at the size it lists, and the newest
+  one after an acknowledged overwrite holds the bytes it replaced;
 - the second user reads exactly the files granted to it, and every
   acknowledged public link serves its file's bytes (a grant, revocation or
   link removal in flight is either done or not);
@@ -162,13 +164,13 @@ class ServerCrashTest(unittest.TestCase):
         if (r < 0.35 and free) or not names:
             name = rng.choice(free or NAMES)
             content = rng.randbytes(rng.choice([0, 1, 4096, rng.randint(1, 700000)]))
-            via = rng.choice(["rest", "dav"])
+            via = rng.choice(["rest", "dav", "tus"])
             return ({"op": "put", "name": name, "via": via, "data": content.hex()},
                     {"kind": "put", "name": name, "old": oracle.get(name), "new": content})
         name = rng.choice(names)
         if r < 0.55:
             content = rng.randbytes(rng.randint(1, 700000))
-            via = rng.choice(["rest", "dav"])
+            via = rng.choice(["rest", "dav", "tus"])
             return ({"op": "put", "name": name, "via": via, "data": content.hex()},
                     {"kind": "put", "name": name, "old": oracle[name], "new": content})
         if r < 0.7 and free:
@@ -208,6 +210,11 @@ class ServerCrashTest(unittest.TestCase):
             self.assertIn(status, (200, 201, 204), op)
             if name not in oracle:
                 self.shared.discard(name)  # a new file: nothing granted on it
+            elif oracle[name] != bytes.fromhex(op["data"]):
+                # The replaced content is the newest version now.
+                versions = self._versions(port, name)
+                self.assertTrue(versions, op)
+                self.assertEqual(self._version_get(port, name, versions[0]), oracle[name], op)
             oracle[name] = bytes.fromhex(op["data"])
         elif op["op"] == "move":
             self.assertIn(status, (201, 204), op)
@@ -314,6 +321,22 @@ class ServerCrashTest(unittest.TestCase):
                 self.assertTrue(got is None, "trial %d: %s readable without a grant" % (trial, name))
         for token, (name, _) in self.links.items():
             self.assertTrue(self._link_get(port, token) == oracle[name], "trial %d: link to %s" % (trial, name))
+        # Versions of one file: each reads back whole.
+        if oracle:
+            name = sorted(oracle)[trial % len(oracle)]
+            for v in self._versions(port, name):
+                got = self._version_get(port, name, v)
+                self.assertEqual(len(got), v["size"], "trial %d: a version of %s is cut" % (trial, name))
+
+    def _versions(self, port, name):
+        status, body = api(port, "GET", "/nodes/%s/versions" % node_id(port, name))
+        self.assertEqual(status, 200, body)
+        return body["items"]
+
+    def _version_get(self, port, name, v):
+        status, body = call(port, "GET", "/api/v1/nodes/%s/versions/%s/content" % (node_id(port, name), v["id"]))
+        self.assertEqual(status, 200)
+        return body
 
     def _peer_get(self, port, name):
         node = node_id(port, name)
@@ -356,6 +379,20 @@ def node_id(port, name):
     return ids[0] if ids else None
 
 
+def call_h(port, method, path, body=b"", headers=None):
+    """(status, lower-case response headers)."""
+    h = {"Authorization": AUTH}
+    h.update(headers or {})
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request(method, path, body=body, headers=h)
+        resp = conn.getresponse()
+        resp.read()
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}
+    finally:
+        conn.close()
+
+
 def run_op(port, op):
     """The operation's status; for a new link (status, its JSON)."""
     name = op["name"]
@@ -373,10 +410,22 @@ def run_op(port, op):
         data = bytes.fromhex(op["data"])
         if op["via"] == "dav":
             return call(port, "PUT", dav(name), data)[0]
-        status, drives = api(port, "GET", "/drives")
-        root = drives["drives"][0]["root_id"]
-        status, kids = api(port, "GET", "/nodes/%s/children?limit=500" % root)
-        folder = [n for n in kids["items"] if n["name"] == "crash"][0]["id"]
+        folder = crash_folder(port)
+        if op["via"] == "tus":
+            md = ",".join("%s %s" % (k, base64.b64encode(v.encode()).decode()) for k, v in
+                          (("filename", name), ("parent_id", folder), ("conflict", "overwrite")))
+            status, headers = call_h(port, "POST", "/api/v1/uploads/tus/", b"", {
+                "Tus-Resumable": "1.0.0", "Upload-Length": str(len(data)), "Upload-Metadata": md})
+            if status != 201 or not data:
+                return status  # an empty file is complete at creation
+            # In two requests, so a kill may fall between them.
+            half = len(data) // 2
+            h = {"Tus-Resumable": "1.0.0", "Content-Type": "application/offset+octet-stream"}
+            status, _ = call_h(port, "PATCH", headers["location"], data[:half], dict(h, **{"Upload-Offset": "0"}))
+            if status != 204 or half == len(data):
+                return status
+            return call_h(port, "PATCH", headers["location"], data[half:],
+                          dict(h, **{"Upload-Offset": str(half)}))[0]
         return call(port, "PUT", "/api/v1/nodes/%s/files/%s?conflict=overwrite" % (folder, urllib.parse.quote(name, safe="")),
                     data)[0]
     if op["op"] in ("move", "copy"):
