@@ -351,7 +351,7 @@ void RegisterTusRoutes(http::Router& router, files::Files& files, UploadSessions
       "HEAD", "/api/v1/uploads/tus/{id}",
       [u](Request& req) {
         if (auto bad = CheckVersion(req)) return std::move(*bad);
-        auto s = u->Get(*req.principal, req.Param("id"));
+        auto s = u->Get(*req.principal, req.Param("id"), /*settle=*/true);
         if (!s.ok()) return TusError(s.status());
         Response r = Response::Empty(200);
         TusHeaders(r);

@@ -233,7 +233,8 @@ class SessionAppendImpl final : public SessionAppend {
  public:
   SessionAppendImpl(UploadSessions& owner, Principal who, UploadSessionRow s,
                     std::unique_ptr<Checksum> checksum)
-      : files_(owner.files_),
+      : owner_(owner),
+        files_(owner.files_),
         who_(std::move(who)),
         s_(std::move(s)),
         start_(s_.offset),
@@ -244,6 +245,7 @@ class SessionAppendImpl final : public SessionAppend {
     // Neither finished nor kept: the request failed on our side (over the
     // length, quota, a bad checksum): what it stored goes at once.
     if (!done_) ingest_.Discard(files_.meta());
+    owner_.Leave(s_.public_id);
   }
 
   Status Start(std::string_view tail) {
@@ -374,6 +376,7 @@ class SessionAppendImpl final : public SessionAppend {
     return out;
   }
 
+  UploadSessions& owner_;
   Files& files_;
   Principal who_;
   UploadSessionRow s_;
@@ -391,6 +394,25 @@ class SessionAppendImpl final : public SessionAppend {
 // ---- Sessions ----
 
 UploadSessions::UploadSessions(Files& files, int64_t ttl_ms) : files_(files), ttl_ms_(ttl_ms) {}
+
+void UploadSessions::WaitIdle(const std::string& id) {
+  std::unique_lock lock(busy_mu_);
+  busy_cv_.wait_for(lock, std::chrono::seconds(3), [&] { return busy_.count(id) == 0; });
+}
+
+void UploadSessions::Enter(const std::string& id) {
+  std::lock_guard lock(busy_mu_);
+  busy_.insert(id);
+}
+
+void UploadSessions::Leave(const std::string& id) {
+  {
+    std::lock_guard lock(busy_mu_);
+    auto it = busy_.find(id);
+    if (it != busy_.end()) busy_.erase(it);
+  }
+  busy_cv_.notify_all();
+}
 
 Result<UploadSessionRow> UploadSessions::Create(const Principal& who, SessionSpec spec) {
   if (who.link()) return Status::PermissionDenied("resumable uploads need an account");
@@ -452,7 +474,9 @@ Result<UploadSessionRow> UploadSessions::Create(const Principal& who, SessionSpe
   return s;
 }
 
-Result<UploadSessionRow> UploadSessions::Get(const Principal& who, std::string_view id) {
+Result<UploadSessionRow> UploadSessions::Get(const Principal& who, std::string_view id,
+                                             bool settle) {
+  if (settle && !id.empty() && id.size() <= 64) WaitIdle(std::string(id));
   UploadSessionRow out;
   NUBO_RETURN_IF_ERROR(files_.meta().Read([&](meta::ReadTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(out, LoadSession(t, who, id));
@@ -485,6 +509,7 @@ Status UploadSessions::DeclareLength(const Principal& who, std::string_view id, 
 Result<std::unique_ptr<SessionAppend>> UploadSessions::Append(
     const Principal& who, std::string_view id, uint64_t offset,
     std::unique_ptr<Checksum> body_checksum) {
+  if (!id.empty() && id.size() <= 64) WaitIdle(std::string(id));
   UploadSessionRow s;
   size_t count = 0;
   NUBO_RETURN_IF_ERROR(files_.meta().Read([&](meta::ReadTxn& t) -> Status {
@@ -504,6 +529,7 @@ Result<std::unique_ptr<SessionAppend>> UploadSessions::Append(
     tail.resize(static_cast<size_t>(s.tail_size));
     NUBO_RETURN_IF_ERROR(files_.chunks().Read(*s.tail_hash, 0, tail.size(), tail.data()));
   }
+  Enter(s.public_id);  // left by the append's destructor
   auto append = std::make_unique<SessionAppendImpl>(*this, who, s, std::move(body_checksum));
   append->set_chunk_count(count);
   NUBO_RETURN_IF_ERROR(append->Start(tail));

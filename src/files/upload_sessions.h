@@ -20,9 +20,12 @@
 // a stale offset is a Conflict).
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -86,7 +89,11 @@ class UploadSessions {
   UploadSessions(Files& files, int64_t ttl_ms);
 
   Result<meta::UploadSessionRow> Create(const Principal& who, SessionSpec spec);
-  Result<meta::UploadSessionRow> Get(const Principal& who, std::string_view id);
+  // `settle`: first wait (a few seconds at most) for an append to it that
+  // this process is still running (what a client asking where to resume
+  // wants; see WaitIdle).
+  Result<meta::UploadSessionRow> Get(const Principal& who, std::string_view id,
+                                     bool settle = false);
   // Deferred length, declared once (Conflict if already known or below
   // the offset).
   Status DeclareLength(const Principal& who, std::string_view id, uint64_t length);
@@ -121,8 +128,21 @@ class UploadSessions {
 
  private:
   friend class SessionAppendImpl;
+  // Appends running in this process, by session: a HEAD or a new append
+  // waits a moment for the one in progress, so a client that reconnects
+  // right after its connection was cut learns the offset that includes
+  // what the cut request delivered (the server notices the cut and stores
+  // those bytes a few milliseconds after the client does). Only a wait:
+  // correctness rests on the offsets checked in the metadata store.
+  void WaitIdle(const std::string& id);
+  void Enter(const std::string& id);
+  void Leave(const std::string& id);
+
   Files& files_;
   int64_t ttl_ms_;
+  std::mutex busy_mu_;
+  std::condition_variable busy_cv_;
+  std::multiset<std::string> busy_;
 };
 
 // Inside a drive's deletion: ends its upload sessions.
