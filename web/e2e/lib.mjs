@@ -181,6 +181,12 @@ export async function apiSession(base, username, password) {
       if (!r.ok) throw new Error(`GET ${path}: ${r.status} ${await r.text()}`);
       return r.text();
     },
+    /** The body of a GET as bytes (a Buffer): binary file contents. */
+    async bytes(path) {
+      const r = await fetch(base + path, { headers: { Authorization: `Bearer ${token}` } });
+      if (!r.ok) throw new Error(`GET ${path}: ${r.status} ${await r.text()}`);
+      return Buffer.from(await r.arrayBuffer());
+    },
     /** The status of a request with a raw body (bytes, or a FormData), without throwing: for refusals. */
     async status(method, path, body) {
       const r = await fetch(base + path, { method, headers: { Authorization: `Bearer ${token}` }, body });

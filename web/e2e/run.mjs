@@ -21,8 +21,10 @@
 // admin creates "Team space" with a quota and adds members in its settings;
 // Bob finds it in the navigation, uploads, deletes and restores from the
 // drive's trash; a viewer gets no upload (and the server says 403); the admin
-// deletes the drive. Every step fails on a Content-Security-Policy violation
-// it causes.
+// deletes the drive → resumable uploads: a 20 MiB file (tus) is cut by a
+// page reload half-way (the network throttled), picked again, and continues
+// where the server stood ("resumed at n %"; the content checked on the
+// server). Every step fails on a Content-Security-Policy violation it causes.
 // Steps marked "(#n)" cover the items of the new-user issue; "soft" steps
 // (they need newer server features) report a failure and let the run go on;
 // any other failure stops the run. Screenshots of failures go to
@@ -31,6 +33,7 @@ import { mkdirSync, mkdtempSync, writeFileSync, readFileSync, rmSync } from 'nod
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import { startNubo, uiOrigin, launchChromium, zipEntries, apiSession, WEB } from './lib.mjs';
 
 const ARTIFACTS = join(WEB, 'e2e', 'artifacts');
@@ -43,6 +46,8 @@ const STRICT_STYLE = "style-src 'self'";
 const steps = [];
 const problems = []; // CSP violations, page errors, browser dialogs
 let page;
+/** A browser dialog a step expects ({ type }): accepted and not a problem; `seen` set when it came. */
+let expectedDialog = null;
 
 /**
  * Runs one step. A step also fails when it caused a CSP violation or a page
@@ -164,7 +169,14 @@ async function watchedPage(ctx) {
   p.on('console', (m) => {
     if (m.type() === 'error' && /Content Security Policy|Refused to|CSP violation/.test(m.text())) problems.push(`CSP: ${m.text()}`);
   });
-  p.on('dialog', (d) => problems.push(`unexpected browser dialog: ${d.message()}`));
+  p.on('dialog', (d) => {
+    if (expectedDialog && d.type() === expectedDialog.type) {
+      expectedDialog.seen = true;
+      d.accept().catch(() => {});
+      return;
+    }
+    problems.push(`unexpected browser dialog: ${d.type()} ${d.message()}`);
+  });
   return p;
 }
 
@@ -1041,6 +1053,79 @@ async function main() {
       await until('breadcrumbs', crumbs, ['My files']);
       await page.getByTestId('nav-drives').waitFor({ state: 'detached' });
       assert.equal(await teamOnServer(), null);
+    });
+
+    await step('a large upload cut by a page reload resumes when the same file is picked again (tus)', async () => {
+      const SIZE = 20 * 1024 * 1024; // above the 8 MiB from which uploads go through tus
+      const name = 'resume-me.bin';
+      const file = join(fixtures, name);
+      const content = randomBytes(SIZE);
+      writeFileSync(file, content); // picked twice from disk: the same name, size and lastModified
+      const sha = (b) => createHash('sha256').update(b).digest('hex');
+      const item = page.locator(`[data-testid=upload-panel] li[data-name="${name}"]`);
+      const tusRequests = [];
+      const onRequest = (r) => {
+        if (new URL(r.url()).pathname.startsWith('/api/v1/uploads/tus')) {
+          tusRequests.push({ method: r.method(), offset: r.headers()['upload-offset'] ?? null, csrf: !!r.headers()['x-csrf-token'] });
+        }
+      };
+      page.on('request', onRequest);
+      // A slow uplink (4 MiB/s), so the reload comes half-way.
+      const cdp = await ctx.newCDPSession(page);
+      const uplink = (bytesPerS) =>
+        cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: bytesPerS });
+      try {
+        await cdp.send('Network.enable');
+        await uplink(4 * 1024 * 1024);
+        await until('breadcrumbs', () => page.locator('.crumbs li').allTextContents(), ['My files']);
+        await page.getByTestId('file-input').setInputFiles(file);
+        await page.waitForFunction(
+          (n) => {
+            const p = document.querySelector(`[data-testid=upload-panel] li[data-name="${n}"] progress`);
+            return p && p.value / p.max >= 0.3;
+          },
+          name,
+          { timeout: 20000 },
+        );
+        // The tab asks before leaving running uploads; the user leaves anyway.
+        expectedDialog = { type: 'beforeunload', seen: false };
+        await page.reload();
+        assert.ok(expectedDialog.seen, 'leaving the page during an upload asks first');
+        expectedDialog = null;
+        await page.getByTestId('file-input').waitFor({ state: 'attached' });
+        assert.equal(await item.count(), 0, 'the reload ended the upload');
+        assert.equal(await row(name).count(), 0, 'no file before the upload is complete');
+        await uplink(-1);
+        const before = tusRequests.length;
+        await page.getByTestId('file-input').setInputFiles(file);
+        const resumed = item.getByTestId('upload-resumed');
+        await resumed.waitFor({ timeout: 20000 });
+        const pct = Number(/^resumed at (\d+) %$/.exec(await text(resumed))?.[1]);
+        const offset = Number(await resumed.getAttribute('data-offset'));
+        assert.ok(pct > 0 && pct < 100, `resumed at ${pct} %`);
+        assert.ok(offset > 0 && offset < SIZE, `resumed at byte ${offset}`);
+        await page.locator(`[data-testid=upload-panel] li[data-name="${name}"][data-status=done]`).waitFor({ timeout: 20000 });
+        await waitRows([name]);
+        // The second page created no upload: it asked where the first stood and sent the rest.
+        const after = tusRequests.slice(before);
+        assert.deepEqual(after.map((r) => r.method), ['HEAD', 'PATCH'], JSON.stringify(after));
+        assert.equal(Number(after[1].offset), offset, 'the PATCH starts where the server stood');
+        assert.ok(tusRequests.filter((r) => r.method !== 'HEAD').every((r) => r.csrf), 'unsafe tus requests carry the CSRF token');
+        assert.equal(tusRequests.filter((r) => r.method === 'POST').length, 1, JSON.stringify(tusRequests));
+        // The server has the whole file, byte for byte, once.
+        const root = await admin.rootId();
+        const listed = (await admin.call('GET', `/api/v1/nodes/${root}/children`)).items.filter((n) => n.name === name);
+        assert.equal(listed.length, 1);
+        assert.equal(listed[0].size, SIZE);
+        // What the first page sent was kept (offset bytes), the second sent
+        // the rest: the server received the file once, not twice.
+        assert.equal(sha(await admin.bytes(`/api/v1/nodes/${listed[0].id}/content`)), sha(content), 'the stored content');
+      } finally {
+        expectedDialog = null;
+        page.off('request', onRequest);
+        await uplink(-1).catch(() => {});
+        await cdp.detach().catch(() => {});
+      }
     });
 
     await step('no CSP violations, page errors or browser dialogs', async () => {

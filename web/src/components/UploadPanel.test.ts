@@ -25,3 +25,30 @@ describe('UploadPanel', () => {
     expect(container.querySelector('[data-name="big.bin"]')?.getAttribute('data-status')).toBe('error');
   });
 });
+
+describe('UploadPanel, resumed uploads', () => {
+  it('says where an upload that continues an earlier one picked up', async () => {
+    let resumed!: (offset: number) => void;
+    let finish!: (r: TransportResult) => void;
+    const queue = new UploadQueue({
+      send: (_job, _progress, onResumed) => {
+        resumed = onResumed!;
+        return { done: new Promise<TransportResult>((r) => (finish = r)), abort: () => {} };
+      },
+    });
+    const { container, getByTestId } = render(UploadPanel, { props: { queue } });
+    queue.add('root', [{ file: new File([new Uint8Array(1000)], 'big.bin') }]);
+    await tick();
+    expect(container.querySelector('[data-testid=upload-resumed]')).toBeNull();
+    resumed(420);
+    await tick();
+    expect(getByTestId('upload-resumed').textContent).toBe('resumed at 42 %');
+    expect(getByTestId('upload-total').textContent).toBe('42 %');
+    finish({ status: 201 });
+    await new Promise((r) => setTimeout(r, 0));
+    await tick();
+    // Still said once the upload is done.
+    expect(container.querySelector('[data-name="big.bin"]')?.getAttribute('data-status')).toBe('done');
+    expect(getByTestId('upload-resumed').textContent).toBe('resumed at 42 %');
+  });
+});

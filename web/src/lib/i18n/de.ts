@@ -147,6 +147,7 @@ export const de: Record<MessageKey, string> = {
   'upload.keepBoth': 'Beide behalten',
   'upload.skip': 'Überspringen',
   'upload.applyAll': 'Für alle Konflikte so verfahren',
+  'upload.resumedAt': 'fortgesetzt bei {pct} %',
   'upload.savedAs': 'gespeichert als „{name}“',
   'upload.progress': 'Upload-Fortschritt',
 

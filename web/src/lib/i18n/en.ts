@@ -147,6 +147,7 @@ export const en = {
   'upload.keepBoth': 'Keep both',
   'upload.skip': 'Skip',
   'upload.applyAll': 'Do this for every conflict',
+  'upload.resumedAt': 'resumed at {pct} %',
   'upload.savedAs': 'saved as "{name}"',
   'upload.progress': 'Upload progress',
 

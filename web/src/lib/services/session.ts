@@ -3,7 +3,7 @@
 import { ApiError } from '../api/client';
 import { api, accessExpiresAt, stopRefreshTimer } from './api';
 import { session } from '../state/session.svelte';
-import { uploads } from '../state/uploads.svelte';
+import { uploads, resumeStore } from '../state/uploads.svelte';
 import { drives } from '../state/drives.svelte';
 
 async function loadIdentity() {
@@ -63,6 +63,7 @@ export async function login(username: string, password: string): Promise<void> {
 
 export async function logout(): Promise<void> {
   uploads.cancelAll();
+  resumeStore.clear(); // what was left unfinished is not resumed by whoever signs in next
   try {
     await api.call('POST /api/v1/auth/logout');
   } catch (e) {

@@ -4,7 +4,10 @@
 // choice (replace, keep both, skip — optionally for all later conflicts); a
 // 507 is a quota error; a 401 refreshes the session once and retries.
 //
-// The transport (XHR in the app, a fake in tests) is injected.
+// A large file's transport may resume an earlier upload of it (tus): it
+// says so, and the item remembers where it picked up.
+//
+// The transport (XHR and tus in the app, a fake in tests) is injected.
 export type ConflictPolicy = 'fail' | 'overwrite' | 'rename';
 export type ConflictChoice = 'replace' | 'keep-both' | 'skip';
 export type UploadStatus = 'queued' | 'uploading' | 'done' | 'error' | 'cancelled' | 'conflict' | 'skipped';
@@ -27,7 +30,17 @@ export interface TransportResult {
 }
 
 export interface UploadTransport {
-  send(job: UploadJob, onProgress: (loaded: number) => void): { done: Promise<TransportResult>; abort(): void };
+  /**
+   * Starts one upload. `onProgress` gets the bytes of the file sent so far
+   * (counting what an earlier, resumed upload already delivered);
+   * `onResumed` the offset the server already had when the upload
+   * continues an earlier one.
+   */
+  send(
+    job: UploadJob,
+    onProgress: (loaded: number) => void,
+    onResumed?: (offset: number) => void,
+  ): { done: Promise<TransportResult>; abort(): void };
 }
 
 export interface UploadItem {
@@ -40,6 +53,8 @@ export interface UploadItem {
   errorKind: 'quota' | 'too-large' | 'network' | 'other' | null;
   /** done: the name the server stored the file under, when it said so */
   stored: string | null;
+  /** bytes the server already had when this upload continued an earlier one (null: it did not) */
+  resumedAt: number | null;
   /** ms when the item finished (done, error…) */
   finishedAt: number | null;
 }
@@ -146,6 +161,7 @@ export class UploadQueue {
         error: null,
         errorKind: null,
         stored: null,
+        resumedAt: null,
         finishedAt: null,
       });
     }
@@ -235,14 +251,28 @@ export class UploadQueue {
     if (!item) return;
     item.status = 'uploading';
     item.loaded = 0;
+    item.resumedAt = null;
     this.sample();
-    const { done, abort } = this.transport.send({ ...item.job }, (loaded) => {
-      const it = this.find(id);
-      if (it && it.status === 'uploading') {
-        it.loaded = Math.min(loaded, it.size);
-        this.sample();
-      }
-    });
+    const { done, abort } = this.transport.send(
+      { ...item.job },
+      (loaded) => {
+        const it = this.find(id);
+        if (it && it.status === 'uploading') {
+          it.loaded = Math.min(loaded, it.size);
+          this.sample();
+        }
+      },
+      (offset) => {
+        const it = this.find(id);
+        if (it && it.status === 'uploading') {
+          it.resumedAt = Math.min(offset, it.size);
+          it.loaded = it.resumedAt;
+          // Bytes sent before do not count towards the speed.
+          this.samples = [];
+          this.sample();
+        }
+      },
+    );
     this.aborts.set(id, abort);
     let result: TransportResult;
     try {
