@@ -448,14 +448,16 @@ class FilesTest(FsckMixin, unittest.TestCase):
         self.assertEqual(d["kind"], "personal")
         self.assertIsNone(d["quota_bytes"])
         self.assertIsInstance(d["used_bytes"], int)
-        self.assertEqual(set(d), {"id", "kind", "name", "root_id", "used_bytes", "quota_bytes", "role"})
+        self.assertEqual(set(d), {"id", "kind", "name", "root_id", "used_bytes", "versions_bytes", "quota_bytes",
+                                  "role"})
         self.assertEqual(d["role"], "owner")
         root = a.node(a.root)
         self.assertEqual((root["kind"], root["parent_id"], root["path"], root["mime"]),
                          ("folder", None, [], "inode/directory"))
         self.assertNotIn("hash", root)
         self.assertTrue(root["etag"].startswith('"') and root["etag"].endswith('"'), root["etag"])
-        self.assertEqual(a.usage(), {"used_bytes": d["used_bytes"], "quota_bytes": None})
+        self.assertEqual(a.usage(), {"used_bytes": d["used_bytes"], "versions_bytes": d["versions_bytes"],
+                                     "quota_bytes": None})
         self.assertNotEqual(self.b.root, a.root)
         # The root can be neither renamed, moved nor deleted.
         self.assertEqual(a.call("PATCH", "/nodes/" + a.root, {"name": "x"})[0], 409)
@@ -1580,10 +1582,19 @@ class FilesTest(FsckMixin, unittest.TestCase):
         for c in (self.a, self.b):
             tree = c.walk(c.root)
             total = sum(n["size"] for n in tree.values() if n["kind"] == "file")
-            self.assertEqual(c.usage()["used_bytes"], total, c.user)
+            # Overwritten files keep versions, charged what they do not share.
+            charged = 0
+            for n in tree.values():
+                if n["kind"] == "file":
+                    status, _, vs = c.call("GET", "/nodes/%s/versions" % n["id"])
+                    self.assertEqual(status, 200, vs)
+                    charged += sum(v["charged_bytes"] for v in vs["items"])
+            usage = c.usage()
+            self.assertEqual(usage["versions_bytes"], charged, c.user)
+            self.assertEqual(usage["used_bytes"], total + charged, c.user)
             self.assertEqual(c.node(c.root)["size"], total, c.user)
             _, _, drives = c.call("GET", "/drives")
-            self.assertEqual(drives["drives"][0]["used_bytes"], total, c.user)
+            self.assertEqual(drives["drives"][0]["used_bytes"], total + charged, c.user)
             for rel, n in tree.items():
                 if n["kind"] == "folder":
                     below = sum(m["size"] for r, m in tree.items() if r.startswith(rel + "/") and m["kind"] == "file")
@@ -1629,12 +1640,12 @@ class QuotaTest(FsckMixin, unittest.TestCase):
         data = os.urandom(self.MAX_UPLOAD)
         node = admin.put(root, "exactly.bin", data)
         self.assertEqual(sha(admin.read(node["id"])), sha(data))
-        self.assertEqual(admin.usage(), {"used_bytes": self.MAX_UPLOAD, "quota_bytes": None})
+        self.assertEqual(admin.usage(), {"used_bytes": self.MAX_UPLOAD, "versions_bytes": 0, "quota_bytes": None})
 
     def test_quota(self):
         c = self.c
         root = c.root
-        self.assertEqual(c.usage(), {"used_bytes": 0, "quota_bytes": self.QUOTA})
+        self.assertEqual(c.usage(), {"used_bytes": 0, "versions_bytes": 0, "quota_bytes": self.QUOTA})
         _, _, drives = c.call("GET", "/drives")
         self.assertEqual((drives["drives"][0]["quota_bytes"], drives["drives"][0]["used_bytes"]), (self.QUOTA, 0))
         # 8 concurrent uploads of 30 % each: at most 3 fit, usage never exceeds the quota.
