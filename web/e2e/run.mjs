@@ -24,7 +24,10 @@
 // deletes the drive → resumable uploads: a 20 MiB file (tus) is cut by a
 // page reload half-way (the network throttled), picked again, and continues
 // where the server stood ("resumed at n %"; the content checked on the
-// server). Every step fails on a Content-Security-Policy violation it causes.
+// server) → delta upload: a 6 MiB file replaced by a copy with one byte
+// changed (made in the page) sends a chunk or two, not the file ("… MiB
+// skipped"; the new content and the old version checked on the server).
+// Every step fails on a Content-Security-Policy violation it causes.
 // Steps marked "(#n)" cover the items of the new-user issue; "soft" steps
 // (they need newer server features) report a failure and let the run go on;
 // any other failure stops the run. Screenshots of failures go to
@@ -1125,6 +1128,87 @@ async function main() {
         page.off('request', onRequest);
         await uplink(-1).catch(() => {});
         await cdp.detach().catch(() => {});
+      }
+    });
+
+    await step('a new version of a large file sends only the chunks that changed (delta upload)', async () => {
+      const SIZE = 6 * 1024 * 1024; // below tus: the old UI sends the whole file again
+      const MiB = 1024 * 1024;
+      const name = 'delta.bin';
+      const content = randomBytes(SIZE);
+      const sha = (b) => createHash('sha256').update(b).digest('hex');
+      const item = page.locator(`[data-testid=upload-panel] li[data-name="${name}"]`);
+      await until('breadcrumbs', () => page.locator('.crumbs li').allTextContents(), ['My files']);
+      // Clear earlier items so the panel shows this file's uploads only.
+      const clear = page.locator('[data-testid=upload-panel] footer button', { hasText: 'Clear finished' });
+      if (await clear.count()) await clear.click();
+      await page.getByTestId('file-input').setInputFiles({ name, mimeType: 'application/octet-stream', buffer: content });
+      await page.locator(`[data-testid=upload-panel] li[data-name="${name}"][data-status=done]`).waitFor({ timeout: 20000 });
+      await waitRows([name]);
+      const root = await admin.rootId();
+      const node = (await admin.call('GET', `/api/v1/nodes/${root}/children`)).items.find((n) => n.name === name);
+      assert.ok(node, 'the first upload landed');
+      await page.locator('[data-testid=upload-panel] footer button', { hasText: 'Clear finished' }).click();
+      await item.waitFor({ state: 'detached' });
+
+      // The page makes the new version: the stored file with one byte in the middle changed.
+      const MIDDLE = SIZE / 2 + 12345;
+      const commits = [];
+      const chunkPuts = [];
+      const onResponse = async (r) => {
+        const path = new URL(r.url()).pathname;
+        if (!path.startsWith('/api/v1/uploads/delta')) return;
+        if (r.request().method() === 'PUT') chunkPuts.push(Number(r.request().headers()['content-length'] ?? 0));
+        if (path.endsWith('/commit')) commits.push({ status: r.status(), body: await r.json().catch(() => null) });
+      };
+      page.on('response', onResponse);
+      try {
+        await page.evaluate(
+          async ({ id, name, at }) => {
+            const res = await fetch(`/api/v1/nodes/${id}/content`, { credentials: 'same-origin' });
+            const bytes = new Uint8Array(await res.arrayBuffer());
+            bytes[at] ^= 0xff;
+            const dt = new DataTransfer();
+            dt.items.add(new File([bytes], name, { type: 'application/octet-stream' }));
+            const input = document.querySelector('[data-testid=file-input]');
+            input.files = dt.files;
+            input.dispatchEvent(new Event('change', { bubbles: true }));
+          },
+          { id: node.id, name, at: MIDDLE },
+        );
+        // The name is taken: the user replaces the file.
+        await page.getByRole('button', { name: 'Replace' }).click();
+        await page.locator(`[data-testid=upload-panel] li[data-name="${name}"][data-status=done]`).waitFor({ timeout: 30000 });
+        const skippedEl = item.getByTestId('upload-skipped');
+        await skippedEl.waitFor({ timeout: 5000 });
+        const skipped = Number(await skippedEl.getAttribute('data-bytes'));
+        assert.ok(skipped >= 4 * MiB, `skipped ${skipped} bytes`);
+        assert.match(await text(skippedEl), /^[\d.,]+ MiB skipped \(already on the server\)$/);
+        // The server received a chunk or two, not the file.
+        assert.equal(commits.length, 1, JSON.stringify(commits));
+        const received = commits[0].body?.received_bytes;
+        assert.equal(typeof received, 'number', JSON.stringify(commits[0]));
+        assert.ok(received > 0 && received <= 2 * MiB, `the server received ${received} bytes`);
+        assert.equal(SIZE - received, skipped, 'the panel shows what the server did not receive');
+        assert.ok(chunkPuts.length >= 1 && chunkPuts.length <= 2, `chunk PUTs: ${JSON.stringify(chunkPuts)}`);
+        // The file has the new content; the old one is a version.
+        const expected = Buffer.from(content);
+        expected[MIDDLE] ^= 0xff;
+        const listed = (await admin.call('GET', `/api/v1/nodes/${root}/children`)).items.filter((n) => n.name === name);
+        assert.equal(listed.length, 1);
+        assert.equal(listed[0].id, node.id, 'the same file, a new version');
+        assert.equal(listed[0].size, SIZE);
+        assert.equal(sha(await admin.bytes(`/api/v1/nodes/${node.id}/content`)), sha(expected), 'the new content');
+        const versions = (await admin.call('GET', `/api/v1/nodes/${node.id}/versions`)).items;
+        assert.equal(versions.length, 1, JSON.stringify(versions));
+        assert.equal(versions[0].size, SIZE, 'the version has the old size');
+        assert.equal(
+          sha(await admin.bytes(`/api/v1/nodes/${node.id}/versions/${versions[0].id}/content`)),
+          sha(content),
+          'the version has the old content',
+        );
+      } finally {
+        page.off('response', onResponse);
       }
     });
 

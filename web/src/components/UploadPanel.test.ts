@@ -52,3 +52,32 @@ describe('UploadPanel, resumed uploads', () => {
     expect(getByTestId('upload-resumed').textContent).toBe('resumed at 42 %');
   });
 });
+
+describe('UploadPanel, delta uploads', () => {
+  it('says how many bytes the server already had', async () => {
+    let skippedCb!: (bytes: number) => void;
+    let finish!: (r: TransportResult) => void;
+    const queue = new UploadQueue({
+      send: (_job, _progress, _resumed, onSkipped) => {
+        skippedCb = onSkipped!;
+        return { done: new Promise<TransportResult>((r) => (finish = r)), abort: () => {} };
+      },
+    });
+    const MiB = 1024 * 1024;
+    const { container, getByTestId } = render(UploadPanel, { props: { queue } });
+    queue.add('root', [{ file: new File([new Uint8Array(6 * MiB)], 'doc.bin') }]);
+    await tick();
+    expect(container.querySelector('[data-testid=upload-skipped]')).toBeNull();
+    skippedCb(4 * MiB);
+    await tick();
+    expect(getByTestId('upload-skipped').textContent).toBe('4 MiB skipped (already on the server)');
+    expect(getByTestId('upload-total').textContent).toBe('66 %');
+    // The commit's count is the last word.
+    finish({ status: 201, skipped: 5.5 * MiB });
+    await new Promise((r) => setTimeout(r, 0));
+    await tick();
+    expect(container.querySelector('[data-name="doc.bin"]')?.getAttribute('data-status')).toBe('done');
+    expect(getByTestId('upload-skipped').textContent).toBe('5.5 MiB skipped (already on the server)');
+    expect(getByTestId('upload-skipped').getAttribute('data-bytes')).toBe(String(5.5 * MiB));
+  });
+});

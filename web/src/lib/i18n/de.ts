@@ -148,6 +148,7 @@ export const de: Record<MessageKey, string> = {
   'upload.skip': 'Überspringen',
   'upload.applyAll': 'Für alle Konflikte so verfahren',
   'upload.resumedAt': 'fortgesetzt bei {pct} %',
+  'upload.bytesSkipped': '{size} übersprungen (schon auf dem Server)',
   'upload.savedAs': 'gespeichert als „{name}“',
   'upload.progress': 'Upload-Fortschritt',
 

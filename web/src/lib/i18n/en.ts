@@ -148,6 +148,7 @@ export const en = {
   'upload.skip': 'Skip',
   'upload.applyAll': 'Do this for every conflict',
   'upload.resumedAt': 'resumed at {pct} %',
+  'upload.bytesSkipped': '{size} skipped (already on the server)',
   'upload.savedAs': 'saved as "{name}"',
   'upload.progress': 'Upload progress',
 

@@ -5,7 +5,8 @@
 // 507 is a quota error; a 401 refreshes the session once and retries.
 //
 // A large file's transport may resume an earlier upload of it (tus): it
-// says so, and the item remembers where it picked up.
+// says so, and the item remembers where it picked up. A delta upload (a
+// new version of a file) says how many bytes the server already had.
 //
 // The transport (XHR and tus in the app, a fake in tests) is injected.
 export type ConflictPolicy = 'fail' | 'overwrite' | 'rename';
@@ -27,6 +28,8 @@ export interface TransportResult {
   message?: string;
   /** the name the file was stored under (a file-drop link renames instead of replacing) */
   name?: string;
+  /** bytes of the file the server already had and that were not sent (delta uploads) */
+  skipped?: number;
 }
 
 export interface UploadTransport {
@@ -34,12 +37,14 @@ export interface UploadTransport {
    * Starts one upload. `onProgress` gets the bytes of the file sent so far
    * (counting what an earlier, resumed upload already delivered);
    * `onResumed` the offset the server already had when the upload
-   * continues an earlier one.
+   * continues an earlier one; `onSkipped` the bytes a delta upload need
+   * not send (the server has them), counted in `loaded` from then on.
    */
   send(
     job: UploadJob,
     onProgress: (loaded: number) => void,
     onResumed?: (offset: number) => void,
+    onSkipped?: (bytes: number) => void,
   ): { done: Promise<TransportResult>; abort(): void };
 }
 
@@ -55,6 +60,8 @@ export interface UploadItem {
   stored: string | null;
   /** bytes the server already had when this upload continued an earlier one (null: it did not) */
   resumedAt: number | null;
+  /** bytes the server already had and were not sent (a delta upload; null: not one) */
+  skipped: number | null;
   /** ms when the item finished (done, error…) */
   finishedAt: number | null;
 }
@@ -162,6 +169,7 @@ export class UploadQueue {
         errorKind: null,
         stored: null,
         resumedAt: null,
+        skipped: null,
         finishedAt: null,
       });
     }
@@ -252,6 +260,7 @@ export class UploadQueue {
     item.status = 'uploading';
     item.loaded = 0;
     item.resumedAt = null;
+    item.skipped = null;
     this.sample();
     const { done, abort } = this.transport.send(
       { ...item.job },
@@ -268,6 +277,16 @@ export class UploadQueue {
           it.resumedAt = Math.min(offset, it.size);
           it.loaded = it.resumedAt;
           // Bytes sent before do not count towards the speed.
+          this.samples = [];
+          this.sample();
+        }
+      },
+      (bytes) => {
+        const it = this.find(id);
+        if (it && it.status === 'uploading') {
+          it.skipped = bytes > 0 ? Math.min(bytes, it.size) : null;
+          it.loaded = it.skipped ?? 0;
+          // Bytes not sent do not count towards the speed.
           this.samples = [];
           this.sample();
         }
@@ -299,6 +318,7 @@ export class UploadQueue {
       item.status = 'done';
       item.loaded = item.size;
       item.stored = r.name ?? null;
+      if (typeof r.skipped === 'number') item.skipped = r.skipped > 0 ? Math.min(r.skipped, item.size) : null;
       item.finishedAt = this.now();
       this.landed++;
       this.landedIn = [item.job.folderId];

@@ -177,6 +177,42 @@ describe('UploadQueue', () => {
     expect(q.items[0].status).toBe('uploading');
   });
 
+  it('a delta upload counts the bytes it need not send, without them in the speed', async () => {
+    let skipped!: (bytes: number) => void;
+    let progress!: (n: number) => void;
+    let finish!: (r: TransportResult) => void;
+    let now = 1000;
+    const q = new UploadQueue(
+      {
+        send: (_job, onProgress, _resumed, onSkipped) => {
+          skipped = onSkipped!;
+          progress = onProgress;
+          return { done: new Promise<TransportResult>((r) => (finish = r)), abort: () => {} };
+        },
+      },
+      { now: () => now },
+    );
+    q.add('root', [{ file: file('doc', 10000) }]);
+    skipped(8000);
+    flushSync();
+    expect(q.items[0].skipped).toBe(8000);
+    expect(q.items[0].loaded).toBe(8000);
+    expect(q.speed).toBe(0);
+    now += 1000;
+    progress(9000);
+    flushSync();
+    expect(q.speed).toBeCloseTo(1000);
+    finish({ status: 201, skipped: 8500 });
+    await tick();
+    expect(q.items[0].status).toBe('done');
+    expect(q.items[0].skipped).toBe(8500);
+    // A retry starts over: nothing skipped yet.
+    q.items[0].status = 'error';
+    q.retry(q.items[0].id);
+    flushSync();
+    expect(q.items[0].skipped).toBeNull();
+  });
+
   it('clearFinished keeps only running and waiting files', async () => {
     const { q, transport } = setup({ concurrency: 1 });
     q.add('root', [{ file: file('a', 1) }, { file: file('b', 1) }]);
