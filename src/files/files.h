@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -387,6 +388,9 @@ class Files {
   // when no version was kept: the caller releases the reference.
   Result<bool> KeepVersion(meta::WriteTxn& t, const meta::NodeRow& current, int64_t next,
                            int64_t extra, int64_t reservation);
+  // Runs `fn` for every drive with a quota, one write transaction each
+  // (maintenance: trash and versions within their budgets).
+  Status ForEachQuotaDrive(const std::function<Status(meta::WriteTxn&, int64_t)>& fn);
   // Free space check against options_.min_free_bytes for `extra` more bytes.
   Status CheckFreeSpace(uint64_t extra);
   // Quota reservations (upload in progress): sets the reservation's bytes

@@ -852,6 +852,12 @@ Result<int64_t> Files::PurgeExpiredTrash(int64_t now_ms) {
   // the budget shrinks between deletes too).
   NUBO_RETURN_IF_ERROR(
       meta_.Write([&](meta::WriteTxn& t) { return t.DeleteExpiredReservations(now_ms).status(); }));
+  NUBO_RETURN_IF_ERROR(
+      ForEachQuotaDrive([&](meta::WriteTxn& t, int64_t d) { return TrimTrash(t, d, 1000); }));
+  return deleted;
+}
+
+Status Files::ForEachQuotaDrive(const std::function<Status(meta::WriteTxn&, int64_t)>& fn) {
   int64_t after = 0;
   for (;;) {
     std::vector<int64_t> drives;
@@ -859,13 +865,12 @@ Result<int64_t> Files::PurgeExpiredTrash(int64_t now_ms) {
       NUBO_ASSIGN_OR_RETURN(drives, t.ListQuotaDrives(after, 100));
       return Status::Ok();
     }));
-    if (drives.empty()) break;
+    if (drives.empty()) return Status::Ok();
     after = drives.back();
     for (int64_t d : drives) {
-      NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) { return TrimTrash(t, d, 1000); }));
+      NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) { return fn(t, d); }));
     }
   }
-  return deleted;
 }
 
 }  // namespace nubo::files

@@ -231,21 +231,9 @@ Result<int64_t> Files::ThinVersions(int64_t now_ms) {
     }));
   }
   // Each quota drive's versions back within their share.
-  after = 0;
-  for (;;) {
-    std::vector<int64_t> drives;
-    NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
-      NUBO_ASSIGN_OR_RETURN(drives, t.ListQuotaDrives(after, 100));
-      return Status::Ok();
-    }));
-    if (drives.empty()) break;
-    after = drives.back();
-    for (int64_t d : drives) {
-      NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
-        return MakeRoom(t, d, 0, 0, options_.versions_quota_per_mille, now_ms).status();
-      }));
-    }
-  }
+  NUBO_RETURN_IF_ERROR(ForEachQuotaDrive([&](meta::WriteTxn& t, int64_t d) {
+    return MakeRoom(t, d, 0, 0, options_.versions_quota_per_mille, now_ms).status();
+  }));
   return dropped;
 }
 

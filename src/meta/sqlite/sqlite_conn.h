@@ -178,6 +178,22 @@ class Conn {
   std::unordered_map<const char*, sqlite3_stmt*> cache_;  // keyed by the literal's address
 };
 
+// Binds an optional value, NULL when absent.
+inline void BindOpt(Stmt& s, int i, const std::optional<int64_t>& v) {
+  if (v) {
+    s.Bind(i, *v);
+  } else {
+    s.BindNull(i);
+  }
+}
+inline void BindOpt(Stmt& s, int i, const std::optional<std::string>& v) {
+  if (v) {
+    s.Bind(i, *v);
+  } else {
+    s.BindNull(i);
+  }
+}
+
 #define NUBO_PREPARE(var, conn, sql) NUBO_ASSIGN_OR_RETURN(Stmt var, (conn).Prepare(sql))
 
 }  // namespace nubo::meta::sqlite

@@ -60,26 +60,14 @@ UploadSessionRow SessionFrom(const Stmt& s) {
   return r;
 }
 
-void BindOptInt(Stmt& s, int i, const std::optional<int64_t>& v) {
-  if (v) {
-    s.Bind(i, *v);
-  } else {
-    s.BindNull(i);
-  }
-}
-
 // Binds every column but id as ?1..?22, in the order of the INSERT below.
 void BindSession(Stmt& s, const UploadSessionRow& r) {
   s.Bind(1, r.public_id).Bind(2, r.user_id).Bind(3, r.drive_id).Bind(4, r.parent_public_id);
   s.Bind(5, r.name).Bind(6, static_cast<int64_t>(r.conflict));
-  if (r.if_match) {
-    s.Bind(7, *r.if_match);
-  } else {
-    s.BindNull(7);
-  }
-  BindOptInt(s, 8, r.length);
+  BindOpt(s, 7, r.if_match);
+  BindOpt(s, 8, r.length);
   s.Bind(9, r.offset);
-  BindOptInt(s, 10, r.mtime_ms);
+  BindOpt(s, 10, r.mtime_ms);
   s.Bind(11, r.metadata).Bind(12, static_cast<int64_t>(r.kind)).BindBlob(13, r.hasher);
   if (r.tail_hash) {
     s.Bind(14, *r.tail_hash);
@@ -149,7 +137,7 @@ Status InsertVersion(Conn& c, VersionRow& row) {
     s.Bind(1, row.public_id).Bind(2, row.node_id).Bind(3, row.manifest_id);
     s.Bind(4, static_cast<int64_t>(row.size)).Bind(5, row.charged).Bind(6, row.mtime_ms);
     s.Bind(7, row.created_at_ms);
-    BindOptInt(s, 8, row.author);
+    BindOpt(s, 8, row.author);
     NUBO_RETURN_IF_ERROR(s.Exec());
   }
   row.id = sqlite3_last_insert_rowid(c.db());

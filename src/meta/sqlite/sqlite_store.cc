@@ -156,14 +156,6 @@ NodeRow NodeFrom(const Stmt& s) {
   return n;
 }
 
-void BindOpt(Stmt& s, int i, const std::optional<int64_t>& v) {
-  if (v) {
-    s.Bind(i, *v);
-  } else {
-    s.BindNull(i);
-  }
-}
-
 // Parameters ?3..?18 shared by InsertNode and UpdateNode.
 void BindNodeFields(Stmt& s, const NodeRow& n) {
   BindOpt(s, 3, n.parent_id);
