@@ -29,20 +29,10 @@ using files::UploadSessions;
 using http::Request;
 using http::Response;
 
+// A BLAKE3 digest as the API writes it (64 hex digits, either case).
 std::optional<meta::Digest> ParseHash(std::string_view hex) {
-  if (hex.size() != 64) return std::nullopt;
   meta::Digest d{};
-  for (size_t i = 0; i < 32; ++i) {
-    auto nib = [](char c) -> int {
-      if (c >= '0' && c <= '9') return c - '0';
-      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-      return -1;
-    };
-    const int hi = nib(hex[2 * i]), lo = nib(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    d[i] = static_cast<uint8_t>(hi * 16 + lo);
-  }
+  if (!ParseDigestHex(AsciiLowerCopy(hex), d)) return std::nullopt;
   return d;
 }
 

@@ -535,15 +535,8 @@ void RegisterFileRoutes(http::Router& router, Files& files, FileRouteHooks hooks
         if (!body.Get("name") || !body.Get("hash")) {
           return http::ErrorResponse(Status::InvalidArgument("name and hash are required"));
         }
-        std::string hex = AsciiLowerCopy(*body.Get("hash"));
         meta::Digest hash{};
-        bool ok =
-            hex.size() == 64 && hex.find_first_not_of("0123456789abcdef") == std::string::npos;
-        for (size_t i = 0; ok && i < 32; ++i) {
-          auto nib = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
-          hash[i] = static_cast<uint8_t>(nib(hex[2 * i]) * 16 + nib(hex[2 * i + 1]));
-        }
-        if (!ok)
+        if (!ParseDigestHex(AsciiLowerCopy(*body.Get("hash")), hash))
           return http::ErrorResponse(
               Status::InvalidArgument("hash must be 64 hex digits (BLAKE3)"));
         files::UploadRequest u;

@@ -332,7 +332,7 @@ int RunDebugPut(const Config& cfg, const std::string& file, const std::string& p
 
 int RunDebugCat(const Config& cfg, const std::string& hash_hex) {
   meta::Digest h;
-  if (!blob::ParseDigestHex(hash_hex, h)) {
+  if (!ParseDigestHex(hash_hex, h)) {
     return Fail("debug cat", Status::InvalidArgument("expected 64 hex characters"));
   }
   auto s = OpenStorage(cfg.data_dir, false);

@@ -56,4 +56,19 @@ bool Blake3::RestoreState(std::string_view state) {
 
 std::string DigestHex(const Blake3Digest& d) { return HexEncode(d.data(), d.size()); }
 
+bool ParseDigestHex(std::string_view hex, Blake3Digest& out) {
+  auto val = [](char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  if (hex.size() != 2 * out.size()) return false;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int hi = val(hex[2 * i]), lo = val(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out[i] = static_cast<uint8_t>(hi << 4 | lo);
+  }
+  return true;
+}
+
 }  // namespace nubo

@@ -42,5 +42,7 @@ class Blake3 {
 };
 
 std::string DigestHex(const Blake3Digest& d);
+// The inverse: 64 lower-case hex digits. False (out unspecified) if malformed.
+bool ParseDigestHex(std::string_view hex, Blake3Digest& out);
 
 }  // namespace nubo

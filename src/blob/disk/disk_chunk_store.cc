@@ -28,27 +28,11 @@ int64_t MtimeMs(const struct stat& st) {
   return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1'000'000;
 }
 
-int HexVal(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
-}
-
 Status FaultStatus(FaultPlan::Fault f, const std::string& what) {
   return PosixError(what + " (injected)", f == FaultPlan::Fault::kEnospc ? ENOSPC : EIO);
 }
 
 }  // namespace
-
-bool ParseDigestHex(std::string_view hex, Digest& out) {
-  if (hex.size() != 64) return false;
-  for (size_t i = 0; i < 32; ++i) {
-    int hi = HexVal(hex[2 * i]), lo = HexVal(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    out[i] = static_cast<uint8_t>(hi << 4 | lo);
-  }
-  return true;
-}
 
 Result<std::unique_ptr<DiskChunkStore>> DiskChunkStore::Open(std::string root, std::string tmp,
                                                              FaultPlan* faults) {

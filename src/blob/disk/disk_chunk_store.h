@@ -71,7 +71,4 @@ class DiskChunkStore final : public ChunkStore {
   std::atomic<uint64_t> syncs_{0};
 };
 
-// Parses 64 lower-case hex characters. False if malformed.
-bool ParseDigestHex(std::string_view hex, Digest& out);
-
 }  // namespace nubo::blob
