@@ -8,9 +8,10 @@ build_pkgs=(
   libboost1.81-dev libboost-url1.81-dev libboost-json1.81-dev
   libcli11-dev libspdlog-dev libfmt-dev libtomlplusplus-dev
   librust-blake3-dev libssl-dev libsodium-dev libsqlite3-dev libjwt-dev libicu-dev
-  libmagic-dev libarchive-dev zlib1g-dev libexpat1-dev
+  libmagic-dev libarchive-dev zlib1g-dev libexpat1-dev libical-dev
 )
-test_pkgs=(libgtest-dev libgmock-dev python3 curl litmus cadaver rclone)
+test_pkgs=(libgtest-dev libgmock-dev python3 curl litmus cadaver rclone
+  python3-caldav vdirsyncer khal khard radicale)
 bench_pkgs=(nginx-light libnginx-mod-http-dav-ext apache2 apache2-utils lighttpd lighttpd-mod-webdav
   php-cli php-sabre-dav rclone wrk curl b3sum time e2fsprogs libbenchmark-dev)
 fuzz_pkgs=(clang-14 libclang-rt-14-dev)

@@ -30,6 +30,8 @@ const char* ActionName(Action a) {
 
 Status NodeHidden() { return Status::NotFound("no such file or folder"); }
 
+Status CollectionHidden() { return Status::NotFound("no such collection or object"); }
+
 const char* RoleName(Role r) {
   switch (r) {
     case Role::kViewer:
@@ -158,6 +160,23 @@ Result<Perms> Checker::OnDrive(int64_t drive_id) {
   NUBO_ASSIGN_OR_RETURN(Perms member, MemberPerms(drive_id));
   if (!member.empty()) return member;
   return NodeHidden();
+}
+
+Result<Perms> Checker::OnCollection(const meta::DavCollectionRow& c) {
+  if (who_.anonymous() || who_.link() || !who_.Has(auth::kScopeGroupware)) {
+    return CollectionHidden();
+  }
+  if (c.user_id == who_.user_id) return Perms::AllNode();
+  return CollectionHidden();
+}
+
+Status Checker::RequireCollection(const meta::DavCollectionRow& c, Action a) {
+  NUBO_ASSIGN_OR_RETURN(Perms p, OnCollection(c));
+  if (!p.Has(a)) {
+    return Status::PermissionDenied(std::string("not allowed to ") + ActionName(a) +
+                                    " in this collection");
+  }
+  return Status::Ok();
 }
 
 Result<Perms> Checker::On(const meta::NodeRow& node) {

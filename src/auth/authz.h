@@ -119,6 +119,8 @@ std::optional<Role> RoleOf(Perms p);
 // The answer for a node the caller may not see: byte-identical to a node
 // that does not exist.
 Status NodeHidden();
+// The same for a calendar, an address book or an object in one.
+Status CollectionHidden();
 
 // Decides for one request: the principal's permissions on nodes and drives,
 // with the drive owners it looked up memoized (a listing page asks once).
@@ -137,6 +139,14 @@ class Checker {
   // The same for a drive as a whole (its trash, its locks, a search in it).
   Result<Perms> OnDrive(int64_t drive_id);
   Status RequireDrive(int64_t drive_id, Action a);
+
+  // The principal's permissions on a calendar or address book (and the
+  // objects in it). Its owner, through a credential with kScopeGroupware,
+  // may do everything; anyone else sees nothing (NodeHidden's answer for
+  // a collection: "no such collection"), so a second user's REPORT,
+  // PROPFIND and GET all answer like a collection that does not exist.
+  Result<Perms> OnCollection(const meta::DavCollectionRow& c);
+  Status RequireCollection(const meta::DavCollectionRow& c, Action a);
 
   const auth::Principal& who() const { return who_; }
   // A drive the caller read in this transaction anyway: its owner is

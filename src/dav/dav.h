@@ -1,8 +1,9 @@
 // WebDAV (RFC 4918, class 1, 2 and 3) over the files domain: the caller's
 // personal drive at /dav/ (alias /webdav/), a shared drive at
 // /dav-drives/<id>/, a node shared with the caller at /dav-shares/<node id>/
-// and a public link's tree at /public.php/webdav/ (the token as the Basic
-// user name). The prefixes keep /dav/ a plain file tree whose first segment
+// a public link's tree at /public.php/webdav/ (the token as the Basic
+// user name), and the Nextcloud layout's files trees: /remote.php/webdav/
+// and /remote.php/dav/files/<the caller's name>/. The prefixes keep /dav/ a plain file tree whose first segment
 // is always a name of the user's own.
 //
 // The method → handler table lives in routes.cc (OPTIONS' Allow comes from

@@ -90,6 +90,11 @@ Result<DavContext*> Prepare(DavContext& c) {
   c.segments.assign(req.segments.begin() + n, req.segments.end());
   if (req.segments[0] == "dav-drives") c.drive = req.segments[1];
   if (req.segments[0] == "dav-shares") c.share_root = req.segments[1];
+  // /remote.php/dav/files/<user>/ is the caller's own tree only; another
+  // name answers like a path that does not exist.
+  if (n == 4 && AsciiLowerCopy(req.segments[3]) != AsciiLowerCopy(c.who().username)) {
+    return Status::NotFound("no such file or folder");
+  }
   auto r = c.files.Resolve(c.who(), c.segments, c.drive, c.share_root);
   if (!r.ok()) {
     if (r.status().code() == Code::kInvalidArgument && !Writes(req.method)) {
@@ -193,6 +198,13 @@ size_t MountLength(const std::vector<std::string>& segments) {
   if (segments.empty()) return 0;
   if (segments[0] == "dav" || segments[0] == "webdav") return 1;
   if (segments.size() >= 2 && segments[0] == "public.php" && segments[1] == "webdav") return 2;
+  // The Nextcloud layout: the legacy /remote.php/webdav/ and the files
+  // tree of the DAV root, /remote.php/dav/files/<user>/.
+  if (segments.size() >= 2 && segments[0] == "remote.php" && segments[1] == "webdav") return 2;
+  if (segments.size() >= 4 && segments[0] == "remote.php" && segments[1] == "dav" &&
+      segments[2] == "files") {
+    return 4;
+  }
   if (segments.size() >= 2 && (segments[0] == "dav-drives" || segments[0] == "dav-shares"))
     return 2;
   return 0;
@@ -202,7 +214,9 @@ bool SameTree(const std::vector<std::string>& segments, std::string_view request
   const size_t n = MountLength(segments);
   if (n == 0) return false;
   if (n == 1) return request_mount == "/dav" || request_mount == "/webdav";
-  return request_mount == "/" + segments[0] + "/" + segments[1];
+  std::string mount;
+  for (size_t i = 0; i < n; ++i) mount += "/" + segments[i];
+  return request_mount == mount;
 }
 
 Response DavError(int status, std::string_view condition, std::string_view href) {
@@ -253,8 +267,10 @@ void RegisterDavRoutes(http::Router& router, files::Files& files, DavOptions opt
   // (a user's tree is /dav/). A public link's tree at Nextcloud's
   // public WebDAV address: the token is the Basic user name, the link's
   // password (if any) the password.
-  for (const char* mount : {"/dav/{path...}", "/webdav/{path...}", "/dav-drives/{drive}/{path...}",
-                            "/dav-shares/{node}/{path...}", "/public.php/webdav/{path...}"}) {
+  for (const char* mount :
+       {"/dav/{path...}", "/webdav/{path...}", "/dav-drives/{drive}/{path...}",
+        "/dav-shares/{node}/{path...}", "/public.php/webdav/{path...}",
+        "/remote.php/webdav/{path...}", "/remote.php/dav/files/{user}/{path...}"}) {
     for (const Method& m : kMethods) {
       http::RouteOptions ro;
       ro.access = std::string_view(mount).rfind("/public.php/", 0) == 0 ? http::Access::kLink

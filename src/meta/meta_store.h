@@ -161,6 +161,55 @@ struct UploadSessionRow {
 };
 
 // PERSISTED: never renumber (nodes.kind; folders sort before files).
+// Groupware (docs/groupware.md): a calendar or address book of one account.
+struct DavCollectionRow {
+  int64_t id = 0;
+  std::string public_id;
+  int64_t user_id = 0;
+  int kind = 0;  // PERSISTED: 1 calendar, 2 address book, 3 scheduling inbox, 4 scheduling outbox
+  std::string name;
+  std::string display_name;
+  std::string description;
+  std::string color;
+  int64_t sort_order = 0;
+  std::string timezone;
+  uint32_t components = 0;
+  int64_t sync_seq = 0;
+  int64_t sync_floor = 0;
+  int64_t created_at_ms = 0;
+};
+
+// One calendar object or vCard. `data` is empty when listed without it.
+struct DavObjectRow {
+  int64_t id = 0;
+  int64_t collection_id = 0;
+  std::string name;
+  std::string uid;
+  std::string component;
+  std::string data;
+  std::string etag;
+  std::optional<int64_t> first_start_ms;
+  std::optional<int64_t> last_end_ms;
+  int64_t modseq = 0;
+  int64_t mtime_ms = 0;
+  int64_t size = 0;
+};
+
+// A member that changed after a sync token: present (etag set) or gone.
+struct DavChange {
+  std::string name;
+  int64_t modseq = 0;
+  bool deleted = false;
+  std::string etag;
+  int64_t size = 0;
+};
+
+struct DavDeadProp {
+  std::string ns;
+  std::string name;
+  std::string value;  // context-free XML
+};
+
 enum class NodeKind : int { kFolder = 0, kFile = 1 };
 
 struct NodeRow {
@@ -343,6 +392,8 @@ class ReadTxn {
 
   // Users. Names compare case-insensitively.
   virtual Result<std::optional<UserRow>> GetUserByName(const std::string& username) = 0;
+  // Case-insensitively (e-mail addresses are stored lower-cased).
+  virtual Result<std::optional<UserRow>> GetUserByEmail(const std::string& email) = 0;
   virtual Result<std::optional<UserRow>> GetUser(int64_t id) = 0;
   // Users with lower(username) > `after_key` (and starting with `prefix`,
   // compared case-insensitively, when given), by name.
@@ -443,6 +494,32 @@ class ReadTxn {
   // (id, name) of nodes without a sort key, by id after `after_id`.
   virtual Result<std::vector<std::pair<int64_t, std::string>>> NodesWithoutSortKey(
       int64_t after_id, size_t limit) = 0;
+
+  // ---- Groupware ----
+
+  virtual Result<std::optional<DavCollectionRow>> GetDavCollection(int64_t user_id, int kind,
+                                                                   const std::string& name) = 0;
+  // The account's collections of `kind`, by sort order then name.
+  virtual Result<std::vector<DavCollectionRow>> ListDavCollections(int64_t user_id, int kind) = 0;
+  virtual Result<std::optional<DavObjectRow>> GetDavObject(int64_t collection_id,
+                                                           const std::string& name) = 0;
+  virtual Result<std::optional<DavObjectRow>> GetDavObjectByUid(int64_t collection_id,
+                                                                const std::string& uid) = 0;
+  // Objects with name > `after_name`, by name; `with_data` loads the texts.
+  virtual Result<std::vector<DavObjectRow>> ListDavObjects(int64_t collection_id,
+                                                           const std::string& after_name,
+                                                           size_t limit, bool with_data) = 0;
+  // Objects (with data) whose span may overlap [start, end) — an index
+  // scan on first_start; nullopt sides are open — with name > `after_name`.
+  virtual Result<std::vector<DavObjectRow>> ListDavObjectsInRange(int64_t collection_id,
+                                                                  std::optional<int64_t> start_ms,
+                                                                  std::optional<int64_t> end_ms,
+                                                                  const std::string& after_name,
+                                                                  size_t limit) = 0;
+  // Members changed or removed after `since_seq`, by modseq then name.
+  virtual Result<std::vector<DavChange>> DavChangesSince(int64_t collection_id, int64_t since_seq,
+                                                         size_t limit) = 0;
+  virtual Result<std::vector<DavDeadProp>> ListDavCollectionProps(int64_t collection_id) = 0;
 
   // ---- Sharing ----
 
@@ -690,6 +767,27 @@ class WriteTxn : public ReadTxn {
   // Appends complete chunks (seq continues the session's list).
   virtual Status AppendUploadSessionChunks(int64_t session_id,
                                            const std::vector<ManifestChunk>& chunks) = 0;
+
+  // ---- Groupware ----
+
+  // Fills `row.id`. AlreadyExists when the account has a collection of that
+  // kind and name.
+  virtual Status InsertDavCollection(DavCollectionRow& row) = 0;
+  // Writes the descriptive fields (display name … components).
+  virtual Status UpdateDavCollection(const DavCollectionRow& row) = 0;
+  virtual Status DeleteDavCollection(int64_t id) = 0;  // and its objects
+  // Creates or replaces the object `row.name`: the collection's sync_seq
+  // grows by one and becomes the object's modseq (set in `row`); a
+  // tombstone of the name goes. AlreadyExists when another name holds the
+  // UID.
+  virtual Status PutDavObject(DavObjectRow& row) = 0;
+  // Removes the object and leaves a tombstone at the next sync_seq.
+  // NotFound when absent.
+  virtual Status DeleteDavObject(int64_t collection_id, const std::string& name) = 0;
+  // Sets (value) or removes (nullopt) a dead property of a collection.
+  virtual Status SetDavCollectionProp(int64_t collection_id, const std::string& ns,
+                                      const std::string& name,
+                                      const std::optional<std::string>& value) = 0;
 };
 
 class MetaStore {

@@ -23,6 +23,8 @@
 #include "dav/dav.h"
 #include "files/files.h"
 #include "files/upload_sessions.h"
+#include "groupdav/groupdav.h"
+#include "groupware/collections.h"
 #include "http/router.h"
 #include "server/auth_guard.h"
 #include "server/faulty_meta_store.h"
@@ -235,6 +237,8 @@ int RunServe(const Config& cfg) {
   dav::DavOptions dopt;
   dopt.allow_depth_infinity = cfg.dav_propfind_infinity;
   dav::RegisterDavRoutes(router, files, dopt);
+  groupware::Collections collections(meta, {});
+  groupdav::RegisterGroupDavRoutes(router, collections, {});
   Maintenance maintenance(files, uploads, meta, chunks, cfg.maintenance_interval_ms,
                           cfg.gc_grace_ms);
   RegisterWebRoutes(router, cfg.web_dir);

@@ -487,55 +487,143 @@ def batch(op, keys, parent=False):
     return build
 
 
+# Paths whose first segments name the caller's own tree (a recipient of a
+# grant reaches nothing there: it answers like an unknown path).
+DAV_TREES = ("/dav/", "/webdav/", "/dav-drives/", "/dav-shares/", "/remote.php/")
+GW = "/remote.php/dav"
+CALQ = (b'<C:calendar-query xmlns:d="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/>'
+        b'<C:calendar-data/></d:prop><C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="VEVENT">'
+        b'<C:time-range start="20260101T000000Z" end="20270101T000000Z"/></C:comp-filter></C:comp-filter>'
+        b'</C:filter></C:calendar-query>')
+SYNC = (b'<d:sync-collection xmlns:d="DAV:"><d:sync-token/><d:sync-level>1</d:sync-level>'
+        b'<d:prop><d:getetag/></d:prop></d:sync-collection>')
+CARDQ = (b'<CR:addressbook-query xmlns:d="DAV:" xmlns:CR="urn:ietf:params:xml:ns:carddav"><d:prop><d:getetag/>'
+         b'<CR:address-data/></d:prop></CR:addressbook-query>')
+FREEBUSY = (b"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//matrix//EN\r\nMETHOD:REQUEST\r\nBEGIN:VFREEBUSY\r\n"
+            b"UID:fb\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20260301T000000Z\r\nDTEND:20260302T000000Z\r\n"
+            b"ORGANIZER:/remote.php/dav/principals/users/alice/\r\nATTENDEE:/remote.php/dav/principals/users/alice/"
+            b"\r\nEND:VFREEBUSY\r\nEND:VCALENDAR\r\n")
+CAL_PROPSET = (b'<d:propertyupdate xmlns:d="DAV:"><d:set><d:prop><d:displayname>renamed</d:displayname>'
+               b'</d:prop></d:set></d:propertyupdate>')
+
+
+def ics(uid, summary):
+    return ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//matrix//EN\r\nBEGIN:VEVENT\r\nUID:%s\r\n"
+            "DTSTAMP:20260101T000000Z\r\nDTSTART:20260301T100000Z\r\nDTEND:20260301T110000Z\r\n"
+            "SUMMARY:%s\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n" % (uid, summary)).encode()
+
+
+def fx_calendar(t, who):
+    """A calendar of its own with one event, and one address book with one card."""
+    n = t.n()
+    cal, book = "cal-%d" % n, "book-%d" % n
+    base = "%s/calendars/%s/%s/" % (GW, who.name, cal)
+    status, _, data = t.send(who.auth, R("MKCALENDAR", base, {}, b""))
+    assert status == 201, data
+    status, _, data = t.send(who.auth, R("PUT", base + "e.ics", {"Content-Type": "text/calendar"},
+                                         ics("uid-%d" % n, who.prefix)))
+    assert status == 201, data
+    books = "%s/addressbooks/users/%s/%s/" % (GW, who.name, book)
+    status, _, data = t.send(who.auth, R("MKCOL", books, {}, b""))
+    assert status == 201, data
+    card = ("BEGIN:VCARD\r\nVERSION:4.0\r\nUID:card-%d\r\nFN:%s\r\nEND:VCARD\r\n" % (n, who.prefix)).encode()
+    status, _, data = t.send(who.auth, R("PUT", books + "c.vcf", {"Content-Type": "text/vcard"}, card))
+    assert status == 201, data
+    for url in (base, books):
+        t.probe(who, "PROPFIND", url, dict(XML, Depth="1"), ALLPROP)
+    return {"cal": cal, "book": book, "_n": str(n), "fresh": "new-%d" % n}
+
+
+def groupdav_cases():
+    """Every method of the groupware trees' dispatch table, on Alice's
+    calendars and address books (her name in the path: Bob addresses her
+    home directly and must get what a home that does not exist answers)."""
+    cal = lambda v: "%s/calendars/alice/%s/" % (GW, v["cal"])  # noqa: E731
+    book = lambda v: "%s/addressbooks/users/alice/%s/" % (GW, v["book"])  # noqa: E731
+    F = fx_calendar
+    return {
+        "OPTIONS": [Case(lambda v, w: R("OPTIONS", cal(v), {}, b""), F, none=any_status)],
+        "PROPFIND": [
+            Case(lambda v, w: R("PROPFIND", cal(v), dict(XML, Depth="0"), ALLPROP), F, "calendar", ok=is_207),
+            Case(lambda v, w: R("PROPFIND", cal(v), dict(XML, Depth="1"), ALLPROP), F, "events", ok=is_207),
+            Case(lambda v, w: R("PROPFIND", book(v) + "c.vcf", dict(XML, Depth="0"), ALLPROP), F, "card",
+                 ok=is_207)],
+        "PROPPATCH": [Case(lambda v, w: R("PROPPATCH", cal(v), XML, CAL_PROPSET), F, ok=proppatch_ok)],
+        "MKCOL": [Case(lambda v, w: R("MKCOL", "%s/addressbooks/users/alice/%s/" % (GW, v["fresh"]), {}, b""), F)],
+        "MKCALENDAR": [Case(lambda v, w: R("MKCALENDAR", "%s/calendars/alice/%s/" % (GW, v["fresh"]), {}, b""), F)],
+        "GET": [
+            Case(lambda v, w: R("GET", cal(v) + "e.ics", {}, b""), F, "event"),
+            Case(lambda v, w: R("GET", book(v) + "c.vcf", {}, b""), F, "card"),
+            Case(lambda v, w: R("GET", cal(v), {}, b""), F, "export"),
+            Case(lambda v, w: R("HEAD", cal(v) + "e.ics", {}, b""), F, "HEAD")],
+        "PUT": [
+            Case(lambda v, w: R("PUT", cal(v) + "e.ics", {"Content-Type": "text/calendar"},
+                                ics("uid-" + v["_n"], "overwritten")), F, "overwrite"),
+            Case(lambda v, w: R("PUT", cal(v) + "new.ics", {"Content-Type": "text/calendar"},
+                                ics("new-" + v["_n"], "new")), F, "create")],
+        "DELETE": [
+            Case(lambda v, w: R("DELETE", cal(v) + "e.ics", {}, b""), F, "event"),
+            Case(lambda v, w: R("DELETE", book(v), {}, b""), F, "address book")],
+        "POST": [Case(lambda v, w: R("POST", "%s/calendars/alice/outbox/" % GW, {"Content-Type": "text/calendar"},
+                                     FREEBUSY), F, "free-busy through the outbox")],
+        "REPORT": [
+            Case(lambda v, w: R("REPORT", cal(v), dict(XML, Depth="1"), CALQ), F, "calendar-query", ok=is_207),
+            Case(lambda v, w: R("REPORT", cal(v), dict(XML, Depth="0"), SYNC), F, "sync-collection", ok=is_207),
+            Case(lambda v, w: R("REPORT", book(v), dict(XML, Depth="1"), CARDQ), F, "addressbook-query",
+                 ok=is_207)],
+    }
+
+
 def dav_cases(m, tree="personal"):
     """Every method of the WebDAV dispatch table, on mount `m` (for the
     "drive" tree, /dav-drives/<the fixture's drive>)."""
     F = dav_fixtures(tree)
-    mount = {"personal": lambda v: m, "drive": lambda v: "/dav-drives/" + v["drive"],
-             "share": lambda v: "/dav-shares/" + v["share"]}[tree]
-    u = lambda v, p: dav_url(mount(v), p)  # noqa: E731
+    mount = {"personal": lambda v, w: m.replace("{user}", w.name),
+             "drive": lambda v, w: "/dav-drives/" + v["drive"],
+             "share": lambda v, w: "/dav-shares/" + v["share"]}[tree]
+    u = lambda v, w, p: dav_url(mount(v, w), p)  # noqa: E731
     return {
-        "OPTIONS": [Case(lambda v, w: R("OPTIONS", u(v, v["path"]), {}, b""), F.dav, none=any_status)],
+        "OPTIONS": [Case(lambda v, w: R("OPTIONS", u(v, w, v["path"]), {}, b""), F.dav, none=any_status)],
         "PROPFIND": [
             # Personal: nothing of Alice's named, Bob lists his own drive.
             # Drive: the root of Alice's shared drive.
-            Case(lambda v, w: R("PROPFIND", mount(v) + "/", dict(XML, Depth="1"), ALLPROP),
+            Case(lambda v, w: R("PROPFIND", mount(v, w) + "/", dict(XML, Depth="1"), ALLPROP),
                  None if tree == "personal" else F.root, "drive root", ok=is_207,
                  needs="own" if tree == "personal" else None),
-            Case(lambda v, w: R("PROPFIND", u(v, v["path"]), dict(XML, Depth="0"), ALLPROP), F.dav, "depth 0",
+            Case(lambda v, w: R("PROPFIND", u(v, w, v["path"]), dict(XML, Depth="0"), ALLPROP), F.dav, "depth 0",
                  ok=is_207),
-            Case(lambda v, w: R("PROPFIND", u(v, v["dir"]) + "/", dict(XML, Depth="1"), ALLPROP), F.dav,
+            Case(lambda v, w: R("PROPFIND", u(v, w, v["dir"]) + "/", dict(XML, Depth="1"), ALLPROP), F.dav,
                  "collection, depth 1", ok=is_207)],
-        "PROPPATCH": [Case(lambda v, w: R("PROPPATCH", u(v, v["path"]), XML, PROPSET), F.dav, ok=proppatch_ok)],
-        "MKCOL": [Case(lambda v, w: R("MKCOL", u(v, v["dir"] + "/newcol"), {}, b""), F.dav)],
+        "PROPPATCH": [Case(lambda v, w: R("PROPPATCH", u(v, w, v["path"]), XML, PROPSET), F.dav, ok=proppatch_ok)],
+        "MKCOL": [Case(lambda v, w: R("MKCOL", u(v, w, v["dir"] + "/newcol"), {}, b""), F.dav)],
         "GET": [
-            Case(lambda v, w: R("GET", u(v, v["path"]), {}, b""), F.dav, "GET"),
-            Case(lambda v, w: R("HEAD", u(v, v["path"]), {}, b""), F.dav, "HEAD")],
+            Case(lambda v, w: R("GET", u(v, w, v["path"]), {}, b""), F.dav, "GET"),
+            Case(lambda v, w: R("HEAD", u(v, w, v["path"]), {}, b""), F.dav, "HEAD")],
         "PUT": [
-            Case(lambda v, w: R("PUT", u(v, v["path"]), {}, b"overwritten"), F.dav, "overwrite"),
-            Case(lambda v, w: R("PUT", u(v, v["dir"] + "/new.txt"), {}, b"new"), F.dav, "create"),
-            Case(lambda v, w: R("PUT", u(v, v["path"]), {"If": "(<%s>)" % v["token"]}, b"locked write"),
+            Case(lambda v, w: R("PUT", u(v, w, v["path"]), {}, b"overwritten"), F.dav, "overwrite"),
+            Case(lambda v, w: R("PUT", u(v, w, v["dir"] + "/new.txt"), {}, b"new"), F.dav, "create"),
+            Case(lambda v, w: R("PUT", u(v, w, v["path"]), {"If": "(<%s>)" % v["token"]}, b"locked write"),
                  F.locked, "with the lock token in If", cross=("token",))],
-        "PATCH": [Case(lambda v, w: R("PATCH", u(v, v["path"]), {
+        "PATCH": [Case(lambda v, w: R("PATCH", u(v, w, v["path"]), {
             "Content-Type": "application/x-sabredav-partialupdate", "X-Update-Range": "bytes=0-3"}, b"ABCD"),
             F.dav)],
-        "DELETE": [Case(lambda v, w: R("DELETE", u(v, v["path"]), {}, b""), F.dav)],
+        "DELETE": [Case(lambda v, w: R("DELETE", u(v, w, v["path"]), {}, b""), F.dav)],
         "COPY": [
-            Case(lambda v, w: R("COPY", u(v, v["path"]), {"Destination": u(v, v["dest"]), "Overwrite": "F"}, b""),
+            Case(lambda v, w: R("COPY", u(v, w, v["path"]), {"Destination": u(v, w, v["dest"]), "Overwrite": "F"}, b""),
                  F.new_dest, "to a new name", cross=("dest",)),
-            Case(lambda v, w: R("COPY", u(v, v["path"]), {"Destination": u(v, v["dest"]), "Overwrite": "T"}, b""),
+            Case(lambda v, w: R("COPY", u(v, w, v["path"]), {"Destination": u(v, w, v["dest"]), "Overwrite": "T"}, b""),
                  F.existing_dest, "over an existing file", cross=("dest",))],
         "MOVE": [
-            Case(lambda v, w: R("MOVE", u(v, v["path"]), {"Destination": u(v, v["dest"]), "Overwrite": "F"}, b""),
+            Case(lambda v, w: R("MOVE", u(v, w, v["path"]), {"Destination": u(v, w, v["dest"]), "Overwrite": "F"}, b""),
                  F.new_dest, "to a new name", cross=("dest",)),
-            Case(lambda v, w: R("MOVE", u(v, v["path"]), {"Destination": u(v, v["dest"]), "Overwrite": "T"}, b""),
+            Case(lambda v, w: R("MOVE", u(v, w, v["path"]), {"Destination": u(v, w, v["dest"]), "Overwrite": "T"}, b""),
                  F.existing_dest, "over an existing file", cross=("dest",))],
         "LOCK": [
-            Case(lambda v, w: R("LOCK", u(v, v["path"]), dict(XML, Depth="0", Timeout="Second-600"), LOCKINFO),
+            Case(lambda v, w: R("LOCK", u(v, w, v["path"]), dict(XML, Depth="0", Timeout="Second-600"), LOCKINFO),
                  F.dav, "existing file"),
-            Case(lambda v, w: R("LOCK", u(v, v["dir"] + "/locknull.txt"), dict(XML, Depth="0"), LOCKINFO),
+            Case(lambda v, w: R("LOCK", u(v, w, v["dir"] + "/locknull.txt"), dict(XML, Depth="0"), LOCKINFO),
                  F.dav, "unmapped name")],
-        "UNLOCK": [Case(lambda v, w: R("UNLOCK", u(v, v["path"]), {"Lock-Token": "<%s>" % v["token"]}, b""),
+        "UNLOCK": [Case(lambda v, w: R("UNLOCK", u(v, w, v["path"]), {"Lock-Token": "<%s>" % v["token"]}, b""),
                         F.locked, cross=("token",))],
     }
 
@@ -743,9 +831,14 @@ def examples():
         ("DELETE", "/api/v1/admin/users/{name}/sessions"): [
             Case(lambda v, w: J("DELETE", "/api/v1/admin/users/%s/sessions" % v["name"]), fx_target)],
     }
-    for mount in ("/dav", "/webdav"):
+    # The files tree of the Nextcloud layout: the caller's own name in the
+    # path (another name answers like a path that does not exist).
+    for mount, pattern in (("/dav", "/dav"), ("/webdav", "/webdav"), ("/remote.php/webdav", "/remote.php/webdav"),
+                           ("/remote.php/dav/files/{user}", "/remote.php/dav/files/{user}")):
         for method, cases in dav_cases(mount).items():
-            ex[(method, mount + "/{path...}")] = cases
+            ex[(method, pattern + "/{path...}")] = cases
+    for method, cases in groupdav_cases().items():
+        ex[(method, "/remote.php/dav/{path...}")] = cases
     for method, cases in dav_cases("/dav-drives", tree="drive").items():
         ex[(method, "/dav-drives/{drive}/{path...}")] = cases
     for method, cases in dav_cases("/dav-shares", tree="share").items():
@@ -944,7 +1037,7 @@ def needs_of(key, access, case):
         return "admin"
     if case.needs:
         return case.needs
-    if key[1].startswith(("/dav/", "/webdav/", "/dav-drives/", "/dav-shares/")):
+    if key[1].startswith(DAV_TREES):
         return "hidden"
     if access == "account":
         return "own"
@@ -1334,7 +1427,7 @@ class AuthzMatrixTest(unittest.TestCase):
         missing = sorted("%s %s (%s)" % (m, p, a) for (m, p), a in keys.items() if (m, p) not in table)
         self.assertEqual(missing, [], "routes without an example in the authorization matrix")
         no_needs = sorted("%s %s" % k for k, a in keys.items() if a == "user" and k in table and
-                          not k[1].startswith(("/dav/", "/webdav/", "/dav-drives/", "/dav-shares/")) and
+                          not k[1].startswith(DAV_TREES) and
                           k not in NEEDS)
         self.assertEqual(no_needs, [], "routes without a row in NEEDS (what a share's recipient must hold)")
         stale = sorted("%s %s" % k for k in table if k not in keys)

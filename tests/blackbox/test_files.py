@@ -188,6 +188,7 @@ class Client:
         self.user = user
         self.auth = "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
         self._root = None
+        self.api_prefix = True  # paths not under /api/ or a DAV tree are below /api/v1
 
     def raw(self, method, path, body=None, headers=None, timeout=120, auth=True):
         """(status, lower-case headers, body bytes). `path` is below /api/v1
@@ -199,7 +200,8 @@ class Client:
             h.setdefault("Content-Type", "application/json")
         conn = http.client.HTTPConnection("127.0.0.1", self.srv.port, timeout=timeout)
         try:
-            conn.request(method, path if path.startswith(("/api/", "/dav/")) else API + path, body=body,
+            as_is = not self.api_prefix or path.startswith(("/api/", "/dav/", "/remote.php/", "/.well-known/"))
+            conn.request(method, path if as_is else API + path, body=body,
                          headers=h)
             resp = conn.getresponse()
             data = resp.read()

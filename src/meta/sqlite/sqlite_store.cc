@@ -12,6 +12,7 @@
 #include "meta/migrations.h"
 #include "meta/sqlite/group_commit.h"
 #include "meta/sqlite/sqlite_conn.h"
+#include "meta/sqlite/sqlite_groupware.h"
 #include "meta/sqlite/sqlite_history.h"
 #include "util/time.h"
 
@@ -463,11 +464,70 @@ class SqliteTxn final : public WriteTxn {
     return sqlite::AppendUploadSessionChunks(c_, session_id, chunks);
   }
 
+  // ---- Groupware (sqlite_groupware.cc) ----
+  Result<std::optional<DavCollectionRow>> GetDavCollection(int64_t user_id, int kind,
+                                                           const std::string& name) override {
+    return sqlite::GetDavCollection(c_, user_id, kind, name);
+  }
+  Result<std::vector<DavCollectionRow>> ListDavCollections(int64_t user_id, int kind) override {
+    return sqlite::ListDavCollections(c_, user_id, kind);
+  }
+  Result<std::optional<DavObjectRow>> GetDavObject(int64_t collection_id,
+                                                   const std::string& name) override {
+    return sqlite::GetDavObject(c_, collection_id, name);
+  }
+  Result<std::optional<DavObjectRow>> GetDavObjectByUid(int64_t collection_id,
+                                                        const std::string& uid) override {
+    return sqlite::GetDavObjectByUid(c_, collection_id, uid);
+  }
+  Result<std::vector<DavObjectRow>> ListDavObjects(int64_t collection_id,
+                                                   const std::string& after_name, size_t limit,
+                                                   bool with_data) override {
+    return sqlite::ListDavObjects(c_, collection_id, after_name, limit, with_data);
+  }
+  Result<std::vector<DavObjectRow>> ListDavObjectsInRange(int64_t collection_id,
+                                                          std::optional<int64_t> start_ms,
+                                                          std::optional<int64_t> end_ms,
+                                                          const std::string& after_name,
+                                                          size_t limit) override {
+    return sqlite::ListDavObjectsInRange(c_, collection_id, start_ms, end_ms, after_name, limit);
+  }
+  Result<std::vector<DavChange>> DavChangesSince(int64_t collection_id, int64_t since_seq,
+                                                 size_t limit) override {
+    return sqlite::DavChangesSince(c_, collection_id, since_seq, limit);
+  }
+  Result<std::vector<DavDeadProp>> ListDavCollectionProps(int64_t collection_id) override {
+    return sqlite::ListDavCollectionProps(c_, collection_id);
+  }
+  Status InsertDavCollection(DavCollectionRow& row) override {
+    return sqlite::InsertDavCollection(c_, row);
+  }
+  Status UpdateDavCollection(const DavCollectionRow& row) override {
+    return sqlite::UpdateDavCollection(c_, row);
+  }
+  Status DeleteDavCollection(int64_t id) override { return sqlite::DeleteDavCollection(c_, id); }
+  Status PutDavObject(DavObjectRow& row) override { return sqlite::PutDavObject(c_, row); }
+  Status DeleteDavObject(int64_t collection_id, const std::string& name) override {
+    return sqlite::DeleteDavObject(c_, collection_id, name);
+  }
+  Status SetDavCollectionProp(int64_t collection_id, const std::string& ns, const std::string& name,
+                              const std::optional<std::string>& value) override {
+    return sqlite::SetDavCollectionProp(c_, collection_id, ns, name, value);
+  }
+
   Result<std::optional<UserRow>> GetUserByName(const std::string& username) override {
     static const std::string sql =
         std::string("SELECT ") + kUserCols + " FROM users WHERE name_key = ?";
     NUBO_PREPARE(s, c_, sql.c_str());
     std::string key = Lower(username);
+    s.Bind(1, key);
+    return One<UserRow>(s, UserFrom);
+  }
+  Result<std::optional<UserRow>> GetUserByEmail(const std::string& email) override {
+    static const std::string sql =
+        std::string("SELECT ") + kUserCols + " FROM users WHERE email = ?";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    std::string key = Lower(email);
     s.Bind(1, key);
     return One<UserRow>(s, UserFrom);
   }

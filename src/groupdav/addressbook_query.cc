@@ -1,0 +1,144 @@
+// RFC 6352 §8.6 addressbook-query: the vCards of an address book matching
+// a filter (§10.5), at most CR:limit of them (§8.6.1: then 507 on the
+// request URI says the answer was truncated). A query without a filter
+// test that asks no address-data never parses a card.
+#include "groupdav/props.h"
+#include "groupdav/report.h"
+#include "groupware/vcard.h"
+#include "util/strings.h"
+
+namespace nubo::groupdav {
+
+namespace {
+
+using dav::XmlElement;
+using groupware::Collation;
+
+constexpr size_t kPage = 1000;
+
+bool AllOf(const XmlElement& el) {
+  for (const auto& [k, v] : el.attrs) {
+    if (k == "test") return v == "allof";
+  }
+  return false;
+}
+
+std::string NameAttr(const XmlElement& el) {
+  for (const auto& [k, v] : el.attrs) {
+    if (k == "name") return UpperAscii(v);
+  }
+  return "";
+}
+
+Result<groupware::CardFilter> ReadFilter(const XmlElement* filter) {
+  groupware::CardFilter f;
+  if (!filter) return f;
+  f.all_of = AllOf(*filter);
+  for (const XmlElement& pf : filter->children) {
+    if (pf.ns != kCardNs || pf.name != "prop-filter") continue;
+    groupware::CardPropFilter p;
+    p.name = NameAttr(pf);
+    p.all_of = AllOf(pf);
+    for (const XmlElement& ch : pf.children) {
+      if (ch.ns != kCardNs) continue;
+      if (ch.name == "is-not-defined") p.is_not_defined = true;
+      if (ch.name == "text-match") {
+        NUBO_ASSIGN_OR_RETURN(auto m, ReadTextMatch(ch, Collation::kUnicodeCasemap));
+        p.texts.push_back(std::move(m));
+      }
+      if (ch.name == "param-filter") {
+        groupware::CardParamFilter q;
+        q.name = NameAttr(ch);
+        for (const XmlElement& x : ch.children) {
+          if (x.ns != kCardNs) continue;
+          if (x.name == "is-not-defined") q.is_not_defined = true;
+          if (x.name == "text-match") {
+            NUBO_ASSIGN_OR_RETURN(q.text, ReadTextMatch(x, Collation::kUnicodeCasemap));
+          }
+        }
+        p.params.push_back(std::move(q));
+      }
+    }
+    f.props.push_back(std::move(p));
+  }
+  return f;
+}
+
+class Query {
+ public:
+  Query(const GContext& c, PropRequest pr, groupware::CardFilter f, std::optional<size_t> limit)
+      : c_(c), pr_(std::move(pr)), filter_(std::move(f)), limit_(limit) {
+    need_data_ = NeedsData(pr_) || !filter_.props.empty();
+  }
+
+  Result<bool> Produce(dav::XmlWriter& w) {
+    if (!started_) {
+      started_ = true;
+      OpenMultistatus(w);
+      if (c_.target.kind == Res::kCard) {
+        Emit(w, *c_.target.object);
+        w.Close();
+        return true;
+      }
+    }
+    NUBO_ASSIGN_OR_RETURN(
+        auto page, c_.gw.ListObjects(c_.who(), *c_.target.collection, after_, kPage, need_data_));
+    for (const auto& o : page) {
+      if (limit_ && sent_ == *limit_) {
+        // §8.6.1: more matched than the client's limit.
+        WriteStatusResponse(w, TargetHref(c_), 507);
+        w.Close();
+        return true;
+      }
+      Emit(w, o);
+    }
+    if (page.size() < kPage) {
+      w.Close();
+      return true;
+    }
+    after_ = page.back().name;
+    return false;
+  }
+
+ private:
+  void Emit(dav::XmlWriter& w, const meta::DavObjectRow& o) {
+    if (!filter_.props.empty()) {
+      auto card = groupware::ParseVCard(o.data);
+      if (!card.ok() || !groupware::MatchesCardFilter(*card, filter_)) return;
+    }
+    PropEnv env{c_, Res::kCard, ObjectHref(*c_.target.owner, *c_.target.collection, o.name)};
+    env.owner = &*c_.target.owner;
+    env.collection = &*c_.target.collection;
+    env.object = &o;
+    WriteResponse(w, env, pr_);
+    ++sent_;
+  }
+
+  const GContext c_;
+  PropRequest pr_;
+  groupware::CardFilter filter_;
+  std::optional<size_t> limit_;
+  bool need_data_ = false;
+  bool started_ = false;
+  size_t sent_ = 0;
+  std::string after_;
+};
+
+}  // namespace
+
+http::Response AddressbookQuery(GContext& c, const XmlElement& root) {
+  auto pr = ReadPropRequest(root);
+  if (!pr.ok()) return http::Response::Text(400, pr.status().message() + "\n");
+  auto f = ReadFilter(root.Child(kCardNs, "filter"));
+  if (!f.ok()) return Precondition(403, kCardNs, f.status().message());
+  std::optional<size_t> limit;
+  if (const XmlElement* l = root.Child(kCardNs, "limit")) {
+    const XmlElement* n = l->Child(kCardNs, "nresults");
+    if (n)
+      limit = static_cast<size_t>(std::strtoull(std::string(Trim(n->text)).c_str(), nullptr, 10));
+  }
+  auto q = std::make_shared<Query>(c, std::move(*pr), std::move(*f), limit);
+  return MultistatusResponse([q](dav::XmlWriter& w) { return q->Produce(w); });
+}
+
+}  // namespace nubo::groupdav

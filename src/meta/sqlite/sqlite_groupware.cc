@@ -1,0 +1,247 @@
+#include "meta/sqlite/sqlite_groupware.h"
+
+namespace nubo::meta::sqlite {
+
+namespace {
+
+constexpr const char* kCollectionSelect =
+    "SELECT id, public_id, user_id, kind, name, display_name, description, color, sort_order, "
+    "timezone, components, sync_seq, sync_floor, created_at FROM dav_collections ";
+
+DavCollectionRow CollectionFrom(const Stmt& s) {
+  DavCollectionRow r;
+  r.id = s.Int(0);
+  r.public_id = s.Text(1);
+  r.user_id = s.Int(2);
+  r.kind = static_cast<int>(s.Int(3));
+  r.name = s.Text(4);
+  r.display_name = s.Text(5);
+  r.description = s.Text(6);
+  r.color = s.Text(7);
+  r.sort_order = s.Int(8);
+  r.timezone = s.Text(9);
+  r.components = static_cast<uint32_t>(s.Int(10));
+  r.sync_seq = s.Int(11);
+  r.sync_floor = s.Int(12);
+  r.created_at_ms = s.Int(13);
+  return r;
+}
+
+// Column 5 is the data or NULL (listings without it).
+#define NUBO_OBJECT_COLUMNS(data)                         \
+  "SELECT id, collection_id, name, uid, component, " data \
+  ", etag, first_start, last_end, modseq, mtime, length(data) FROM dav_objects "
+
+constexpr const char* kObjectSelect = NUBO_OBJECT_COLUMNS("data");
+constexpr const char* kObjectSelectNoData = NUBO_OBJECT_COLUMNS("NULL");
+
+DavObjectRow ObjectFrom(const Stmt& s) {
+  DavObjectRow r;
+  r.id = s.Int(0);
+  r.collection_id = s.Int(1);
+  r.name = s.Text(2);
+  r.uid = s.Text(3);
+  r.component = s.Text(4);
+  r.data = s.Blob(5);
+  r.etag = s.Text(6);
+  if (!s.IsNull(7)) r.first_start_ms = s.Int(7);
+  if (!s.IsNull(8)) r.last_end_ms = s.Int(8);
+  r.modseq = s.Int(9);
+  r.mtime_ms = s.Int(10);
+  r.size = s.Int(11);
+  return r;
+}
+
+// The collection's next sequence number (one per change, RFC 6578 tokens).
+Result<int64_t> NextSeq(Conn& c, int64_t collection_id) {
+  NUBO_PREPARE(s, c,
+               "UPDATE dav_collections SET sync_seq = sync_seq + 1 WHERE id = ? "
+               "RETURNING sync_seq");
+  s.Bind(1, collection_id);
+  NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return Status::NotFound("no such collection");
+  return s.Int(0);
+}
+
+}  // namespace
+
+Result<std::optional<DavCollectionRow>> GetDavCollection(Conn& c, int64_t user_id, int kind,
+                                                         const std::string& name) {
+  static const std::string sql =
+      std::string(kCollectionSelect) + "WHERE user_id = ? AND kind = ? AND name = ?";
+  NUBO_PREPARE(s, c, sql.c_str());
+  s.Bind(1, user_id).Bind(2, static_cast<int64_t>(kind)).Bind(3, name);
+  return One<DavCollectionRow>(s, CollectionFrom);
+}
+
+Result<std::vector<DavCollectionRow>> ListDavCollections(Conn& c, int64_t user_id, int kind) {
+  static const std::string sql =
+      std::string(kCollectionSelect) + "WHERE user_id = ? AND kind = ? ORDER BY sort_order, name";
+  NUBO_PREPARE(s, c, sql.c_str());
+  s.Bind(1, user_id).Bind(2, static_cast<int64_t>(kind));
+  return Rows<DavCollectionRow>(s, CollectionFrom);
+}
+
+Result<std::optional<DavObjectRow>> GetDavObject(Conn& c, int64_t collection_id,
+                                                 const std::string& name) {
+  static const std::string sql =
+      std::string(kObjectSelect) + "WHERE collection_id = ? AND name = ?";
+  NUBO_PREPARE(s, c, sql.c_str());
+  s.Bind(1, collection_id).Bind(2, name);
+  return One<DavObjectRow>(s, ObjectFrom);
+}
+
+Result<std::optional<DavObjectRow>> GetDavObjectByUid(Conn& c, int64_t collection_id,
+                                                      const std::string& uid) {
+  static const std::string sql =
+      std::string(kObjectSelectNoData) + "WHERE collection_id = ? AND uid = ?";
+  NUBO_PREPARE(s, c, sql.c_str());
+  s.Bind(1, collection_id).Bind(2, uid);
+  return One<DavObjectRow>(s, ObjectFrom);
+}
+
+Result<std::vector<DavObjectRow>> ListDavObjects(Conn& c, int64_t collection_id,
+                                                 const std::string& after_name, size_t limit,
+                                                 bool with_data) {
+  static const std::string with =
+      std::string(kObjectSelect) + "WHERE collection_id = ? AND name > ? ORDER BY name LIMIT ?";
+  static const std::string without = std::string(kObjectSelectNoData) +
+                                     "WHERE collection_id = ? AND name > ? ORDER BY name LIMIT ?";
+  NUBO_PREPARE(s, c, with_data ? with.c_str() : without.c_str());
+  s.Bind(1, collection_id).Bind(2, after_name).Bind(3, static_cast<int64_t>(limit));
+  return Rows<DavObjectRow>(s, ObjectFrom);
+}
+
+Result<std::vector<DavObjectRow>> ListDavObjectsInRange(Conn& c, int64_t collection_id,
+                                                        std::optional<int64_t> start_ms,
+                                                        std::optional<int64_t> end_ms,
+                                                        const std::string& after_name,
+                                                        size_t limit) {
+  // A span [first_start, last_end] may overlap [start, end) unless it ends
+  // before the start or begins at or after the end; NULL bounds are open.
+  // An event of zero duration at `start` still matches (RFC 4791 §9.9).
+  static const std::string sql =
+      std::string(kObjectSelect) +
+      "WHERE collection_id = ?1 AND name > ?2 "
+      "AND (?3 IS NULL OR last_end IS NULL OR last_end >= ?3) "
+      "AND (?4 IS NULL OR first_start IS NULL OR first_start < ?4) ORDER BY name LIMIT ?5";
+  NUBO_PREPARE(s, c, sql.c_str());
+  s.Bind(1, collection_id).Bind(2, after_name);
+  BindOpt(s, 3, start_ms);
+  BindOpt(s, 4, end_ms);
+  s.Bind(5, static_cast<int64_t>(limit));
+  return Rows<DavObjectRow>(s, ObjectFrom);
+}
+
+Result<std::vector<DavChange>> DavChangesSince(Conn& c, int64_t collection_id, int64_t since_seq,
+                                               size_t limit) {
+  NUBO_PREPARE(s, c,
+               "SELECT name, modseq, 0, etag, length(data) FROM dav_objects "
+               "WHERE collection_id = ?1 AND modseq > ?2 "
+               "UNION ALL SELECT name, modseq, 1, '', 0 FROM dav_tombstones "
+               "WHERE collection_id = ?1 AND modseq > ?2 ORDER BY 2, 1 LIMIT ?3");
+  s.Bind(1, collection_id).Bind(2, since_seq).Bind(3, static_cast<int64_t>(limit));
+  return Rows<DavChange>(s, [](const Stmt& r) {
+    return DavChange{r.Text(0), r.Int(1), r.Int(2) != 0, r.Text(3), r.Int(4)};
+  });
+}
+
+Result<std::vector<DavDeadProp>> ListDavCollectionProps(Conn& c, int64_t collection_id) {
+  NUBO_PREPARE(s, c,
+               "SELECT ns, name, value FROM dav_collection_props WHERE collection_id = ? "
+               "ORDER BY ns, name");
+  s.Bind(1, collection_id);
+  return Rows<DavDeadProp>(s, [](const Stmt& r) {
+    return DavDeadProp{r.Text(0), r.Text(1), r.Text(2)};
+  });
+}
+
+Status InsertDavCollection(Conn& c, DavCollectionRow& row) {
+  NUBO_PREPARE(s, c,
+               "INSERT INTO dav_collections (public_id, user_id, kind, name, display_name, "
+               "description, color, sort_order, timezone, components, sync_seq, sync_floor, "
+               "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  s.Bind(1, row.public_id).Bind(2, row.user_id).Bind(3, static_cast<int64_t>(row.kind));
+  s.Bind(4, row.name).Bind(5, row.display_name).Bind(6, row.description).Bind(7, row.color);
+  s.Bind(8, row.sort_order).Bind(9, row.timezone).Bind(10, static_cast<int64_t>(row.components));
+  s.Bind(11, row.sync_seq).Bind(12, row.sync_floor).Bind(13, row.created_at_ms);
+  NUBO_RETURN_IF_ERROR(s.Exec());
+  row.id = sqlite3_last_insert_rowid(c.db());
+  return Status::Ok();
+}
+
+Status UpdateDavCollection(Conn& c, const DavCollectionRow& row) {
+  NUBO_PREPARE(s, c,
+               "UPDATE dav_collections SET display_name = ?, description = ?, color = ?, "
+               "sort_order = ?, timezone = ?, components = ? WHERE id = ?");
+  s.Bind(1, row.display_name).Bind(2, row.description).Bind(3, row.color);
+  s.Bind(4, row.sort_order).Bind(5, row.timezone).Bind(6, static_cast<int64_t>(row.components));
+  s.Bind(7, row.id);
+  NUBO_RETURN_IF_ERROR(s.Exec());
+  if (s.changes() == 0) return Status::NotFound("no such collection");
+  return Status::Ok();
+}
+
+Status DeleteDavCollection(Conn& c, int64_t id) {
+  NUBO_PREPARE(s, c, "DELETE FROM dav_collections WHERE id = ?");
+  s.Bind(1, id);
+  NUBO_RETURN_IF_ERROR(s.Exec());
+  if (s.changes() == 0) return Status::NotFound("no such collection");
+  return Status::Ok();
+}
+
+Status PutDavObject(Conn& c, DavObjectRow& row) {
+  NUBO_ASSIGN_OR_RETURN(row.modseq, NextSeq(c, row.collection_id));
+  {
+    NUBO_PREPARE(s, c,
+                 "INSERT INTO dav_objects (collection_id, name, uid, component, data, etag, "
+                 "first_start, last_end, modseq, mtime) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+                 "?9, ?10) ON CONFLICT (collection_id, name) DO UPDATE SET uid = ?3, "
+                 "component = ?4, data = ?5, etag = ?6, first_start = ?7, last_end = ?8, "
+                 "modseq = ?9, mtime = ?10 RETURNING id");
+    s.Bind(1, row.collection_id).Bind(2, row.name).Bind(3, row.uid).Bind(4, row.component);
+    s.BindBlob(5, row.data).Bind(6, row.etag);
+    BindOpt(s, 7, row.first_start_ms);
+    BindOpt(s, 8, row.last_end_ms);
+    s.Bind(9, row.modseq).Bind(10, row.mtime_ms);
+    NUBO_ASSIGN_OR_RETURN(bool got, s.Step());
+    if (got) row.id = s.Int(0);
+  }
+  row.size = static_cast<int64_t>(row.data.size());
+  NUBO_PREPARE(s, c, "DELETE FROM dav_tombstones WHERE collection_id = ? AND name = ?");
+  s.Bind(1, row.collection_id).Bind(2, row.name);
+  return s.Exec();
+}
+
+Status DeleteDavObject(Conn& c, int64_t collection_id, const std::string& name) {
+  {
+    NUBO_PREPARE(s, c, "DELETE FROM dav_objects WHERE collection_id = ? AND name = ?");
+    s.Bind(1, collection_id).Bind(2, name);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    if (s.changes() == 0) return Status::NotFound("no such object");
+  }
+  NUBO_ASSIGN_OR_RETURN(int64_t seq, NextSeq(c, collection_id));
+  NUBO_PREPARE(s, c,
+               "INSERT INTO dav_tombstones (collection_id, name, modseq) VALUES (?1, ?2, ?3) "
+               "ON CONFLICT (collection_id, name) DO UPDATE SET modseq = ?3");
+  s.Bind(1, collection_id).Bind(2, name).Bind(3, seq);
+  return s.Exec();
+}
+
+Status SetDavCollectionProp(Conn& c, int64_t collection_id, const std::string& ns,
+                            const std::string& name, const std::optional<std::string>& value) {
+  if (!value) {
+    NUBO_PREPARE(
+        s, c, "DELETE FROM dav_collection_props WHERE collection_id = ? AND ns = ? AND name = ?");
+    s.Bind(1, collection_id).Bind(2, ns).Bind(3, name);
+    return s.Exec();
+  }
+  NUBO_PREPARE(s, c,
+               "INSERT INTO dav_collection_props (collection_id, ns, name, value) "
+               "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (collection_id, ns, name) DO UPDATE "
+               "SET value = ?4");
+  s.Bind(1, collection_id).Bind(2, ns).Bind(3, name).Bind(4, *value);
+  return s.Exec();
+}
+
+}  // namespace nubo::meta::sqlite

@@ -1,0 +1,42 @@
+// The SQLite backend's calendars and address books: the statements behind
+// the MetaStore's groupware methods, run on the transaction's connection.
+// Internal to meta/sqlite.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "meta/meta_store.h"
+#include "meta/sqlite/sqlite_conn.h"
+
+namespace nubo::meta::sqlite {
+
+Result<std::optional<DavCollectionRow>> GetDavCollection(Conn& c, int64_t user_id, int kind,
+                                                         const std::string& name);
+Result<std::vector<DavCollectionRow>> ListDavCollections(Conn& c, int64_t user_id, int kind);
+Result<std::optional<DavObjectRow>> GetDavObject(Conn& c, int64_t collection_id,
+                                                 const std::string& name);
+Result<std::optional<DavObjectRow>> GetDavObjectByUid(Conn& c, int64_t collection_id,
+                                                      const std::string& uid);
+Result<std::vector<DavObjectRow>> ListDavObjects(Conn& c, int64_t collection_id,
+                                                 const std::string& after_name, size_t limit,
+                                                 bool with_data);
+Result<std::vector<DavObjectRow>> ListDavObjectsInRange(Conn& c, int64_t collection_id,
+                                                        std::optional<int64_t> start_ms,
+                                                        std::optional<int64_t> end_ms,
+                                                        const std::string& after_name,
+                                                        size_t limit);
+Result<std::vector<DavChange>> DavChangesSince(Conn& c, int64_t collection_id, int64_t since_seq,
+                                               size_t limit);
+Result<std::vector<DavDeadProp>> ListDavCollectionProps(Conn& c, int64_t collection_id);
+
+Status InsertDavCollection(Conn& c, DavCollectionRow& row);
+Status UpdateDavCollection(Conn& c, const DavCollectionRow& row);
+Status DeleteDavCollection(Conn& c, int64_t id);
+Status PutDavObject(Conn& c, DavObjectRow& row);
+Status DeleteDavObject(Conn& c, int64_t collection_id, const std::string& name);
+Status SetDavCollectionProp(Conn& c, int64_t collection_id, const std::string& ns,
+                            const std::string& name, const std::optional<std::string>& value);
+
+}  // namespace nubo::meta::sqlite
