@@ -1,9 +1,14 @@
 import { defineConfig } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 
-// The API server the dev server and `vite preview` proxy /api to
+// The API server the dev server and `vite preview` proxy /api (and CalDAV/
+// CardDAV under /remote.php, for the Calendars and Contacts pages) to
 // (NUBO_API, default the server's default address).
 const api = process.env.NUBO_API ?? 'http://127.0.0.1:8086';
+const proxy = {
+  '/api': { target: api, changeOrigin: false },
+  '/remote.php': { target: api, changeOrigin: false },
+};
 
 // The same Content-Security-Policy the server sends, so development and
 // preview fail the same way production would (no inline scripts, no eval).
@@ -22,10 +27,10 @@ export default defineConfig({
     target: 'es2022',
   },
   server: {
-    proxy: { '/api': { target: api, changeOrigin: false } },
+    proxy,
   },
   preview: {
-    proxy: { '/api': { target: api, changeOrigin: false } },
+    proxy,
     headers: { 'Content-Security-Policy': CSP },
   },
   test: {

@@ -41,7 +41,8 @@ export function stopRefreshTimer() {
   }
 }
 
-function onSessionExpired() {
+/** The session is gone (a refresh failed): to the login page, back here afterwards. */
+export function onSessionExpired() {
   if (session.status !== 'signed-in') return;
   stopRefreshTimer();
   session.status = 'anonymous';

@@ -43,5 +43,6 @@ export function link(e: MouseEvent) {
   const url = new URL(a.href);
   if (url.origin !== location.origin || url.pathname.startsWith('/api/')) return;
   e.preventDefault();
-  router.navigate(url.pathname + url.search);
+  // The hash stays: a page may show the part it names ("/profile#app-passwords").
+  router.navigate(url.pathname + url.search + url.hash);
 }
