@@ -2,6 +2,7 @@
 // a filter (§10.5), at most CR:limit of them (§8.6.1: then 507 on the
 // request URI says the answer was truncated). A query without a filter
 // test that asks no address-data never parses a card.
+#include "groupdav/filters.h"
 #include "groupdav/props.h"
 #include "groupdav/report.h"
 #include "groupware/vcard.h"
@@ -12,57 +13,8 @@ namespace nubo::groupdav {
 namespace {
 
 using dav::XmlElement;
-using groupware::Collation;
 
 constexpr size_t kPage = 1000;
-
-bool AllOf(const XmlElement& el) {
-  for (const auto& [k, v] : el.attrs) {
-    if (k == "test") return v == "allof";
-  }
-  return false;
-}
-
-std::string NameAttr(const XmlElement& el) {
-  for (const auto& [k, v] : el.attrs) {
-    if (k == "name") return UpperAscii(v);
-  }
-  return "";
-}
-
-Result<groupware::CardFilter> ReadFilter(const XmlElement* filter) {
-  groupware::CardFilter f;
-  if (!filter) return f;
-  f.all_of = AllOf(*filter);
-  for (const XmlElement& pf : filter->children) {
-    if (pf.ns != kCardNs || pf.name != "prop-filter") continue;
-    groupware::CardPropFilter p;
-    p.name = NameAttr(pf);
-    p.all_of = AllOf(pf);
-    for (const XmlElement& ch : pf.children) {
-      if (ch.ns != kCardNs) continue;
-      if (ch.name == "is-not-defined") p.is_not_defined = true;
-      if (ch.name == "text-match") {
-        NUBO_ASSIGN_OR_RETURN(auto m, ReadTextMatch(ch, Collation::kUnicodeCasemap));
-        p.texts.push_back(std::move(m));
-      }
-      if (ch.name == "param-filter") {
-        groupware::CardParamFilter q;
-        q.name = NameAttr(ch);
-        for (const XmlElement& x : ch.children) {
-          if (x.ns != kCardNs) continue;
-          if (x.name == "is-not-defined") q.is_not_defined = true;
-          if (x.name == "text-match") {
-            NUBO_ASSIGN_OR_RETURN(q.text, ReadTextMatch(x, Collation::kUnicodeCasemap));
-          }
-        }
-        p.params.push_back(std::move(q));
-      }
-    }
-    f.props.push_back(std::move(p));
-  }
-  return f;
-}
 
 class Query {
  public:
@@ -129,7 +81,7 @@ class Query {
 http::Response AddressbookQuery(GContext& c, const XmlElement& root) {
   auto pr = ReadPropRequest(root);
   if (!pr.ok()) return http::Response::Text(400, pr.status().message() + "\n");
-  auto f = ReadFilter(root.Child(kCardNs, "filter"));
+  auto f = ReadCardFilter(root);
   if (!f.ok()) return Precondition(403, kCardNs, f.status().message());
   std::optional<size_t> limit;
   if (const XmlElement* l = root.Child(kCardNs, "limit")) {

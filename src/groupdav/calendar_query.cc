@@ -2,6 +2,7 @@
 // filter (§9.7), with the properties asked for. The outermost time range
 // narrows the candidates through the index of instance spans (an index
 // scan); each candidate is then checked exactly, recurrences expanded.
+#include "groupdav/filters.h"
 #include "groupdav/props.h"
 #include "groupdav/report.h"
 
@@ -11,84 +12,8 @@ namespace {
 
 using dav::kDavNs;
 using dav::XmlElement;
-using groupware::Collation;
 
 constexpr size_t kPage = 500;
-
-Result<groupware::TimeRange> ReadTimeRange(const XmlElement& el) {
-  groupware::TimeRange r;
-  for (const auto& [k, v] : el.attrs) {
-    auto t = groupware::ParseUtcDateTime(v);
-    if (!t) return Status::InvalidArgument("valid-filter");
-    if (k == "start") r.start_ms = *t;
-    if (k == "end") r.end_ms = *t;
-  }
-  // §9.9: at least one of start and end.
-  if (!r.start_ms && !r.end_ms) return Status::InvalidArgument("valid-filter");
-  return r;
-}
-
-Result<groupware::ParamFilter> ReadParamFilter(const XmlElement& el) {
-  groupware::ParamFilter f;
-  for (const auto& [k, v] : el.attrs) {
-    if (k == "name") f.name = UpperAscii(v);
-  }
-  for (const XmlElement& ch : el.children) {
-    if (ch.ns != kCalNs) continue;
-    if (ch.name == "is-not-defined") f.is_not_defined = true;
-    if (ch.name == "text-match") {
-      NUBO_ASSIGN_OR_RETURN(f.text, ReadTextMatch(ch, Collation::kAsciiCasemap));
-    }
-  }
-  return f;
-}
-
-Result<groupware::PropFilter> ReadPropFilter(const XmlElement& el) {
-  groupware::PropFilter f;
-  for (const auto& [k, v] : el.attrs) {
-    if (k == "name") f.name = UpperAscii(v);
-  }
-  for (const XmlElement& ch : el.children) {
-    if (ch.ns != kCalNs) continue;
-    if (ch.name == "is-not-defined") f.is_not_defined = true;
-    if (ch.name == "time-range") {
-      NUBO_ASSIGN_OR_RETURN(f.time_range, ReadTimeRange(ch));
-    }
-    if (ch.name == "text-match") {
-      NUBO_ASSIGN_OR_RETURN(f.text, ReadTextMatch(ch, Collation::kAsciiCasemap));
-    }
-    if (ch.name == "param-filter") {
-      NUBO_ASSIGN_OR_RETURN(auto p, ReadParamFilter(ch));
-      f.params.push_back(std::move(p));
-    }
-  }
-  return f;
-}
-
-Result<groupware::CompFilter> ReadCompFilter(const XmlElement& el, int depth) {
-  if (depth > 8) return Status::InvalidArgument("valid-filter");
-  groupware::CompFilter f;
-  for (const auto& [k, v] : el.attrs) {
-    if (k == "name") f.name = UpperAscii(v);
-  }
-  if (f.name.empty()) return Status::InvalidArgument("valid-filter");
-  for (const XmlElement& ch : el.children) {
-    if (ch.ns != kCalNs) continue;
-    if (ch.name == "is-not-defined") f.is_not_defined = true;
-    if (ch.name == "time-range") {
-      NUBO_ASSIGN_OR_RETURN(f.time_range, ReadTimeRange(ch));
-    }
-    if (ch.name == "prop-filter") {
-      NUBO_ASSIGN_OR_RETURN(auto p, ReadPropFilter(ch));
-      f.props.push_back(std::move(p));
-    }
-    if (ch.name == "comp-filter") {
-      NUBO_ASSIGN_OR_RETURN(auto sub, ReadCompFilter(ch, depth + 1));
-      f.comps.push_back(std::move(sub));
-    }
-  }
-  return f;
-}
 
 // The range that bounds every match: a time range on a first-level
 // comp-filter (VEVENT, VTODO…) that is the only one.
@@ -158,13 +83,8 @@ class Query {
 http::Response CalendarQuery(GContext& c, const XmlElement& root) {
   auto pr = ReadPropRequest(root);
   if (!pr.ok()) return Precondition(400, kCalNs, "valid-filter");
-  const XmlElement* filter = root.Child(kCalNs, "filter");
-  const XmlElement* comp = filter ? filter->Child(kCalNs, "comp-filter") : nullptr;
-  // §9.7: exactly one comp-filter, on VCALENDAR.
-  if (!comp) return Precondition(403, kCalNs, "valid-filter");
-  auto f = ReadCompFilter(*comp, 0);
+  auto f = ReadCalendarFilter(root);
   if (!f.ok()) return Precondition(403, kCalNs, f.status().message());
-  if (f->name != "VCALENDAR") return Precondition(403, kCalNs, "valid-filter");
   auto q = std::make_shared<Query>(c, std::move(*pr), std::move(*f));
   return MultistatusResponse([q](dav::XmlWriter& w) { return q->Produce(w); });
 }

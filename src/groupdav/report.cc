@@ -35,27 +35,6 @@ constexpr Report kReports[] = {
 
 }  // namespace
 
-Result<groupware::TextMatch> ReadTextMatch(const dav::XmlElement& el,
-                                           groupware::Collation fallback) {
-  groupware::TextMatch m;
-  m.text = el.text;
-  m.collation = fallback;
-  for (const auto& [k, v] : el.attrs) {
-    if (k == "collation") {
-      auto col = groupware::ParseCollation(v);
-      if (!col) return Status::InvalidArgument("supported-collation");
-      m.collation = *col;
-    } else if (k == "negate-condition") {
-      m.negate = v == "yes";
-    } else if (k == "match-type") {
-      auto mt = groupware::ParseMatchType(v);
-      if (!mt) return Status::InvalidArgument("supported-filter");
-      m.match = *mt;
-    }
-  }
-  return m;
-}
-
 http::Response HandleReport(GContext& c) {
   if (!c.target.exists) return http::Response::Text(404, "no such collection or object\n");
   auto doc = dav::ParseXml(c.req.body);

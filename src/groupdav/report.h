@@ -4,7 +4,6 @@
 
 #include "dav/xml_reader.h"
 #include "groupdav/context.h"
-#include "groupware/text_match.h"
 
 namespace nubo::groupdav {
 
@@ -13,11 +12,5 @@ http::Response Multiget(GContext& c, const dav::XmlElement& root);          // �
 http::Response AddressbookQuery(GContext& c, const dav::XmlElement& root);  // RFC 6352 §8.6
 http::Response SyncCollection(GContext& c, const dav::XmlElement& root);    // RFC 6578 §3.2
 http::Response FreeBusyQuery(GContext& c, const dav::XmlElement& root);     // RFC 4791 §7.10
-
-// Reads a text-match element (RFC 4791 §9.7.5, RFC 6352 §10.5.4) with the
-// default collation of its protocol; InvalidArgument("supported-collation")
-// for a collation we do not have.
-Result<groupware::TextMatch> ReadTextMatch(const dav::XmlElement& el,
-                                           groupware::Collation fallback);
 
 }  // namespace nubo::groupdav

@@ -374,6 +374,22 @@ TEST(CalendarData, HostileRulesEndQuickly) {
   EXPECT_EQ(Values(*r, "RECURRENCE-ID").size(), 1u);
 }
 
+TEST(CalendarData, ExpandRefusesMoreThanMaxInstances) {
+  const std::string daily = Cal({
+      "BEGIN:VEVENT",
+      "UID:daily@test",
+      "DTSTAMP:20000101T000000Z",
+      "DTSTART:20000101T090000Z",
+      "RRULE:FREQ=DAILY",
+      "END:VEVENT",
+  });
+  auto r = ExpandCalendarObject(daily, R("20000101T000000Z", "20200101T000000Z"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(Values(*r, "RECURRENCE-ID").size(), 7305u);  // 20 years of days
+  r = ExpandCalendarObject(daily, R("20000101T000000Z", "20300101T000000Z"));
+  EXPECT_EQ(r.status().code(), Code::kResourceExhausted);  // RFC 4791 §5.2.8 max-instances
+}
+
 TEST(CalendarData, RefusesEachInvalidShape) {
   const std::string event_lines =
       "BEGIN:VEVENT\r\nUID:a\r\nDTSTAMP:20240101T000000Z\r\nDTSTART:20240101T100000Z\r\n"
