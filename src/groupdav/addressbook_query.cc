@@ -58,11 +58,7 @@ class Query {
       auto card = groupware::ParseVCard(o.data);
       if (!card.ok() || !groupware::MatchesCardFilter(*card, filter_)) return;
     }
-    PropEnv env{c_, Res::kCard, ObjectHref(*c_.target.owner, *c_.target.collection, o.name)};
-    env.owner = &*c_.target.owner;
-    env.collection = &*c_.target.collection;
-    env.object = &o;
-    WriteResponse(w, env, pr_);
+    WriteResponse(w, MemberEnv(c_, Res::kCard, o), pr_);
     ++sent_;
   }
 

@@ -62,12 +62,7 @@ class Query {
     if (!groupware::MatchesCalendarFilter(o.data, filter_, c_.target.collection->timezone)) {
       return;
     }
-    PropEnv env{c_, Res::kCalendarObject,
-                ObjectHref(*c_.target.owner, *c_.target.collection, o.name)};
-    env.owner = &*c_.target.owner;
-    env.collection = &*c_.target.collection;
-    env.object = &o;
-    WriteResponse(w, env, pr_);
+    WriteResponse(w, MemberEnv(c_, Res::kCalendarObject, o), pr_);
   }
 
   const GContext c_;

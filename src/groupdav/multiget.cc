@@ -59,11 +59,7 @@ class Multi {
     }
     const Res store = IsObject(c_.target.kind) ? Res::kCalendar : c_.target.kind;
     const Res member = c_.target.kind == Res::kCard ? Res::kCard : MemberKind(store);
-    PropEnv env{c_, member, ObjectHref(*c_.target.owner, *c_.target.collection, name)};
-    env.owner = &*c_.target.owner;
-    env.collection = &*c_.target.collection;
-    env.object = &*o;
-    WriteResponse(w, env, pr_);
+    WriteResponse(w, MemberEnv(c_, member, *o), pr_);
     return Status::Ok();
   }
 

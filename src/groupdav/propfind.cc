@@ -66,11 +66,7 @@ class Propfind {
     NUBO_ASSIGN_OR_RETURN(auto page, c_.gw.ListObjects(c_.who(), *c_.target.collection, after_,
                                                        kPage, NeedsData(pr_)));
     for (const auto& o : page) {
-      PropEnv env{c_, ObjectKind(), ObjectHref(*c_.target.owner, *c_.target.collection, o.name)};
-      env.owner = &*c_.target.owner;
-      env.collection = &*c_.target.collection;
-      env.object = &o;
-      WriteResponse(w, env, pr_);
+      WriteResponse(w, MemberEnv(c_, ObjectKind(), o), pr_);
     }
     if (page.size() < kPage) {
       w.Close();

@@ -359,6 +359,14 @@ Result<groupware::TimeRange> ReadRange(const XmlElement& el) {
 
 }  // namespace
 
+PropEnv MemberEnv(const GContext& c, Res kind, const meta::DavObjectRow& o) {
+  PropEnv env{c, kind, ObjectHref(*c.target.owner, *c.target.collection, o.name)};
+  env.owner = &*c.target.owner;
+  env.collection = &*c.target.collection;
+  env.object = &o;
+  return env;
+}
+
 bool NeedsData(const PropRequest& pr) {
   for (const auto& [ns, name] : pr.props) {
     if ((ns == kCalNs && name == "calendar-data") || (ns == kCardNs && name == "address-data")) {

@@ -46,6 +46,10 @@ struct PropEnv {
   const std::vector<meta::DavDeadProp>* dead = nullptr;
 };
 
+// The environment of `o`, a member of the target's store (or the
+// target's own store when the target is an object), as a `kind` resource.
+PropEnv MemberEnv(const GContext& c, Res kind, const meta::DavObjectRow& o);
+
 // Whether answering `pr` needs the objects' texts (calendar-data,
 // address-data or allprop on objects does not: they are not in allprop).
 bool NeedsData(const PropRequest& pr);

@@ -70,12 +70,7 @@ class Sync {
       o->modseq = ch.modseq;
       o->component = c_.target.kind == Res::kBook ? "VCARD" : "VEVENT";
     }
-    PropEnv env{c_, MemberKind(c_.target.kind),
-                ObjectHref(*c_.target.owner, *c_.target.collection, ch.name)};
-    env.owner = &*c_.target.owner;
-    env.collection = &*c_.target.collection;
-    env.object = o.get();
-    WriteResponse(w, env, pr_);
+    WriteResponse(w, MemberEnv(c_, MemberKind(c_.target.kind), *o), pr_);
     return Status::Ok();
   }
 

@@ -8,8 +8,6 @@
 // between threads but libical's built-in time zones (which it locks).
 #include "groupware/calendar_data.h"
 
-#include <libical/ical.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -17,8 +15,22 @@
 #include <memory>
 #include <set>
 
+#include "groupware/ical_tree.h"
+
 namespace nubo::groupware {
 namespace {
+
+using ical::BufferPtr;
+using ical::Children;
+using ical::ComponentPtr;
+using ical::CountBegins;
+using ical::EqualsIgnoreCase;
+using ical::ErrnoScope;
+using ical::FirstProp;
+using ical::Lower;
+using ical::Props;
+using ical::RemoveProps;
+using ical::Serialize;
 
 // Hostile data must not buy unbounded work. Components are counted before
 // parsing (libical frees and prints trees recursively).
@@ -49,85 +61,10 @@ constexpr int64_t kMaxDurationSec = 10000LL * 366 * 86400;
 constexpr int64_t kNegInf = INT64_MIN / 4;
 constexpr int64_t kPosInf = INT64_MAX / 4;
 
-struct ComponentFree {
-  void operator()(icalcomponent* c) const { icalcomponent_free(c); }
-};
-using ComponentPtr = std::unique_ptr<icalcomponent, ComponentFree>;
 struct IteratorFree {
   void operator()(icalrecur_iterator* i) const { icalrecur_iterator_free(i); }
 };
 using IteratorPtr = std::unique_ptr<icalrecur_iterator, IteratorFree>;
-struct BufferFree {
-  void operator()(char* p) const { icalmemory_free_buffer(p); }
-};
-using BufferPtr = std::unique_ptr<char, BufferFree>;
-
-// libical reports through a thread-local errno that nothing here reads;
-// clearing it on entry and exit keeps one call's failures out of the next.
-class ErrnoScope {
- public:
-  ErrnoScope() { icalerror_clear_errno(); }
-  ~ErrnoScope() { icalerror_clear_errno(); }
-  ErrnoScope(const ErrnoScope&) = delete;
-  ErrnoScope& operator=(const ErrnoScope&) = delete;
-};
-
-char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (Lower(a[i]) != Lower(b[i])) return false;
-  }
-  return true;
-}
-
-// libical keeps one cursor per component, so nested walks over the same
-// component would corrupt each other: every walk works on a snapshot.
-std::vector<icalcomponent*> Children(icalcomponent* c,
-                                     icalcomponent_kind kind = ICAL_ANY_COMPONENT) {
-  std::vector<icalcomponent*> out;
-  for (icalcomponent* k = icalcomponent_get_first_component(c, kind); k;
-       k = icalcomponent_get_next_component(c, kind)) {
-    out.push_back(k);
-  }
-  return out;
-}
-
-std::vector<icalproperty*> Props(icalcomponent* c, icalproperty_kind kind = ICAL_ANY_PROPERTY) {
-  std::vector<icalproperty*> out;
-  for (icalproperty* p = icalcomponent_get_first_property(c, kind); p;
-       p = icalcomponent_get_next_property(c, kind)) {
-    out.push_back(p);
-  }
-  return out;
-}
-
-icalproperty* FirstProp(icalcomponent* c, icalproperty_kind kind) {
-  return icalcomponent_get_first_property(c, kind);
-}
-
-void RemoveProps(icalcomponent* c, icalproperty_kind kind) {
-  for (icalproperty* p : Props(c, kind)) {
-    icalcomponent_remove_property(c, p);
-    icalproperty_free(p);
-  }
-}
-
-// Serializes (CRLF lines) without libical's X-LIC-ERROR notes on what it
-// could not parse: they are its remarks, not the client's data.
-std::string Serialize(icalcomponent* root) {
-  std::vector<icalcomponent*> todo = {root};
-  while (!todo.empty()) {
-    icalcomponent* c = todo.back();
-    todo.pop_back();
-    RemoveProps(c, ICAL_XLICERROR_PROPERTY);
-    for (icalcomponent* k : Children(c)) todo.push_back(k);
-  }
-  BufferPtr s(icalcomponent_as_ical_string_r(root));
-  return s ? std::string(s.get()) : std::string();
-}
-
 bool IsCalendarKind(icalcomponent_kind k) {
   return k == ICAL_VEVENT_COMPONENT || k == ICAL_VTODO_COMPONENT || k == ICAL_VJOURNAL_COMPONENT ||
          k == ICAL_VFREEBUSY_COMPONENT;
@@ -310,22 +247,6 @@ std::optional<std::pair<int64_t, int64_t>> PropPeriod(const Calendar& cal, icalp
     e = AddDuration(*start, period.duration, cal.floating);
   }
   return std::make_pair(s, std::max(s, e));
-}
-
-// Counts "BEGIN" in the text with line breaks and blanks dropped, so that
-// no folding hides one: an over-estimate of the components to come.
-size_t CountBegins(std::string_view data) {
-  static constexpr std::string_view kBegin = "begin";
-  size_t count = 0, matched = 0;
-  for (char c : data) {
-    if (c == '\r' || c == '\n' || c == ' ' || c == '\t') continue;
-    matched = Lower(c) == kBegin[matched] ? matched + 1 : (Lower(c) == 'b' ? 1 : 0);
-    if (matched == kBegin.size()) {
-      ++count;
-      matched = 0;
-    }
-  }
-  return count;
 }
 
 size_t ArrayLen(const short* a, size_t size) {

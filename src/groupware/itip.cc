@@ -11,44 +11,35 @@
 // system may write in UTC, are converted, and only through built-in zones.
 #include "groupware/itip.h"
 
-#include <libical/ical.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
 #include <set>
 
+#include "groupware/ical_tree.h"
 #include "util/time.h"
 
 namespace nubo::groupware {
 namespace {
+
+using ical::BufferPtr;
+using ical::Children;
+using ical::ComponentPtr;
+using ical::CountBegins;
+using ical::EqualsIgnoreCase;
+using ical::ErrnoScope;
+using ical::FirstProp;
+using ical::Lower;
+using ical::Props;
+using ical::RemoveProps;
+using ical::Serialize;
 
 // As calendar_data.cc: hostile data must not buy unbounded work, and
 // libical frees and prints trees recursively.
 constexpr size_t kMaxComponents = 10000;
 constexpr const char* kProdId = "-//nubo//scheduling//EN";
 
-struct ComponentFree {
-  void operator()(icalcomponent* c) const { icalcomponent_free(c); }
-};
-using ComponentPtr = std::unique_ptr<icalcomponent, ComponentFree>;
-struct BufferFree {
-  void operator()(char* p) const { icalmemory_free_buffer(p); }
-};
-using BufferPtr = std::unique_ptr<char, BufferFree>;
-
-// libical reports through a thread-local errno nothing here reads; clearing
-// it keeps one call's failures out of the next.
-class ErrnoScope {
- public:
-  ErrnoScope() { icalerror_clear_errno(); }
-  ~ErrnoScope() { icalerror_clear_errno(); }
-  ErrnoScope(const ErrnoScope&) = delete;
-  ErrnoScope& operator=(const ErrnoScope&) = delete;
-};
-
-char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 char Upper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
 
 std::string UpperCopy(std::string_view s) {
@@ -57,31 +48,7 @@ std::string UpperCopy(std::string_view s) {
   return out;
 }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (Lower(a[i]) != Lower(b[i])) return false;
-  }
-  return true;
-}
-
 bool IsControl(char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }
-
-// Counts "BEGIN" with line breaks and blanks dropped, so that no folding
-// hides one: an over-estimate of the components to come.
-size_t CountBegins(std::string_view data) {
-  static constexpr std::string_view kBegin = "begin";
-  size_t count = 0, matched = 0;
-  for (char c : data) {
-    if (c == '\r' || c == '\n' || c == ' ' || c == '\t') continue;
-    matched = Lower(c) == kBegin[matched] ? matched + 1 : (Lower(c) == 'b' ? 1 : 0);
-    if (matched == kBegin.size()) {
-      ++count;
-      matched = 0;
-    }
-  }
-  return count;
-}
 
 // One VCALENDAR, or InvalidArgument.
 Result<ComponentPtr> Parse(std::string_view data) {
@@ -98,39 +65,6 @@ Result<ComponentPtr> Parse(std::string_view data) {
     return Status::InvalidArgument("not one iCalendar VCALENDAR object");
   }
   return root;
-}
-
-// libical keeps one cursor per component (and per property for its
-// parameters): every walk works on a snapshot so that edits and nested
-// walks cannot disturb it.
-std::vector<icalcomponent*> Children(icalcomponent* c,
-                                     icalcomponent_kind kind = ICAL_ANY_COMPONENT) {
-  std::vector<icalcomponent*> out;
-  for (icalcomponent* k = icalcomponent_get_first_component(c, kind); k;
-       k = icalcomponent_get_next_component(c, kind)) {
-    out.push_back(k);
-  }
-  return out;
-}
-
-std::vector<icalproperty*> Props(icalcomponent* c, icalproperty_kind kind = ICAL_ANY_PROPERTY) {
-  std::vector<icalproperty*> out;
-  for (icalproperty* p = icalcomponent_get_first_property(c, kind); p;
-       p = icalcomponent_get_next_property(c, kind)) {
-    out.push_back(p);
-  }
-  return out;
-}
-
-icalproperty* FirstProp(icalcomponent* c, icalproperty_kind kind) {
-  return icalcomponent_get_first_property(c, kind);
-}
-
-void RemoveProps(icalcomponent* c, icalproperty_kind kind) {
-  for (icalproperty* p : Props(c, kind)) {
-    icalcomponent_remove_property(c, p);
-    icalproperty_free(p);
-  }
 }
 
 void AddClone(icalcomponent* to, icalproperty* p) {
@@ -312,20 +246,6 @@ ComponentPtr NewMessage(icalcomponent* source, icalproperty_method method) {
     }
   }
   return out;
-}
-
-// Prints the tree without the X-LIC-ERROR properties libical's parser
-// leaves where it skipped something (they are libical's, not the sender's).
-std::string Serialize(icalcomponent* root) {
-  std::vector<icalcomponent*> todo = {root};
-  while (!todo.empty()) {
-    icalcomponent* c = todo.back();
-    todo.pop_back();
-    RemoveProps(c, ICAL_XLICERROR_PROPERTY);
-    for (icalcomponent* k : Children(c)) todo.push_back(k);
-  }
-  BufferPtr s(icalcomponent_as_ical_string_r(root));
-  return s ? std::string(s.get()) : std::string();
 }
 
 std::string Sanitized(std::string_view s) {
