@@ -418,9 +418,9 @@ def fmt(v, key):
 def print_table(results, month_n, rounds):
     peers = [p for p in results if p != "nubo"]
     print("\nscenario groupware: %d events (10%% recurring), %d vCards; median of %d; month query: %d objects "
-          "(same on every server)" % (N_EVENTS, N_CARDS, rounds, month_n))
+          "on nubo (Radicale: the same; see below for a peer that differs)" % (N_EVENTS, N_CARDS, rounds, month_n))
     print("\n| row | nubo | %s | best peer / nubo |" % " | ".join(peers))
-    print("|---|---|%s---|" % "---|" * len(peers))
+    print("|---|---|" + "---|" * len(peers) + "---|")
     for key, label in ROWS:
         best = min(results[p][key] for p in peers)
         print("| %s | %s | %s | %.1f× |" % (label, fmt(results["nubo"][key], key),
