@@ -319,12 +319,8 @@ const char* StatusLine(int status) {
   }
 }
 
-// The transform asked for in calendar-data (RFC 4791 §9.6.5, §9.6.6),
-// kept where WriteCalendarData can see it for the response being written.
-thread_local const PropRequest* g_current_request = nullptr;
-
 void WriteCalendarData(XmlWriter& w, const PropEnv& e) {
-  const PropRequest* pr = g_current_request;
+  const PropRequest* pr = e.request;
   if (pr && pr->expand) {
     auto x = groupware::ExpandCalendarObject(e.object->data, *pr->expand,
                                              e.collection ? e.collection->timezone : "");
@@ -413,8 +409,9 @@ void WriteStatusResponse(XmlWriter& w, std::string_view href, int status) {
   w.Close();
 }
 
-void WriteResponse(XmlWriter& w, const PropEnv& env, const PropRequest& pr) {
-  g_current_request = &pr;
+void WriteResponse(XmlWriter& w, const PropEnv& in, const PropRequest& pr) {
+  PropEnv env = in;
+  env.request = &pr;
   w.Open(kDavNs, "response");
   w.Leaf(kDavNs, "href", env.href);
   std::vector<std::pair<std::string_view, std::string_view>> missing;
@@ -463,7 +460,6 @@ void WriteResponse(XmlWriter& w, const PropEnv& env, const PropRequest& pr) {
     w.Close();
   }
   w.Close();
-  g_current_request = nullptr;
 }
 
 Result<size_t> PagedSource::Read(char* buf, size_t cap) {

@@ -44,6 +44,7 @@ struct PropEnv {
   const meta::DavCollectionRow* collection = nullptr;  // stores and objects
   const meta::DavObjectRow* object = nullptr;          // objects (data when loaded)
   const std::vector<meta::DavDeadProp>* dead = nullptr;
+  const PropRequest* request = nullptr;  // set by WriteResponse (calendar-data's expand)
 };
 
 // The environment of `o`, a member of the target's store (or the

@@ -111,6 +111,15 @@ Status Collections::EnsureDefault(const auth::Principal& who, const meta::UserRo
   const std::string key = std::string("groupware.defaults.") +
                           (kind == Kind::kCalendar ? "calendar." : "book.") +
                           std::to_string(owner.id);
+  // Almost always done already: a read answers that without queueing for
+  // the writer (every PROPFIND of a home and every request to the default
+  // calendar or address book comes through here).
+  std::optional<std::string> done;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& txn) -> Status {
+    NUBO_ASSIGN_OR_RETURN(done, txn.GetSetting(key));
+    return Status::Ok();
+  }));
+  if (done) return Status::Ok();
   return meta_.Write([&](meta::WriteTxn& txn) -> Status {
     // Once per account: a user who deleted the default does not get it back.
     NUBO_ASSIGN_OR_RETURN(auto seen, txn.GetSetting(key));

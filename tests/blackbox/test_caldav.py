@@ -147,6 +147,27 @@ class CalDavTest(unittest.TestCase):
 
     # -- raw protocol checks ---------------------------------------------
 
+    def test_reading_homes_writes_nothing(self):
+        """The default calendar and address book are made once; afterwards
+        reading a home or the defaults queues no write transaction."""
+        from harness import exchange
+
+        def writes():
+            text = exchange(self.srv, "GET", "/metrics")[2].decode()
+            return int(re.search(r"^nubo_meta_writes_total (\d+)", text, re.M).group(1))
+
+        paths = [ROOT + "/calendars/alice/", ROOT + "/addressbooks/users/alice/",
+                 ROOT + "/calendars/alice/personal/", ROOT + "/addressbooks/users/alice/contacts/"]
+        for p in paths:  # the first visit may make them
+            self.assertEqual(self.dav(self.alice, "PROPFIND", p, b"", {"Depth": "1"})[0], 207)
+        before = writes()
+        for _ in range(3):
+            for p in paths:
+                self.assertEqual(self.dav(self.alice, "PROPFIND", p, b"", {"Depth": "1"})[0], 207)
+        # 12 reads; a broken check writes once per read. Background work
+        # (maintenance, credential bookkeeping) may write once or twice meanwhile.
+        self.assertLessEqual(writes() - before, 2)
+
     def test_well_known_redirects(self):
         for p in ("/.well-known/caldav", "/.well-known/carddav"):
             status, h, _ = self.alice.raw("PROPFIND", p, headers={"Depth": "0"}, auth=False)
