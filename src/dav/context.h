@@ -45,6 +45,10 @@ struct DavContext {
   std::string TargetHref() const;
 };
 
+// The headers Nextcloud clients read after a change (OC-FileId, OC-ETag
+// and ETag): harmless to other clients, so every tree sends them.
+void SetNodeHeaders(http::Response& r, const meta::NodeRow& n);
+
 // Answers a DAV error: status with an optional <D:error><D:condition/>
 // body (RFC 4918 §16 preconditions), never a JSON body.
 http::Response DavError(int status, std::string_view condition = "", std::string_view href = "");
@@ -69,6 +73,8 @@ http::Response HandleGet(DavContext& c);
 http::Response HandleDelete(DavContext& c);
 http::Response HandleCopyMove(DavContext& c);
 http::Response HandleLock(DavContext& c);
+// REPORT oc:filter-files (favorites), in propfind.cc with the property writers.
+http::Response HandleReport(DavContext& c);
 http::Response HandleUnlock(DavContext& c);
 // PUT streams: the sink opens after the shared checks, the handler answers.
 Result<std::unique_ptr<http::BodySink>> OpenPutSink(DavContext& c);

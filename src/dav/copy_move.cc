@@ -54,7 +54,9 @@ http::Response HandleCopyMove(DavContext& c) {
     if (r.status().code() == Code::kAlreadyExists) return DavError(412);
     return DavError(r.status());
   }
-  return http::Response::Empty(existed ? 204 : 201);
+  http::Response resp = http::Response::Empty(existed ? 204 : 201);
+  SetNodeHeaders(resp, *r);
+  return resp;
 }
 
 }  // namespace nubo::dav

@@ -11,14 +11,16 @@ http::Response HandleMkcol(DavContext& c) {
   if (!c.req.body.empty()) return DavError(415);
   if (t.node) return DavError(405);
   if (!t.parent) return DavError(409);
-  auto n = c.files.CreateFolder(c.who(), t.parent->public_id, t.name, files::Conflict::kFail,
-                                c.cond);
+  auto n =
+      c.files.CreateFolder(c.who(), t.parent->public_id, t.name, files::Conflict::kFail, c.cond);
   if (!n.ok()) {
     // A member that appeared after resolving: as if it had been there (§9.3.1).
     if (n.status().code() == Code::kAlreadyExists) return DavError(405);
     return DavError(n.status());
   }
-  return http::Response::Empty(201);
+  http::Response r = http::Response::Empty(201);
+  SetNodeHeaders(r, *n);
+  return r;
 }
 
 }  // namespace nubo::dav

@@ -59,17 +59,21 @@ Result<PropRequest> ParseBody(const std::string& body, const DavOptions& opt) {
 class PropfindSource final : public http::BodySource {
  public:
   // `c` is copied: the body is read after the handler returned.
-  PropfindSource(const DavContext& c, PropRequest pr, Depth depth)
+  // `favorites`: the REPORT oc:filter-files answer instead (the caller's
+  // favorites in this tree, wherever they lie in it).
+  PropfindSource(const DavContext& c, PropRequest pr, Depth depth, bool favorites = false)
       : c_(c),
         pr_(std::move(pr)),
         depth_(depth),
-        env_(c_, depth != Depth::kZero && c.target.node && c.target.node->folder()) {
+        favorites_report_(favorites),
+        env_(c_, favorites || (depth != Depth::kZero && c.target.node && c.target.node->folder())) {
     // What every response asks for, resolved once rather than per node.
     need_dead_ = pr_.kind != PropRequest::Kind::kProp;
     for (const auto& [ns, name] : pr_.props) {
       const LiveProp* p = FindLiveProp(ns, name);
       asked_.push_back(p);
       need_dead_ |= p == nullptr;
+      favorites_ |= ns == kOcNs && name == "favorite";
     }
     if (pr_.kind == PropRequest::Kind::kAllprop) {
       for (const LiveProp& p : LiveProps()) {
@@ -122,9 +126,11 @@ class PropfindSource final : public http::BodySource {
   };
 
   Status Produce() {
+    if (favorites_report_) return ProduceFavorites();
     if (!started_) {
       started_ = true;
-      w_.Open(kDavNs, "multistatus", {{"d", std::string(kDavNs)}});
+      w_.Open(kDavNs, "multistatus",
+              {{"d", std::string(kDavNs)}, {"oc", std::string(kOcNs)}, {"nc", std::string(kNcNs)}});
       const NodeRow& n = *c_.target.node;
       std::string href = c_.TargetHref();
       dead_.clear();
@@ -143,8 +149,9 @@ class PropfindSource final : public http::BodySource {
       frames_.pop_back();
       NUBO_ASSIGN_OR_RETURN(
           files::Page page,
-          c_.files.List(c_.who(), f.folder_id, meta::NodeSort::kName, false, f.cursor, kPage,
-                        files::ListOptions{.bare = true, .dead_props = need_dead_}));
+          c_.files.List(
+              c_.who(), f.folder_id, meta::NodeSort::kName, false, f.cursor, kPage,
+              files::ListOptions{.bare = true, .dead_props = need_dead_, .favorites = favorites_}));
       dead_.clear();
       for (auto& r : page.dead_props) dead_[r.node_id].push_back(std::move(r.prop));
       std::vector<Frame> below;
@@ -172,6 +179,41 @@ class PropfindSource final : public http::BodySource {
     }
     w_.Close();
     done_ = true;
+    return Status::Ok();
+  }
+
+  Status ProduceFavorites() {
+    if (!started_) {
+      started_ = true;
+      w_.Open(kDavNs, "multistatus",
+              {{"d", std::string(kDavNs)}, {"oc", std::string(kOcNs)}, {"nc", std::string(kNcNs)}});
+    }
+    NUBO_ASSIGN_OR_RETURN(files::Page page, c_.files.ListFavorites(c_.who(), fav_cursor_, kPage));
+    for (const NodeRow& n : page.items) {
+      // Only what lies in this tree has a URL in it.
+      if (n.drive_id != c_.target.drive_id) continue;
+      NUBO_ASSIGN_OR_RETURN(auto path, c_.files.Path(c_.who(), n));
+      std::vector<std::string> segs;
+      std::string key;
+      for (const NodeRow& a : path) {
+        if (!a.parent_id) continue;  // the drive root
+        segs.push_back(a.name);
+        key += "/" + a.name_key;
+      }
+      segs.push_back(n.name);
+      key += "/" + n.name_key;
+      dead_.clear();
+      if (need_dead_) {
+        NUBO_ASSIGN_OR_RETURN(auto props, c_.files.DeadProps(c_.who(), n));
+        if (!props.empty()) dead_[n.id] = std::move(props);
+      }
+      WriteResponse(n, c_.Href(segs, n.folder()), key);
+    }
+    fav_cursor_ = page.next_cursor;
+    if (fav_cursor_.empty()) {
+      w_.Close();
+      done_ = true;
+    }
     return Status::Ok();
   }
 
@@ -246,11 +288,14 @@ class PropfindSource final : public http::BodySource {
   DavContext c_;
   PropRequest pr_;
   Depth depth_;
+  bool favorites_report_ = false;
+  std::string fav_cursor_;
   PropEnv env_;  // refers to c_
   XmlWriter w_;
   size_t pos_ = 0;
   bool started_ = false, sent_first_ = false, done_ = false;
   bool need_dead_ = false;
+  bool favorites_ = false;                // oc:favorite asked: listings fill the caller's flag
   std::vector<const LiveProp*> asked_;    // per pr_.props entry; nullptr: a dead property
   std::vector<const LiveProp*> allprop_;  // allprop (+ include), in table order
   std::unordered_map<int64_t, std::vector<meta::DeadProp>> dead_;  // of the page being written
@@ -259,6 +304,35 @@ class PropfindSource final : public http::BodySource {
 };
 
 }  // namespace
+
+http::Response HandleReport(DavContext& c) {
+  // The one REPORT of the files trees: Nextcloud's oc:filter-files with the
+  // favorite rule (the clients' favorites view).
+  if (!c.target.node) return DavError(404);
+  XmlLimits limits;
+  limits.max_bytes = c.opt.max_xml_body;
+  auto root = ParseXml(c.req.body, limits);
+  if (!root.ok()) return DavError(root.status());
+  if (root->ns != kOcNs || root->name != "filter-files") {
+    return DavError(403, "supported-report");  // RFC 3253 §3.6
+  }
+  const XmlElement* rules = root->Child(kOcNs, "filter-rules");
+  const XmlElement* fav = rules ? rules->Child(kOcNs, "favorite") : nullptr;
+  if (!fav || fav->text != "1") {
+    return DavError(Status::InvalidArgument("only the favorite filter rule is supported"));
+  }
+  PropRequest pr;
+  pr.kind = PropRequest::Kind::kProp;
+  if (const XmlElement* prop = root->Child(kDavNs, "prop")) {
+    for (const XmlElement& p : prop->children) pr.props.emplace_back(p.ns, p.name);
+  }
+  if (pr.props.empty()) pr.kind = PropRequest::Kind::kAllprop;
+  http::Response r;
+  r.status = 207;
+  r.headers.Set("Content-Type", "application/xml; charset=utf-8");
+  r.source = std::make_unique<PropfindSource>(c, std::move(pr), Depth::kOne, true);
+  return r;
+}
 
 http::Response HandlePropfind(DavContext& c) {
   auto depth = ParseDepth(c.req.headers.Get("Depth"), Depth::kInfinity);

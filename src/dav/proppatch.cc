@@ -16,6 +16,7 @@ struct Op {
   bool set;
   std::string ns, name, value;
   bool is_protected = false;
+  const LiveProp* live = nullptr;  // a live property clients may set
 };
 
 }  // namespace
@@ -35,18 +36,33 @@ http::Response HandleProppatch(DavContext& c) {
     if (!prop) return DavError(400);
     for (const XmlElement& p : prop->children) {
       Op op{e.name == "set", p.ns, p.name, e.name == "set" ? p.InnerXml() : std::string()};
-      op.is_protected = FindLiveProp(p.ns, p.name) != nullptr;
+      const LiveProp* live = FindLiveProp(p.ns, p.name);
+      if (live && live->patch) {
+        op.live = live;
+        op.value = p.text;
+      } else {
+        op.is_protected = live != nullptr;
+      }
       ops.push_back(std::move(op));
     }
   }
   if (ops.empty()) return DavError(400);
-  const bool any_protected = std::any_of(ops.begin(), ops.end(), [](const Op& o) { return o.is_protected; });
+  const bool any_protected =
+      std::any_of(ops.begin(), ops.end(), [](const Op& o) { return o.is_protected; });
   int failed = 0;  // the status every property answers when the whole patch failed
   if (!any_protected) {
     std::vector<files::PropOp> patch;
     patch.reserve(ops.size());
-    for (const Op& op : ops) patch.push_back({op.set, meta::DeadProp{op.ns, op.name, op.value}});
-    Status applied = c.files.PatchDeadProps(c.who(), *t.node, patch, c.cond);
+    for (const Op& op : ops) {
+      if (!op.live) patch.push_back({op.set, meta::DeadProp{op.ns, op.name, op.value}});
+    }
+    Status applied =
+        patch.empty() ? Status::Ok() : c.files.PatchDeadProps(c.who(), *t.node, patch, c.cond);
+    // Settable live properties follow the dead ones (each its own change).
+    for (const Op& op : ops) {
+      if (!applied.ok()) break;
+      if (op.live) applied = op.live->patch(c, *t.node, op.set, op.value);
+    }
     if (applied.code() == Code::kQuotaExceeded) {
       failed = 507;  // §9.2.1: per property, in the multistatus
     } else if (!applied.ok()) {
@@ -70,10 +86,11 @@ http::Response HandleProppatch(DavContext& c) {
     w.Open(kDavNs, "prop");
     for (const Op* op : group) w.Empty(op->ns, op->name);
     w.Close();
-    w.Leaf(kDavNs, "status", code == 200   ? "HTTP/1.1 200 OK"
-                             : code == 403 ? "HTTP/1.1 403 Forbidden"
-                             : code == 507 ? "HTTP/1.1 507 Insufficient Storage"
-                                           : "HTTP/1.1 424 Failed Dependency");
+    w.Leaf(kDavNs, "status",
+           code == 200   ? "HTTP/1.1 200 OK"
+           : code == 403 ? "HTTP/1.1 403 Forbidden"
+           : code == 507 ? "HTTP/1.1 507 Insufficient Storage"
+                         : "HTTP/1.1 424 Failed Dependency");
     if (code == 403) {
       w.Open(kDavNs, "error");
       w.Empty(kDavNs, "cannot-modify-protected-property");

@@ -97,9 +97,84 @@ const std::vector<LiveProp> kLive = {
                          : (int64_t{1} << 50);
        w.Leaf(kDavNs, "quota-available-bytes", std::to_string(avail));
      }},
+    // The Nextcloud clients' properties (oc: and nc:), asked by name only.
+    // oc:fileid is the node's numeric id: stable across renames and moves,
+    // never reused (the store hands out ids above every id it ever gave).
+    {kOcNs, "fileid", false, Always,
+     [](XmlWriter& w, PropEnv& e) { w.Leaf(kOcNs, "fileid", std::to_string(e.node().id)); }},
+    {kOcNs, "id", false, Always,
+     [](XmlWriter& w, PropEnv& e) { w.Leaf(kOcNs, "id", OcId(e.node().id)); }},
+    {kOcNs, "permissions", false, Always,
+     [](XmlWriter& w, PropEnv& e) {
+       w.Leaf(kOcNs, "permissions", OcPermissions(e.node(), e.Perms()));
+     }},
+    {kOcNs, "size", false, Always,
+     [](XmlWriter& w, PropEnv& e) { w.Leaf(kOcNs, "size", std::to_string(e.node().size)); }},
+    {kOcNs, "favorite", false, Always,
+     [](XmlWriter& w, PropEnv& e) { w.Leaf(kOcNs, "favorite", e.node().favorite ? "1" : "0"); },
+     // "1" marks, anything else (or remove) unmarks.
+     [](DavContext& c, const NodeRow& n, bool set, std::string_view value) {
+       return c.files.SetFavorite(c.who(), n.public_id, set && value == "1");
+     }},
+    {kOcNs, "owner-id", false, Always,
+     [](XmlWriter& w, PropEnv& e) {
+       w.Leaf(kOcNs, "owner-id", e.OwnTree() ? e.ctx().who().username : std::string());
+     }},
+    {kOcNs, "owner-display-name", false, Always,
+     [](XmlWriter& w, PropEnv& e) {
+       w.Leaf(kOcNs, "owner-display-name", e.OwnTree() ? e.ctx().who().username : std::string());
+     }},
+    {kOcNs, "share-types", false, Always,
+     [](XmlWriter& w, PropEnv&) { w.Empty(kOcNs, "share-types"); }},
+    // Changes only when the server's data were restored from a backup
+    // (clients then re-check everything): never, so far.
+    {kOcNs, "data-fingerprint", false, Always,
+     [](XmlWriter& w, PropEnv&) { w.Empty(kOcNs, "data-fingerprint"); }},
+    {kNcNs, "has-preview", false, Always,
+     [](XmlWriter& w, PropEnv&) { w.Leaf(kNcNs, "has-preview", "false"); }},
+    {kNcNs, "mount-type", false, Always,
+     [](XmlWriter& w, PropEnv& e) {
+       w.Leaf(kNcNs, "mount-type", e.OwnTree() ? std::string_view() : "shared");
+     }},
+    {kNcNs, "is-encrypted", false, Always,
+     [](XmlWriter& w, PropEnv&) { w.Leaf(kNcNs, "is-encrypted", "0"); }},
 };
 
 }  // namespace
+
+std::string OcId(int64_t file_id) {
+  std::string id = std::to_string(file_id);
+  if (id.size() < 8) id.insert(0, 8 - id.size(), '0');
+  return id + "ocnubo";
+}
+
+std::string OcPermissions(const NodeRow& node, authz::Perms p) {
+  using authz::Action;
+  std::string out;
+  if (p.Has(Action::kShare)) out += 'R';
+  if (p.Has(Action::kRead)) out += 'G';
+  if (p.Has(Action::kDelete)) out += "DNV";
+  if (node.folder()) {
+    if (p.Has(Action::kCreate)) out += "CK";
+  } else if (p.Has(Action::kModify)) {
+    out += 'W';
+  }
+  return out;
+}
+
+bool PropEnv::OwnTree() const {
+  return c_.drive.empty() && c_.share_root.empty() && !c_.who().link();
+}
+
+authz::Perms PropEnv::Perms() {
+  if (!drive_perms_) {
+    auto d = c_.files.PermsOnDrive(c_.who(), node_->drive_id);
+    drive_perms_ = d.ok() ? *d : authz::Perms();
+  }
+  if (*drive_perms_ == authz::Perms::AllNode()) return *drive_perms_;
+  auto p = c_.files.PermsOn(c_.who(), *node_);
+  return p.ok() ? *p : authz::Perms();
+}
 
 void PropEnv::Reset(const meta::NodeRow& node, std::string_view path_key) {
   node_ = &node;

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "auth/authz.h"
 #include "dav/context.h"
 #include "dav/xml_reader.h"
 #include "dav/xml_writer.h"
@@ -33,6 +34,13 @@ class PropEnv {
   // The unexpired locks covering the node (as CoveringLocks answers).
   const std::vector<meta::DavLockRow>& Locks();
   const files::Usage& Usage();
+  // The caller's permissions on the node (oc:permissions): the drive's
+  // once when the caller holds all of it (an owner), else per node.
+  authz::Perms Perms();
+  // Whether the node lies in the caller's own personal tree (its owner is
+  // the caller): oc:owner-id and the like.
+  bool OwnTree() const;
+  DavContext& ctx() { return c_; }
   // A buffer for formatting a value; cleared on every call.
   std::string& Scratch() {
     scratch_.clear();
@@ -49,6 +57,7 @@ class PropEnv {
   std::optional<std::unordered_map<std::string, std::vector<meta::DavLockRow>>> locks_by_path_;
   std::optional<std::vector<meta::DavLockRow>> node_locks_;
   std::optional<files::Usage> usage_;
+  std::optional<authz::Perms> drive_perms_;
   std::string scratch_;
 };
 
@@ -58,7 +67,23 @@ struct LiveProp {
   bool in_allprop;                            // §9.1: returned by allprop
   bool (*applies)(const meta::NodeRow&);      // absent on this node → 404 in propstat
   void (*write)(XmlWriter& w, PropEnv& env);  // writes the whole property element
+  // Live properties a client may set (oc:favorite): PROPPATCH calls this
+  // instead of refusing the property as protected. nullptr: protected.
+  Status (*patch)(DavContext& c, const meta::NodeRow& node, bool set,
+                  std::string_view value) = nullptr;
 };
+
+// Namespaces of the Nextcloud clients' properties.
+inline constexpr std::string_view kOcNs = "http://owncloud.org/ns";
+inline constexpr std::string_view kNcNs = "http://nextcloud.org/ns";
+
+// oc:id: the file id padded to eight digits and the instance id, as
+// Nextcloud clients expect ("00000042" + instance).
+std::string OcId(int64_t file_id);
+// oc:permissions letters for a node (Nextcloud's: S shared, R shareable,
+// M mounted, G readable, D deletable, N renamable, V movable, W writable
+// file, C/K create files/folders in a folder).
+std::string OcPermissions(const meta::NodeRow& node, authz::Perms p);
 
 const std::vector<LiveProp>& LiveProps();
 const LiveProp* FindLiveProp(std::string_view ns, std::string_view name);

@@ -36,6 +36,15 @@ Result<std::unique_ptr<http::BodySink>> OpenPutSink(DavContext& c) {
   } else if (auto oc = h.Get("OC-Checksum")) {
     u.checksum = std::string(Trim(*oc));  // Nextcloud clients: "SHA1:<hex>"
   }
+  // Nextcloud clients send the file's modification time (seconds since the
+  // epoch) and expect "X-OC-MTime: accepted" back.
+  if (auto v = h.Get("X-OC-MTime")) {
+    auto secs = ParseUint64(Trim(*v));
+    if (!secs || *secs > uint64_t{1} << 40) {
+      return Status::InvalidArgument("X-OC-MTime must be seconds since the epoch");
+    }
+    u.mtime_ms = static_cast<int64_t>(*secs) * 1000;
+  }
   if (!c.req.chunked) u.expected_size = c.req.content_length.value_or(0);
   NUBO_ASSIGN_OR_RETURN(auto up, c.files.BeginUpload(c.who(), std::move(u)));
   return std::unique_ptr<http::BodySink>(new api::UploadSink(std::move(up)));
@@ -47,7 +56,8 @@ http::Response HandlePut(DavContext& c) {
   const auto& r = sink->result();
   if (!r.ok()) return DavError(r.status());
   http::Response resp = http::Response::Empty(r->created ? 201 : 204);
-  resp.headers.Set("ETag", files::NodeETag(r->node));
+  SetNodeHeaders(resp, r->node);
+  if (c.req.headers.Get("X-OC-MTime")) resp.headers.Set("X-OC-MTime", "accepted");
   return resp;
 }
 

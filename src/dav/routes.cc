@@ -5,6 +5,7 @@
 
 #include "dav/context.h"
 #include "dav/dav.h"
+#include "dav/props.h"
 #include "dav/request_headers.h"
 #include "dav/xml_reader.h"
 #include "dav/xml_writer.h"
@@ -46,6 +47,7 @@ constexpr Method kMethods[] = {
     {"MOVE", HandleCopyMove, Body::kNone},
     {"LOCK", HandleLock, Body::kXml},
     {"UNLOCK", HandleUnlock, Body::kNone},
+    {"REPORT", HandleReport, Body::kXml},
 };
 
 // Methods that create or change the target: a name that cannot exist is a
@@ -217,6 +219,13 @@ bool SameTree(const std::vector<std::string>& segments, std::string_view request
   std::string mount;
   for (size_t i = 0; i < n; ++i) mount += "/" + segments[i];
   return request_mount == mount;
+}
+
+void SetNodeHeaders(Response& r, const meta::NodeRow& n) {
+  std::string etag = files::NodeETag(n);
+  r.headers.Set("OC-ETag", etag);
+  r.headers.Set("ETag", std::move(etag));
+  r.headers.Set("OC-FileId", OcId(n.id));
 }
 
 Response DavError(int status, std::string_view condition, std::string_view href) {

@@ -454,7 +454,9 @@ Result<Resolved> Files::Resolve(const Principal& who, const std::vector<std::str
     for (size_t i = 0; i < keys.size(); ++i) {
       if (!cur->folder()) return Status::Ok();  // a file has no members: nothing resolves below
       if (i + 1 == keys.size()) r.parent = cur;
-      NUBO_ASSIGN_OR_RETURN(auto next, t.FindChild(cur->id, keys[i], 0));
+      // The target carries the caller's favorite flag (oc:favorite).
+      const int64_t viewer = i + 1 == keys.size() && !who.link() ? who.user_id : 0;
+      NUBO_ASSIGN_OR_RETURN(auto next, t.FindChild(cur->id, keys[i], viewer));
       if (!next) return Status::Ok();
       cur = std::move(next);
     }
@@ -586,7 +588,7 @@ Result<Page> Files::List(const Principal& who, std::string_view folder_id, meta:
                          ListOptions options) {
   const char tag = static_cast<char>('a' + static_cast<int>(sort) * 2 + (descending ? 1 : 0));
   NUBO_ASSIGN_OR_RETURN(auto after, DecodeCursor(cursor, tag));
-  const int64_t viewer = options.bare ? 0 : who.user_id;
+  const int64_t viewer = options.bare && !options.favorites ? 0 : who.user_id;
   Page page;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(NodeRow folder, Access(t, who, folder_id, Want::kLive, Action::kList));
@@ -682,6 +684,26 @@ Result<Page> Files::ListTrash(const Principal& who, std::string_view cursor, siz
     page.next_cursor = HexEncode(raw.data(), raw.size());
   }
   return page;
+}
+
+Result<authz::Perms> Files::PermsOn(const Principal& who, const NodeRow& node) {
+  authz::Perms p;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    authz::Checker check(t, who);
+    NUBO_ASSIGN_OR_RETURN(p, check.On(node));
+    return Status::Ok();
+  }));
+  return p;
+}
+
+Result<authz::Perms> Files::PermsOnDrive(const Principal& who, int64_t drive_id) {
+  authz::Perms p;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    authz::Checker check(t, who);
+    NUBO_ASSIGN_OR_RETURN(p, check.OnDrive(drive_id));
+    return Status::Ok();
+  }));
+  return p;
 }
 
 Status Files::SetFavorite(const Principal& who, std::string_view id, bool favorite) {

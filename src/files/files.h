@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "auth/authz.h"
 #include "auth/principal.h"
 #include "blob/chunk_store.h"
 #include "meta/meta_store.h"
@@ -106,6 +107,8 @@ struct ListOptions {
   bool bare = false;
   // Also read the page's WebDAV dead properties (Page::dead_props).
   bool dead_props = false;
+  // With bare: still fill the caller's favorite flag (oc:favorite).
+  bool favorites = false;
 };
 
 struct Page {
@@ -212,6 +215,11 @@ class Files {
   // The caller's personal drive, its root's public id and its usage.
   Result<DriveInfo> PersonalDrive(const Principal& who);
   Result<Usage> GetUsage(const Principal& who);
+  // The caller's permissions (authz::Checker's answer) on a node it
+  // resolved, or on the whole drive (drive_id; what an owner or a drive
+  // member holds on every node of it).
+  Result<authz::Perms> PermsOn(const Principal& who, const meta::NodeRow& node);
+  Result<authz::Perms> PermsOnDrive(const Principal& who, int64_t drive_id);
   // The caller's personal drive, then the shared drives it is a member of
   // (directly or through groups), by name.
   Result<std::vector<DriveInfo>> Drives(const Principal& who);

@@ -136,6 +136,10 @@ const std::vector<Setting>& Table() {
       {"sharing.users_create_drives", "NUBO_USERS_CREATE_DRIVES", "false",
        "users (not only administrators) may create shared drives, which they then manage", false,
        Bool(&Config::users_create_drives)},
+      {"nc.enabled", "NUBO_NC_ENABLED", "true",
+       "serve the Nextcloud client API (status.php, OCS, Login Flow v2, chunked uploads, "
+       "trash bin); the files trees under /remote.php/ stay either way",
+       false, Bool(&Config::nc_enabled)},
       {"dav.propfind_infinity", "NUBO_DAV_PROPFIND_INFINITY", "false",
        "answer PROPFIND Depth: infinity (streamed) instead of 403 propfind-finite-depth", false,
        Bool(&Config::dav_propfind_infinity)},

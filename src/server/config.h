@@ -35,6 +35,7 @@ struct Config {
   uint64_t maintenance_interval_ms = 3'600'000;
   uint64_t max_upload = 0;  // 0: unlimited
   bool dav_propfind_infinity = false;
+  bool nc_enabled = true;  // the Nextcloud client surface (src/nc)
   uint64_t trash_retention_ms = 30ull * 24 * 3'600'000;
   uint64_t upload_session_ttl_ms = 24ull * 3'600'000;
   int versions_quota_percent = 50;

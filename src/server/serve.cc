@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -26,6 +27,9 @@
 #include "groupdav/groupdav.h"
 #include "groupware/collections.h"
 #include "http/router.h"
+#include "nc/chunked_uploads.h"
+#include "nc/login_flow.h"
+#include "nc/nc.h"
 #include "server/auth_guard.h"
 #include "server/faulty_meta_store.h"
 #include "server/log.h"
@@ -65,9 +69,13 @@ Status DataDirWritable(const std::string& dir) {
 // are collected every `interval_ms`. Stops promptly when destroyed.
 class Maintenance {
  public:
+  // `extra`: more upkeep run on every sweep (expired login flows, upload
+  // folders), each given the time.
   Maintenance(files::Files& files, files::UploadSessions& uploads, meta::MetaStore& meta,
-              blob::ChunkStore& chunks, uint64_t interval_ms, uint64_t gc_grace_ms)
-      : files_(files),
+              blob::ChunkStore& chunks, uint64_t interval_ms, uint64_t gc_grace_ms,
+              std::vector<std::function<void(int64_t)>> extra = {})
+      : extra_(std::move(extra)),
+        files_(files),
         uploads_(uploads),
         meta_(meta),
         chunks_(chunks),
@@ -108,6 +116,7 @@ class Maintenance {
         } else if (*expired > 0) {
           spdlog::info("uploads: {} expired upload sessions dropped", *expired);
         }
+        for (const auto& job : extra_) job(now);
         auto thinned = files_.ThinVersions(now);
         if (!thinned.ok()) {
           spdlog::warn("versions: {}", thinned.status().ToString());
@@ -126,6 +135,7 @@ class Maintenance {
     }
   }
 
+  std::vector<std::function<void(int64_t)>> extra_;
   files::Files& files_;
   files::UploadSessions& uploads_;
   meta::MetaStore& meta_;
@@ -239,8 +249,27 @@ int RunServe(const Config& cfg) {
   dav::RegisterDavRoutes(router, files, dopt);
   groupware::Collections collections(meta, {});
   groupdav::RegisterGroupDavRoutes(router, collections, {});
+  nc::LoginFlows login_flows(meta);
+  nc::ChunkedUploads nc_uploads(meta, files, uploads);
+  if (cfg.nc_enabled) {
+    nc::RegisterNcRoutes(router, {meta, authn, files, login_flows, nc_uploads});
+  }
+  std::vector<std::function<void(int64_t)>> upkeep;
+  upkeep.push_back([&login_flows](int64_t now) {
+    if (auto n = login_flows.Expire(now); !n.ok()) {
+      spdlog::warn("login flows: {}", n.status().ToString());
+    }
+  });
+  upkeep.push_back([&nc_uploads](int64_t now) {
+    auto n = nc_uploads.Expire(now);
+    if (!n.ok()) {
+      spdlog::warn("chunked uploads: {}", n.status().ToString());
+    } else if (*n > 0) {
+      spdlog::info("chunked uploads: {} expired upload folders dropped", *n);
+    }
+  });
   Maintenance maintenance(files, uploads, meta, chunks, cfg.maintenance_interval_ms,
-                          cfg.gc_grace_ms);
+                          cfg.gc_grace_ms, std::move(upkeep));
   RegisterWebRoutes(router, cfg.web_dir);
   if (cfg.test_routes) {
     spdlog::warn("test-only routes under /_test/ are enabled: never do this in production");

@@ -14,6 +14,7 @@
 #include "meta/sqlite/sqlite_conn.h"
 #include "meta/sqlite/sqlite_groupware.h"
 #include "meta/sqlite/sqlite_history.h"
+#include "meta/sqlite/sqlite_nc.h"
 #include "util/time.h"
 
 namespace nubo::meta {
@@ -513,6 +514,38 @@ class SqliteTxn final : public WriteTxn {
   Status SetDavCollectionProp(int64_t collection_id, const std::string& ns, const std::string& name,
                               const std::optional<std::string>& value) override {
     return sqlite::SetDavCollectionProp(c_, collection_id, ns, name, value);
+  }
+
+  // ---- Nextcloud clients (sqlite_nc.cc) ----
+  Result<std::optional<LoginFlowRow>> GetLoginFlowByToken(const std::string& token) override {
+    return sqlite::GetLoginFlowByToken(c_, token);
+  }
+  Result<std::optional<LoginFlowRow>> GetLoginFlowByPoll(const Digest& poll_hash) override {
+    return sqlite::GetLoginFlowByPoll(c_, poll_hash);
+  }
+  Result<std::optional<NcUploadRow>> GetNcUpload(int64_t user_id,
+                                                 const std::string& name) override {
+    return sqlite::GetNcUpload(c_, user_id, name);
+  }
+  Result<std::vector<NcUploadPart>> ListNcUploadParts(int64_t upload_id) override {
+    return sqlite::ListNcUploadParts(c_, upload_id);
+  }
+  Result<std::vector<NcUploadRow>> ListExpiredNcUploads(int64_t now_ms, size_t limit) override {
+    return sqlite::ListExpiredNcUploads(c_, now_ms, limit);
+  }
+  Status InsertLoginFlow(LoginFlowRow& row) override { return sqlite::InsertLoginFlow(c_, row); }
+  Status GrantLoginFlow(const LoginFlowRow& row) override {
+    return sqlite::GrantLoginFlow(c_, row);
+  }
+  Status DeleteLoginFlow(int64_t id) override { return sqlite::DeleteLoginFlow(c_, id); }
+  Result<int64_t> DeleteExpiredLoginFlows(int64_t now_ms) override {
+    return sqlite::DeleteExpiredLoginFlows(c_, now_ms);
+  }
+  Status InsertNcUpload(NcUploadRow& row) override { return sqlite::InsertNcUpload(c_, row); }
+  Status DeleteNcUpload(int64_t id) override { return sqlite::DeleteNcUpload(c_, id); }
+  Result<std::optional<std::string>> PutNcUploadPart(int64_t upload_id,
+                                                     const NcUploadPart& part) override {
+    return sqlite::PutNcUploadPart(c_, upload_id, part);
   }
 
   Result<std::optional<UserRow>> GetUserByName(const std::string& username) override {
@@ -1163,11 +1196,14 @@ class SqliteTxn final : public WriteTxn {
   Status InsertNode(NodeRow& n) override {
     NUBO_PREPARE(
         s, c_,
-        "INSERT INTO nodes (public_id, drive_id, parent_id, name, name_key, kind, manifest_id, "
-        "size, "
+        "INSERT INTO nodes (id, public_id, drive_id, parent_id, name, name_key, kind, "
+        "manifest_id, size, "
         "mime, mtime, ctime, tree_seq, trashed_at, trash_root, trash_parent, created_by, "
         "updated_by, content_hash, sort_key) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+        // Above every id given before, deleted ones included (node_id_floor):
+        // Nextcloud clients take a known file id for the same file.
+        "VALUES ((SELECT max(ifnull((SELECT max(id) FROM nodes), 0), v) + 1 FROM node_id_floor), "
+        "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
         "(SELECT hash FROM manifests WHERE id = ?7), ?18)");
     s.Bind(1, n.public_id).Bind(2, n.drive_id);
     BindNodeFields(s, n);

@@ -1,0 +1,43 @@
+// The Nextcloud client surface (docs/nextcloud.md): what the Nextcloud
+// desktop and mobile apps (and ownCloud's) need beyond the files tree of
+// src/dav: discovery (/status.php, OCS capabilities and user), Login Flow
+// v2, app-password conversion and logout, avatars, the endpoints clients
+// poll, chunked upload v2 (/remote.php/dav/uploads/) and the trash bin
+// (/remote.php/dav/trashbin/). Everything reaches stored data through the
+// files domain, so authz::Checker decides as on every other surface.
+#pragma once
+
+#include <functional>
+
+#include "util/status.h"
+
+namespace nubo::files {
+class Files;
+class UploadSessions;
+}  // namespace nubo::files
+namespace nubo::auth {
+class Authenticator;
+}
+namespace nubo::http {
+class Router;
+}
+namespace nubo::meta {
+class MetaStore;
+}
+
+namespace nubo::nc {
+
+class LoginFlows;
+class ChunkedUploads;
+
+struct NcDeps {
+  meta::MetaStore& meta;
+  auth::Authenticator& authn;  // told when an app password is revoked
+  files::Files& files;
+  LoginFlows& flows;
+  ChunkedUploads& uploads;
+};
+
+void RegisterNcRoutes(http::Router& router, NcDeps deps);
+
+}  // namespace nubo::nc

@@ -1,0 +1,509 @@
+"""The Nextcloud client API (docs/nextcloud.md) at the protocol level:
+discovery and OCS, the oc:/nc: properties of the files tree, chunked
+upload v2, Login Flow v2, app-password conversion and logout, the trash
+bin tree. The real clients (nextcloudcmd, owncloudcmd) are driven in
+test_nextcloud_client.py."""
+import base64
+import hashlib
+import json
+import os
+import re
+import signal
+import time
+import unittest
+import urllib.parse
+import xml.etree.ElementTree as ET
+
+from test_files import Client, start_with_users, stop_and_fsck  # noqa: F401
+
+FAST = {"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB"}
+D = "{DAV:}"
+OC = "{http://owncloud.org/ns}"
+NC = "{http://nextcloud.org/ns}"
+NC_PROPS = (b'<?xml version="1.0"?><d:propfind xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns" '
+            b'xmlns:nc="http://nextcloud.org/ns"><d:prop><d:getetag/><d:resourcetype/><d:getlastmodified/>'
+            b'<d:getcontentlength/><oc:fileid/><oc:id/><oc:permissions/><oc:size/><oc:favorite/>'
+            b'<oc:owner-id/><oc:owner-display-name/><oc:share-types/><oc:data-fingerprint/>'
+            b'<nc:has-preview/><nc:mount-type/><nc:is-encrypted/></d:prop></d:propfind>')
+
+
+def nc_users(names):
+    """start_with_users, with clients that send paths as given (the
+    Nextcloud API lives outside /api/v1)."""
+    srv, admin, users = start_with_users(names, env=FAST)
+    for c in [admin, *users.values()]:
+        c.api_prefix = False
+    return srv, admin, users
+
+
+def files_url(user, path=""):
+    return "/remote.php/dav/files/%s/%s" % (user, urllib.parse.quote(path))
+
+
+def props_by_href(body):
+    """{href (unquoted): {tag: element}} of a multistatus' 200 propstats."""
+    out = {}
+    for r in ET.fromstring(body).findall(D + "response"):
+        href = urllib.parse.unquote(r.find(D + "href").text)
+        props = {}
+        for ps in r.findall(D + "propstat"):
+            if "200" in ps.find(D + "status").text:
+                for p in ps.find(D + "prop"):
+                    props[p.tag] = p
+        out[href] = props
+    return out
+
+
+def propfind(c, path, depth="1", body=NC_PROPS):
+    status, hdrs, data = c.raw("PROPFIND", path, body, {"Depth": depth, "Content-Type": "application/xml"})
+    assert status == 207, (status, data)
+    return props_by_href(data)
+
+
+class DiscoveryTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.srv, cls.admin, users = nc_users(["alice", "bob"])
+        cls.alice, cls.bob = users["alice"], users["bob"]
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_and_fsck(cls.srv)
+
+    def test_status_php(self):
+        status, hdrs, body = self.alice.raw("GET", "/status.php", auth=False)
+        self.assertEqual(status, 200)
+        s = json.loads(body)
+        self.assertIs(s["installed"], True)
+        self.assertIs(s["maintenance"], False)
+        # Clients compare versions: a major the client supports.
+        self.assertGreaterEqual(int(s["version"].split(".")[0]), 20)
+        self.assertEqual(s["versionstring"], ".".join(s["version"].split(".")[:3]))
+
+    def test_capabilities_json_and_xml_agree(self):
+        c = self.alice
+        if True:
+            status, _, body = c.raw("GET", "/ocs/v1.php/cloud/capabilities?format=json", auth=False)
+            self.assertEqual(status, 200)
+            j = json.loads(body)["ocs"]
+            self.assertEqual(j["meta"]["statuscode"], 100)  # v1's "ok"
+            caps = j["data"]["capabilities"]
+            self.assertEqual(caps["dav"]["chunking"], "1.0")
+            self.assertIs(caps["files"]["undelete"], True)
+            self.assertEqual(set(caps["checksums"]["supportedTypes"]), {"SHA1", "MD5"})
+            status, _, body = c.raw("GET", "/ocs/v2.php/cloud/capabilities", auth=False)
+            self.assertEqual(status, 200)
+            x = ET.fromstring(body)
+            self.assertEqual(x.find("meta/statuscode").text, "200")  # v2: the HTTP status
+            self.assertEqual(x.find("data/capabilities/dav/chunking").text, "1.0")
+            self.assertEqual([e.text for e in x.findall("data/capabilities/checksums/supportedTypes/element")],
+                             caps["checksums"]["supportedTypes"])
+            self.assertEqual(x.find("data/version/major").text, str(j["data"]["version"]["major"]))
+
+    def test_user_and_quota(self):
+        self.admin.call("PATCH", "/api/v1/admin/users/alice", {"quota_bytes": 1000000})
+        self.alice.raw("PUT", files_url("alice", "q.bin"), b"x" * 1234)
+        status, _, body = self.alice.raw("GET", "/ocs/v2.php/cloud/user?format=json")
+        self.assertEqual(status, 200, body)
+        d = json.loads(body)["ocs"]["data"]
+        self.assertEqual(d["id"], "alice")
+        self.assertEqual(d["quota"]["quota"], 1000000)
+        self.assertGreaterEqual(d["quota"]["used"], 1234)
+        self.assertEqual(d["quota"]["free"], 1000000 - d["quota"]["used"])
+        # Another user's record is not there for bob; an administrator sees it.
+        status, _, body = self.bob.raw("GET", "/ocs/v2.php/cloud/users/alice?format=json")
+        self.assertEqual(status, 404)
+        status2, _, body2 = self.bob.raw("GET", "/ocs/v2.php/cloud/users/nobody-here?format=json")
+        self.assertEqual((status, body), (status2, body2))
+        status, _, body = self.admin.raw("GET", "/ocs/v1.php/cloud/users/alice?format=json")
+        self.assertEqual(json.loads(body)["ocs"]["data"]["id"], "alice")
+        # v1 answers OCS failures inside a 200.
+        status, _, body = self.bob.raw("GET", "/ocs/v1.php/cloud/users/alice?format=json")
+        self.assertEqual(status, 200)
+        self.assertEqual(json.loads(body)["ocs"]["meta"]["statuscode"], 998)
+        self.admin.call("PATCH", "/api/v1/admin/users/alice", {"quota_bytes": None})
+
+    def test_polled_endpoints_and_avatar(self):
+        for p in ("/ocs/v2.php/apps/notifications/api/v2/notifications?format=json",
+                  "/ocs/v2.php/apps/activity/api/v2/activity?format=json"):
+            status, _, body = self.alice.raw("GET", p)
+            self.assertEqual(status, 200, p)
+            self.assertEqual(json.loads(body)["ocs"]["data"], [])
+        self.assertEqual(self.alice.raw("GET", p, auth=False)[0], 401)
+        self.assertEqual(self.alice.raw("GET", "/index.php/204", auth=False)[0], 204)
+        status, hdrs, svg = self.alice.raw("GET", "/index.php/avatar/alice/64")
+        self.assertEqual(status, 200)
+        self.assertEqual(hdrs["content-type"], "image/svg+xml")
+        self.assertIn(b">A</text>", svg)
+        # The same answer shape for a name that does not exist: no enumeration.
+        status, _, other = self.alice.raw("GET", "/index.php/avatar/alicf/64")
+        self.assertEqual(status, 200)
+        self.assertEqual(len(other), len(svg))
+
+    def test_app_password_conversion_and_logout(self):
+        status, _, body = self.bob.raw("GET", "/ocs/v2.php/core/getapppassword?format=json",
+                                       headers={"User-Agent": "Mozilla/5.0 (Linux) mirall/3.7.3"})
+        self.assertEqual(status, 200, body)
+        secret = json.loads(body)["ocs"]["data"]["apppassword"]
+        app = Client(self.srv, "bob", secret)
+        app.api_prefix = False
+        self.assertEqual(app.raw("PROPFIND", files_url("bob"), None, {"Depth": "0"})[0], 207)
+        # An app password cannot be converted again.
+        self.assertEqual(app.raw("GET", "/ocs/v2.php/core/getapppassword?format=json")[0], 403)
+        # Logout: the client deletes the app password it uses; then it fails.
+        self.assertEqual(app.raw("DELETE", "/ocs/v2.php/core/apppassword?format=json")[0], 200)
+        self.assertEqual(app.raw("PROPFIND", files_url("bob"), None, {"Depth": "0"})[0], 401)
+        # The account password cannot be "logged out" this way.
+        self.assertEqual(self.bob.raw("DELETE", "/ocs/v2.php/core/apppassword?format=json")[0], 403)
+
+
+class PropertiesTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.srv, cls.admin, users = nc_users(["alice", "bob"])
+        cls.alice, cls.bob = users["alice"], users["bob"]
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_and_fsck(cls.srv)
+
+    def test_fileid_stable_across_rename_and_move_never_reused(self):
+        a = self.alice
+        self.assertEqual(a.raw("MKCOL", files_url("alice", "p1"))[0], 201)
+        self.assertEqual(a.raw("MKCOL", files_url("alice", "p2"))[0], 201)
+        status, hdrs, _ = a.raw("PUT", files_url("alice", "p1/doc.txt"), b"hello")
+        self.assertEqual(status, 201)
+        p = propfind(a, files_url("alice", "p1/doc.txt"), "0")
+        props = p["/remote.php/dav/files/alice/p1/doc.txt"]
+        fileid = props[OC + "fileid"].text
+        self.assertEqual(hdrs["oc-fileid"], props[OC + "id"].text)
+        self.assertTrue(props[OC + "id"].text.startswith(fileid.zfill(8)))
+        self.assertEqual(hdrs["oc-etag"], props[D + "getetag"].text)
+        # Rename, then move into another folder: the same id.
+        self.assertEqual(a.raw("MOVE", files_url("alice", "p1/doc.txt"), None,
+                               {"Destination": files_url("alice", "p1/renamed.txt")})[0], 201)
+        self.assertEqual(a.raw("MOVE", files_url("alice", "p1/renamed.txt"), None,
+                               {"Destination": files_url("alice", "p2/renamed.txt")})[0], 201)
+        moved = propfind(a, files_url("alice", "p2/renamed.txt"), "0")["/remote.php/dav/files/alice/p2/renamed.txt"]
+        self.assertEqual(moved[OC + "fileid"].text, fileid)
+        # Deleted for good (trash emptied), the newest id is never handed out again.
+        newest = propfind(a, files_url("alice", "p2/renamed.txt"), "0")
+        self.assertEqual(a.raw("DELETE", files_url("alice", "p2/renamed.txt"))[0], 204)
+        self.assertEqual(a.raw("DELETE", "/remote.php/dav/trashbin/alice/trash/")[0], 204)
+        a.raw("PUT", files_url("alice", "p2/new.txt"), b"new")
+        fresh = propfind(a, files_url("alice", "p2/new.txt"), "0")["/remote.php/dav/files/alice/p2/new.txt"]
+        self.assertGreater(int(fresh[OC + "fileid"].text), int(fileid))
+        # Also across a restart (the floor is persistent).
+        self.srv.restart()
+        a.raw("DELETE", files_url("alice", "p2/new.txt"))
+        self.assertEqual(a.raw("DELETE", "/remote.php/dav/trashbin/alice/trash/")[0], 204)
+        self.srv.restart()
+        a.raw("PUT", files_url("alice", "p2/newer.txt"), b"newer")
+        newer = propfind(a, files_url("alice", "p2/newer.txt"), "0")["/remote.php/dav/files/alice/p2/newer.txt"]
+        self.assertGreater(int(newer[OC + "fileid"].text), int(fresh[OC + "fileid"].text))
+        del newest
+
+    def test_client_property_set_and_etags_match_rest(self):
+        a = self.alice
+        a.raw("MKCOL", files_url("alice", "props"))
+        a.raw("PUT", files_url("alice", "props/a.txt"), b"12345")
+        listing = propfind(a, files_url("alice", "props") + "/")
+        folder = listing["/remote.php/dav/files/alice/props/"]
+        f = listing["/remote.php/dav/files/alice/props/a.txt"]
+        self.assertEqual(f[OC + "permissions"].text, "RGDNVW")
+        self.assertEqual(folder[OC + "permissions"].text, "RGDNVCK")
+        self.assertEqual(folder[OC + "size"].text, "5")  # folders: the bytes below
+        self.assertEqual(f[OC + "owner-id"].text, "alice")
+        self.assertEqual(f[OC + "favorite"].text, "0")
+        self.assertEqual(f[NC + "is-encrypted"].text, "0")
+        self.assertIn(NC + "has-preview", f)
+        self.assertIn(OC + "share-types", f)
+        self.assertIn(OC + "data-fingerprint", f)
+        # The same ETag on REST, /dav/ and the Nextcloud tree.
+        dav = propfind(a, "/dav/props/a.txt", "0")["/dav/props/a.txt"]
+        self.assertEqual(dav[D + "getetag"].text, f[D + "getetag"].text)
+        status, hdrs, _ = a.raw("GET", files_url("alice", "props/a.txt"))
+        self.assertEqual(hdrs["etag"], f[D + "getetag"].text)
+
+    def test_favorites_proppatch_and_filter_files(self):
+        a = self.alice
+        a.raw("MKCOL", files_url("alice", "fav"))
+        a.raw("MKCOL", files_url("alice", "fav/deep"))
+        a.raw("PUT", files_url("alice", "fav/deep/star.txt"), b"*")
+        a.raw("PUT", files_url("alice", "fav/plain.txt"), b".")
+        body = (b'<?xml version="1.0"?><d:propertyupdate xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns">'
+                b'<d:set><d:prop><oc:favorite>1</oc:favorite></d:prop></d:set></d:propertyupdate>')
+        status, _, data = a.raw("PROPPATCH", files_url("alice", "fav/deep/star.txt"), body)
+        self.assertEqual(status, 207)
+        self.assertIn(b"200 OK", data)
+        a.raw("PROPPATCH", files_url("alice", "fav/deep"), body)
+        p = propfind(a, files_url("alice", "fav/deep") + "/")
+        self.assertEqual(p["/remote.php/dav/files/alice/fav/deep/"][OC + "favorite"].text, "1")
+        self.assertEqual(p["/remote.php/dav/files/alice/fav/deep/star.txt"][OC + "favorite"].text, "1")
+        report = (b'<?xml version="1.0"?><oc:filter-files xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns">'
+                  b'<oc:filter-rules><oc:favorite>1</oc:favorite></oc:filter-rules>'
+                  b'<d:prop><d:getetag/><oc:fileid/><oc:favorite/></d:prop></oc:filter-files>')
+        status, _, data = a.raw("REPORT", files_url("alice"), report)
+        self.assertEqual(status, 207, data)
+        got = props_by_href(data)
+        self.assertEqual(set(got), {"/remote.php/dav/files/alice/fav/deep/",
+                                    "/remote.php/dav/files/alice/fav/deep/star.txt"})
+        # Bob's favorites are his own: none.
+        status, _, data = self.bob.raw("REPORT", files_url("bob"), report)
+        self.assertEqual(props_by_href(data), {})
+        # Unmark.
+        unset = body.replace(b">1<", b">0<")
+        a.raw("PROPPATCH", files_url("alice", "fav/deep/star.txt"), unset)
+        status, _, data = a.raw("REPORT", files_url("alice"), report)
+        self.assertEqual(set(props_by_href(data)), {"/remote.php/dav/files/alice/fav/deep/"})
+
+    def test_x_oc_mtime_is_honoured(self):
+        a = self.alice
+        status, hdrs, _ = a.raw("PUT", files_url("alice", "old.txt"), b"old", {"X-OC-MTime": "1000000000"})
+        self.assertEqual(status, 201)
+        self.assertEqual(hdrs["x-oc-mtime"], "accepted")
+        p = propfind(a, files_url("alice", "old.txt"), "0")["/remote.php/dav/files/alice/old.txt"]
+        self.assertEqual(p[D + "getlastmodified"].text, "Sun, 09 Sep 2001 01:46:40 GMT")
+        self.assertEqual(a.raw("PUT", files_url("alice", "bad.txt"), b"x", {"X-OC-MTime": "soon"})[0], 400)
+        self.assertEqual(a.raw("GET", files_url("alice", "bad.txt"))[0], 404)
+
+
+def chunk_url(user, upload, chunk=""):
+    return "/remote.php/dav/uploads/%s/%s%s" % (user, upload, "/" + chunk if chunk else "")
+
+
+class ChunkedUploadTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.srv, cls.admin, users = nc_users(["alice", "bob"])
+        cls.alice, cls.bob = users["alice"], users["bob"]
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_and_fsck(cls.srv)
+
+    def move(self, c, upload, dest, headers=None):
+        h = {"Destination": "http://127.0.0.1:%d%s" % (self.srv.port, files_url(c.user, dest))}
+        h.update(headers or {})
+        return c.raw("MOVE", chunk_url(c.user, upload, ".file"), None, h)
+
+    def test_numeric_order_any_order_and_headers(self):
+        a = self.alice
+        parts = {n: os.urandom(100000 + n) for n in range(1, 13)}  # 1..12: "10" < "2" as text
+        self.assertEqual(a.raw("MKCOL", chunk_url("alice", "up-1"), None,
+                               {"Destination": files_url("alice", "big.bin")})[0], 201)
+        self.assertEqual(a.raw("MKCOL", chunk_url("alice", "up-1"))[0], 405)  # exists
+        for n in (12, 3, 1, 10, 2, 11, 4, 5, 6, 7, 8, 9):  # any order
+            self.assertEqual(a.raw("PUT", chunk_url("alice", "up-1", str(n)), parts[n],
+                                   {"OC-Total-Length": str(sum(map(len, parts.values())))})[0], 201)
+        # A chunk sent again replaces the earlier one.
+        parts[5] = os.urandom(99999)
+        self.assertEqual(a.raw("PUT", chunk_url("alice", "up-1", "5"), parts[5])[0], 201)
+        listing = propfind(a, chunk_url("alice", "up-1"), "1", b"")
+        sizes = {h.rsplit("/", 1)[1]: int(p[D + "getcontentlength"].text) for h, p in listing.items()
+                 if not h.endswith("/")}
+        self.assertEqual(sizes, {str(n): len(b) for n, b in parts.items()})
+        whole = b"".join(parts[n] for n in sorted(parts))
+        status, hdrs, _ = self.move(a, "up-1", "big.bin", {"OC-Total-Length": str(len(whole)),
+                                                            "X-OC-MTime": "1500000000"})
+        self.assertEqual(status, 201)
+        self.assertEqual(hdrs["x-oc-mtime"], "accepted")
+        self.assertTrue(hdrs["oc-fileid"].endswith("ocnubo"))
+        status, ghdrs, got = a.raw("GET", files_url("alice", "big.bin"))
+        self.assertEqual(hashlib.sha256(got).hexdigest(), hashlib.sha256(whole).hexdigest())
+        self.assertEqual(ghdrs["etag"], hdrs["etag"])
+        # The upload folder is gone.
+        self.assertEqual(a.raw("PROPFIND", chunk_url("alice", "up-1"), None, {"Depth": "0"})[0], 404)
+
+    def test_v1_zero_padded_names_from_zero_and_overwrite_with_if_match(self):
+        a = self.alice
+        a.raw("PUT", files_url("alice", "over.bin"), b"first version")
+        etag = propfind(a, files_url("alice", "over.bin"), "0")["/remote.php/dav/files/alice/over.bin"][
+            D + "getetag"].text
+        a.raw("MKCOL", chunk_url("alice", "up-2"))
+        a.raw("PUT", chunk_url("alice", "up-2", "0000000000000000"), b"A" * 5000)
+        a.raw("PUT", chunk_url("alice", "up-2", "0000000000000001"), b"B" * 10)
+        self.assertEqual(self.move(a, "up-2", "over.bin", {"If-Match": '"not-it"'})[0], 412)
+        status, _, _ = self.move(a, "up-2", "over.bin", {"If-Match": etag})
+        self.assertEqual(status, 204)
+        self.assertEqual(a.raw("GET", files_url("alice", "over.bin"))[2], b"A" * 5000 + b"B" * 10)
+
+    def test_missing_chunk_and_wrong_total_leave_nothing(self):
+        a = self.alice
+        a.raw("MKCOL", chunk_url("alice", "up-3"))
+        for n in (1, 2, 4):
+            a.raw("PUT", chunk_url("alice", "up-3", str(n)), b"x" * 100)
+        status, _, body = self.move(a, "up-3", "gap.bin")
+        self.assertEqual(status, 400)
+        self.assertIn(b"chunk 3 is missing", body)
+        self.assertEqual(a.raw("GET", files_url("alice", "gap.bin"))[0], 404)
+        a.raw("PUT", chunk_url("alice", "up-3", "3"), b"x" * 100)
+        status, _, body = self.move(a, "up-3", "gap.bin", {"OC-Total-Length": "401"})
+        self.assertEqual(status, 400)
+        self.assertIn(b"OC-Total-Length", body)
+        self.assertEqual(a.raw("GET", files_url("alice", "gap.bin"))[0], 404)
+        self.assertIn(self.move(a, "up-3", "gap.bin", {"OC-Total-Length": "400"})[0], (201, 204))
+        self.assertEqual(a.raw("GET", files_url("alice", "gap.bin"))[2], b"x" * 400)
+        # Not a number: refused before any byte is kept.
+        a.raw("MKCOL", chunk_url("alice", "up-4"))
+        self.assertEqual(a.raw("PUT", chunk_url("alice", "up-4", "abc"), b"x")[0], 400)
+        self.assertEqual(a.raw("PUT", chunk_url("alice", "up-4", "10001"), b"x")[0], 400)
+
+    def test_abort_and_second_user_isolation(self):
+        a, b = self.alice, self.bob
+        a.raw("MKCOL", chunk_url("alice", "up-5"))
+        a.raw("PUT", chunk_url("alice", "up-5", "1"), b"secret chunk")
+        # Bob, with Alice's name or his own, sees no such upload.
+        for path in (chunk_url("alice", "up-5"), chunk_url("bob", "up-5")):
+            self.assertEqual(b.raw("PROPFIND", path, None, {"Depth": "1"})[0], 404)
+            self.assertEqual(b.raw("DELETE", path)[0], 404)
+        self.assertEqual(b.raw("PUT", chunk_url("alice", "up-5", "2"), b"bob's")[0], 404)
+        self.assertEqual(b.raw("PUT", chunk_url("bob", "up-5", "2"), b"bob's")[0], 404)
+        h = {"Destination": files_url("bob", "stolen.bin")}
+        self.assertEqual(b.raw("MOVE", chunk_url("bob", "up-5", ".file"), None, h)[0], 404)
+        self.assertEqual(b.raw("MOVE", chunk_url("alice", "up-5", ".file"), None, h)[0], 404)
+        # Alice's destination must be in her own tree.
+        h = {"Destination": files_url("bob", "x.bin")}
+        self.assertIn(a.raw("MOVE", chunk_url("alice", "up-5", ".file"), None, h)[0], (404, 415, 502))
+        # Abort: the folder and its chunks go.
+        self.assertEqual(a.raw("DELETE", chunk_url("alice", "up-5"))[0], 204)
+        self.assertEqual(a.raw("PROPFIND", chunk_url("alice", "up-5"), None, {"Depth": "1"})[0], 404)
+        self.assertEqual(self.move(a, "up-5", "aborted.bin")[0], 404)
+
+    def test_kill_between_chunks_and_move_then_resume(self):
+        a = self.alice
+        a.raw("MKCOL", chunk_url("alice", "up-6"))
+        data = [os.urandom(300000) for _ in range(3)]
+        a.raw("PUT", chunk_url("alice", "up-6", "1"), data[0])
+        a.raw("PUT", chunk_url("alice", "up-6", "2"), data[1])
+        self.srv.proc.send_signal(signal.SIGKILL)
+        self.srv.proc.wait()
+        self.srv._start()
+        # The client asks what arrived, sends the rest, assembles.
+        listing = propfind(a, chunk_url("alice", "up-6"), "1", b"")
+        self.assertEqual(sorted(h.rsplit("/", 1)[1] for h in listing if not h.endswith("/")), ["1", "2"])
+        a.raw("PUT", chunk_url("alice", "up-6", "3"), data[2])
+        self.assertEqual(self.move(a, "up-6", "resumed.bin")[0], 201)
+        self.assertEqual(a.raw("GET", files_url("alice", "resumed.bin"))[2], b"".join(data))
+
+
+class LoginFlowTest(unittest.TestCase):
+    def test_flow_poll_once_grant_and_expiry(self):
+        srv, admin, users = nc_users(["alice"])
+        try:
+            a = users["alice"]
+            status, _, body = a.raw("POST", "/index.php/login/v2", b"", {"User-Agent": "Nextcloud-Test (Desktop)"},
+                                    auth=False)
+            self.assertEqual(status, 200, body)
+            flow = json.loads(body)
+            token = flow["poll"]["token"]
+            login_token = flow["login"].rsplit("/", 1)[1]
+            self.assertTrue(flow["poll"]["endpoint"].endswith("/index.php/login/v2/poll"))
+            poll = lambda: a.raw("POST", "/index.php/login/v2/poll", ("token=" + token).encode(),  # noqa: E731
+                                 {"Content-Type": "application/x-www-form-urlencoded"}, auth=False)
+            self.assertEqual(poll()[0], 404)
+            # The browser step redirects to the web UI's page.
+            status, hdrs, _ = a.raw("GET", "/index.php/login/v2/flow/" + login_token, auth=False)
+            self.assertEqual((status, hdrs["location"]), (302, "/login-flow/" + login_token))
+            # The page's API needs the account's own session (not an app password).
+            status, _, t = a.call("POST", "/api/v1/auth/login", {"username": "alice", "password": "alice password 1"},
+                                  auth=False)
+            bearer = {"Authorization": "Bearer " + t["access_token"]}
+            status, _, d = a.call("GET", "/api/v1/login-flows/" + login_token, headers=bearer, auth=False)
+            self.assertEqual(status, 200)
+            self.assertEqual(d["client_name"], "Nextcloud-Test (Desktop)")
+            # Still nothing until granted.
+            self.assertEqual(poll()[0], 404)
+            status, _, _ = a.call("POST", "/api/v1/login-flows/%s/grant" % login_token, headers=bearer, auth=False)
+            self.assertEqual(status, 204)
+            # Granted: no longer describable, not grantable twice.
+            self.assertEqual(a.call("GET", "/api/v1/login-flows/" + login_token, headers=bearer, auth=False)[0], 404)
+            status, _, body = poll()
+            self.assertEqual(status, 200, body)
+            creds = json.loads(body)
+            self.assertEqual(creds["loginName"], "alice")
+            self.assertTrue(creds["server"].startswith("http://127.0.0.1:"))
+            # Exactly once.
+            self.assertEqual(poll()[0], 404)
+            app = Client(srv, "alice", creds["appPassword"])
+            app.api_prefix = False
+            self.assertEqual(app.raw("PROPFIND", files_url("alice"), None, {"Depth": "0"})[0], 207)
+            # The app password is a sync credential: account routes refuse it.
+            self.assertEqual(app.raw("GET", "/api/v1/login-flows/" + login_token)[0], 403)
+            # A wrong or malformed poll token learns nothing.
+            for bad in ("0" * 64, "", "zz", token[:-1]):
+                self.assertEqual(a.raw("POST", "/index.php/login/v2/poll", ("token=" + bad).encode(),
+                                       {"Content-Type": "application/x-www-form-urlencoded"}, auth=False)[0], 404)
+            # Expiry after 20 minutes.
+            status, _, body = a.raw("POST", "/index.php/login/v2", b"", auth=False)
+            flow2 = json.loads(body)
+            lt2 = flow2["login"].rsplit("/", 1)[1]
+            status, _, _ = a.raw("PUT", "/_test/clock?offset_ms=%d" % (21 * 60 * 1000), b"", auth=False)
+            self.assertIn(status, (200, 204))
+            _, _, t = a.call("POST", "/api/v1/auth/login", {"username": "alice", "password": "alice password 1"},
+                             auth=False)
+            bearer = {"Authorization": "Bearer " + t["access_token"]}
+            self.assertEqual(a.call("GET", "/api/v1/login-flows/" + lt2, headers=bearer, auth=False)[0], 404)
+            self.assertEqual(a.call("POST", "/api/v1/login-flows/%s/grant" % lt2, headers=bearer,
+                                    auth=False)[0], 404)
+        finally:
+            stop_and_fsck(srv)
+
+    def test_grant_needs_a_signed_in_account(self):
+        srv, admin, users = nc_users(["alice"])
+        try:
+            a = users["alice"]
+            _, _, body = a.raw("POST", "/index.php/login/v2", b"", auth=False)
+            lt = json.loads(body)["login"].rsplit("/", 1)[1]
+            self.assertEqual(a.raw("POST", "/api/v1/login-flows/%s/grant" % lt, b"", auth=False)[0], 401)
+            # Nothing was granted.
+            _, _, pw = a.call("GET", "/api/v1/me/app-passwords")
+            self.assertEqual(pw["app_passwords"], [])
+        finally:
+            stop_and_fsck(srv)
+
+
+class TrashbinTest(unittest.TestCase):
+    def test_list_restore_delete_empty(self):
+        srv, admin, users = nc_users(["alice", "bob"])
+        try:
+            a, b = users["alice"], users["bob"]
+            a.raw("MKCOL", files_url("alice", "docs"))
+            a.raw("PUT", files_url("alice", "docs/report.txt"), b"r")
+            a.raw("PUT", files_url("alice", "docs/other.txt"), b"o")
+            self.assertEqual(a.raw("DELETE", files_url("alice", "docs/report.txt"))[0], 204)
+            self.assertEqual(a.raw("DELETE", files_url("alice", "docs/other.txt"))[0], 204)
+            items = propfind(a, "/remote.php/dav/trashbin/alice/trash/", "1", b"")
+            found = {p[NC + "trashbin-filename"].text: (h, p) for h, p in items.items() if NC + "trashbin-filename" in p}
+            self.assertEqual(set(found), {"report.txt", "other.txt"})
+            href, p = found["report.txt"]
+            self.assertEqual(p[NC + "trashbin-original-location"].text, "docs/report.txt")
+            self.assertLess(abs(int(p[NC + "trashbin-deletion-time"].text) - time.time()), 120)
+            # Bob sees none of it, with Alice's name or with the item's id in his own.
+            self.assertEqual(b.raw("PROPFIND", "/remote.php/dav/trashbin/alice/trash/", None, {"Depth": "1"})[0], 404)
+            item = href.rstrip("/").rsplit("/", 1)[1]
+            self.assertEqual(b.raw("PROPFIND", "/remote.php/dav/trashbin/bob/trash/" + item, None,
+                                   {"Depth": "0"})[0], 404)
+            self.assertEqual(b.raw("DELETE", "/remote.php/dav/trashbin/bob/trash/" + item)[0], 404)
+            self.assertEqual(b.raw("MOVE", "/remote.php/dav/trashbin/bob/trash/" + item, None,
+                                   {"Destination": "/remote.php/dav/trashbin/bob/restore/x"})[0], 404)
+            # Restore by MOVE into restore/.
+            status, _, _ = a.raw("MOVE", "/remote.php/dav/trashbin/alice/trash/" + item, None,
+                                 {"Destination": "/remote.php/dav/trashbin/alice/restore/report.txt"})
+            self.assertEqual(status, 201)
+            self.assertEqual(a.raw("GET", files_url("alice", "docs/report.txt"))[2], b"r")
+            # Delete one item for good, then the trash is empty.
+            other = found["other.txt"][0].rstrip("/").rsplit("/", 1)[1]
+            self.assertEqual(a.raw("DELETE", "/remote.php/dav/trashbin/alice/trash/" + other)[0], 204)
+            items = propfind(a, "/remote.php/dav/trashbin/alice/trash/", "1", b"")
+            self.assertEqual([h for h, p in items.items() if NC + "trashbin-filename" in p], [])
+            a.raw("DELETE", files_url("alice", "docs"))
+            self.assertEqual(a.raw("DELETE", "/remote.php/dav/trashbin/alice/trash/")[0], 204)
+            items = propfind(a, "/remote.php/dav/trashbin/alice/trash/", "1", b"")
+            self.assertEqual(len(items), 1)  # the trash collection alone
+        finally:
+            stop_and_fsck(srv)
+
+
+if __name__ == "__main__":
+    unittest.main()
