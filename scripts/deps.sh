@@ -11,10 +11,10 @@ build_pkgs=(
   libmagic-dev libarchive-dev zlib1g-dev libexpat1-dev libical-dev
 )
 test_pkgs=(libgtest-dev libgmock-dev python3 curl litmus cadaver rclone
-  python3-caldav vdirsyncer khal khard radicale)
+  python3-caldav vdirsyncer khal khard radicale nextcloud-desktop-cmd owncloud-client-cmd)
 bench_pkgs=(nginx-light libnginx-mod-http-dav-ext apache2 apache2-utils lighttpd lighttpd-mod-webdav
   php-cli php-sabre-dav rclone wrk curl b3sum time e2fsprogs libbenchmark-dev
-  radicale xandikos vdirsyncer git)
+  radicale xandikos vdirsyncer git nextcloud-desktop-cmd)
 fuzz_pkgs=(clang-14 libclang-rt-14-dev)
 # The web UI's end-to-end tests drive Debian's Chromium (never a
 # downloaded browser); Node.js and npm come with the machine.
