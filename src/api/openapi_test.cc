@@ -1,4 +1,6 @@
 #include "api/openapi.h"
+#include "api/login_flow_routes.h"
+#include "auth/login_flows.h"
 
 #include <gtest/gtest.h>
 
@@ -53,6 +55,8 @@ TEST(OpenApi, DocumentAndRouterAgree) {
     share::Sharing sharing(*meta);
     auth::LinkVerifier links(*meta, limiter, sessions->signer());
     RegisterShareRoutes(router, sharing, links, false);
+    auth::LoginFlows flows(*meta);
+    RegisterLoginFlowRoutes(router, flows);
 
     boost::system::error_code ec;
     auto doc = boost::json::parse(OpenApiDocument(), ec);

@@ -927,7 +927,8 @@ TEST_P(MetaStoreConformance, SharedDrivesAndMembers) {
     NUBO_ASSIGN_OR_RETURN(auto got, t.GetDriveByPublicId("sd1"));
     EXPECT_TRUE(got && got->kind == "shared" && !got->owner_id && got->quota_bytes == 1000);
     NUBO_RETURN_IF_ERROR(t.SetDriveMember(d.id, false, alice.id, 1));
-    NUBO_RETURN_IF_ERROR(t.SetDriveMember(d.id, false, alice.id, 2));  // a role change, not a second row
+    NUBO_RETURN_IF_ERROR(
+        t.SetDriveMember(d.id, false, alice.id, 2));  // a role change, not a second row
     NUBO_RETURN_IF_ERROR(t.SetDriveMember(e.id, true, team.id, 3));
     NUBO_ASSIGN_OR_RETURN(int role, t.DriveRoleOf(d.id, alice.id, {}));
     EXPECT_EQ(role, 2);
@@ -1049,6 +1050,153 @@ TEST_P(MetaStoreConformance, DomainLookups) {
                     return Status::Ok();
                   })
                   .ok());
+}
+
+// Nextcloud clients take a known file id for the same file: a node id is
+// never handed out twice, even when the newest node was deleted for good.
+TEST_P(MetaStoreConformance, NodeIdsAreNeverReused) {
+  int64_t deleted = 0, fresh = 0;
+  Status st = store_->Write([&](WriteTxn& t) -> Status {
+    UserRow u;
+    DriveRow d;
+    NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
+    NodeRow root;
+    root.public_id = "root";
+    root.drive_id = d.id;
+    root.mime = "inode/directory";
+    NUBO_RETURN_IF_ERROR(t.InsertNode(root));
+    NUBO_RETURN_IF_ERROR(t.SetDriveRoot(d.id, root.id));
+    NodeRow n;
+    n.public_id = "newest";
+    n.drive_id = d.id;
+    n.parent_id = root.id;
+    n.name = n.name_key = n.sort_key = "f";
+    n.mime = "inode/directory";
+    NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+    deleted = n.id;
+    NUBO_ASSIGN_OR_RETURN(int64_t gone, t.DeleteSubtree(n.id));
+    EXPECT_EQ(gone, 1);
+    return Status::Ok();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  // Across a reopen too: the floor is stored.
+  store_.reset();
+  auto s = GetParam().open(dir_);
+  ASSERT_TRUE(s.ok());
+  store_ = std::move(s).value();
+  st = store_->Write([&](WriteTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto d, t.GetDriveByPublicId("d1"));
+    NodeRow n;
+    n.public_id = "after";
+    n.drive_id = d->id;
+    n.parent_id = d->root_id;
+    n.name = n.name_key = n.sort_key = "g";
+    n.mime = "inode/directory";
+    NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+    fresh = n.id;
+    return Status::Ok();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_GT(fresh, deleted);
+}
+
+TEST_P(MetaStoreConformance, LoginFlowsAreGrantedOnceAndExpire) {
+  LoginFlowRow f;
+  f.poll_hash = D("poll");
+  f.login_token = "login";
+  f.client_name = "client";
+  f.created_at_ms = 1000;
+  f.expires_at_ms = 2000;
+  int64_t user_id = 0;
+  Status st = store_->Write([&](WriteTxn& t) -> Status {
+    UserRow u;
+    DriveRow d;
+    NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
+    user_id = u.id;
+    NUBO_RETURN_IF_ERROR(t.InsertLoginFlow(f));
+    LoginFlowRow again = f;
+    EXPECT_EQ(t.InsertLoginFlow(again).code(), Code::kAlreadyExists);  // token unique
+    return Status::Ok();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  f.user_id = user_id;
+  f.login_name = "alice";
+  f.sealed = std::string("\x00\x01sealed", 8);
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return t.GrantLoginFlow(f); }).ok());
+  EXPECT_EQ(store_->Write([&](WriteTxn& t) { return t.GrantLoginFlow(f); }).code(),
+            Code::kNotFound);
+  st = store_->Read([&](ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto by_poll, t.GetLoginFlowByPoll(D("poll")));
+    EXPECT_TRUE(by_poll.has_value());
+    if (by_poll) {
+      EXPECT_EQ(by_poll->user_id, user_id);
+      EXPECT_EQ(by_poll->sealed, f.sealed);  // bytes, NULs included
+      EXPECT_EQ(by_poll->client_name, "client");
+    }
+    NUBO_ASSIGN_OR_RETURN(auto none, t.GetLoginFlowByToken("other"));
+    EXPECT_FALSE(none.has_value());
+    return Status::Ok();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  st = store_->Write([&](WriteTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(int64_t n, t.DeleteExpiredLoginFlows(1999));
+    EXPECT_EQ(n, 0);
+    NUBO_ASSIGN_OR_RETURN(n, t.DeleteExpiredLoginFlows(2000));
+    EXPECT_EQ(n, 1);
+    EXPECT_EQ(t.DeleteLoginFlow(f.id).code(), Code::kNotFound);
+    return Status::Ok();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+}
+
+TEST_P(MetaStoreConformance, ChunkedUploadPartsOrderNumerically) {
+  NcUploadRow up;
+  Status st = store_->Write([&](WriteTxn& t) -> Status {
+    UserRow u;
+    DriveRow d;
+    NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
+    up.user_id = u.id;
+    up.name = "web-file-upload-1";
+    up.created_at_ms = 10;
+    up.expires_at_ms = 20;
+    NUBO_RETURN_IF_ERROR(t.InsertNcUpload(up));
+    NcUploadRow dup = up;
+    EXPECT_EQ(t.InsertNcUpload(dup).code(), Code::kAlreadyExists);
+    for (int64_t n : {10, 2, 1}) {
+      NUBO_ASSIGN_OR_RETURN(
+          auto replaced,
+          t.PutNcUploadPart(up.id, NcUploadPart{n, "s" + std::to_string(n), n * 100}));
+      EXPECT_FALSE(replaced.has_value());
+    }
+    NUBO_ASSIGN_OR_RETURN(auto replaced, t.PutNcUploadPart(up.id, NcUploadPart{2, "s2b", 7}));
+    EXPECT_EQ(replaced, std::optional<std::string>("s2"));
+    return Status::Ok();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  st = store_->Read([&](ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto parts, t.ListNcUploadParts(up.id));
+    EXPECT_EQ(parts.size(), 3u);
+    if (parts.size() == 3) {
+      EXPECT_EQ(parts[0].number, 1);
+      EXPECT_EQ(parts[1].number, 2);
+      EXPECT_EQ(parts[1].session_id, "s2b");
+      EXPECT_EQ(parts[1].size, 7);
+      EXPECT_EQ(parts[2].number, 10);  // numerically after 2
+    }
+    NUBO_ASSIGN_OR_RETURN(auto expired, t.ListExpiredNcUploads(20, 10));
+    EXPECT_EQ(expired.size(), 1u);
+    NUBO_ASSIGN_OR_RETURN(expired, t.ListExpiredNcUploads(19, 10));
+    EXPECT_TRUE(expired.empty());
+    return Status::Ok();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return t.DeleteNcUpload(up.id); }).ok());
+  st = store_->Read([&](ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto parts, t.ListNcUploadParts(up.id));
+    EXPECT_TRUE(parts.empty());  // the parts went with the folder
+    return Status::Ok();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, MetaStoreConformance, ::testing::ValuesIn(kBackends),

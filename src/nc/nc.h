@@ -17,7 +17,8 @@ class UploadSessions;
 }  // namespace nubo::files
 namespace nubo::auth {
 class Authenticator;
-}
+class LoginFlows;
+}  // namespace nubo::auth
 namespace nubo::http {
 class Router;
 }
@@ -27,14 +28,13 @@ class MetaStore;
 
 namespace nubo::nc {
 
-class LoginFlows;
 class ChunkedUploads;
 
 struct NcDeps {
   meta::MetaStore& meta;
   auth::Authenticator& authn;  // told when an app password is revoked
   files::Files& files;
-  LoginFlows& flows;
+  auth::LoginFlows& flows;
   ChunkedUploads& uploads;
 };
 

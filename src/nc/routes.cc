@@ -3,11 +3,11 @@
 
 #include "auth/accounts.h"
 #include "auth/authenticator.h"
+#include "auth/login_flows.h"
 #include "files/files.h"
 #include "http/router.h"
 #include "http/status_map.h"
 #include "nc/chunked_uploads.h"
-#include "nc/login_flow.h"
 #include "nc/nc.h"
 #include "nc/ocs.h"
 #include "util/strings.h"
@@ -189,7 +189,7 @@ void RegisterNcRoutes(http::Router& router, NcDeps deps) {
   meta::MetaStore* meta = &deps.meta;
   auth::Authenticator* authn = &deps.authn;
   files::Files* files = &deps.files;
-  LoginFlows* flows = &deps.flows;
+  auth::LoginFlows* flows = &deps.flows;
 
   router.Add("GET", "/status.php", StatusPhp);
   router.Add("GET", "/index.php/204", [](Request&) { return Response::Empty(204); });
@@ -333,31 +333,6 @@ void RegisterNcRoutes(http::Router& router, NcDeps deps) {
     r.headers.Set("Cache-Control", "no-store");
     return r;
   });
-  http::RouteOptions account{.access = http::Access::kAccount, .blocking = true};
-  router.Add(
-      "GET", "/api/v1/login-flows/{token}",
-      [flows](Request& req) -> Response {
-        auto p = flows->Describe(req.Param("token"));
-        if (!p.ok()) return http::ErrorResponse(p.status());
-        Response r =
-            Response::Json(200, "{\"client_name\":" + JsonQuote(p->client_name) +
-                                    ",\"expires_at\":" + std::to_string(p->expires_at_ms) + "}");
-        r.headers.Set("Cache-Control", "no-store");
-        return r;
-      },
-      account);
-  http::RouteOptions grant = account;
-  grant.body = http::BodyPolicy::kBuffered;
-  grant.max_body = 64;
-  router.Add(
-      "POST", "/api/v1/login-flows/{token}/grant",
-      [flows](Request& req) -> Response {
-        Status st = flows->Grant(*req.principal, req.Param("token"));
-        if (!st.ok()) return http::ErrorResponse(st);
-        return Response::Empty(204);
-      },
-      grant);
-
   RegisterUploadRoutes(router, deps.uploads);
   RegisterTrashbinRoutes(router, deps.files);
 }

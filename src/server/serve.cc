@@ -13,10 +13,12 @@
 #include "api/account_routes.h"
 #include "api/delta_routes.h"
 #include "api/file_routes.h"
+#include "api/login_flow_routes.h"
 #include "api/share_routes.h"
 #include "api/tus_routes.h"
 #include "auth/authenticator.h"
 #include "auth/links.h"
+#include "auth/login_flows.h"
 #include "auth/password_pool.h"
 #include "auth/rate_limiter.h"
 #include "blob/faulty_chunk_store.h"
@@ -28,7 +30,6 @@
 #include "groupware/collections.h"
 #include "http/router.h"
 #include "nc/chunked_uploads.h"
-#include "nc/login_flow.h"
 #include "nc/nc.h"
 #include "server/auth_guard.h"
 #include "server/faulty_meta_store.h"
@@ -249,8 +250,9 @@ int RunServe(const Config& cfg) {
   dav::RegisterDavRoutes(router, files, dopt);
   groupware::Collections collections(meta, {});
   groupdav::RegisterGroupDavRoutes(router, collections, {});
-  nc::LoginFlows login_flows(meta);
+  auth::LoginFlows login_flows(meta);
   nc::ChunkedUploads nc_uploads(meta, files, uploads);
+  api::RegisterLoginFlowRoutes(router, login_flows);
   if (cfg.nc_enabled) {
     nc::RegisterNcRoutes(router, {meta, authn, files, login_flows, nc_uploads});
   }

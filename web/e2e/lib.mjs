@@ -22,12 +22,15 @@ export const CHROMIUM_ARGS = [
   '--disable-default-apps',
 ];
 
-/** Starts `nubo serve` on 127.0.0.1:0 and resolves once it prints its address. */
-export async function startNubo({ bin = process.env.NUBO_BIN, extraEnv = {} } = {}) {
+/**
+ * Starts `nubo serve` on 127.0.0.1:0 and resolves once it prints its address.
+ * `args`: more flags for `serve` (e.g. --enable-test-routes).
+ */
+export async function startNubo({ bin = process.env.NUBO_BIN, extraEnv = {}, args = [] } = {}) {
   if (!bin) throw new Error('set NUBO_BIN to the nubo binary (e.g. /work/main/build/test/nubo)');
   if (!existsSync(DIST)) throw new Error(`${DIST} is missing: run npm run build first`);
   const data = mkdtempSync(join(tmpdir(), 'nubo-e2e-'));
-  const proc = spawn(bin, ['serve', '--listen', '127.0.0.1:0', '--data', data], {
+  const proc = spawn(bin, ['serve', '--listen', '127.0.0.1:0', '--data', data, ...args], {
     env: {
       ...process.env,
       NUBO_ARGON2_OPS: '1',

@@ -39,6 +39,13 @@ export interface AppPassword {
   last_used_at: number | null;
 }
 
+export interface LoginFlow {
+  /** what the client calls itself (its User-Agent) */
+  client_name: string;
+  /** ms since the epoch; the flow is gone after it */
+  expires_at: number;
+}
+
 export interface Session {
   id: string;
   created_at: number;
@@ -454,6 +461,24 @@ export interface Operations {
   "DELETE /api/v1/me/app-passwords/{id}": {
     path: {
       id: number;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: void;
+  };
+  /** A pending Nextcloud Login Flow v2 as the signed-in user about to grant it sees it: which client asks (its User-Agent) and until when. Needs a session or the account password. */
+  "GET /api/v1/login-flows/{token}": {
+    path: {
+      token: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: LoginFlow;
+  };
+  /** Grant a pending Login Flow v2: an app password (files and groupware) labelled with the client's name is made for the caller and handed to the client's next poll, once. Needs a session or the account password. */
+  "POST /api/v1/login-flows/{token}/grant": {
+    path: {
+      token: string;
     };
     query: Record<never, never>;
     body: undefined;
@@ -1424,6 +1449,8 @@ export const OPERATION_KEYS: readonly OperationKey[] = [
   "GET /api/v1/me/app-passwords",
   "POST /api/v1/me/app-passwords",
   "DELETE /api/v1/me/app-passwords/{id}",
+  "GET /api/v1/login-flows/{token}",
+  "POST /api/v1/login-flows/{token}/grant",
   "GET /api/v1/admin/users",
   "POST /api/v1/admin/users",
   "POST /api/v1/me/password",

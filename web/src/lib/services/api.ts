@@ -3,7 +3,7 @@
 // and the current route as the place to return to.
 import { ApiClient } from '../api/client';
 import { session } from '../state/session.svelte';
-import { router } from '../state/router.svelte';
+import { router, isLoginPage } from '../state/router.svelte';
 
 const EXPIRY_KEY = 'nubo.accessExpiresAt';
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
@@ -49,7 +49,7 @@ export function onSessionExpired() {
   session.user = null;
   session.expired = true;
   const here = router.href;
-  if (!here.startsWith('/login')) router.navigate('/login?next=' + encodeURIComponent(here), { replace: true });
+  if (!isLoginPage(here)) router.navigate('/login?next=' + encodeURIComponent(here), { replace: true });
 }
 
 export const api = new ApiClient({

@@ -35,6 +35,22 @@ class Router {
 
 export const router = new Router();
 
+/** Whether an href (path plus query) is the login page itself (not /login-flow/…). */
+export function isLoginPage(href: string): boolean {
+  const path = href.split(/[?#]/, 1)[0];
+  return path === '/login' || path === '/login/';
+}
+
+/**
+ * Where signing in leads: the login page's "next" (where the user was sent
+ * from), else the files. Only same-site paths: "next" must not send the
+ * user elsewhere.
+ */
+export function afterSignIn(query: URLSearchParams): string {
+  const next = query.get('next') ?? '';
+  return next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') && !isLoginPage(next) ? next : '/files';
+}
+
 /** Intercepts plain left clicks on same-origin <a href> (use as onclick). */
 export function link(e: MouseEvent) {
   if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;

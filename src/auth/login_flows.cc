@@ -1,4 +1,4 @@
-#include "nc/login_flow.h"
+#include "auth/login_flows.h"
 
 #include <sodium.h>
 
@@ -9,7 +9,7 @@
 #include "util/strings.h"
 #include "util/time.h"
 
-namespace nubo::nc {
+namespace nubo::auth {
 
 namespace {
 
@@ -84,7 +84,7 @@ Result<LoginFlows::Pending> LoginFlows::Describe(std::string_view login_token) {
   return Pending{row->client_name, row->expires_at_ms};
 }
 
-Status LoginFlows::Grant(const auth::Principal& who, std::string_view login_token) {
+Status LoginFlows::Grant(const Principal& who, std::string_view login_token) {
   if (who.anonymous() || who.link() || who.user_id == 0) {
     return Status::PermissionDenied("sign in to grant access");
   }
@@ -95,15 +95,14 @@ Status LoginFlows::Grant(const auth::Principal& who, std::string_view login_toke
     return Status::Ok();
   }));
   if (!row) return FlowGone();
-  NUBO_ASSIGN_OR_RETURN(auto pw,
-                        auth::CreateAppPassword(meta_, who.username, p.client_name,
-                                                auth::kScopeFiles | auth::kScopeGroupware));
+  NUBO_ASSIGN_OR_RETURN(auto pw, CreateAppPassword(meta_, who.username, p.client_name,
+                                                   kScopeFiles | kScopeGroupware));
   // Sealed to the poll token's public key (the lookup key).
   std::string sealed(crypto_box_SEALBYTES + pw.secret.size(), '\0');
   if (crypto_box_seal(reinterpret_cast<unsigned char*>(sealed.data()),
                       reinterpret_cast<const unsigned char*>(pw.secret.data()), pw.secret.size(),
                       row->poll_hash.data()) != 0) {
-    (void)auth::RevokeAppPassword(meta_, who.username, pw.row.id);
+    (void)RevokeAppPassword(meta_, who.username, pw.row.id);
     return Status::Internal("cannot seal the app password");
   }
   row->user_id = who.user_id;
@@ -116,7 +115,7 @@ Status LoginFlows::Grant(const auth::Principal& who, std::string_view login_toke
   });
   // A flow that ended meanwhile (expired, granted in another tab) leaves
   // no app password behind.
-  if (!st.ok()) (void)auth::RevokeAppPassword(meta_, who.username, pw.row.id);
+  if (!st.ok()) (void)RevokeAppPassword(meta_, who.username, pw.row.id);
   return st;
 }
 
@@ -161,4 +160,4 @@ Result<int64_t> LoginFlows::Expire(int64_t now_ms) {
   return n;
 }
 
-}  // namespace nubo::nc
+}  // namespace nubo::auth

@@ -25,7 +25,7 @@
 #include "meta/meta_store.h"
 #include "util/status.h"
 
-namespace nubo::nc {
+namespace nubo::auth {
 
 class LoginFlows {
  public:
@@ -50,7 +50,7 @@ class LoginFlows {
 
   // The signed-in user grants the flow: an app password labelled with the
   // client's name is created for them. NotFound as Describe.
-  Status Grant(const auth::Principal& who, std::string_view login_token);
+  Status Grant(const Principal& who, std::string_view login_token);
 
   struct Credentials {
     std::string login_name;
@@ -67,4 +67,4 @@ class LoginFlows {
   meta::MetaStore& meta_;
 };
 
-}  // namespace nubo::nc
+}  // namespace nubo::auth
