@@ -1035,7 +1035,7 @@ def main():
     ap.add_argument("scenario", choices=["all", "peers", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8",
                                          "health", "storage", "files", "listing-ab", "listing-order-ab", "propfind-ab",
                                          "auth-storm", "zip-ab", "authz-cost", "sharing-cost",
-                                         "content-over-time", "groupware"],
+                                         "content-over-time", "groupware", "nextcloud"],
                     help="all = health + the peer suite s1..s8; peers = s1..s8; the rest run alone")
     ap.add_argument("--quick", action="store_true", help="suite: smaller sizes, one round (under 5 minutes)")
     ap.add_argument("--peers", default=None,
@@ -1093,7 +1093,8 @@ def main():
         scenario_listing_order_ab(args)
     if args.scenario == "propfind-ab":
         scenario_propfind_ab(args)
-    if args.scenario in ("auth-storm", "zip-ab", "authz-cost", "sharing-cost", "content-over-time", "groupware"):
+    if args.scenario in ("auth-storm", "zip-ab", "authz-cost", "sharing-cost", "content-over-time", "groupware",
+                         "nextcloud"):
         # One file per scenario; they import this module as `bench`.
         sys.modules.setdefault("bench", sys.modules["__main__"])
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -1109,6 +1110,9 @@ def main():
         elif args.scenario == "groupware":
             import groupware
             groupware.run(args)
+        elif args.scenario == "nextcloud":
+            import nextcloud
+            nextcloud.run(args)
         elif args.scenario == "content-over-time":
             import content_over_time
             content_over_time.run(args)

@@ -193,13 +193,23 @@ class PropfindSource final : public http::BodySource {
       // Only what lies in this tree has a URL in it.
       if (n.drive_id != c_.target.drive_id) continue;
       NUBO_ASSIGN_OR_RETURN(auto path, c_.files.Path(c_.who(), n));
+      // The URL below this tree's root: in a share's tree, only what lies
+      // below the shared node has one. Keys (how locks address nodes) are
+      // the drive's full paths.
       std::vector<std::string> segs;
       std::string key;
+      bool inside = c_.share_root.empty();
+      if (!inside) key = ShareRootKey();
       for (const NodeRow& a : path) {
+        if (!inside) {
+          inside = a.public_id == c_.share_root;
+          continue;
+        }
         if (!a.parent_id) continue;  // the drive root
         segs.push_back(a.name);
         key += "/" + a.name_key;
       }
+      if (!inside) continue;  // outside the shared node (or the node itself: no member of it)
       segs.push_back(n.name);
       key += "/" + n.name_key;
       dead_.clear();
@@ -215,6 +225,17 @@ class PropfindSource final : public http::BodySource {
       done_ = true;
     }
     return Status::Ok();
+  }
+
+  // The drive path key of a share tree's root: the target's, without the
+  // segments below the root.
+  std::string ShareRootKey() const {
+    std::string key = c_.target.path_key;
+    for (size_t i = 0; i < c_.segments.size(); ++i) {
+      const size_t slash = key.rfind('/');
+      key.resize(slash == std::string::npos ? 0 : slash);
+    }
+    return key == "/" ? std::string() : key;
   }
 
   void WriteStatus(int code) {

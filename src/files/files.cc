@@ -482,6 +482,19 @@ Result<NodeRow> Files::Get(const Principal& who, std::string_view id, bool trash
   return n;
 }
 
+Result<NodeRow> Files::GetByFileId(const Principal& who, int64_t id) {
+  NodeRow out;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(id, who.user_id));
+    if (!n || !n->live()) return authz::NodeHidden();
+    authz::Checker check(t, who);
+    NUBO_RETURN_IF_ERROR(check.Require(*n, Action::kRead));
+    out = std::move(*n);
+    return Status::Ok();
+  }));
+  return out;
+}
+
 Result<std::vector<NodeRow>> Files::Path(const Principal& who, const NodeRow& n) {
   std::vector<NodeRow> out;
   if (!n.parent_id) return out;

@@ -240,6 +240,8 @@ class Files {
 
   // A live node (or, with `trashed_too`, a trashed one) the caller may see.
   Result<meta::NodeRow> Get(const Principal& who, std::string_view id, bool trashed_too = false);
+  // A live node by its numeric id (oc:fileid), as Get.
+  Result<meta::NodeRow> GetByFileId(const Principal& who, int64_t id);
   // Ancestors of `n` from the drive root down to its parent.
   Result<std::vector<meta::NodeRow>> Path(const Principal& who, const meta::NodeRow& n);
   // One keyset page of a folder's live children, folders first. `cursor`

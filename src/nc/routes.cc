@@ -16,6 +16,7 @@ namespace nubo::nc {
 
 void RegisterUploadRoutes(http::Router& router, ChunkedUploads& uploads);
 void RegisterTrashbinRoutes(http::Router& router, files::Files& files);
+void RegisterVersionsRoutes(http::Router& router, files::Files& files);
 
 namespace {
 
@@ -69,7 +70,7 @@ OcsValue Capabilities() {
   OcsValue files = OcsValue::Object();
   files.Set("bigfilechunking", true)
       .Set("undelete", true)
-      .Set("versioning", false)
+      .Set("versioning", true)
       .Set("blacklisted_files", OcsValue::Array().Push(".htaccess"));
   // What PUT verifies (OC-Checksum) as the bytes arrive.
   OcsValue checksums = OcsValue::Object();
@@ -335,6 +336,7 @@ void RegisterNcRoutes(http::Router& router, NcDeps deps) {
   });
   RegisterUploadRoutes(router, deps.uploads);
   RegisterTrashbinRoutes(router, deps.files);
+  RegisterVersionsRoutes(router, deps.files);
 }
 
 }  // namespace nubo::nc

@@ -8,6 +8,7 @@
 // every other surface.
 #include <cstring>
 
+#include "auth/authz.h"
 #include "dav/request_headers.h"
 #include "dav/xml_writer.h"
 #include "files/files.h"
@@ -159,12 +160,22 @@ class TrashSource final : public http::BodySource {
   bool done_ = false;
 };
 
-// The trashed node an item segment names (its public id), or NotFound.
+// The trashed node an item segment names, if it is an item of the caller's
+// own trash (their personal drive's, as ListTrash shows it); anything else
+// — another drive's trashed node the caller may read through a grant
+// included — answers exactly like an id that does not exist.
 Result<NodeRow> TrashedItem(files::Files& files, const auth::Principal& who,
                             std::string_view segment) {
-  NUBO_ASSIGN_OR_RETURN(NodeRow n, files.Get(who, segment, /*trashed_too=*/true));
-  if (n.live() || !n.trashed_at_ms) return Status::NotFound("no such item in the trash");
-  return n;
+  auto n = files.Get(who, segment, /*trashed_too=*/true);
+  if (!n.ok()) {
+    if (n.status().code() == Code::kNotFound || n.status().code() == Code::kPermissionDenied) {
+      return authz::NodeHidden();
+    }
+    return n.status();
+  }
+  NUBO_ASSIGN_OR_RETURN(files::DriveInfo mine, files.PersonalDrive(who));
+  if (n->live() || !n->trashed_at_ms || n->drive_id != mine.drive.id) return authz::NodeHidden();
+  return std::move(*n);
 }
 
 Response Propfind(files::Files& files, Request& req) {

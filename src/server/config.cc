@@ -215,6 +215,10 @@ const std::vector<Setting>& Table() {
          }
          return Expect("expected trace, debug, info, warn, error or off");
        }},
+      {"http.quickack", "NUBO_HTTP_QUICKACK", "true",
+       "acknowledge a request body's first bytes at once (clients that send the header and the "
+       "body in two writes, like the Nextcloud apps, otherwise wait 40 ms per request)",
+       false, Bool(&Config::quickack)},
       {"log.access", "NUBO_ACCESS_LOG", "true", "one log line per request", false,
        Bool(&Config::access_log)},
       {"server.test_routes", "NUBO_TEST_ROUTES", "false",

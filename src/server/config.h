@@ -54,6 +54,7 @@ struct Config {
   uint64_t min_free = 100ull << 20;
   std::string log_level = "info";
   bool access_log = true;
+  bool quickack = true;
   bool test_routes = false;  // test-only endpoints under /_test/
 
   // (key, value as configured, source: default|file|env|flag), in table

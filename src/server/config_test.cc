@@ -2,10 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <fstream>
 #include <map>
-#include <unistd.h>
 
 namespace nubo::server {
 namespace {
@@ -51,9 +51,9 @@ TEST(Config, PrecedenceFileThenEnvThenFlag) {
   in.flags["server.listen"] = "127.0.0.1:0";
   auto c = LoadConfig(in);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  EXPECT_EQ(c->listen_port, 0);                 // flag beats file
-  EXPECT_EQ(c->io_threads, 5);                  // env beats file
-  EXPECT_EQ(c->max_json_body, 2u << 20);        // file beats default
+  EXPECT_EQ(c->listen_port, 0);           // flag beats file
+  EXPECT_EQ(c->io_threads, 5);            // env beats file
+  EXPECT_EQ(c->max_json_body, 2u << 20);  // file beats default
   EXPECT_EQ(c->origins.at("server.threads").source, "env");
   std::remove(path.c_str());
 }

@@ -9,8 +9,9 @@ Status FaultyMetaStore::Write(const std::function<Status(meta::WriteTxn&)>& fn) 
   // "fails": returning an error makes the real store roll back.
   Status injected = f == blob::FaultPlan::Fault::kEnospc
                         ? Status::ResourceExhausted("database or disk is full (injected)")
-                    : f == blob::FaultPlan::Fault::kEio ? Status::IoError("disk I/O error (injected)")
-                                                        : Status::Unavailable("database is locked (injected)");
+                    : f == blob::FaultPlan::Fault::kEio
+                        ? Status::IoError("disk I/O error (injected)")
+                        : Status::Unavailable("database is locked (injected)");
   return inner_.Write([&](meta::WriteTxn& txn) -> Status {
     NUBO_RETURN_IF_ERROR(fn(txn));
     return injected;

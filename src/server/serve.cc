@@ -294,6 +294,7 @@ int RunServe(const Config& cfg) {
   t.write_timeout_ms = cfg.write_timeout_ms;
   t.shutdown_grace_ms = cfg.shutdown_grace_ms;
   t.access_log = cfg.access_log;
+  t.quickack = cfg.quickack;
   t.trusted_proxies = cfg.trusted_proxies;
 
   Transport transport(t, router, metrics);

@@ -561,7 +561,7 @@ awaitable<Status> Transport::Impl::ReadBody(Conn& c, beast::flat_buffer& buf,
   // the header and the body in two writes (Qt, so the Nextcloud clients)
   // holds the body back until the header is acknowledged (Nagle), and a
   // delayed acknowledgement would cost every such request 40 ms.
-  if (!p.is_done()) {
+  if (opt.quickack && !p.is_done()) {
     int one = 1;
     ::setsockopt(c.stream.socket().native_handle(), IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
   }

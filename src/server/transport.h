@@ -40,6 +40,8 @@ struct TransportOptions {
   uint64_t write_timeout_ms = 60'000;
   uint64_t shutdown_grace_ms = 30'000;
   bool access_log = true;
+  // Acknowledge a request body at once (TCP_QUICKACK; see ReadBody).
+  bool quickack = true;
   std::vector<std::string> trusted_proxies;  // peers whose X-Forwarded-For is believed
 };
 

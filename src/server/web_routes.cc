@@ -20,7 +20,8 @@ namespace {
 constexpr const char* kCsp =
     "default-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; "
     "style-src 'self'; script-src 'self'; connect-src 'self'; "
-    "frame-src 'self'; object-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+    "frame-src 'self'; object-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action "
+    "'self'";
 
 class FileSource final : public http::BodySource {
  public:

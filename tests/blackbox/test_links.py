@@ -321,7 +321,7 @@ LINK_ROUTES = {
     ("POST", "/api/v1/public/{token}/nodes/{id}/upload"): ("POST", P + "{t}/nodes/{id}/upload", b""),
 }
 DAV_METHODS = ("OPTIONS", "PROPFIND", "PROPPATCH", "MKCOL", "GET", "PUT", "PATCH", "DELETE", "COPY", "MOVE", "LOCK",
-               "UNLOCK")
+               "UNLOCK", "REPORT")
 
 
 class LinkRoutesTest(unittest.TestCase):

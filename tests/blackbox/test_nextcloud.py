@@ -505,5 +505,77 @@ class TrashbinTest(unittest.TestCase):
             stop_and_fsck(srv)
 
 
+class GrantedItemsTest(unittest.TestCase):
+    """A grant opens the owner's files, never the owner's trash or another
+    tree's URLs: a recipient names only their own trash."""
+
+    def test_trash_of_a_granted_folder_stays_the_owners(self):
+        srv, admin, users = nc_users(["alice", "bob"])
+        try:
+            a, b = users["alice"], users["bob"]
+            a.raw("MKCOL", files_url("alice", "team"))
+            a.raw("PUT", files_url("alice", "team/gone.txt"), b"trashed by alice")
+            _, _, listing = a.call("GET", "/api/v1/nodes/%s/children" % a.call("GET", "/api/v1/drives")[2][
+                "drives"][0]["root_id"])
+            team = [n for n in listing["items"] if n["name"] == "team"][0]["id"]
+            status, _, _ = a.call("POST", "/api/v1/nodes/%s/grants" % team, {"user": "bob", "role": "editor"})
+            self.assertEqual(status, 201)
+            self.assertEqual(a.raw("DELETE", files_url("alice", "team/gone.txt"))[0], 204)
+            items = propfind(a, "/remote.php/dav/trashbin/alice/trash/", "1", b"")
+            item = [h for h, p in items.items() if NC + "trashbin-filename" in p][0].rstrip("/").rsplit("/", 1)[1]
+            unknown = "01a23689-0000-7000-8000-000000000000"
+            for method, extra in (("PROPFIND", {"Depth": "0"}), ("DELETE", {}),
+                                  ("MOVE", {"Destination": "/remote.php/dav/trashbin/bob/restore/x"})):
+                got = b.raw(method, "/remote.php/dav/trashbin/bob/trash/" + item, None, extra)
+                want = b.raw(method, "/remote.php/dav/trashbin/bob/trash/" + unknown, None, extra)
+                self.assertEqual((got[0], got[2]), (want[0], want[2]), method)
+                self.assertEqual(got[0], 404)
+            # Still in Alice's trash, restorable by her.
+            self.assertEqual(a.raw("MOVE", "/remote.php/dav/trashbin/alice/trash/" + item, None,
+                                   {"Destination": "/remote.php/dav/trashbin/alice/restore/gone.txt"})[0], 201)
+            self.assertEqual(a.raw("GET", files_url("alice", "team/gone.txt"))[2], b"trashed by alice")
+        finally:
+            stop_and_fsck(srv)
+
+
+class VersionsTest(unittest.TestCase):
+    def test_list_download_restore_delete(self):
+        srv, admin, users = nc_users(["alice", "bob"])
+        try:
+            a, b = users["alice"], users["bob"]
+            for text in (b"one", b"two two", b"three three three"):
+                self.assertIn(a.raw("PUT", files_url("alice", "v.txt"), text)[0], (201, 204))
+            fileid = propfind(a, files_url("alice", "v.txt"), "0")["/remote.php/dav/files/alice/v.txt"][
+                OC + "fileid"].text
+            base = "/remote.php/dav/versions/alice/versions/%s/" % fileid
+            listing = propfind(a, base, "1", b"")
+            versions = {h: p for h, p in listing.items() if h != base}
+            self.assertEqual(sorted(int(p[D + "getcontentlength"].text) for p in versions.values()), [3, 7])
+            by_size = {int(p[D + "getcontentlength"].text): h for h, p in versions.items()}
+            self.assertEqual(a.raw("GET", by_size[3])[2], b"one")
+            status, hdrs, part = a.raw("GET", by_size[7], headers={"Range": "bytes=0-2"})
+            self.assertEqual((status, part), (206, b"two"))
+            # Bob: with Alice's name or his own, the file id is unknown.
+            for path in (base, "/remote.php/dav/versions/bob/versions/%s/" % fileid):
+                self.assertEqual(b.raw("PROPFIND", path, None, {"Depth": "1"})[0], 404)
+            self.assertEqual(b.raw("GET", "/remote.php/dav/versions/bob/versions/%s/%s" % (
+                fileid, by_size[3].rsplit("/", 1)[1]))[0], 404)
+            # Restore "one": the current content becomes a version.
+            status, _, _ = a.raw("MOVE", by_size[3], None,
+                                 {"Destination": "/remote.php/dav/versions/alice/restore/target"})
+            self.assertEqual(status, 204)
+            self.assertEqual(a.raw("GET", files_url("alice", "v.txt"))[2], b"one")
+            sizes = sorted(int(p[D + "getcontentlength"].text) for h, p in propfind(a, base, "1", b"").items()
+                           if h != base)
+            self.assertIn(17, sizes)
+            # Delete one.
+            listing = propfind(a, base, "1", b"")
+            victim = [h for h, p in listing.items() if h != base and p[D + "getcontentlength"].text == "17"][0]
+            self.assertEqual(a.raw("DELETE", victim)[0], 204)
+            self.assertEqual(a.raw("GET", victim)[0], 404)
+        finally:
+            stop_and_fsck(srv)
+
+
 if __name__ == "__main__":
     unittest.main()

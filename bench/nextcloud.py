@@ -1,0 +1,326 @@
+"""Scenario nextcloud: the Nextcloud client API (docs/nextcloud.md),
+measured from one run of one build.
+
+  1. nextcloudcmd (Debian's nextcloud-desktop-cmd) initial sync of 5,000
+     small files in 50 folders, then the no-op resync: wall time and the
+     server's CPU seconds (utime + stime from /proc) for each, and the
+     requests the resync made. The resync runs against the same data
+     twice: with http.quickack off (BEFORE) and on (AFTER), alternating,
+     median of --rounds each.
+     Gate: after the initial sync, a PROPFIND of every folder lists 100
+     files, and the resync transfers nothing (no PUT, no GET of a file).
+  2. PROPFIND Depth 1 of a folder of 1,000 files: the property set
+     nextcloudcmd asks on /remote.php/dav/files/<user>/ vs a plain
+     <allprop/> PROPFIND on /dav/ of the same folder, one keep-alive
+     connection each, median of 200 requests (target: NC/plain <= 1.3).
+     Gate: both list the same 1,001 hrefs below their mount.
+  3. 1 GiB (--files-bytes) uploaded with chunked upload v2 (MKCOL, 10 MiB
+     chunks on one keep-alive connection, MOVE .file) vs one plain WebDAV
+     PUT, alternating, median of 3 (target: chunked/PUT >= 0.9).
+     Gate: every upload downloads with the source's SHA-256.
+"""
+import base64
+import hashlib
+import http.client
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import tempfile
+import time
+import urllib.parse
+
+import bench
+from bench import ADMIN, FAST_ARGON2, MiB, Api, Nubo
+
+USER = ("carol", "carol bench password")
+PROPS_NC = (b'<?xml version="1.0" encoding="utf-8"?>\n<d:propfind xmlns:d="DAV:"><d:prop><d:resourcetype/>'
+            b'<d:getlastmodified/><d:getcontentlength/><d:getetag/><oc:size xmlns:oc="http://owncloud.org/ns"/>'
+            b'<oc:id xmlns:oc="http://owncloud.org/ns"/><oc:fileid xmlns:oc="http://owncloud.org/ns"/>'
+            b'<oc:downloadURL xmlns:oc="http://owncloud.org/ns"/><oc:dDC xmlns:oc="http://owncloud.org/ns"/>'
+            b'<oc:permissions xmlns:oc="http://owncloud.org/ns"/><oc:checksums xmlns:oc="http://owncloud.org/ns"/>'
+            b'<nc:is-encrypted xmlns:nc="http://nextcloud.org/ns"/>'
+            b'<nc:lock xmlns:nc="http://nextcloud.org/ns"/><oc:share-types xmlns:oc="http://owncloud.org/ns"/>'
+            b'<oc:favorite xmlns:oc="http://owncloud.org/ns"/></d:prop></d:propfind>')
+ALLPROP = b'<?xml version="1.0" encoding="utf-8"?><D:propfind xmlns:D="DAV:"><D:allprop/></D:propfind>'
+LINE = re.compile(r'"(\S+) (\S+)" (\d{3}) in=(\d+) out=(\d+)')
+
+
+def basic(user, password):
+    return "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
+
+
+def cpu_seconds(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / tick
+
+
+class Conn:
+    def __init__(self, port, auth):
+        self.port, self.auth, self.c = port, auth, None
+
+    def req(self, method, path, body=b"", headers=None):
+        if self.c is None:
+            self.c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=3600)
+            self.c.connect()
+            self.c.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        h = {"Authorization": self.auth}
+        h.update(headers or {})
+        self.c.request(method, path, body=body, headers=h)
+        r = self.c.getresponse()
+        data = r.read()
+        if r.will_close:
+            self.c.close()
+            self.c = None
+        return r.status, dict((k.lower(), v) for k, v in r.getheaders()), data
+
+    def close(self):
+        if self.c:
+            self.c.close()
+            self.c = None
+
+
+def start(tmp, quickack=True):
+    env = dict(FAST_ARGON2, NUBO_ACCESS_LOG="true", NUBO_HTTP_QUICKACK="true" if quickack else "false")
+    return Nubo(tmp, env=env)
+
+
+def setup(srv):
+    api = Api(srv.port, *ADMIN)
+    api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
+    api.call("POST", "/admin/users", {"username": USER[0], "password": USER[1]}, expect=201)
+
+
+def nextcloudcmd(port, local, home):
+    t = time.perf_counter()
+    p = subprocess.run(["nextcloudcmd", "--non-interactive", "-u", USER[0], "-p", USER[1], local,
+                        "http://127.0.0.1:%d" % port], capture_output=True, text=True, timeout=3600,
+                       env=dict(os.environ, HOME=home))
+    dt = time.perf_counter() - t
+    if p.returncode != 0:
+        raise SystemExit("nextcloudcmd failed:\n" + p.stderr[-3000:])
+    return dt
+
+
+def log_lines(srv):
+    time.sleep(1.3)  # the server flushes its log every second
+    with open(srv.log_path, "rb") as f:
+        return f.read().decode("utf-8", "replace").splitlines()
+
+
+def requests_between(lines, a, b):
+    out = []
+    for line in lines[a:b]:
+        m = LINE.search(line)
+        if m:
+            out.append((m.group(1), urllib.parse.unquote(m.group(2)), int(m.group(3)), int(m.group(4)),
+                        int(m.group(5))))
+    return out
+
+
+def scenario_sync(args, tmp, rows):
+    if not shutil.which("nextcloudcmd"):
+        raise SystemExit("nextcloudcmd is missing: scripts/deps.sh bench installs it")
+    local = os.path.join(tmp, "local")
+    home = os.path.join(tmp, "home")
+    os.makedirs(home)
+    for d in range(50):
+        folder = os.path.join(local, "folder %02d" % d)
+        os.makedirs(folder)
+        for i in range(100):
+            with open(os.path.join(folder, "file %03d.txt" % i), "wb") as f:
+                f.write(os.urandom(200 + (i * 37) % 1800))
+    data = os.path.join(tmp, "sync-data")
+    results = {"before": [], "after": []}
+    cpu = {"before": [], "after": []}
+    srv = start(data, quickack=True)
+    try:
+        setup(srv)
+        c0 = cpu_seconds(srv.proc.pid)
+        initial = nextcloudcmd(srv.port, local, home)
+        initial_cpu = cpu_seconds(srv.proc.pid) - c0
+        c = Conn(srv.port, basic(*USER))
+        for d in range(50):
+            st, _, body = c.req("PROPFIND", "/remote.php/dav/files/%s/folder%%20%02d/" % (USER[0], d), b"",
+                                {"Depth": "1"})
+            if st != 207 or body.count(b"<d:response>") != 101:
+                raise SystemExit("gate: folder %02d does not list 100 files after the initial sync" % d)
+        c.close()
+        # Settle: a second sync re-lists the folders whose ETags the first changed.
+        nextcloudcmd(srv.port, local, home)
+    finally:
+        srv.stop()
+    rows.append(("nextcloudcmd initial sync, 5,000 files: wall s / server CPU s", "", "%.1f / %.1f" % (
+        initial, initial_cpu), ""))
+    resync_requests = None
+    for rep in range(args.rounds):
+        for kind in (("before", "after") if rep % 2 == 0 else ("after", "before")):
+            srv = start(data, quickack=(kind == "after"))
+            try:
+                setup_done = True  # the data folder holds the accounts already
+                del setup_done
+                nextcloudcmd(srv.port, local, home)  # warm: the credential cache, the page cache
+                mark = len(log_lines(srv))
+                c0 = cpu_seconds(srv.proc.pid)
+                dt = nextcloudcmd(srv.port, local, home)
+                cpu[kind].append(cpu_seconds(srv.proc.pid) - c0)
+                lines = log_lines(srv)
+                seen = requests_between(lines, mark, len(lines))
+                if any(r[0] in ("PUT", "MOVE", "DELETE", "MKCOL") for r in seen) or any(
+                        r[0] == "GET" and r[1].startswith("/remote.php/") for r in seen):
+                    raise SystemExit("gate: the no-op resync transferred something: %r" % seen)
+                resync_requests = len(seen)
+                results[kind].append(dt)
+            finally:
+                srv.stop()
+    b, a = statistics.median(results["before"]), statistics.median(results["after"])
+    rows.append(("nextcloudcmd no-op resync: wall ms (quickack off vs on; %d requests)" % resync_requests,
+                 "%.0f" % (b * 1000), "%.0f" % (a * 1000), "%.2f (speed)" % (b / a)))
+    rows.append(("nextcloudcmd no-op resync: server CPU ms (quickack off vs on)",
+                 "%.0f" % (statistics.median(cpu["before"]) * 1000),
+                 "%.0f" % (statistics.median(cpu["after"]) * 1000), ""))
+
+
+def scenario_propfind(args, tmp, rows):
+    srv = start(os.path.join(tmp, "propfind-data"))
+    try:
+        setup(srv)
+        c = Conn(srv.port, basic(*USER))
+        st, _, _ = c.req("MKCOL", "/dav/big")
+        assert st == 201, st
+        for i in range(1000):
+            st, _, _ = c.req("PUT", "/dav/big/file%04d.txt" % i, b"x" * (i % 100))
+            assert st == 201, st
+        nc_path = "/remote.php/dav/files/%s/big/" % USER[0]
+        ok_nc = c.req("PROPFIND", nc_path, PROPS_NC, {"Depth": "1"})
+        ok_dav = c.req("PROPFIND", "/dav/big/", ALLPROP, {"Depth": "1"})
+        hrefs = lambda body, mount: sorted(h[len(mount):] for h in re.findall(r"<d:href>([^<]*)</d:href>",  # noqa
+                                                                               body.decode()))
+        if hrefs(ok_nc[2], "/remote.php/dav/files/%s" % USER[0]) != hrefs(ok_dav[2], "/dav") or \
+                len(hrefs(ok_dav[2], "/dav")) != 1001:
+            raise SystemExit("gate: the two PROPFINDs list different members")
+        times = {"dav": [], "nc": []}
+        for rep in range(200):
+            for kind in (("dav", "nc") if rep % 2 == 0 else ("nc", "dav")):
+                t = time.perf_counter()
+                if kind == "nc":
+                    st, _, body = c.req("PROPFIND", nc_path, PROPS_NC, {"Depth": "1"})
+                else:
+                    st, _, body = c.req("PROPFIND", "/dav/big/", ALLPROP, {"Depth": "1"})
+                times[kind].append(time.perf_counter() - t)
+                assert st == 207
+        d, n = statistics.median(times["dav"]), statistics.median(times["nc"])
+        rows.append(("PROPFIND Depth 1, 1,000 files: ms (/dav/ allprop vs NC client's props)",
+                     "%.2f" % (d * 1000), "%.2f" % (n * 1000), "%.2f (time; target <= 1.3)" % (n / d)))
+    finally:
+        srv.stop()
+
+
+def file_pieces(path, start=0, length=None, block=1 << 20):
+    with open(path, "rb") as f:
+        f.seek(start)
+        left = length if length is not None else os.path.getsize(path) - start
+        while left > 0:
+            b = f.read(min(block, left))
+            if not b:
+                break
+            left -= len(b)
+            yield b
+
+
+def send(c, method, path, pieces, length, headers):
+    conn = c.c
+    if conn is None:
+        c.req("OPTIONS", "/remote.php/dav/files/%s/" % USER[0])
+        conn = c.c
+    conn.putrequest(method, path, skip_accept_encoding=True)
+    conn.putheader("Authorization", c.auth)
+    for k, v in headers.items():
+        conn.putheader(k, v)
+    conn.putheader("Content-Length", str(length))
+    conn.endheaders()
+    for p in pieces:
+        conn.send(p)
+    r = conn.getresponse()
+    r.read()
+    if r.will_close:
+        c.close()
+    return r.status
+
+
+def scenario_upload(args, tmp, rows):
+    size = args.files_bytes
+    src = os.path.join(tmp, "big.bin")
+    bench.write_random(src, size)
+    h = hashlib.sha256()
+    for p in file_pieces(src):
+        h.update(p)
+    want = h.hexdigest()
+    srv = start(os.path.join(tmp, "upload-data"))
+    speeds = {"put": [], "chunked": []}
+    try:
+        setup(srv)
+        c = Conn(srv.port, basic(*USER))
+        chunk = 10 * MiB
+        for rep in range(3):
+            for kind in (("put", "chunked") if rep % 2 == 0 else ("chunked", "put")):
+                name = "%s-%d.bin" % (kind, rep)
+                dest = "/remote.php/dav/files/%s/%s" % (USER[0], name)
+                t = time.perf_counter()
+                if kind == "put":
+                    st = send(c, "PUT", dest, file_pieces(src), size, {})
+                    assert st == 201, st
+                else:
+                    up = "/remote.php/dav/uploads/%s/bench-%d" % (USER[0], rep)
+                    st, _, _ = c.req("MKCOL", up, b"", {"Destination": "http://127.0.0.1:%d%s" % (srv.port, dest)})
+                    assert st == 201, st
+                    n = 0
+                    for off in range(0, size, chunk):
+                        n += 1
+                        ln = min(chunk, size - off)
+                        st = send(c, "PUT", "%s/%05d" % (up, n), file_pieces(src, off, ln), ln,
+                                  {"OC-Total-Length": str(size)})
+                        assert st == 201, st
+                    st, _, body = c.req("MOVE", up + "/.file", b"", {
+                        "Destination": "http://127.0.0.1:%d%s" % (srv.port, dest), "OC-Total-Length": str(size)})
+                    assert st == 201, (st, body)
+                speeds[kind].append(size / (time.perf_counter() - t) / 1e6)
+                g = hashlib.sha256()
+                conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=3600)
+                conn.request("GET", dest, headers={"Authorization": c.auth})
+                r = conn.getresponse()
+                while True:
+                    b = r.read(1 << 20)
+                    if not b:
+                        break
+                    g.update(b)
+                conn.close()
+                if g.hexdigest() != want:
+                    raise SystemExit("gate: %s does not download as its source" % name)
+                c.req("DELETE", dest)
+    finally:
+        srv.stop()
+    p, ch = statistics.median(speeds["put"]), statistics.median(speeds["chunked"])
+    rows.append(("upload %d MiB: MB/s (one PUT vs chunked v2, 10 MiB chunks)" % (size // MiB), "%.0f" % p,
+                 "%.0f" % ch, "%.2f (speed; target >= 0.9)" % (ch / p)))
+
+
+def run(args):
+    tmp = tempfile.mkdtemp(prefix="nubo-bench-nc-", dir=args.tmpdir)
+    rows = []
+    try:
+        scenario_propfind(args, tmp, rows)
+        scenario_upload(args, tmp, rows)
+        scenario_sync(args, tmp, rows)
+    finally:
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print()
+    print("| nextcloud (nubo %s) | BEFORE | AFTER | ratio |" % os.path.basename(bench.NUBO))
+    print("|---|---|---|---|")
+    for r in rows:
+        print("| %s | %s | %s | %s |" % r)

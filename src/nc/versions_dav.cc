@@ -1,0 +1,223 @@
+// /remote.php/dav/versions/<user>/: file versions the way Nextcloud
+// clients browse them (docs/nextcloud.md). versions/<file id>/ lists a
+// file's versions (newest first, each under its version id, with size,
+// time, ETag, type and author), GET of one downloads it (ranges and
+// conditionals as any content), MOVE of one to restore/<anything>
+// restores it (the current content becomes a version), DELETE deletes it.
+// <file id> is the file's oc:fileid. Versions are authorized like their
+// file (files/versions.h): a reader lists and downloads them, a writer
+// restores and deletes them; a file the caller cannot see answers 404
+// like one that does not exist, and so does another user's name.
+#include <cstring>
+
+#include "api/content_response.h"
+#include "auth/authz.h"
+#include "dav/request_headers.h"
+#include "dav/xml_writer.h"
+#include "files/files.h"
+#include "http/router.h"
+#include "http/status_map.h"
+#include "util/strings.h"
+#include "util/time.h"
+
+namespace nubo::nc {
+
+namespace {
+
+using http::Request;
+using http::Response;
+using meta::NodeRow;
+using meta::VersionRow;
+
+constexpr std::string_view kDav = "DAV:";
+constexpr std::string_view kNc = "http://nextcloud.org/ns";
+constexpr std::string_view kOc = "http://owncloud.org/ns";
+
+Response DavStatus(const Status& st) {
+  const int code = http::HttpStatusFor(st.code());
+  return Response::Text(code,
+                        code == 500 ? std::string("internal server error\n") : st.message() + "\n");
+}
+
+Result<std::vector<std::string>> Below(const Request& req) {
+  // segments: remote.php dav versions <user> ...
+  if (req.segments.size() < 4 || !IEquals(req.segments[3], req.principal->username)) {
+    return authz::NodeHidden();
+  }
+  return std::vector<std::string>(req.segments.begin() + 4, req.segments.end());
+}
+
+std::string HomeHref(const std::string& user) {
+  std::string h = "/remote.php/dav/versions/";
+  dav::AppendEncodedSegment(h, user);
+  h += '/';
+  return h;
+}
+
+// The file <segment> (its numeric id) names, as the caller may read it.
+Result<NodeRow> FileOf(files::Files& files, const auth::Principal& who, std::string_view segment) {
+  auto id = ParseUint64(segment);
+  if (!id || *id == 0 || *id > (uint64_t{1} << 62)) return authz::NodeHidden();
+  NUBO_ASSIGN_OR_RETURN(NodeRow n, files.GetByFileId(who, static_cast<int64_t>(*id)));
+  if (n.folder()) return authz::NodeHidden();  // folders have no versions
+  return n;
+}
+
+void Collection(dav::XmlWriter& w, const std::string& href) {
+  w.Open(kDav, "response");
+  w.Leaf(kDav, "href", href);
+  w.Open(kDav, "propstat");
+  w.Open(kDav, "prop");
+  w.Open(kDav, "resourcetype");
+  w.Empty(kDav, "collection");
+  w.Close();
+  w.Close();
+  w.Leaf(kDav, "status", "HTTP/1.1 200 OK");
+  w.Close();
+  w.Close();
+}
+
+void Version(dav::XmlWriter& w, const std::string& dir_href, const NodeRow& file,
+             const VersionRow& v) {
+  w.Open(kDav, "response");
+  std::string href = dir_href;
+  dav::AppendEncodedSegment(href, v.public_id);
+  w.Leaf(kDav, "href", href);
+  w.Open(kDav, "propstat");
+  w.Open(kDav, "prop");
+  w.Empty(kDav, "resourcetype");
+  w.Leaf(kDav, "getcontentlength", std::to_string(v.size));
+  w.Leaf(kDav, "getcontenttype", file.mime);
+  std::string date;
+  AppendHttpDate(date, static_cast<std::time_t>(v.mtime_ms / 1000));
+  w.Leaf(kDav, "getlastmodified", date);
+  // The version's content hash: what its GET answers as ETag too.
+  w.Leaf(kDav, "getetag", "\"" + HexEncode(v.hash.data(), v.hash.size()) + "\"");
+  w.Leaf(kNc, "version-author", v.author_name);
+  w.Leaf(kNc, "version-label", "");
+  w.Leaf(kOc, "fileid", std::to_string(file.id));
+  w.Close();
+  w.Leaf(kDav, "status", "HTTP/1.1 200 OK");
+  w.Close();
+  w.Close();
+}
+
+Response Propfind(files::Files& files, Request& req) {
+  auto below = Below(req);
+  if (!below.ok()) return DavStatus(below.status());
+  const std::string depth(Trim(req.headers.Get("Depth").value_or("1")));
+  const std::string home = HomeHref(req.segments[3]);
+  dav::XmlWriter w;
+  w.Open(kDav, "multistatus",
+         {{"d", std::string(kDav)}, {"oc", std::string(kOc)}, {"nc", std::string(kNc)}});
+  if (below->empty()) {
+    Collection(w, home);
+    if (depth != "0") {
+      Collection(w, home + "versions/");
+      Collection(w, home + "restore/");
+    }
+  } else if (below->size() == 1 && ((*below)[0] == "versions" || (*below)[0] == "restore")) {
+    // Not listable: a file's versions are reached by its id.
+    Collection(w, home + (*below)[0] + "/");
+  } else if ((*below)[0] != "versions" || below->size() > 3) {
+    return DavStatus(authz::NodeHidden());
+  } else {
+    auto file = FileOf(files, *req.principal, (*below)[1]);
+    if (!file.ok()) return DavStatus(file.status());
+    auto versions = files.ListVersions(*req.principal, file->public_id);
+    if (!versions.ok()) return DavStatus(versions.status());
+    const std::string dir = home + "versions/" + std::to_string(file->id) + "/";
+    if (below->size() == 2) {
+      Collection(w, dir);
+      if (depth != "0") {
+        for (const VersionRow& v : *versions) Version(w, dir, *file, v);
+      }
+    } else {
+      bool found = false;
+      for (const VersionRow& v : *versions) {
+        if (v.public_id != (*below)[2]) continue;
+        Version(w, dir, *file, v);
+        found = true;
+      }
+      if (!found) return DavStatus(Status::NotFound("no such version"));
+    }
+  }
+  w.Close();
+  return Response::Text(207, std::move(w.buffer()), "application/xml; charset=utf-8");
+}
+
+// versions/<file id>/<version id>: (file, version id) or NotFound.
+Result<std::pair<NodeRow, std::string>> VersionTarget(files::Files& files, Request& req) {
+  NUBO_ASSIGN_OR_RETURN(auto below, Below(req));
+  if (below.size() != 3 || below[0] != "versions") return Status::NotFound("no such version");
+  NUBO_ASSIGN_OR_RETURN(NodeRow file, FileOf(files, *req.principal, below[1]));
+  return std::make_pair(std::move(file), below[2]);
+}
+
+Response Get(files::Files& files, Request& req) {
+  auto t = VersionTarget(files, req);
+  if (!t.ok()) return DavStatus(t.status());
+  auto fc = files.OpenVersion(*req.principal, t->first.public_id, t->second);
+  if (!fc.ok()) return DavStatus(fc.status());
+  return api::ContentResponse(files, req, *fc, req.principal->user_id);
+}
+
+Response Move(files::Files& files, Request& req) {
+  auto t = VersionTarget(files, req);
+  if (!t.ok()) return DavStatus(t.status());
+  auto v = req.headers.Get("Destination");
+  if (!v) return DavStatus(Status::InvalidArgument("MOVE needs a Destination"));
+  auto d = dav::ParseDestination(*v, req.headers.Get("Host").value_or(""));
+  if (!d.ok()) return DavStatus(d.status());
+  const auto& s = d->segments;
+  if (s.size() < 5 || s[0] != "remote.php" || s[1] != "dav" || s[2] != "versions" ||
+      !IEquals(s[3], req.principal->username) || s[4] != "restore") {
+    return DavStatus(Status::Unsupported("a version is restored by a MOVE into restore/"));
+  }
+  auto n = files.RestoreVersion(*req.principal, t->first.public_id, t->second);
+  if (!n.ok()) return DavStatus(n.status());
+  Response r = Response::Empty(204);
+  std::string etag = files::NodeETag(*n);
+  r.headers.Set("OC-ETag", etag);
+  r.headers.Set("ETag", std::move(etag));
+  return r;
+}
+
+Response Delete(files::Files& files, Request& req) {
+  auto t = VersionTarget(files, req);
+  if (!t.ok()) return DavStatus(t.status());
+  Status st = files.DeleteVersion(*req.principal, t->first.public_id, t->second);
+  if (!st.ok()) return DavStatus(st);
+  return Response::Empty(204);
+}
+
+}  // namespace
+
+void RegisterVersionsRoutes(http::Router& router, files::Files& files) {
+  files::Files* f = &files;
+  http::RouteOptions ro{.access = http::Access::kUser, .blocking = true};
+  ro.errors = [](const Status& st) { return DavStatus(st); };
+  const char* p = "/remote.php/dav/versions/{user}/{path...}";
+  http::RouteOptions xml = ro;
+  xml.body = http::BodyPolicy::kBuffered;
+  xml.max_body = 1 << 16;
+  router.Add(
+      "PROPFIND", p, [f](Request& req) { return Propfind(*f, req); }, xml);
+  router.Add(
+      "GET", p, [f](Request& req) { return Get(*f, req); }, ro);
+  router.Add(
+      "MOVE", p, [f](Request& req) { return Move(*f, req); }, ro);
+  router.Add(
+      "DELETE", p, [f](Request& req) { return Delete(*f, req); }, ro);
+  router.Add(
+      "OPTIONS", p,
+      [](Request&) {
+        Response r = Response::Empty(200);
+        r.headers.Set("Allow", "OPTIONS, PROPFIND, GET, HEAD, MOVE, DELETE");
+        r.headers.Set("DAV", "1");
+        return r;
+      },
+      ro);
+}
+
+}  // namespace nubo::nc
