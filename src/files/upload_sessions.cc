@@ -303,7 +303,7 @@ class SessionAppendImpl final : public SessionAppend {
         return st;
       }
     }
-    auto r = Persist();
+    auto r = Persist(on_finish_);
     if (r.ok()) done_ = true;
     return r;
   }
@@ -337,7 +337,9 @@ class SessionAppendImpl final : public SessionAppend {
     return Status::Ok();
   }
 
-  Result<UploadSessionRow> Persist() {
+  void OnFinish(CommitHook hook) override { on_finish_ = std::move(hook); }
+
+  Result<UploadSessionRow> Persist(const CommitHook& hook = nullptr) {
     NUBO_ASSIGN_OR_RETURN(auto fresh, ingest_.Flush());
     const std::string tail(ingest_.Pending());
     Pins pins;
@@ -369,7 +371,8 @@ class SessionAppendImpl final : public SessionAppend {
       out.tail_hash = tail_hash;
       out.tail_size = static_cast<int64_t>(tail.size());
       out.reservation_id = s_.reservation_id;
-      return t.UpdateUploadSession(out);
+      NUBO_RETURN_IF_ERROR(t.UpdateUploadSession(out));
+      return hook ? hook(t, out) : Status::Ok();
     }));
     start_ = out.offset;
     received_ = 0;
@@ -389,6 +392,7 @@ class SessionAppendImpl final : public SessionAppend {
   int64_t reserved_ = 0;
   bool done_ = false;
   bool checksum_failed_ = false;
+  CommitHook on_finish_;
 };
 
 // ---- Sessions ----
@@ -454,7 +458,7 @@ Result<UploadSessionRow> UploadSessions::Create(const Principal& who, SessionSpe
   s.mtime_ms = req.mtime_ms;
   s.metadata = spec.metadata;
   s.kind = spec.kind;
-  s.hasher = Blake3().SaveState();
+  s.hasher = spec.kind == 1 && !spec.hasher_seed.empty() ? spec.hasher_seed : Blake3().SaveState();
   s.checksum = req.checksum;
   s.created_at_ms = now;
   s.expires_at_ms = now + ttl_ms_;
@@ -601,9 +605,12 @@ Result<UploadResult> UploadSessions::Complete(const Principal& who, std::string_
 }
 
 Result<ConcatResult> UploadSessions::Concat(const Principal& who, SessionSpec spec,
-                                            const std::vector<std::string>& part_ids) {
+                                            const std::vector<std::string>& part_ids,
+                                            std::optional<meta::Digest> whole_hash) {
   if (part_ids.empty()) return Status::InvalidArgument("a concatenation needs partial uploads");
-  if (part_ids.size() > 1000) return Status::InvalidArgument("at most 1000 partial uploads");
+  if (part_ids.size() > kMaxParts) {
+    return Status::InvalidArgument("at most " + std::to_string(kMaxParts) + " partial uploads");
+  }
   // Each part, complete, with its tail cut as the end of its stream.
   Pins pins;
   std::vector<UploadSessionRow> parts;
@@ -625,7 +632,11 @@ Result<ConcatResult> UploadSessions::Concat(const Principal& who, SessionSpec sp
   }
   spec.length = draft.size;
   NUBO_ASSIGN_OR_RETURN(UploadSessionRow final_s, Create(who, spec));
-  NUBO_ASSIGN_OR_RETURN(draft.hash, HashChunks(files_.chunks(), draft.chunks));
+  if (whole_hash) {
+    draft.hash = *whole_hash;
+  } else {
+    NUBO_ASSIGN_OR_RETURN(draft.hash, HashChunks(files_.chunks(), draft.chunks));
+  }
   const std::string mime = DetectMime(final_s.name, Head(files_.chunks(), draft.chunks));
   const int64_t now = UnixMillis();
   ConcatResult out;

@@ -22,6 +22,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -43,6 +44,10 @@ struct SessionSpec {
   std::optional<uint64_t> length;
   std::string metadata;  // kept as sent (tus Upload-Metadata)
   int kind = 0;          // meta::UploadSessionRow::kind
+  // A partial upload (kind 1) whose bytes follow another's: that part's
+  // saved hash state, which this session's hashing continues (so the last
+  // part's state hashes the concatenation). Empty: a fresh state.
+  std::string hasher_seed;
 };
 
 // The bytes one request brings to a session.
@@ -56,6 +61,10 @@ class SessionAppend {
   // The request was cut short: what arrived is kept, so the client resumes
   // from the session's new offset.
   virtual void Keep() = 0;
+  // More work for the transaction that makes Finish's bytes part of the
+  // session (it sees the session as updated); its failure fails Finish.
+  using CommitHook = std::function<Status(meta::WriteTxn&, const meta::UploadSessionRow&)>;
+  virtual void OnFinish(CommitHook hook) = 0;
   // Finish failed because the body's checksum did not match.
   virtual bool checksum_failed() const = 0;
 };
@@ -71,6 +80,9 @@ struct PlanChunk {
   uint32_t size = 0;
 };
 inline constexpr uint32_t kMaxPlanChunk = 4 << 20;  // bytes per declared chunk
+// Partial uploads one concatenation may join (Nextcloud clients send up
+// to 10,000 chunks).
+inline constexpr size_t kMaxParts = 10000;
 
 struct DeltaState {
   meta::UploadSessionRow session;
@@ -107,9 +119,12 @@ class UploadSessions {
   // file).
   Result<UploadResult> Complete(const Principal& who, std::string_view id);
   // Joins complete partial sessions (kind 1) in order into one file
-  // without copying their chunks; the parts end.
+  // without copying their chunks; the parts end. `whole_hash`: the
+  // concatenation's BLAKE3 when the caller knows it (from hash states
+  // continued part to part); otherwise the parts' bytes are read to hash.
   Result<ConcatResult> Concat(const Principal& who, SessionSpec spec,
-                              const std::vector<std::string>& part_ids);
+                              const std::vector<std::string>& part_ids,
+                              std::optional<meta::Digest> whole_hash = std::nullopt);
   // A delta upload of `plan` (whose sizes add up to spec.length; the
   // whole-content BLAKE3 is spec.target.checksum, required).
   Result<DeltaState> CreateDelta(const Principal& who, SessionSpec spec,

@@ -237,6 +237,9 @@ struct NcUploadPart {
   int64_t number = 0;
   std::string session_id;
   int64_t size = 0;
+  // The session of the part before it whose hash state this part's
+  // continued ("" when it started a fresh one).
+  std::string seed_session;
 };
 
 enum class NodeKind : int { kFolder = 0, kFile = 1 };

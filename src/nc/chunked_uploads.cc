@@ -2,6 +2,7 @@
 
 #include "files/checksum.h"
 #include "files/names.h"
+#include "util/blake3_hash.h"
 #include "util/time.h"
 
 namespace nubo::nc {
@@ -28,14 +29,15 @@ class ChunkSink final : public http::BodySink {
  public:
   ChunkSink(meta::MetaStore& meta, files::UploadSessions& sessions, auth::Principal who,
             int64_t upload_id, int64_t number, meta::UploadSessionRow session,
-            std::unique_ptr<files::SessionAppend> append)
+            std::unique_ptr<files::SessionAppend> append, std::string seed_session)
       : meta_(meta),
         sessions_(sessions),
         who_(std::move(who)),
         upload_id_(upload_id),
         number_(number),
         session_(std::move(session)),
-        append_(std::move(append)) {}
+        append_(std::move(append)),
+        seed_session_(std::move(seed_session)) {}
   ~ChunkSink() override {
     if (!done_) Abort();
   }
@@ -44,33 +46,33 @@ class ChunkSink final : public http::BodySink {
 
   Status Finish() override {
     done_ = true;
+    // The part row joins the transaction that makes the chunk's bytes part
+    // of its session: one commit per chunk, not two. (Sent without a
+    // Content-Length, its length is declared after, and the row waits.)
+    std::optional<std::string> replaced;
+    auto put_part = [&](meta::WriteTxn& t, const meta::UploadSessionRow& row) -> Status {
+      NUBO_ASSIGN_OR_RETURN(auto u, t.GetNcUpload(who_.user_id, upload_name_));
+      // The folder went away (DELETE, expiry) while the chunk arrived.
+      if (!u || u->id != upload_id_) return NoSuchUpload();
+      NUBO_ASSIGN_OR_RETURN(replaced,
+                            t.PutNcUploadPart(upload_id_, NcUploadPart{number_, session_.public_id,
+                                                                       row.offset, seed_session_}));
+      return Status::Ok();
+    };
+    if (session_.length) append_->OnFinish(put_part);
     auto row = append_->Finish();
     if (!row.ok()) {
       (void)sessions_.Cancel(who_, session_.public_id);
       return row.status();
     }
-    if (!row->length) {
-      // Sent without a Content-Length: its length is what arrived.
+    if (!session_.length) {
       Status st =
           sessions_.DeclareLength(who_, session_.public_id, static_cast<uint64_t>(row->offset));
+      if (st.ok()) st = meta_.Write([&](meta::WriteTxn& t) { return put_part(t, *row); });
       if (!st.ok()) {
         (void)sessions_.Cancel(who_, session_.public_id);
         return st;
       }
-    }
-    std::optional<std::string> replaced;
-    Status st = meta_.Write([&](meta::WriteTxn& t) -> Status {
-      NUBO_ASSIGN_OR_RETURN(auto u, t.GetNcUpload(who_.user_id, upload_name_));
-      // The folder went away (DELETE, expiry) while the chunk arrived.
-      if (!u || u->id != upload_id_) return NoSuchUpload();
-      NUBO_ASSIGN_OR_RETURN(
-          replaced,
-          t.PutNcUploadPart(upload_id_, NcUploadPart{number_, session_.public_id, row->offset}));
-      return Status::Ok();
-    });
-    if (!st.ok()) {
-      (void)sessions_.Cancel(who_, session_.public_id);
-      return st;
     }
     if (replaced && *replaced != session_.public_id) (void)sessions_.Cancel(who_, *replaced);
     return Status::Ok();
@@ -95,6 +97,7 @@ class ChunkSink final : public http::BodySink {
   meta::UploadSessionRow session_;
   std::unique_ptr<files::SessionAppend> append_;
   std::string upload_name_;
+  std::string seed_session_;
   bool done_ = false;
 };
 
@@ -163,6 +166,28 @@ Result<std::unique_ptr<http::BodySink>> ChunkedUploads::PutChunk(const auth::Pri
   spec.kind = 1;  // a part: its bytes wait for the assembly
   spec.target.name = "chunk-" + std::to_string(*number);
   spec.length = length;
+  // Sent in order (the usual case), this chunk's hashing continues where
+  // the complete chunk before it ended, so the last chunk's hash state is
+  // the whole file's and assembling reads no byte (Assemble checks the
+  // chain; out of order or replaced, the bytes are read instead).
+  std::string seed_session;
+  if (*number > 0) {
+    std::vector<NcUploadPart> parts;
+    NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(parts, t.ListNcUploadParts(u.id));
+      return Status::Ok();
+    }));
+    for (const NcUploadPart& p : parts) {
+      if (p.number != *number - 1) continue;
+      auto prev = sessions_.Get(who, p.session_id);
+      Blake3 probe;
+      if (prev.ok() && prev->length && prev->offset == *prev->length &&
+          probe.RestoreState(prev->hasher)) {
+        spec.hasher_seed = prev->hasher;
+        seed_session = p.session_id;
+      }
+    }
+  }
   NUBO_ASSIGN_OR_RETURN(meta::UploadSessionRow s, sessions_.Create(who, std::move(spec)));
   auto append = sessions_.Append(who, s.public_id, 0, nullptr);
   if (!append.ok()) {
@@ -170,7 +195,7 @@ Result<std::unique_ptr<http::BodySink>> ChunkedUploads::PutChunk(const auth::Pri
     return append.status();
   }
   auto sink = std::make_unique<ChunkSink>(meta_, sessions_, who, u.id, *number, std::move(s),
-                                          std::move(*append));
+                                          std::move(*append), std::move(seed_session));
   sink->set_upload_name(u.name);
   return std::unique_ptr<http::BodySink>(std::move(sink));
 }
@@ -209,7 +234,21 @@ Result<files::UploadResult> ChunkedUploads::Assemble(const auth::Principal& who,
   std::vector<std::string> ids;
   ids.reserve(parts.size());
   for (const auto& p : parts) ids.push_back(p.session_id);
-  NUBO_ASSIGN_OR_RETURN(files::ConcatResult done, sessions_.Concat(who, std::move(spec), ids));
+  // Each part's hashing continued the one before it (sent in order, none
+  // replaced since: the seeds name the very sessions that are the parts
+  // now): the last part's state is the whole file's hash.
+  std::optional<meta::Digest> whole;
+  bool chained = parts.front().seed_session.empty();
+  for (size_t i = 1; chained && i < parts.size(); ++i) {
+    chained = parts[i].seed_session == parts[i - 1].session_id;
+  }
+  if (chained) {
+    auto last = sessions_.Get(who, parts.back().session_id);
+    Blake3 state;
+    if (last.ok() && state.RestoreState(last->hasher)) whole = state.Final();
+  }
+  NUBO_ASSIGN_OR_RETURN(files::ConcatResult done,
+                        sessions_.Concat(who, std::move(spec), ids, whole));
   // The parts ended with the concatenation; the folder row goes too.
   Status st = meta_.Write([&](meta::WriteTxn& t) -> Status {
     Status d = t.DeleteNcUpload(u.id);

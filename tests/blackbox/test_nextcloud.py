@@ -370,6 +370,43 @@ class ChunkedUploadTest(unittest.TestCase):
         self.assertEqual(a.raw("PROPFIND", chunk_url("alice", "up-5"), None, {"Depth": "1"})[0], 404)
         self.assertEqual(self.move(a, "up-5", "aborted.bin")[0], 404)
 
+    def rest_hash(self, c, name):
+        """The content hash the REST API reports for a file of the root."""
+        root = c.call("GET", "/api/v1/drives")[2]["drives"][0]["root_id"]
+        _, _, listing = c.call("GET", "/api/v1/nodes/%s/children?limit=200" % root)
+        return [n for n in listing["items"] if n["name"] == name][0]["hash"]
+
+    def test_assembled_hash_is_the_contents_in_order_out_of_order_and_replaced(self):
+        """In order, each chunk's hashing continues the one before it and
+        the file's hash comes from the last state; out of order or with a
+        chunk replaced, the bytes are read. Either way the hash is that of
+        the same bytes sent in one plain PUT."""
+        a = self.alice
+        parts = [os.urandom(200000 + i) for i in range(5)]
+        whole = b"".join(parts)
+        a.raw("PUT", files_url("alice", "plain.bin"), whole)
+        want = self.rest_hash(a, "plain.bin")
+        for upload, order in (("h-in", [1, 2, 3, 4, 5]), ("h-out", [2, 1, 4, 3, 5])):
+            a.raw("MKCOL", chunk_url("alice", upload))
+            for n in order:
+                self.assertEqual(a.raw("PUT", chunk_url("alice", upload, str(n)), parts[n - 1])[0], 201)
+            self.assertEqual(self.move(a, upload, upload + ".bin")[0], 201)
+            self.assertEqual(self.rest_hash(a, upload + ".bin"), want, upload)
+            self.assertEqual(a.raw("GET", files_url("alice", upload + ".bin"))[2], whole)
+        # In order, then chunk 2 sent again with other bytes: chunks 3..5
+        # continued the old chunk 2 and must not be trusted.
+        a.raw("MKCOL", chunk_url("alice", "h-rep"))
+        for n in range(1, 6):
+            a.raw("PUT", chunk_url("alice", "h-rep", str(n)), parts[n - 1] if n != 2 else b"stale" * 40000)
+        a.raw("PUT", chunk_url("alice", "h-rep", "2"), parts[1])
+        self.assertEqual(self.move(a, "h-rep", "h-rep.bin")[0], 201)
+        self.assertEqual(self.rest_hash(a, "h-rep.bin"), want)
+        self.assertEqual(a.raw("GET", files_url("alice", "h-rep.bin"))[2], whole)
+        # The stale content was never a file: its hash names nothing.
+        stale = parts[0] + b"stale" * 40000 + b"".join(parts[2:])
+        a.raw("PUT", files_url("alice", "stale.bin"), stale)
+        self.assertNotEqual(self.rest_hash(a, "stale.bin"), want)
+
     def test_kill_between_chunks_and_move_then_resume(self):
         a = self.alice
         a.raw("MKCOL", chunk_url("alice", "up-6"))
@@ -501,6 +538,96 @@ class TrashbinTest(unittest.TestCase):
             self.assertEqual(a.raw("DELETE", "/remote.php/dav/trashbin/alice/trash/")[0], 204)
             items = propfind(a, "/remote.php/dav/trashbin/alice/trash/", "1", b"")
             self.assertEqual(len(items), 1)  # the trash collection alone
+        finally:
+            stop_and_fsck(srv)
+
+
+SHARES = "/ocs/v2.php/apps/files_sharing/api/v1/shares"
+
+
+class OcsSharingTest(unittest.TestCase):
+    """The share dialog's API on the sharing model: a user share is a
+    grant the recipient can use at once, a link share a working link."""
+
+    def test_user_group_and_link_shares(self):
+        srv, admin, users = nc_users(["alice", "bob", "carol"])
+        try:
+            a, b, c = users["alice"], users["bob"], users["carol"]
+            a.raw("MKCOL", files_url("alice", "Project"))
+            a.raw("PUT", files_url("alice", "Project/plan.txt"), b"the plan")
+            form = {"Content-Type": "application/x-www-form-urlencoded"}
+            # Share with bob, read only.
+            status, _, body = a.raw("POST", SHARES + "?format=json",
+                                    b"path=%2FProject&shareType=0&shareWith=bob&permissions=1", form)
+            self.assertEqual(status, 200, body)
+            share = json.loads(body)["ocs"]["data"]
+            self.assertEqual((share["share_type"], share["share_with"], share["permissions"]), (0, "bob", 1))
+            self.assertEqual((share["path"], share["item_type"]), ("/Project", "folder"))
+            # Bob reads through the grant (REST) but may not write; it is in his shared-with-me.
+            status, _, body = b.raw("GET", SHARES + "?shared_with_me=true&format=json")
+            mine = json.loads(body)["ocs"]["data"]
+            self.assertEqual([s["file_target"] for s in mine], ["/Project"])
+            self.assertEqual(mine[0]["permissions"] & 2, 0)
+            # Listing by path (the dialog's first request), JSON body this time.
+            status, _, body = a.raw("GET", SHARES + "?path=/Project&reshares=true&format=json")
+            self.assertEqual([s["share_with"] for s in json.loads(body)["ocs"]["data"]], ["bob"])
+            # Upgrade to editor with resharing.
+            status, _, body = a.raw("PUT", SHARES + "/%s?format=json" % share["id"], b"permissions=31", form)
+            self.assertEqual(status, 200, body)
+            status, _, body = a.raw("GET", SHARES + "?path=/Project&format=json")
+            self.assertEqual(json.loads(body)["ocs"]["data"][0]["permissions"], 31)
+            # Carol cannot see, change or delete alice's share: like an unknown id.
+            for method in ("PUT", "DELETE"):
+                got = c.raw(method, SHARES + "/%s?format=json" % share["id"], b"permissions=1", form)
+                unknown = c.raw(method, SHARES + "/%s?format=json" % ("0" * 36), b"permissions=1", form)
+                self.assertEqual((got[0], got[2]), (unknown[0], unknown[2]))
+            self.assertEqual(c.raw("GET", SHARES + "?path=/Project&format=json")[0], 404)
+            # A path that is not the caller's: 404, nothing shared.
+            status, _, _ = c.raw("POST", SHARES + "?format=json",
+                                 b"path=%2FProject&shareType=0&shareWith=carol&permissions=1", form)
+            self.assertEqual(status, 404)
+            # A public link with a password; its URL opens the link's tree.
+            status, _, body = a.raw("POST", SHARES + "?format=json",
+                                    json.dumps({"path": "/Project", "shareType": 3,
+                                                "password": "link password 1"}).encode(),
+                                    {"Content-Type": "application/json"})
+            self.assertEqual(status, 200, body)
+            link = json.loads(body)["ocs"]["data"]
+            self.assertEqual(link["share_type"], 3)
+            token = link["token"]
+            self.assertTrue(link["url"].endswith("/s/" + token))
+            auth = "Basic " + base64.b64encode((token + ":link password 1").encode()).decode()
+            status, _, data = a.raw("GET", "/public.php/webdav/plan.txt", None, {"Authorization": auth},
+                                    auth=False)
+            self.assertEqual((status, data), (200, b"the plan"))
+            # Revoke both; bob loses access, the link stops.
+            for sid in (share["id"], link["id"]):
+                self.assertEqual(a.raw("DELETE", SHARES + "/%s?format=json" % sid)[0], 200)
+            status, _, body = b.raw("GET", SHARES + "?shared_with_me=true&format=json")
+            self.assertEqual(json.loads(body)["ocs"]["data"], [])
+            self.assertIn(a.raw("GET", "/public.php/webdav/plan.txt", None, {"Authorization": auth},
+                                auth=False)[0], (401, 404))
+            # Sharees: bob is found by his exact name (whatever the search mode).
+            status, _, body = a.raw("GET", "/ocs/v2.php/apps/files_sharing/api/v1/sharees?search=bob&format=json")
+            self.assertEqual(status, 200)
+            self.assertIn("bob", [u["value"]["shareWith"] for u in json.loads(body)["ocs"]["data"]["users"]])
+        finally:
+            stop_and_fsck(srv)
+
+
+class SwitchedOffTest(unittest.TestCase):
+    def test_nc_enabled_false_removes_the_surface_not_the_files_tree(self):
+        srv, admin, users = start_with_users(["alice"], env=dict(FAST, NUBO_NC_ENABLED="false"))
+        try:
+            a = users["alice"]
+            a.api_prefix = False
+            self.assertEqual(a.raw("GET", "/status.php", auth=False)[0], 404)
+            self.assertEqual(a.raw("GET", "/ocs/v2.php/cloud/capabilities", auth=False)[0], 404)
+            self.assertIn(a.raw("POST", "/index.php/login/v2", b"", auth=False)[0], (404, 405))
+            self.assertNotEqual(a.raw("MKCOL", chunk_url("alice", "up"))[0], 201)
+            # The files tree is WebDAV: it stays.
+            self.assertEqual(a.raw("PUT", files_url("alice", "still.txt"), b"here")[0], 201)
+            self.assertEqual(a.raw("GET", files_url("alice", "still.txt"))[2], b"here")
         finally:
             stop_and_fsck(srv)
 

@@ -46,5 +46,9 @@ CREATE TABLE nc_upload_parts (
   number INTEGER NOT NULL,
   session_id TEXT NOT NULL,  -- upload_sessions.public_id
   size INTEGER NOT NULL,
+  -- The part before it, when this part's hash state continued that
+  -- part's (parts sent in order): the last part's state is then the
+  -- whole file's hash, and assembling reads no byte.
+  seed_session TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (upload_id, number)
 ) WITHOUT ROWID;

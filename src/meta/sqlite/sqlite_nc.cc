@@ -41,6 +41,7 @@ NcUploadPart PartFrom(const Stmt& s) {
   p.number = s.Int(0);
   p.session_id = s.Text(1);
   p.size = s.Int(2);
+  p.seed_session = s.Text(3);
   return p;
 }
 
@@ -107,9 +108,10 @@ Result<std::optional<NcUploadRow>> GetNcUpload(Conn& c, int64_t user_id, const s
 }
 
 Result<std::vector<NcUploadPart>> ListNcUploadParts(Conn& c, int64_t upload_id) {
-  NUBO_PREPARE(s, c,
-               "SELECT number, session_id, size FROM nc_upload_parts WHERE upload_id = ? "
-               "ORDER BY number");
+  NUBO_PREPARE(
+      s, c,
+      "SELECT number, session_id, size, seed_session FROM nc_upload_parts WHERE upload_id = ? "
+      "ORDER BY number");
   s.Bind(1, upload_id);
   return Rows<NcUploadPart>(s, PartFrom);
 }
@@ -154,10 +156,15 @@ Result<std::optional<std::string>> PutNcUploadPart(Conn& c, int64_t upload_id,
     if (row) replaced = s.Text(0);
   }
   NUBO_PREPARE(s, c,
-               "INSERT INTO nc_upload_parts (upload_id, number, session_id, size) "
-               "VALUES (?, ?, ?, ?) ON CONFLICT (upload_id, number) DO UPDATE SET "
-               "session_id = excluded.session_id, size = excluded.size");
-  s.Bind(1, upload_id).Bind(2, part.number).Bind(3, part.session_id).Bind(4, part.size);
+               "INSERT INTO nc_upload_parts (upload_id, number, session_id, size, seed_session) "
+               "VALUES (?, ?, ?, ?, ?) ON CONFLICT (upload_id, number) DO UPDATE SET "
+               "session_id = excluded.session_id, size = excluded.size, "
+               "seed_session = excluded.seed_session");
+  s.Bind(1, upload_id)
+      .Bind(2, part.number)
+      .Bind(3, part.session_id)
+      .Bind(4, part.size)
+      .Bind(5, part.seed_session);
   NUBO_RETURN_IF_ERROR(s.Exec());
   return replaced;
 }
