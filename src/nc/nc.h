@@ -15,6 +15,9 @@ namespace nubo::files {
 class Files;
 class UploadSessions;
 }  // namespace nubo::files
+namespace nubo::share {
+class Sharing;
+}
 namespace nubo::auth {
 class Authenticator;
 class LoginFlows;
@@ -36,6 +39,7 @@ struct NcDeps {
   files::Files& files;
   auth::LoginFlows& flows;
   ChunkedUploads& uploads;
+  share::Sharing& sharing;  // the OCS sharing API's model
 };
 
 void RegisterNcRoutes(http::Router& router, NcDeps deps);

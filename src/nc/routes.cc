@@ -10,6 +10,7 @@
 #include "nc/chunked_uploads.h"
 #include "nc/nc.h"
 #include "nc/ocs.h"
+#include "share/sharing.h"
 #include "util/strings.h"
 
 namespace nubo::nc {
@@ -17,6 +18,7 @@ namespace nubo::nc {
 void RegisterUploadRoutes(http::Router& router, ChunkedUploads& uploads);
 void RegisterTrashbinRoutes(http::Router& router, files::Files& files);
 void RegisterVersionsRoutes(http::Router& router, files::Files& files);
+void RegisterSharingRoutes(http::Router& router, files::Files& files, share::Sharing& sharing);
 
 namespace {
 
@@ -89,8 +91,26 @@ OcsValue Capabilities() {
       .Set("logo", "")
       .Set("logoheader", "")
       .Set("favicon", "");
+  // Shares with users and groups (grants) and public links (the OCS
+  // sharing API); no federation, no mail.
+  OcsValue sharing = OcsValue::Object();
+  sharing.Set("api_enabled", true)
+      .Set("resharing", true)
+      .Set("group_sharing", true)
+      .Set("public", OcsValue::Object()
+                         .Set("enabled", true)
+                         .Set("upload", true)
+                         .Set("upload_files_drop", true)
+                         .Set("send_mail", false)
+                         .Set("password", OcsValue::Object().Set("enforced", false))
+                         .Set("expire_date", OcsValue::Object().Set("enabled", false)))
+      .Set("user", OcsValue::Object()
+                       .Set("send_mail", false)
+                       .Set("expire_date", OcsValue::Object().Set("enabled", true)))
+      .Set("federation", OcsValue::Object().Set("outgoing", false).Set("incoming", false));
   OcsValue caps = OcsValue::Object();
   caps.Set("core", std::move(core))
+      .Set("files_sharing", std::move(sharing))
       .Set("dav", std::move(dav))
       .Set("files", std::move(files))
       .Set("checksums", std::move(checksums))
@@ -337,6 +357,7 @@ void RegisterNcRoutes(http::Router& router, NcDeps deps) {
   RegisterUploadRoutes(router, deps.uploads);
   RegisterTrashbinRoutes(router, deps.files);
   RegisterVersionsRoutes(router, deps.files);
+  RegisterSharingRoutes(router, deps.files, deps.sharing);
 }
 
 }  // namespace nubo::nc

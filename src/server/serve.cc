@@ -254,7 +254,7 @@ int RunServe(const Config& cfg) {
   nc::ChunkedUploads nc_uploads(meta, files, uploads);
   api::RegisterLoginFlowRoutes(router, login_flows);
   if (cfg.nc_enabled) {
-    nc::RegisterNcRoutes(router, {meta, authn, files, login_flows, nc_uploads});
+    nc::RegisterNcRoutes(router, {meta, authn, files, login_flows, nc_uploads, sharing});
   }
   std::vector<std::function<void(int64_t)>> upkeep;
   upkeep.push_back([&login_flows](int64_t now) {

@@ -5,6 +5,7 @@ through chunked upload v2, a no-op resync that transfers nothing, changes
 on both sides, a conflict, deletes into the trash, renames and moves that
 keep the file id. What the server saw is read from its access log."""
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -202,6 +203,29 @@ class SyncClientTest(unittest.TestCase):
             self.assertEqual(f.read(), "changed on the server")
         with open(os.path.join(self.local, copies[0])) as f:
             self.assertEqual(f.read(), "changed on the client, longer")
+
+    def test_d_login_flow_app_password_syncs(self):
+        """Login Flow v2 as the client runs it (start, the user grants in the
+        browser — here through the page's API with a session —, poll),
+        then nextcloudcmd syncs with the app password it got."""
+        a = self.alice
+        status, _, body = a.raw("POST", "/index.php/login/v2", b"", {"User-Agent": "nextcloudcmd test"}, auth=False)
+        self.assertEqual(status, 200)
+        flow = json.loads(body)
+        login_token = flow["login"].rsplit("/", 1)[1]
+        _, _, t = a.call("POST", "/api/v1/auth/login", {"username": "alice", "password": "alice password 1"},
+                         auth=False)
+        status, _, _ = a.call("POST", "/api/v1/login-flows/%s/grant" % login_token,
+                              headers={"Authorization": "Bearer " + t["access_token"]}, auth=False)
+        self.assertEqual(status, 204)
+        status, _, body = a.raw("POST", "/index.php/login/v2/poll", ("token=" + flow["poll"]["token"]).encode(),
+                                {"Content-Type": "application/x-www-form-urlencoded"}, auth=False)
+        self.assertEqual(status, 200)
+        creds = json.loads(body)
+        other = os.path.join(self.tmp.name, "with-app-password")
+        os.makedirs(other)
+        self.sync(local=other, user=creds["loginName"], password=creds["appPassword"])
+        self.assertEqual(sha(os.path.join(other, "big video.bin")), sha(os.path.join(self.local, "big video.bin")))
 
     def test_c_owncloudcmd_initial_sync(self):
         tool = need("owncloudcmd")
