@@ -72,33 +72,9 @@ std::optional<int64_t> ParseExpireDate(std::string_view v) {
   return static_cast<int64_t>(timegm(&tm)) * 1000;
 }
 
-// A field of the request: the form or JSON body (clients send both), else the query.
+// A field of the request: the form body (what the apps send), else the
+// query.
 std::optional<std::string> Field(const Request& req, std::string_view key) {
-  const std::string_view body = Trim(req.body);
-  if (!body.empty() && body.front() == '{') {
-    // A flat JSON object of strings, numbers and booleans.
-    const std::string quoted = "\"" + std::string(key) + "\"";
-    size_t at = body.find(quoted);
-    if (at == std::string_view::npos) return req.Query(key);
-    at = body.find(':', at + quoted.size());
-    if (at == std::string_view::npos) return std::nullopt;
-    std::string_view rest = Trim(body.substr(at + 1));
-    if (!rest.empty() && rest.front() == '"') {
-      std::string out;
-      for (size_t i = 1; i < rest.size(); ++i) {
-        if (rest[i] == '\\' && i + 1 < rest.size()) {
-          out += rest[++i];
-        } else if (rest[i] == '"') {
-          return out;
-        } else {
-          out += rest[i];
-        }
-      }
-      return std::nullopt;
-    }
-    const size_t end = rest.find_first_of(",}");
-    return std::string(Trim(rest.substr(0, end)));
-  }
   Request form;
   form.query = req.body;
   if (auto v = form.Query(key)) return v;

@@ -19,14 +19,19 @@ administrator for admin routes). For every route and example:
     fixture, the request succeeds when the role holds what the route NEEDS,
     answers 403 when the role sees the resource but lacks it, and answers
     exactly like an unknown id when the role reaches nothing (expired,
-    revoked, and WebDAV paths, which name the caller's own drive); roles
-    that may not write leave Alice's data unchanged;
+    revoked, and WebDAV paths, which name the caller's own drive; but the
+    Nextcloud versions tree names a file by its id, so there a recipient
+    reaches Alice's file's versions through its own tree as its role
+    allows); roles that may not write leave Alice's data unchanged;
   * role "owner": Alice with the same request -> success, which proves the
     example reaches the authorization check instead of dying in input
     validation;
   * credentials: a fresh session works wherever the account password does;
     an app password works on every "user" route and gets 403 on every
-    "account" and "admin" route.
+    "account" and "admin" route. A route that works with one credential by
+    design (Nextcloud's getapppassword converts the account password, its
+    logout deletes the app password used) refuses the others, which change
+    nothing.
 
 A route without an example fails the test (new routes are covered or
 noticed), and so does an example for a route that no longer exists.
@@ -147,6 +152,38 @@ def search_empty(status, body):
     return status == 200 and json.loads(body)["items"] == []
 
 
+def ocs_meta(body):
+    try:
+        return json.loads(body)["ocs"]["meta"]
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def ocs_ok(status, body):
+    meta = ocs_meta(body)
+    return status == 200 and meta is not None and meta["status"] == "ok" and meta["statuscode"] in (100, 200)
+
+
+def ocs_refused(status, body):
+    """An OCS failure: v2 answers with the HTTP status (4xx), v1 answers 200
+    with a failure code in the envelope (Nextcloud's convention)."""
+    meta = ocs_meta(body)
+    if meta is None or meta["status"] != "failure":
+        return False
+    return (400 <= status < 500 and meta["statuscode"] == status) or (status == 200 and meta["statuscode"] in (
+        997, 998, 999))
+
+
+def ocs_forbidden(status, body):
+    meta = ocs_meta(body)
+    return meta is not None and meta["status"] == "failure" and (status, meta["statuscode"]) in (
+        (403, 403), (200, 997))
+
+
+def is_svg(status, body):
+    return status == 200 and body.startswith(b"<svg")
+
+
 class Case:
     """One example request of a route.
 
@@ -159,14 +196,18 @@ class Case:
     none: what Bob must get with Alice's ids (default 4xx).
     ok: what the owner must get (default 2xx).
     session: the request needs a session credential (logout).
+    only: the one credential the route works with by design ("password":
+    the account password, which Nextcloud's getapppassword converts;
+    "app-password": the app password a client's logout deletes); every
+    other credential of the owner gets `refused` and changes nothing.
     needs: what a share's recipient must hold for the request to succeed
     (see NEEDS; default: the route's row there)."""
 
     def __init__(self, build, fixture=None, label="", cross=(), none=is_4xx, ok=is_2xx, session=False,
-                 needs=None):
+                 needs=None, only=None, refused=None):
         self.build, self.fixture, self.label = build, fixture or (lambda t, who: {}), label
         self.cross, self.none, self.ok, self.session = tuple(cross), none, ok, session
-        self.needs = needs
+        self.needs, self.only, self.refused = needs, only, refused
 
 
 # ---- Fixtures (t: the test case; who: the owner) ---------------------------
@@ -365,10 +406,10 @@ def dav_fixtures(tree):
         top, parent, root = area(t, who)
         name = "%s-%d" % (who.prefix, t.n())
         box = t.box(who, parent, name)
-        t.put(who, box, who.prefix + ".txt", who.bytes)
+        file = t.put(who, box, who.prefix + ".txt", who.bytes)
         t.put(who, box, "other.txt", who.bytes + b" other")
         d = "%s/%s" % (top, name) if top else name
-        v = {"dir": d, "path": "%s/%s.txt" % (d, who.prefix)}
+        v = {"dir": d, "path": "%s/%s.txt" % (d, who.prefix), "_file": file["id"]}
         if root:
             v["share" if tree == "share" else "drive"] = root
         t.probe(who, "PROPFIND", dav_url(mount_of(v), d) + "/", dict(XML, Depth="1"), ALLPROP)
@@ -392,7 +433,14 @@ def dav_fixtures(tree):
     def root(t, who):
         return {("share" if tree == "share" else "drive"): area(t, who)[2]}
 
+    def favorite(t, who):
+        """The fixture's file is one of its owner's favorites."""
+        v = dav(t, who)
+        t.api(who, "PUT", "/api/v1/favorites/%s" % v["_file"], expect=204)
+        return v
+
     F.dav, F.locked, F.new_dest, F.existing_dest, F.root = dav, locked, new_dest, existing_dest, root
+    F.favorite = favorite
     return F
 
 
@@ -475,6 +523,158 @@ def fx_grant(t, who):
     return {"id": g["id"]}
 
 
+# The Nextcloud client API (src/nc/).
+NC_UPLOADS = "/remote.php/dav/uploads/%s/%s"
+NC_TRASH = "/remote.php/dav/trashbin/%s/"
+NC_HOST = "http://127.0.0.1"  # the harness's Host header: absolute Destination URLs as clients send them
+
+
+def fx_nc_upload_name(t, who):
+    """A name for a chunked upload (Nextcloud's v2) that `who` has not made."""
+    name = "upload-%d-%s" % (t.n(), rand("0123456789abcdef", 12))
+    t.probe(who, "PROPFIND", NC_UPLOADS % (who.name, name) + "/", {"Depth": "1"})
+    return {"user": who.name, "upload": name}
+
+
+def fx_nc_upload(t, who):
+    """A chunked upload of its own with chunk 1 received, and a folder of
+    its own (its WebDAV area) for the assembled file."""
+    v = fx_nc_upload_name(t, who)
+    url = NC_UPLOADS % (who.name, v["upload"])
+    status, _, data = t.send(who.auth, R("MKCOL", url, {}, b""))
+    t.assertEqual(status, 201, data)
+    status, _, data = t.send(who.auth, R("PUT", url + "/1", {}, who.bytes))
+    t.assertEqual(status, 201, data)
+    top, parent, _ = t.dav_area[who.name]
+    name = "%s-%d" % (who.prefix, t.n())
+    t.box(who, parent, name)
+    v["dest"] = "%s/%s/assembled.bin" % (top, name)
+    return v
+
+
+def fx_nc_trashbin(t, who):
+    """The name of one's trash bin, with something in it."""
+    v = fx_trashed_internal(t, who)
+    v["user"] = who.name
+    return v
+
+
+def fx_nc_trashed(t, who):
+    """A trashed file of its own (a trash bin item is named by its node id)."""
+    v = fx_trashed(t, who)
+    v["user"] = who.name
+    t.probe(who, "PROPFIND", NC_TRASH % who.name + "trash/" + v["id"], {"Depth": "0"})
+    return v
+
+
+NC_VERSIONS = "/remote.php/dav/versions/%s/"
+FILEID = (b'<?xml version="1.0"?><d:propfind xmlns:d="DAV:"><d:prop><oc:fileid xmlns:oc="http://owncloud.org/ns"/>'
+          b'</d:prop></d:propfind>')
+
+
+def fx_nc_versioned(t, who):
+    """A file of its own in its work folder (Alice's is where the sharing
+    roles reach), written twice through WebDAV as a client does: one
+    version, of the first content. The versions tree names the file by its
+    numeric oc:fileid (learnt from a PROPFIND, the REST API does not show
+    it) and the version by its id; "user" is one's name there."""
+    name = "%s-%d" % (who.prefix, t.n())
+    box = t.box(who, None, name)
+    node = t.put(who, box, who.prefix + ".txt", who.bytes)
+    url = dav_url("/remote.php/dav/files/" + who.name, "%s-work/%s/%s.txt" % (who.prefix, name, who.prefix))
+    status, _, data = t.send(who.auth, R("PUT", url, {}, who.bytes + b" v2"))
+    t.assertIn(status, (200, 201, 204), data)
+    status, _, data = t.send(who.auth, R("PROPFIND", url, dict(XML, Depth="0"), FILEID))
+    t.assertEqual(status, 207, data)
+    file = re.search(rb"<oc:fileid>(\d+)</oc:fileid>", data).group(1).decode()
+    versions = NC_VERSIONS % who.name + "versions/%s/" % file
+    status, _, data = t.send(who.auth, R("PROPFIND", versions, {"Depth": "1"}, b""))
+    t.assertEqual(status, 207, data)
+    hrefs = [urllib.parse.unquote(h.decode()) for h in re.findall(rb"<d:href>([^<]*)</d:href>", data)]
+    vids = [h[len(versions):] for h in hrefs if h.startswith(versions) and h != versions]
+    rest = t.api(who, "GET", "/api/v1/nodes/%s/versions" % node["id"])["items"]
+    t.assertEqual(len(vids), 1, data)
+    t.assertEqual(vids, [i["id"] for i in rest])
+    # Alice's versions as she sees them, before and after the others' requests.
+    t.probe(who, "PROPFIND", versions, {"Depth": "1"})
+    t.probe(who, "GET", versions + vids[0])
+    t.probe(who, "GET", "/api/v1/nodes/%s/versions" % node["id"])
+    return {"user": who.name, "file": file, "vid": vids[0]}
+
+
+OCS_H = {"OCS-APIRequest": "true"}
+OCS_SHARES = "/apps/files_sharing/api/v1/shares"
+OCS_SHAREES = "/apps/files_sharing/api/v1/sharees"
+
+
+def ocs_req(method, url, fields=None):
+    """An OCS request in JSON, with a form body as the apps send it."""
+    url += ("&" if "?" in url else "?") + "format=json"
+    if fields is None:
+        return R(method, url, OCS_H, b"")
+    return R(method, url, dict(OCS_H, **{"Content-Type": "application/x-www-form-urlencoded"}),
+             urllib.parse.urlencode(fields).encode())
+
+
+def internal(fixture):
+    """The fixture's resources, none of them named by the request."""
+    return lambda t, who: {"_" + k: x for k, x in fixture(t, who).items()}
+
+
+def fx_ocs_item(t, who):
+    """A folder of its own in its work folder (Alice's is where the sharing
+    roles reach), named as the OCS sharing API names items: by its path in
+    the caller's own files tree ("path", without the leading slash so that
+    an unknown one has the same shape). Alice's grants and links on it as
+    she sees them, before and after the others' requests."""
+    name = "%s-%d" % (who.prefix, t.n())
+    node = t.box(who, None, name)
+    t.probe(who, "GET", "/api/v1/nodes/%s/grants" % node)
+    t.probe(who, "GET", "/api/v1/nodes/%s/links" % node)
+    t.probe(who, "GET", "/api/v1/shared-by-me?limit=500")
+    return {"path": "%s-work/%s" % (who.prefix, name), "_node": node, "_grantee": t.grantee.name}
+
+
+def fx_ocs_shared(t, who):
+    """An item of its own (fx_ocs_item) with a grant and a link on it."""
+    v = fx_ocs_item(t, who)
+    t.api(who, "POST", "/api/v1/nodes/%s/grants" % v["_node"], {"user": t.grantee.name, "role": "viewer"},
+          expect=201)
+    t.api(who, "POST", "/api/v1/nodes/%s/links" % v["_node"], {"role": "view", "label": "matrix"}, expect=201)
+    return v
+
+
+def fx_ocs_group(t, who):
+    """An item of its own and a group (the administrator's) to share it with."""
+    v = fx_ocs_item(t, who)
+    v["_group"] = t.api(t.admin, "POST", "/api/v1/groups", {"name": "ocs group %d" % t.n()}, expect=201)["id"]
+    return v
+
+
+def fx_grant_to_her(t, who):
+    """A grant the grantee made to `who` on a folder of the grantee's: a
+    share made to her, which she may leave (revoke) but not change."""
+    giver = t.grantee
+    root = t.api(giver, "GET", "/api/v1/drives")["drives"][0]["root_id"]
+    node = t.box(giver, root)
+    g = t.api(giver, "POST", "/api/v1/nodes/%s/grants" % node, {"user": who.name, "role": "viewer"}, expect=201)
+    t.probe(giver, "GET", "/api/v1/nodes/%s/grants" % node)
+    t.probe(who, "GET", "/api/v1/shared-with-me?limit=500")
+    return {"id": g["id"]}
+
+
+def fx_login_flow(t, who):
+    """A Login Flow v2 waiting for its grant, started by a client (no
+    account). It belongs to nobody until someone grants it: its login token
+    is the bearer capability the client hands to the browser, whoever signs
+    in there grants it to their own account (Nextcloud's protocol). So it
+    names nothing of Alice's ("_"): Bob grants a flow of his own."""
+    status, _, data = t.send(None, R("POST", "/index.php/login/v2", {"User-Agent": "matrix client %d" % t.n()}, b""))
+    t.assertEqual(status, 200, data)
+    started = json.loads(data)
+    return {"_token": started["login"].rsplit("/", 1)[1], "_poll": started["poll"]["token"]}
+
+
 # ---- The examples ----------------------------------------------------------
 
 
@@ -503,6 +703,9 @@ FREEBUSY = (b"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//matrix//EN\r\nMETHOD:R
             b"UID:fb\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20260301T000000Z\r\nDTEND:20260302T000000Z\r\n"
             b"ORGANIZER:/remote.php/dav/principals/users/alice/\r\nATTENDEE:/remote.php/dav/principals/users/alice/"
             b"\r\nEND:VFREEBUSY\r\nEND:VCALENDAR\r\n")
+FAVORITES = (b'<?xml version="1.0"?><oc:filter-files xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns">'
+             b'<oc:filter-rules><oc:favorite>1</oc:favorite></oc:filter-rules><d:prop><d:getetag/><oc:fileid/>'
+             b'</d:prop></oc:filter-files>')
 CAL_PROPSET = (b'<d:propertyupdate xmlns:d="DAV:"><d:set><d:prop><d:displayname>renamed</d:displayname>'
                b'</d:prop></d:set></d:propertyupdate>')
 
@@ -625,7 +828,218 @@ def dav_cases(m, tree="personal"):
                  F.dav, "unmapped name")],
         "UNLOCK": [Case(lambda v, w: R("UNLOCK", u(v, w, v["path"]), {"Lock-Token": "<%s>" % v["token"]}, b""),
                         F.locked, cross=("token",))],
+        # oc:filter-files: the caller's favorites in the tree (Alice's
+        # fixture file is one of hers).
+        "REPORT": [
+            Case(lambda v, w: R("REPORT", mount(v, w) + "/", XML, FAVORITES),
+                 None if tree == "personal" else F.root, "favorites, drive root", ok=is_207,
+                 needs="own" if tree == "personal" else None),
+            Case(lambda v, w: R("REPORT", u(v, w, v["dir"]) + "/", XML, FAVORITES), F.favorite,
+                 "favorites, collection", ok=is_207)],
     }
+
+
+def nc_upload_cases():
+    """Every method of the chunked-upload tree (Nextcloud's v2,
+    /remote.php/dav/uploads/<user>/<upload>/<chunk>). The name in the path
+    is an id like the upload's: Bob addresses Alice's uploads home (and his
+    own upload there), and his own home with her upload's name; an upload
+    belongs to its account alone."""
+    up = lambda v, w: NC_UPLOADS % (v["user"], v["upload"])  # noqa: E731
+    F = fx_nc_upload
+    both = ("user", "upload")
+    return {
+        "OPTIONS": [Case(lambda v, w: R("OPTIONS", up(v, w) + "/", {}, b""), F, none=any_status)],
+        "MKCOL": [Case(lambda v, w: R("MKCOL", up(v, w), {}, b""), fx_nc_upload_name, "a new upload",
+                       cross=("user",))],
+        "PUT": [Case(lambda v, w: R("PUT", up(v, w) + "/2", {}, b"the second chunk"), F, "a chunk", cross=both)],
+        "PROPFIND": [
+            Case(lambda v, w: R("PROPFIND", NC_UPLOADS % (v["user"], ""), {"Depth": "1"}, b""),
+                 lambda t, who: {"user": who.name}, "the uploads home", ok=is_207),
+            Case(lambda v, w: R("PROPFIND", up(v, w) + "/", {"Depth": "1"}, b""), F, "the chunks, depth 1",
+                 cross=both, ok=is_207)],
+        "MOVE": [Case(lambda v, w: R("MOVE", up(v, w) + "/.file", {
+            "Destination": NC_HOST + dav_url("/remote.php/dav/files/" + v["user"], v["dest"])}, b""), F,
+            "assemble .file", cross=both + ("dest",))],
+        "DELETE": [Case(lambda v, w: R("DELETE", up(v, w), {}, b""), F, "abort", cross=both)],
+    }
+
+
+def nc_trash_cases():
+    """Every method of the trash tree (/remote.php/dav/trashbin/<user>/),
+    whose items are named by the trashed node's id. "Her trash bin": Alice's
+    name in the path is an id like the item's (Bob also names his own item
+    there). "One's own trash bin": the caller's name with Alice's item, an
+    id not in the caller's trash, which answers like one that does not
+    exist; for the sharing roles too (her work folder's trashed files are
+    not in their trash)."""
+    her = lambda v, w: NC_TRASH % v["user"]  # noqa: E731
+    own = lambda v, w: NC_TRASH % w.name  # noqa: E731
+    item_her = lambda v, w: her(v, w) + "trash/" + v["id"]  # noqa: E731
+    item_own = lambda v, w: own(v, w) + "trash/" + v["id"]  # noqa: E731
+    d0, d1 = {"Depth": "0"}, {"Depth": "1"}
+    return {
+        "OPTIONS": [Case(lambda v, w: R("OPTIONS", her(v, w) + "trash/", {}, b""), fx_nc_trashbin, none=any_status)],
+        "PROPFIND": [
+            Case(lambda v, w: R("PROPFIND", her(v, w), d1, b""), fx_nc_trashbin, "her trash bin", ok=is_207),
+            Case(lambda v, w: R("PROPFIND", her(v, w) + "trash/", d1, b""), fx_nc_trashbin,
+                 "her trash, depth 1", ok=is_207),
+            Case(lambda v, w: R("PROPFIND", own(v, w) + "trash/", d1, b""), fx_trashed_internal,
+                 "one's own trash, depth 1", ok=is_207, needs="own"),
+            Case(lambda v, w: R("PROPFIND", item_her(v, w), d0, b""), fx_nc_trashed, "an item of her trash bin",
+                 cross=("user",), ok=is_207),
+            Case(lambda v, w: R("PROPFIND", item_own(v, w), d0, b""), fx_trashed,
+                 "her item in one's own trash bin", ok=is_207)],
+        "DELETE": [
+            Case(lambda v, w: R("DELETE", item_her(v, w), {}, b""), fx_nc_trashed, "an item of her trash bin",
+                 cross=("user",)),
+            Case(lambda v, w: R("DELETE", item_own(v, w), {}, b""), fx_trashed, "her item in one's own trash bin"),
+            # Empties the owner's trash: the route runs before the trashed
+            # sentinel is made (see test_matrix).
+            Case(lambda v, w: R("DELETE", her(v, w) + "trash/", {}, b""), fx_nc_trashbin, "empty her trash")],
+        "MOVE": [
+            Case(lambda v, w: R("MOVE", item_her(v, w), {"Destination": NC_HOST + her(v, w) + "restore/restored.txt"},
+                                b""), fx_nc_trashed, "restore an item of her trash bin", cross=("user",)),
+            Case(lambda v, w: R("MOVE", item_own(v, w), {"Destination": NC_HOST + own(v, w) + "restore/restored.txt"},
+                                b""), fx_trashed, "restore her item from one's own trash bin")],
+    }
+
+
+def nc_versions_cases():
+    """Every method of the versions tree (/remote.php/dav/versions/<user>/
+    versions/<file id>/<version id>). The file id and the version's id are
+    ids; so is the name in the path, which must be the caller's own. "One's
+    own tree": the caller's name with Alice's file id (and version): Bob
+    gets what unknown ids get, and also tries his own file with her version
+    and her file with his version; a recipient of a grant reaches her
+    file's versions as its role allows (versions are authorized like their
+    file: read lists and downloads them, modify restores and deletes them).
+    "Her tree": Alice's name in the path answers like a name that does not
+    exist (Bob also names his own file there), for the recipients too."""
+    her = lambda v, w: NC_VERSIONS % v["user"]  # noqa: E731
+    own = lambda v, w: NC_VERSIONS % w.name  # noqa: E731
+    vs_her = lambda v, w: her(v, w) + "versions/%s/" % v["file"]  # noqa: E731
+    vs_own = lambda v, w: own(v, w) + "versions/%s/" % v["file"]  # noqa: E731
+    F = fx_nc_versioned
+    ids = ("file", "vid")
+    d0, d1 = {"Depth": "0"}, {"Depth": "1"}
+    return {
+        "OPTIONS": [Case(lambda v, w: R("OPTIONS", vs_her(v, w), {}, b""), F, none=any_status)],
+        "PROPFIND": [
+            Case(lambda v, w: R("PROPFIND", own(v, w), d1, b""), None, "one's own tree", ok=is_207, needs="own"),
+            Case(lambda v, w: R("PROPFIND", her(v, w), d1, b""), lambda t, who: {"user": who.name}, "her tree",
+                 ok=is_207),
+            Case(lambda v, w: R("PROPFIND", vs_own(v, w), d1, b""), F, "her file's versions in one's own tree",
+                 ok=is_207, needs="read"),
+            Case(lambda v, w: R("PROPFIND", vs_own(v, w) + v["vid"], d0, b""), F,
+                 "her version in one's own tree", cross=ids, ok=is_207, needs="read"),
+            Case(lambda v, w: R("PROPFIND", vs_her(v, w), d1, b""), F, "her file's versions in her tree",
+                 cross=("user",), ok=is_207)],
+        "GET": [
+            Case(lambda v, w: R("GET", vs_own(v, w) + v["vid"], {}, b""), F, "her version in one's own tree",
+                 cross=ids, needs="read"),
+            Case(lambda v, w: R("HEAD", vs_own(v, w) + v["vid"], {}, b""), F, "HEAD, one's own tree", cross=ids,
+                 needs="read"),
+            Case(lambda v, w: R("GET", vs_her(v, w) + v["vid"], {}, b""), F, "her version in her tree",
+                 cross=("user",))],
+        "MOVE": [
+            Case(lambda v, w: R("MOVE", vs_own(v, w) + v["vid"], {
+                "Destination": NC_HOST + own(v, w) + "restore/target"}, b""), F,
+                "restore her version in one's own tree", cross=ids, needs="modify"),
+            Case(lambda v, w: R("MOVE", vs_her(v, w) + v["vid"], {
+                "Destination": NC_HOST + her(v, w) + "restore/target"}, b""), F,
+                "restore her version in her tree", cross=("user",))],
+        "DELETE": [
+            Case(lambda v, w: R("DELETE", vs_own(v, w) + v["vid"], {}, b""), F, "her version in one's own tree",
+                 cross=ids, needs="modify"),
+            Case(lambda v, w: R("DELETE", vs_her(v, w) + v["vid"], {}, b""), F, "her version in her tree",
+                 cross=("user",))],
+    }
+
+
+def nc_cases():
+    """The Nextcloud client API beyond its WebDAV trees: OCS (v1 answers
+    200 with the failure in the envelope, v2 the HTTP status), avatars and
+    the Login Flow v2 consent endpoints of the web UI."""
+    H = {"OCS-APIRequest": "true"}
+    ex = {}
+    for base in ("/ocs/v1.php", "/ocs/v2.php"):
+        def ocs(path, method="GET", base=base):
+            return lambda v, w: R(method, base + path(v) + "?format=json", H, b"")
+        ex[("GET", base + "/cloud/user")] = [Case(ocs(lambda v: "/cloud/user"), ok=ocs_ok)]
+        # Oneself (or an administrator): another user is not there.
+        ex[("GET", base + "/cloud/users/{id}")] = [
+            Case(ocs(lambda v: "/cloud/users/" + v["id"]), lambda t, who: {"id": who.name}, ok=ocs_ok,
+                 none=ocs_refused)]
+        ex[("GET", base + "/apps/notifications/api/v2/notifications")] = [
+            Case(ocs(lambda v: "/apps/notifications/api/v2/notifications"), ok=ocs_ok)]
+        ex[("GET", base + "/apps/activity/api/v2/activity")] = [
+            Case(ocs(lambda v: "/apps/activity/api/v2/activity"), ok=ocs_ok)]
+        ex[("GET", base + "/apps/activity/api/v2/activity/{filter}")] = [
+            Case(ocs(lambda v: "/apps/activity/api/v2/activity/all"), ok=ocs_ok)]
+        ex[("GET", base + "/core/getapppassword")] = [
+            Case(ocs(lambda v: "/core/getapppassword"), ok=ocs_ok, only="password", refused=ocs_forbidden)]
+        ex[("DELETE", base + "/core/apppassword")] = [
+            Case(ocs(lambda v: "/core/apppassword", "DELETE"), ok=ocs_ok, only="app-password",
+                 refused=ocs_forbidden)]
+        # The sharing API. Items are named by their path in the caller's own
+        # files tree (a path of Alice's names nothing in anyone else's),
+        # shares by the public id of a grant or link (PUT and DELETE try a
+        # grant, then a link: an id the caller may not see answers like an
+        # unknown one, "no such link").
+        sh = base + OCS_SHARES
+        path = lambda v: "/" + v["path"]  # noqa: E731
+        ex[("GET", sh)] = [
+            Case(lambda v, w, sh=sh: ocs_req("GET", sh + "?path=" + q(path(v))), fx_ocs_shared,
+                 "the grants and links on her item", ok=ocs_ok, none=ocs_refused, needs="hidden"),
+            # Nothing named: Bob lists his own (a share made to him, a grant he made).
+            Case(lambda v, w, sh=sh: ocs_req("GET", sh + "?shared_with_me=true"), internal(fx_grant_to_her),
+                 "shared with oneself", ok=ocs_ok),
+            Case(lambda v, w, sh=sh: ocs_req("GET", sh), internal(fx_grant), "one's own grants", ok=ocs_ok)]
+        ex[("POST", sh)] = [
+            Case(lambda v, w, sh=sh: ocs_req("POST", sh, [
+                ("path", path(v)), ("shareType", "0"), ("shareWith", v["_grantee"]), ("permissions", "1")]),
+                fx_ocs_item, "a user share", ok=ocs_ok, none=ocs_refused),
+            Case(lambda v, w, sh=sh: ocs_req("POST", sh, [
+                ("path", path(v)), ("shareType", "1"), ("shareWith", v["_group"]), ("permissions", "15"),
+                ("expireDate", "2099-12-31")]), fx_ocs_group, "a group share", ok=ocs_ok, none=ocs_refused),
+            Case(lambda v, w, sh=sh: ocs_req("POST", sh, [
+                ("path", path(v)), ("shareType", "3"), ("permissions", "1"), ("password", "link password 1"),
+                ("expireDate", "2099-12-31"), ("label", "matrix")]), fx_ocs_item, "a link", ok=ocs_ok,
+                none=ocs_refused),
+            Case(lambda v, w, sh=sh: ocs_req("POST", sh, [
+                ("path", path(v)), ("shareType", "3"), ("publicUpload", "true")]), fx_ocs_item,
+                "an upload link", ok=ocs_ok, none=ocs_refused)]
+        ex[("PUT", sh + "/{id}")] = [
+            Case(lambda v, w, sh=sh: ocs_req("PUT", sh + "/" + v["id"], [
+                ("permissions", "15"), ("expireDate", "2099-12-31")]), fx_grant, "a grant", ok=ocs_ok,
+                none=ocs_refused),
+            Case(lambda v, w, sh=sh: ocs_req("PUT", sh + "/" + v["id"], [
+                ("label", "changed"), ("password", "link password 2"), ("expireDate", "2099-12-31")]),
+                fx_link, "a link", ok=ocs_ok, none=ocs_refused)]
+        ex[("DELETE", sh + "/{id}")] = [
+            Case(lambda v, w, sh=sh: ocs_req("DELETE", sh + "/" + v["id"]), fx_grant, "a grant", ok=ocs_ok,
+                 none=ocs_refused),
+            Case(lambda v, w, sh=sh: ocs_req("DELETE", sh + "/" + v["id"]), fx_link, "a link", ok=ocs_ok,
+                 none=ocs_refused),
+            # Its grantee leaves a share (Revoke allows the grantee): the
+            # recipients have nothing to do with it.
+            Case(lambda v, w, sh=sh: ocs_req("DELETE", sh + "/" + v["id"]), fx_grant_to_her,
+                 "a share made to her (she leaves it)", ok=ocs_ok, none=ocs_refused, needs="hidden")]
+        # An exact user name is found whoever asks (docs/sharing.md).
+        ex[("GET", base + OCS_SHAREES)] = [
+            Case(lambda v, w, base=base: ocs_req("GET", base + OCS_SHAREES + "?search=grantee"), ok=ocs_ok)]
+    # An avatar is drawn from the name alone, the same whether or not such
+    # an account exists: Alice's name names nothing stored.
+    for pattern in ("/index.php/avatar/{user}/{size}", "/avatar/{user}/{size}"):
+        ex[("GET", pattern)] = [
+            Case(lambda v, w, p=pattern: R("GET", p.replace("{user}", "alice").replace("{size}", "64"), {}, b""),
+                 label="alice's", ok=is_svg)]
+    ex[("GET", "/api/v1/login-flows/{token}")] = [
+        Case(lambda v, w: J("GET", "/api/v1/login-flows/" + v["_token"]), fx_login_flow)]
+    ex[("POST", "/api/v1/login-flows/{token}/grant")] = [
+        Case(lambda v, w: J("POST", "/api/v1/login-flows/%s/grant" % v["_token"]), fx_login_flow)]
+    return ex
 
 
 def examples():
@@ -843,6 +1257,13 @@ def examples():
         ex[(method, "/dav-drives/{drive}/{path...}")] = cases
     for method, cases in dav_cases("/dav-shares", tree="share").items():
         ex[(method, "/dav-shares/{node}/{path...}")] = cases
+    for method, cases in nc_upload_cases().items():
+        ex[(method, "/remote.php/dav/uploads/{user}/{path...}")] = cases
+    for method, cases in nc_trash_cases().items():
+        ex[(method, "/remote.php/dav/trashbin/{user}/{path...}")] = cases
+    for method, cases in nc_versions_cases().items():
+        ex[(method, "/remote.php/dav/versions/{user}/{path...}")] = cases
+    ex.update(nc_cases())
     return ex
 
 
@@ -1023,7 +1444,31 @@ NEEDS = {
     ("GET", "/api/v1/shared-by-me"): "own",
     ("GET", "/api/v1/me"): "own",
     ("POST", "/api/v1/auth/logout"): "own",
+    # The Nextcloud client API: the caller's own account (an avatar is
+    # drawn from the name alone); another user is not there (hidden).
+    ("GET", "/index.php/avatar/{user}/{size}"): "own",
+    ("GET", "/avatar/{user}/{size}"): "own",
 }
+for _v in ("/ocs/v1.php", "/ocs/v2.php"):
+    NEEDS.update({
+        ("GET", _v + "/cloud/user"): "own",
+        ("GET", _v + "/cloud/users/{id}"): "hidden",
+        ("GET", _v + "/apps/notifications/api/v2/notifications"): "own",
+        ("GET", _v + "/apps/activity/api/v2/activity"): "own",
+        ("GET", _v + "/apps/activity/api/v2/activity/{filter}"): "own",
+        ("GET", _v + "/core/getapppassword"): "own",
+        ("DELETE", _v + "/core/apppassword"): "own",
+        # The sharing API: listings of one's own (the listing by path,
+        # which names the caller's own tree, says "hidden" in its example);
+        # POST names an item by its path in the caller's own tree, which
+        # holds nothing of Alice's; PUT and DELETE name a grant or link like
+        # PATCH and DELETE /api/v1/grants|links/{id}.
+        ("GET", _v + OCS_SHARES): "own",
+        ("POST", _v + OCS_SHARES): "hidden",
+        ("PUT", _v + OCS_SHARES + "/{id}"): "manage_or_hidden",
+        ("DELETE", _v + OCS_SHARES + "/{id}"): "manage_or_hidden",
+        ("GET", _v + OCS_SHAREES): "own",
+    })
 ALL = {"read", "list", "create", "modify", "delete", "share", "manage"}
 EDITOR = {"read", "list", "create", "modify", "delete"}
 # The sharing roles: who (set up in test_matrix) and what they hold on
@@ -1204,7 +1649,11 @@ class AuthzMatrixTest(unittest.TestCase):
                     self.assertNotIn(m, hv, "%s: header %s leaks %r" % (where, name, m))
 
     def credential(self, who, case):
-        return self.login(who)[0] if case.session else who.auth
+        if case.session:
+            return self.login(who)[0]
+        if case.only == "app-password":
+            return self.app_password(who)
+        return who.auth
 
     # ---- expectations
 
@@ -1326,6 +1775,22 @@ class AuthzMatrixTest(unittest.TestCase):
         where = "%s %s %s with %s's %s" % (key[0], key[1], case.label, owner.name, cred)
         v = self.make(case, owner)
         r = case.build(v, owner)
+        if case.only:
+            # The route works with one credential by design: the others are
+            # refused and change nothing.
+            auth = {"password": owner.auth, "session": lambda: self.login(owner)[0],
+                    "app-password": lambda: self.app_password(owner)}[cred]
+            auth = auth if cred == "password" else auth()
+            before = self.snapshot(v) if cred != case.only else None
+            status, _, data = self.send(auth, r)
+            self.cases += 1
+            if cred == case.only:
+                self.assertTrue(case.ok(status, data), "%s: %d %r" % (where, status, data[:300]))
+            else:
+                self.assertTrue(case.refused(status, data), "%s (only %s works): %d %r" % (
+                    where, case.only, status, data[:300]))
+                self.assert_same_data(where, before, self.snapshot(v))
+            return
         if cred == "session":
             status, _, data = self.send(self.login(owner)[0], r)
             self.cases += 1
@@ -1364,7 +1829,7 @@ class AuthzMatrixTest(unittest.TestCase):
             if role.keeps_alices_data:
                 self.assert_same_data("%s %s %s after role %s" % (key[0], key[1], case.label, role.name),
                                       before, self.snapshot(v))
-        for cred in CREDENTIALS:
+        for cred in CREDENTIALS + (("password",) if case.only else ()):
             self.expect_credential(cred, key, access, case)
 
     # ---- the matrix
@@ -1433,15 +1898,16 @@ class AuthzMatrixTest(unittest.TestCase):
         stale = sorted("%s %s" % k for k in table if k not in keys)
         self.assertEqual(stale, [], "examples for routes the server does not have (or that are public now)")
 
-        # DELETE /api/v1/trash empties Alice's trash when she runs it: it
-        # goes first, and the trashed sentinel is made after it.
-        order = sorted(keys, key=lambda k: k != ("DELETE", "/api/v1/trash"))
+        # Routes that empty Alice's trash when she runs them go first, and
+        # the trashed sentinel is made after them.
+        empties = {("DELETE", "/api/v1/trash"), ("DELETE", "/remote.php/dav/trashbin/{user}/{path...}")}
+        order = sorted(keys, key=lambda k: k not in empties)
         trashed = None
-        for key in order:
+        for i, key in enumerate(order):
             for case in table[key]:
                 with self.subTest(route="%s %s" % key, example=case.label):
                     self.run_case(key, keys[key], case)
-            if trashed is None:
+            if trashed is None and (i + 1 == len(order) or order[i + 1] not in empties):
                 trashed = self.put(self.alice, folder, "trashed.txt", ALICE_BYTES + b" trashed")
                 self.trash(self.alice, trashed["id"])
 

@@ -568,7 +568,7 @@ class OcsSharingTest(unittest.TestCase):
             mine = json.loads(body)["ocs"]["data"]
             self.assertEqual([s["file_target"] for s in mine], ["/Project"])
             self.assertEqual(mine[0]["permissions"] & 2, 0)
-            # Listing by path (the dialog's first request), JSON body this time.
+            # Listing by path (the dialog's first request).
             status, _, body = a.raw("GET", SHARES + "?path=/Project&reshares=true&format=json")
             self.assertEqual([s["share_with"] for s in json.loads(body)["ocs"]["data"]], ["bob"])
             # Upgrade to editor with resharing.
@@ -588,9 +588,7 @@ class OcsSharingTest(unittest.TestCase):
             self.assertEqual(status, 404)
             # A public link with a password; its URL opens the link's tree.
             status, _, body = a.raw("POST", SHARES + "?format=json",
-                                    json.dumps({"path": "/Project", "shareType": 3,
-                                                "password": "link password 1"}).encode(),
-                                    {"Content-Type": "application/json"})
+                                    b"path=%2FProject&shareType=3&password=link%20password%201", form)
             self.assertEqual(status, 200, body)
             link = json.loads(body)["ocs"]["data"]
             self.assertEqual(link["share_type"], 3)
