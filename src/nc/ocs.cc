@@ -1,36 +1,11 @@
 #include "nc/ocs.h"
 
+#include "dav/xml_writer.h"
 #include "util/strings.h"
 
 namespace nubo::nc {
 
 namespace {
-
-void AppendXmlText(std::string& out, std::string_view s) {
-  for (char ch : s) {
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        // Control characters XML 1.0 cannot carry.
-        if (static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') {
-          out += "?";
-        } else {
-          out += ch;
-        }
-    }
-  }
-}
 
 int OcsCode(OcsVersion v, int http_status) {
   if (v == OcsVersion::kV2) return http_status;
@@ -144,7 +119,7 @@ void OcsValue::AppendXml(std::string& out, std::string_view name) const {
     case Kind::kNull:
       break;
     case Kind::kString:
-      AppendXmlText(out, text_);
+      dav::AppendXmlEscaped(out, text_);
       break;
     case Kind::kInt:
       out += std::to_string(num_);

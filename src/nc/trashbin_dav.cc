@@ -15,6 +15,7 @@
 #include "http/body.h"
 #include "http/router.h"
 #include "http/status_map.h"
+#include "nc/dav_tree.h"
 #include "util/strings.h"
 #include "util/time.h"
 
@@ -26,44 +27,13 @@ using http::Request;
 using http::Response;
 using meta::NodeRow;
 
-constexpr std::string_view kDav = "DAV:";
-constexpr std::string_view kOc = "http://owncloud.org/ns";
-constexpr std::string_view kNc = "http://nextcloud.org/ns";
+constexpr std::string_view kDav = kDavNsName;
+constexpr std::string_view kOc = kOcNsName;
+constexpr std::string_view kNc = kNcNsName;
 constexpr size_t kPage = 200;
 
-Response DavStatus(const Status& st) {
-  const int code = http::HttpStatusFor(st.code());
-  return Response::Text(code,
-                        code == 500 ? std::string("internal server error\n") : st.message() + "\n");
-}
-
 Result<std::vector<std::string>> Below(const Request& req) {
-  // segments: remote.php dav trashbin <user> ...
-  if (req.segments.size() < 4 || !IEquals(req.segments[3], req.principal->username)) {
-    return Status::NotFound("no such trash bin");
-  }
-  return std::vector<std::string>(req.segments.begin() + 4, req.segments.end());
-}
-
-std::string HomeHref(const std::string& user) {
-  std::string h = "/remote.php/dav/trashbin/";
-  dav::AppendEncodedSegment(h, user);
-  h += '/';
-  return h;
-}
-
-void Collection(dav::XmlWriter& w, const std::string& href) {
-  w.Open(kDav, "response");
-  w.Leaf(kDav, "href", href);
-  w.Open(kDav, "propstat");
-  w.Open(kDav, "prop");
-  w.Open(kDav, "resourcetype");
-  w.Empty(kDav, "collection");
-  w.Close();
-  w.Close();
-  w.Leaf(kDav, "status", "HTTP/1.1 200 OK");
-  w.Close();
-  w.Close();
+  return BelowOwnName(req, Status::NotFound("no such trash bin"));
 }
 
 // One trashed item. `location`: its original path below the user's root.
@@ -118,9 +88,8 @@ class TrashSource final : public http::BodySource {
  public:
   TrashSource(files::Files& files, auth::PrincipalPtr who, std::string trash_href, bool members)
       : files_(files), who_(std::move(who)), href_(std::move(trash_href)), members_(members) {
-    w_.Open(kDav, "multistatus",
-            {{"d", std::string(kDav)}, {"oc", std::string(kOc)}, {"nc", std::string(kNc)}});
-    Collection(w_, href_);
+    OpenMultistatus(w_);
+    WriteCollection(w_, href_);
     if (!members_) Finish();
   }
   std::optional<uint64_t> Size() const override { return std::nullopt; }
@@ -180,28 +149,26 @@ Result<NodeRow> TrashedItem(files::Files& files, const auth::Principal& who,
 
 Response Propfind(files::Files& files, Request& req) {
   auto below = Below(req);
-  if (!below.ok()) return DavStatus(below.status());
+  if (!below.ok()) return TreeError(below.status());
   const std::string depth(Trim(req.headers.Get("Depth").value_or("1")));
-  const std::string home = HomeHref(req.segments[3]);
+  const std::string home = TreeHref("trashbin", req.segments[3]);
   if (below->empty()) {
     dav::XmlWriter w;
-    w.Open(kDav, "multistatus", {{"d", std::string(kDav)}});
-    Collection(w, home);
+    OpenMultistatus(w);
+    WriteCollection(w, home);
     if (depth != "0") {
-      Collection(w, home + "trash/");
-      Collection(w, home + "restore/");
+      WriteCollection(w, home + "trash/");
+      WriteCollection(w, home + "restore/");
     }
-    w.Close();
-    return Response::Text(207, std::move(w.buffer()), "application/xml; charset=utf-8");
+    return Multistatus(w);
   }
   if ((*below)[0] == "restore" && below->size() == 1) {
     dav::XmlWriter w;
-    w.Open(kDav, "multistatus", {{"d", std::string(kDav)}});
-    Collection(w, home + "restore/");
-    w.Close();
-    return Response::Text(207, std::move(w.buffer()), "application/xml; charset=utf-8");
+    OpenMultistatus(w);
+    WriteCollection(w, home + "restore/");
+    return Multistatus(w);
   }
-  if ((*below)[0] != "trash") return DavStatus(Status::NotFound("no such collection"));
+  if ((*below)[0] != "trash") return TreeError(Status::NotFound("no such collection"));
   if (below->size() == 1) {
     Response r;
     r.status = 207;
@@ -210,57 +177,55 @@ Response Propfind(files::Files& files, Request& req) {
     return r;
   }
   if (below->size() > 2) {
-    return DavStatus(Status::NotFound("items inside a trashed folder are restored with it"));
+    return TreeError(Status::NotFound("items inside a trashed folder are restored with it"));
   }
   auto n = TrashedItem(files, *req.principal, (*below)[1]);
-  if (!n.ok()) return DavStatus(n.status());
+  if (!n.ok()) return TreeError(n.status());
   dav::XmlWriter w;
-  w.Open(kDav, "multistatus",
-         {{"d", std::string(kDav)}, {"oc", std::string(kOc)}, {"nc", std::string(kNc)}});
+  OpenMultistatus(w);
   Item(w, home + "trash/", *n, OriginalLocation(files, *req.principal, *n));
-  w.Close();
-  return Response::Text(207, std::move(w.buffer()), "application/xml; charset=utf-8");
+  return Multistatus(w);
 }
 
 Response Delete(files::Files& files, Request& req) {
   auto below = Below(req);
-  if (!below.ok()) return DavStatus(below.status());
+  if (!below.ok()) return TreeError(below.status());
   if (below->size() == 1 && (*below)[0] == "trash") {
     auto n = files.EmptyTrash(*req.principal);
-    if (!n.ok()) return DavStatus(n.status());
+    if (!n.ok()) return TreeError(n.status());
     return Response::Empty(204);
   }
   if (below->size() != 2 || (*below)[0] != "trash") {
-    return DavStatus(Status::Unsupported("only the trash and its items can be deleted"));
+    return TreeError(Status::Unsupported("only the trash and its items can be deleted"));
   }
   auto n = TrashedItem(files, *req.principal, (*below)[1]);
-  if (!n.ok()) return DavStatus(n.status());
+  if (!n.ok()) return TreeError(n.status());
   Status st = files.DeletePermanently(*req.principal, n->public_id);
-  if (!st.ok()) return DavStatus(st);
+  if (!st.ok()) return TreeError(st);
   return Response::Empty(204);
 }
 
 Response Move(files::Files& files, Request& req) {
   auto below = Below(req);
-  if (!below.ok()) return DavStatus(below.status());
+  if (!below.ok()) return TreeError(below.status());
   if (below->size() != 2 || (*below)[0] != "trash") {
-    return DavStatus(Status::Unsupported("only items of the trash can be moved (restored)"));
+    return TreeError(Status::Unsupported("only items of the trash can be moved (restored)"));
   }
   auto n = TrashedItem(files, *req.principal, (*below)[1]);
-  if (!n.ok()) return DavStatus(n.status());
+  if (!n.ok()) return TreeError(n.status());
   auto v = req.headers.Get("Destination");
-  if (!v) return DavStatus(Status::InvalidArgument("MOVE needs a Destination"));
+  if (!v) return TreeError(Status::InvalidArgument("MOVE needs a Destination"));
   auto d = dav::ParseDestination(*v, req.headers.Get("Host").value_or(""));
-  if (!d.ok()) return DavStatus(d.status());
+  if (!d.ok()) return TreeError(d.status());
   const auto& s = d->segments;
   // Restoring: a Destination in restore/ (its name is not used: the item
   // goes back where it was, a taken name getting " (n)").
   if (s.size() < 5 || s[0] != "remote.php" || s[1] != "dav" || s[2] != "trashbin" ||
       !IEquals(s[3], req.principal->username) || s[4] != "restore") {
-    return DavStatus(Status::Unsupported("a trashed item is restored by a MOVE into restore/"));
+    return TreeError(Status::Unsupported("a trashed item is restored by a MOVE into restore/"));
   }
   auto r = files.Restore(*req.principal, n->public_id);
-  if (!r.ok()) return DavStatus(r.status());
+  if (!r.ok()) return TreeError(r.status());
   return Response::Empty(201);
 }
 
@@ -268,27 +233,10 @@ Response Move(files::Files& files, Request& req) {
 
 void RegisterTrashbinRoutes(http::Router& router, files::Files& files) {
   files::Files* f = &files;
-  http::RouteOptions ro{.access = http::Access::kUser, .blocking = true};
-  ro.errors = [](const Status& st) { return DavStatus(st); };
-  const char* p = "/remote.php/dav/trashbin/{user}/{path...}";
-  http::RouteOptions xml = ro;
-  xml.body = http::BodyPolicy::kBuffered;
-  xml.max_body = 1 << 16;
-  router.Add(
-      "PROPFIND", p, [f](Request& req) { return Propfind(*f, req); }, xml);
-  router.Add(
-      "DELETE", p, [f](Request& req) { return Delete(*f, req); }, ro);
-  router.Add(
-      "MOVE", p, [f](Request& req) { return Move(*f, req); }, ro);
-  router.Add(
-      "OPTIONS", p,
-      [](Request&) {
-        Response r = Response::Empty(200);
-        r.headers.Set("Allow", "OPTIONS, PROPFIND, MOVE, DELETE");
-        r.headers.Set("DAV", "1");
-        return r;
-      },
-      ro);
+  RegisterTree(router, "trashbin",
+               {{"PROPFIND", [f](Request& req) { return Propfind(*f, req); }, true},
+                {"DELETE", [f](Request& req) { return Delete(*f, req); }},
+                {"MOVE", [f](Request& req) { return Move(*f, req); }}});
 }
 
 }  // namespace nubo::nc

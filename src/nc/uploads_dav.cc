@@ -11,6 +11,7 @@
 #include "http/router.h"
 #include "http/status_map.h"
 #include "nc/chunked_uploads.h"
+#include "nc/dav_tree.h"
 #include "util/strings.h"
 #include "util/time.h"
 
@@ -21,107 +22,71 @@ namespace {
 using http::Request;
 using http::Response;
 
-constexpr std::string_view kDav = "DAV:";
+Status NoSuchUpload() { return Status::NotFound("no such upload"); }
 
-Response DavStatus(const Status& st) {
-  const int code = http::HttpStatusFor(st.code());
-  return Response::Text(code,
-                        code == 500 ? std::string("internal server error\n") : st.message() + "\n");
-}
-
-// The path below /remote.php/dav/uploads/<user>/, or NotFound when <user>
-// is not the caller.
 Result<std::vector<std::string>> Below(const Request& req) {
-  // segments: remote.php dav uploads <user> ...
-  if (req.segments.size() < 4 || !IEquals(req.segments[3], req.principal->username)) {
-    return Status::NotFound("no such upload");
-  }
-  return std::vector<std::string>(req.segments.begin() + 4, req.segments.end());
-}
-
-std::string HomeHref(const Request& req) {
-  std::string h = "/remote.php/dav/uploads/";
-  dav::AppendEncodedSegment(h, req.segments[3]);
-  h += '/';
-  return h;
-}
-
-void CollectionResponse(dav::XmlWriter& w, const std::string& href, int64_t mtime_ms) {
-  w.Open(kDav, "response");
-  w.Leaf(kDav, "href", href);
-  w.Open(kDav, "propstat");
-  w.Open(kDav, "prop");
-  w.Open(kDav, "resourcetype");
-  w.Empty(kDav, "collection");
-  w.Close();
-  std::string date;
-  AppendHttpDate(date, static_cast<std::time_t>(mtime_ms / 1000));
-  w.Leaf(kDav, "getlastmodified", date);
-  w.Close();
-  w.Leaf(kDav, "status", "HTTP/1.1 200 OK");
-  w.Close();
-  w.Close();
+  return BelowOwnName(req, NoSuchUpload());
 }
 
 Response Propfind(ChunkedUploads& up, Request& req) {
   auto below = Below(req);
-  if (!below.ok()) return DavStatus(below.status());
+  if (!below.ok()) return TreeError(below.status());
   const std::string depth(Trim(req.headers.Get("Depth").value_or("1")));
   dav::XmlWriter w;
-  w.Open(kDav, "multistatus", {{"d", std::string(kDav)}});
+  OpenMultistatus(w);
+  const std::string home = TreeHref("uploads", req.segments[3]);
   if (below->empty()) {
     // The home: no listing of uploads (a client only ever asks its own).
-    CollectionResponse(w, HomeHref(req), UnixMillis());
+    WriteCollection(w, home, UnixMillis());
   } else if (below->size() == 1) {
     auto u = up.Get(*req.principal, (*below)[0]);
-    if (!u.ok()) return DavStatus(u.status());
-    std::string href = HomeHref(req);
+    if (!u.ok()) return TreeError(u.status());
+    std::string href = home;
     dav::AppendEncodedSegment(href, u->name);
     href += '/';
-    CollectionResponse(w, href, u->created_at_ms);
+    WriteCollection(w, href, u->created_at_ms);
     if (depth != "0") {
       auto parts = up.Parts(*req.principal, u->name);
-      if (!parts.ok()) return DavStatus(parts.status());
+      if (!parts.ok()) return TreeError(parts.status());
       for (const auto& p : *parts) {
-        w.Open(kDav, "response");
-        w.Leaf(kDav, "href", href + std::to_string(p.number));
-        w.Open(kDav, "propstat");
-        w.Open(kDav, "prop");
-        w.Empty(kDav, "resourcetype");
-        w.Leaf(kDav, "getcontentlength", std::to_string(p.size));
-        w.Leaf(kDav, "getetag", "\"" + p.session_id + "\"");
+        w.Open(kDavNsName, "response");
+        w.Leaf(kDavNsName, "href", href + std::to_string(p.number));
+        w.Open(kDavNsName, "propstat");
+        w.Open(kDavNsName, "prop");
+        w.Empty(kDavNsName, "resourcetype");
+        w.Leaf(kDavNsName, "getcontentlength", std::to_string(p.size));
+        w.Leaf(kDavNsName, "getetag", "\"" + p.session_id + "\"");
         w.Close();
-        w.Leaf(kDav, "status", "HTTP/1.1 200 OK");
+        w.Leaf(kDavNsName, "status", "HTTP/1.1 200 OK");
         w.Close();
         w.Close();
       }
     }
   } else {
-    return DavStatus(Status::NotFound("no such chunk"));
+    return TreeError(Status::NotFound("no such chunk"));
   }
-  w.Close();
-  return Response::Text(207, std::move(w.buffer()), "application/xml; charset=utf-8");
+  return Multistatus(w);
 }
 
 Response Mkcol(ChunkedUploads& up, Request& req) {
   auto below = Below(req);
-  if (!below.ok()) return DavStatus(below.status());
+  if (!below.ok()) return TreeError(below.status());
   if (below->size() != 1) {
-    return DavStatus(Status::Conflict("upload folders live directly in the uploads home"));
+    return TreeError(Status::Conflict("upload folders live directly in the uploads home"));
   }
   if (!req.body.empty()) return Response::Empty(415);
   Status st = up.Create(*req.principal, (*below)[0], req.headers.Get("Destination").value_or(""));
   if (st.code() == Code::kAlreadyExists) return Response::Empty(405);
-  if (!st.ok()) return DavStatus(st);
+  if (!st.ok()) return TreeError(st);
   return Response::Empty(201);
 }
 
 Response Delete(ChunkedUploads& up, Request& req) {
   auto below = Below(req);
-  if (!below.ok()) return DavStatus(below.status());
-  if (below->size() != 1) return DavStatus(Status::Unsupported("only a whole upload is deleted"));
+  if (!below.ok()) return TreeError(below.status());
+  if (below->size() != 1) return TreeError(Status::Unsupported("only a whole upload is deleted"));
   Status st = up.Abort(*req.principal, (*below)[0]);
-  if (!st.ok()) return DavStatus(st);
+  if (!st.ok()) return TreeError(st);
   return Response::Empty(204);
 }
 
@@ -147,20 +112,20 @@ Result<std::vector<std::string>> DestinationPath(const Request& req) {
 
 Response Move(ChunkedUploads& up, Request& req) {
   auto below = Below(req);
-  if (!below.ok()) return DavStatus(below.status());
+  if (!below.ok()) return TreeError(below.status());
   if (below->size() != 2 || (*below)[1] != ".file") {
-    return DavStatus(Status::Unsupported("only <upload>/.file can be moved"));
+    return TreeError(Status::Unsupported("only <upload>/.file can be moved"));
   }
   // The upload must exist before anything else is decided (404 first).
   auto u = up.Get(*req.principal, (*below)[0]);
-  if (!u.ok()) return DavStatus(u.status());
+  if (!u.ok()) return TreeError(u.status());
   auto dest = DestinationPath(req);
-  if (!dest.ok()) return DavStatus(dest.status());
+  if (!dest.ok()) return TreeError(dest.status());
   auto target = up.files().Resolve(*req.principal, *dest, "", "");
-  if (!target.ok()) return DavStatus(target.status());
-  if (!target->parent) return DavStatus(Status::Conflict("the destination folder does not exist"));
+  if (!target.ok()) return TreeError(target.status());
+  if (!target->parent) return TreeError(Status::Conflict("the destination folder does not exist"));
   if (target->node && target->node->folder()) {
-    return DavStatus(Status::Conflict("the destination is a folder"));
+    return TreeError(Status::Conflict("the destination is a folder"));
   }
   AssembleRequest a;
   a.parent_id = target->parent->public_id;
@@ -181,19 +146,19 @@ Response Move(ChunkedUploads& up, Request& req) {
   if (auto v = h.Get("X-OC-MTime")) {
     auto secs = ParseUint64(Trim(*v));
     if (!secs || *secs > uint64_t{1} << 40) {
-      return DavStatus(Status::InvalidArgument("X-OC-MTime must be seconds since the epoch"));
+      return TreeError(Status::InvalidArgument("X-OC-MTime must be seconds since the epoch"));
     }
     a.mtime_ms = static_cast<int64_t>(*secs) * 1000;
   }
   if (auto v = h.Get("OC-Total-Length")) {
     auto n = ParseUint64(Trim(*v));
-    if (!n) return DavStatus(Status::InvalidArgument("OC-Total-Length must be a byte count"));
+    if (!n) return TreeError(Status::InvalidArgument("OC-Total-Length must be a byte count"));
     a.total_length = *n;
   }
   auto done = up.Assemble(*req.principal, u->name, a);
   if (!done.ok()) {
     if (done.status().code() == Code::kAlreadyExists) return Response::Empty(412);
-    return DavStatus(done.status());
+    return TreeError(done.status());
   }
   Response r = Response::Empty(done->created ? 201 : 204);
   std::string etag = files::NodeETag(done->node);
@@ -227,30 +192,15 @@ class ChunkPut final : public http::BodySink {
 
 void RegisterUploadRoutes(http::Router& router, ChunkedUploads& uploads) {
   ChunkedUploads* up = &uploads;
-  http::RouteOptions ro{.access = http::Access::kUser, .blocking = true};
-  ro.errors = [](const Status& st) { return DavStatus(st); };
-  for (const char* p : {"/remote.php/dav/uploads/{user}/{path...}"}) {
-    http::RouteOptions xml = ro;
-    xml.body = http::BodyPolicy::kBuffered;
-    xml.max_body = 1 << 16;
-    router.Add(
-        "PROPFIND", p, [up](Request& req) { return Propfind(*up, req); }, xml);
-    router.Add(
-        "MKCOL", p, [up](Request& req) { return Mkcol(*up, req); }, xml);
-    router.Add(
-        "DELETE", p, [up](Request& req) { return Delete(*up, req); }, ro);
-    router.Add(
-        "MOVE", p, [up](Request& req) { return Move(*up, req); }, ro);
-    router.Add(
-        "OPTIONS", p,
-        [](Request&) {
-          Response r = Response::Empty(200);
-          r.headers.Set("Allow", "OPTIONS, PROPFIND, MKCOL, PUT, MOVE, DELETE");
-          r.headers.Set("DAV", "1");
-          return r;
-        },
-        ro);
-    http::RouteOptions stream = ro;
+  RegisterTree(router, "uploads",
+               {{"PROPFIND", [up](Request& req) { return Propfind(*up, req); }, true},
+                {"MKCOL", [up](Request& req) { return Mkcol(*up, req); }, true},
+                {"DELETE", [up](Request& req) { return Delete(*up, req); }},
+                {"MOVE", [up](Request& req) { return Move(*up, req); }}},
+               "PUT");
+  {
+    const std::string p = TreePattern("uploads");
+    http::RouteOptions stream = TreeRouteOptions();
     stream.body = http::BodyPolicy::kStream;
     router.AddStream(
         "PUT", p,
@@ -267,8 +217,8 @@ void RegisterUploadRoutes(http::Router& router, ChunkedUploads& uploads) {
         },
         [](Request& req) -> Response {
           auto* put = static_cast<ChunkPut*>(req.sink);
-          if (!put) return DavStatus(Status::Internal("chunk without a sink"));
-          if (!put->finished().ok()) return DavStatus(put->finished());
+          if (!put) return TreeError(Status::Internal("chunk without a sink"));
+          if (!put->finished().ok()) return TreeError(put->finished());
           return Response::Empty(201);
         },
         stream);

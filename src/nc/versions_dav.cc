@@ -17,6 +17,7 @@
 #include "files/files.h"
 #include "http/router.h"
 #include "http/status_map.h"
+#include "nc/dav_tree.h"
 #include "util/strings.h"
 #include "util/time.h"
 
@@ -29,29 +30,12 @@ using http::Response;
 using meta::NodeRow;
 using meta::VersionRow;
 
-constexpr std::string_view kDav = "DAV:";
-constexpr std::string_view kNc = "http://nextcloud.org/ns";
-constexpr std::string_view kOc = "http://owncloud.org/ns";
-
-Response DavStatus(const Status& st) {
-  const int code = http::HttpStatusFor(st.code());
-  return Response::Text(code,
-                        code == 500 ? std::string("internal server error\n") : st.message() + "\n");
-}
+constexpr std::string_view kDav = kDavNsName;
+constexpr std::string_view kNc = kNcNsName;
+constexpr std::string_view kOc = kOcNsName;
 
 Result<std::vector<std::string>> Below(const Request& req) {
-  // segments: remote.php dav versions <user> ...
-  if (req.segments.size() < 4 || !IEquals(req.segments[3], req.principal->username)) {
-    return authz::NodeHidden();
-  }
-  return std::vector<std::string>(req.segments.begin() + 4, req.segments.end());
-}
-
-std::string HomeHref(const std::string& user) {
-  std::string h = "/remote.php/dav/versions/";
-  dav::AppendEncodedSegment(h, user);
-  h += '/';
-  return h;
+  return BelowOwnName(req, authz::NodeHidden());
 }
 
 // The file <segment> (its numeric id) names, as the caller may read it.
@@ -61,20 +45,6 @@ Result<NodeRow> FileOf(files::Files& files, const auth::Principal& who, std::str
   NUBO_ASSIGN_OR_RETURN(NodeRow n, files.GetByFileId(who, static_cast<int64_t>(*id)));
   if (n.folder()) return authz::NodeHidden();  // folders have no versions
   return n;
-}
-
-void Collection(dav::XmlWriter& w, const std::string& href) {
-  w.Open(kDav, "response");
-  w.Leaf(kDav, "href", href);
-  w.Open(kDav, "propstat");
-  w.Open(kDav, "prop");
-  w.Open(kDav, "resourcetype");
-  w.Empty(kDav, "collection");
-  w.Close();
-  w.Close();
-  w.Leaf(kDav, "status", "HTTP/1.1 200 OK");
-  w.Close();
-  w.Close();
 }
 
 void Version(dav::XmlWriter& w, const std::string& dir_href, const NodeRow& file,
@@ -104,31 +74,30 @@ void Version(dav::XmlWriter& w, const std::string& dir_href, const NodeRow& file
 
 Response Propfind(files::Files& files, Request& req) {
   auto below = Below(req);
-  if (!below.ok()) return DavStatus(below.status());
+  if (!below.ok()) return TreeError(below.status());
   const std::string depth(Trim(req.headers.Get("Depth").value_or("1")));
-  const std::string home = HomeHref(req.segments[3]);
+  const std::string home = TreeHref("versions", req.segments[3]);
   dav::XmlWriter w;
-  w.Open(kDav, "multistatus",
-         {{"d", std::string(kDav)}, {"oc", std::string(kOc)}, {"nc", std::string(kNc)}});
+  OpenMultistatus(w);
   if (below->empty()) {
-    Collection(w, home);
+    WriteCollection(w, home);
     if (depth != "0") {
-      Collection(w, home + "versions/");
-      Collection(w, home + "restore/");
+      WriteCollection(w, home + "versions/");
+      WriteCollection(w, home + "restore/");
     }
   } else if (below->size() == 1 && ((*below)[0] == "versions" || (*below)[0] == "restore")) {
     // Not listable: a file's versions are reached by its id.
-    Collection(w, home + (*below)[0] + "/");
+    WriteCollection(w, home + (*below)[0] + "/");
   } else if ((*below)[0] != "versions" || below->size() > 3) {
-    return DavStatus(authz::NodeHidden());
+    return TreeError(authz::NodeHidden());
   } else {
     auto file = FileOf(files, *req.principal, (*below)[1]);
-    if (!file.ok()) return DavStatus(file.status());
+    if (!file.ok()) return TreeError(file.status());
     auto versions = files.ListVersions(*req.principal, file->public_id);
-    if (!versions.ok()) return DavStatus(versions.status());
+    if (!versions.ok()) return TreeError(versions.status());
     const std::string dir = home + "versions/" + std::to_string(file->id) + "/";
     if (below->size() == 2) {
-      Collection(w, dir);
+      WriteCollection(w, dir);
       if (depth != "0") {
         for (const VersionRow& v : *versions) Version(w, dir, *file, v);
       }
@@ -139,11 +108,10 @@ Response Propfind(files::Files& files, Request& req) {
         Version(w, dir, *file, v);
         found = true;
       }
-      if (!found) return DavStatus(Status::NotFound("no such version"));
+      if (!found) return TreeError(Status::NotFound("no such version"));
     }
   }
-  w.Close();
-  return Response::Text(207, std::move(w.buffer()), "application/xml; charset=utf-8");
+  return Multistatus(w);
 }
 
 // versions/<file id>/<version id>: (file, version id) or NotFound.
@@ -156,26 +124,26 @@ Result<std::pair<NodeRow, std::string>> VersionTarget(files::Files& files, Reque
 
 Response Get(files::Files& files, Request& req) {
   auto t = VersionTarget(files, req);
-  if (!t.ok()) return DavStatus(t.status());
+  if (!t.ok()) return TreeError(t.status());
   auto fc = files.OpenVersion(*req.principal, t->first.public_id, t->second);
-  if (!fc.ok()) return DavStatus(fc.status());
+  if (!fc.ok()) return TreeError(fc.status());
   return api::ContentResponse(files, req, *fc, req.principal->user_id);
 }
 
 Response Move(files::Files& files, Request& req) {
   auto t = VersionTarget(files, req);
-  if (!t.ok()) return DavStatus(t.status());
+  if (!t.ok()) return TreeError(t.status());
   auto v = req.headers.Get("Destination");
-  if (!v) return DavStatus(Status::InvalidArgument("MOVE needs a Destination"));
+  if (!v) return TreeError(Status::InvalidArgument("MOVE needs a Destination"));
   auto d = dav::ParseDestination(*v, req.headers.Get("Host").value_or(""));
-  if (!d.ok()) return DavStatus(d.status());
+  if (!d.ok()) return TreeError(d.status());
   const auto& s = d->segments;
   if (s.size() < 5 || s[0] != "remote.php" || s[1] != "dav" || s[2] != "versions" ||
       !IEquals(s[3], req.principal->username) || s[4] != "restore") {
-    return DavStatus(Status::Unsupported("a version is restored by a MOVE into restore/"));
+    return TreeError(Status::Unsupported("a version is restored by a MOVE into restore/"));
   }
   auto n = files.RestoreVersion(*req.principal, t->first.public_id, t->second);
-  if (!n.ok()) return DavStatus(n.status());
+  if (!n.ok()) return TreeError(n.status());
   Response r = Response::Empty(204);
   std::string etag = files::NodeETag(*n);
   r.headers.Set("OC-ETag", etag);
@@ -185,9 +153,9 @@ Response Move(files::Files& files, Request& req) {
 
 Response Delete(files::Files& files, Request& req) {
   auto t = VersionTarget(files, req);
-  if (!t.ok()) return DavStatus(t.status());
+  if (!t.ok()) return TreeError(t.status());
   Status st = files.DeleteVersion(*req.principal, t->first.public_id, t->second);
-  if (!st.ok()) return DavStatus(st);
+  if (!st.ok()) return TreeError(st);
   return Response::Empty(204);
 }
 
@@ -195,29 +163,11 @@ Response Delete(files::Files& files, Request& req) {
 
 void RegisterVersionsRoutes(http::Router& router, files::Files& files) {
   files::Files* f = &files;
-  http::RouteOptions ro{.access = http::Access::kUser, .blocking = true};
-  ro.errors = [](const Status& st) { return DavStatus(st); };
-  const char* p = "/remote.php/dav/versions/{user}/{path...}";
-  http::RouteOptions xml = ro;
-  xml.body = http::BodyPolicy::kBuffered;
-  xml.max_body = 1 << 16;
-  router.Add(
-      "PROPFIND", p, [f](Request& req) { return Propfind(*f, req); }, xml);
-  router.Add(
-      "GET", p, [f](Request& req) { return Get(*f, req); }, ro);
-  router.Add(
-      "MOVE", p, [f](Request& req) { return Move(*f, req); }, ro);
-  router.Add(
-      "DELETE", p, [f](Request& req) { return Delete(*f, req); }, ro);
-  router.Add(
-      "OPTIONS", p,
-      [](Request&) {
-        Response r = Response::Empty(200);
-        r.headers.Set("Allow", "OPTIONS, PROPFIND, GET, HEAD, MOVE, DELETE");
-        r.headers.Set("DAV", "1");
-        return r;
-      },
-      ro);
+  RegisterTree(router, "versions",
+               {{"PROPFIND", [f](Request& req) { return Propfind(*f, req); }, true},
+                {"GET", [f](Request& req) { return Get(*f, req); }},
+                {"MOVE", [f](Request& req) { return Move(*f, req); }},
+                {"DELETE", [f](Request& req) { return Delete(*f, req); }}});
 }
 
 }  // namespace nubo::nc
