@@ -2,7 +2,8 @@
 // fresh data directory, make sure the built UI is reachable on the same
 // origin as the API, start headless Chromium, read ZIP listings.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, existsSync } from 'node:fs';
+import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -225,4 +226,133 @@ export async function setupAdmin(base, username, password) {
     body: JSON.stringify({ username, password }),
   });
   if (res.status !== 201) throw new Error(`setup failed: ${res.status} ${await res.text()}`);
+}
+
+/**
+ * One end-to-end script's bookkeeping, shared by run.mjs, groupware.mjs and
+ * loginflow.mjs: its steps, the problems its pages report (CSP violations,
+ * page errors, browser dialogs), and the helpers built on them. `page()`
+ * returns the page in use (for screenshots); `prefix` names its screenshots.
+ */
+export function makeRun({ prefix = '', page = () => undefined } = {}) {
+  const steps = [];
+  const problems = [];
+  const artifacts = join(WEB, 'e2e', 'artifacts');
+  const strictStyle = "style-src 'self'";
+
+  /**
+   * Runs one step. A step also fails when it caused a CSP violation or a
+   * page error. A failed step stops the run unless it is `soft` (it needs a
+   * server feature that may not have landed; the next steps do not depend on it).
+   */
+  async function step(name, fn, { soft = false } = {}) {
+    const t0 = Date.now();
+    const seen = problems.length;
+    try {
+      await fn();
+      // Violations are reported asynchronously: give them a moment to arrive.
+      await page()?.waitForTimeout(20);
+      if (problems.length > seen) throw new Error(problems.slice(seen).join('\n'));
+      steps.push({ name, ok: true });
+      console.log(`ok   ${name} (${Date.now() - t0} ms)`);
+    } catch (e) {
+      steps.push({ name, ok: false, soft });
+      console.log(`FAIL ${name}${soft ? ' (soft)' : ''}: ${e.message.split('\n').slice(0, 6).join('\n     ')}`);
+      mkdirSync(artifacts, { recursive: true });
+      const file = join(artifacts, `${prefix}${name.replace(/[^a-z0-9]+/gi, '-')}.png`);
+      await page()?.screenshot({ path: file, fullPage: true }).catch(() => {});
+      console.log(`     screenshot: ${file}`);
+      if (!soft) throw e;
+      await page()?.keyboard.press('Escape').catch(() => {});
+    }
+  }
+
+  /** Waits until `read()` returns `want` (polling); fails naming the last value. */
+  async function until(what, read, want, timeout = 5000) {
+    const end = Date.now() + timeout;
+    let got;
+    for (;;) {
+      got = await read();
+      if (JSON.stringify(got) === JSON.stringify(want)) return;
+      if (Date.now() > end) assert.fail(`${what}: want ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /**
+   * Until the server forbids inline styles itself, a run holds the UI to the
+   * strict policy anyway: documents get the server's policy with
+   * 'unsafe-inline' taken out of style-src. Returns the server's policy.
+   */
+  async function enforceStrictStyles(ctx, origin) {
+    const res = await fetch(origin + '/files', { headers: { Accept: 'text/html' } });
+    const csp = res.headers.get('content-security-policy') ?? '';
+    if (!/style-src[^;]*'unsafe-inline'/.test(csp)) return csp;
+    console.log(`note: the server's CSP allows inline styles; this run enforces ${strictStyle}`);
+    await ctx.route(
+      (url) =>
+        url.origin === origin &&
+        !url.pathname.startsWith('/api/') &&
+        !url.pathname.startsWith('/assets/') &&
+        !url.pathname.startsWith('/remote.php/'),
+      async (route) => {
+        if (route.request().resourceType() !== 'document') return route.continue();
+        const response = await route.fetch();
+        const headers = response.headers();
+        if (headers['content-security-policy']) {
+          headers['content-security-policy'] = headers['content-security-policy'].replace(/style-src[^;]*/, strictStyle);
+        }
+        await route.fulfill({ response, headers });
+      },
+    );
+    return csp;
+  }
+
+  /**
+   * A new page of `ctx` whose CSP violations (also those Chromium does not
+   * log to the console), page errors and browser dialogs count as problems.
+   * `onDialog(d)` may take a dialog the run expects (returns true).
+   */
+  async function watchedPage(ctx, { onDialog = () => false } = {}) {
+    await ctx.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) =>
+        console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`),
+      );
+    });
+    const p = await ctx.newPage();
+    p.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    p.on('console', (m) => {
+      if (m.type() === 'error' && /Content Security Policy|Refused to|CSP violation/.test(m.text())) problems.push(`CSP: ${m.text()}`);
+    });
+    p.on('dialog', (d) => {
+      if (onDialog(d)) return;
+      problems.push(`unexpected browser dialog: ${d.type()} ${d.message()}`);
+      d.dismiss().catch(() => {});
+    });
+    return p;
+  }
+
+  /** Runs `main` and ends the process: the last line is "N passed, N failed". */
+  function finish(main) {
+    main().then(
+      () => {
+        const failed = steps.filter((s) => !s.ok);
+        console.log(`\n${steps.length - failed.length} passed, ${failed.length} failed`);
+        if (failed.length) {
+          console.log(`failed${failed.every((s) => s.soft) ? ' (soft)' : ''}: ${failed.map((s) => s.name).join('; ')}`);
+          process.exit(1);
+        }
+      },
+      (e) => {
+        console.error(e.stack ?? e);
+        // The step that stopped the run counts once, as failed.
+        const stopped = steps.length && !steps[steps.length - 1].ok ? 0 : 1;
+        const failed = steps.filter((s) => !s.ok).length + stopped;
+        console.log(`\n${steps.length + stopped - failed} passed, ${failed} failed`);
+        process.exit(1);
+      },
+    );
+  }
+
+  return { steps, problems, step, until, enforceStrictStyles, watchedPage, finish };
 }

@@ -17,93 +17,22 @@
 // the page is held to style-src 'self', failures save a screenshot to
 // e2e/artifacts/, the last line is "N passed, N failed" and the exit code is
 // non-zero when any step failed.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import assert from 'node:assert/strict';
-import { startNubo, uiOrigin, launchChromium, apiSession, setupAdmin, WEB } from './lib.mjs';
+import { makeRun, startNubo, uiOrigin, launchChromium, apiSession, setupAdmin } from './lib.mjs';
 
-const ARTIFACTS = join(WEB, 'e2e', 'artifacts');
 const ADMIN = { user: 'admin', pass: 'correct horse 1' };
 const USER = { user: 'alice', pass: 'alice battery 2' };
 const CLIENT = 'Nextcloud-Test (Desktop Client - Linux)';
-const STRICT_STYLE = "style-src 'self'";
 const MINUTE = 60_000;
-const steps = [];
-const problems = []; // CSP violations, page errors, browser dialogs
 let page;
+const { steps, problems, step, until, enforceStrictStyles, watchedPage, finish } = makeRun({
+  prefix: 'loginflow-',
+  page: () => page,
+});
 
-/** Runs one step; it also fails when it caused a CSP violation or a page error. A failure stops the run. */
-async function step(name, fn) {
-  const t0 = Date.now();
-  const seen = problems.length;
-  try {
-    await fn();
-    await page?.waitForTimeout(20);
-    if (problems.length > seen) throw new Error(problems.slice(seen).join('\n'));
-    steps.push({ name, ok: true });
-    console.log(`ok   ${name} (${Date.now() - t0} ms)`);
-  } catch (e) {
-    steps.push({ name, ok: false });
-    console.log(`FAIL ${name}: ${e.message.split('\n').slice(0, 6).join('\n     ')}`);
-    mkdirSync(ARTIFACTS, { recursive: true });
-    const file = join(ARTIFACTS, `loginflow-${name.replace(/[^a-z0-9]+/gi, '-')}.png`);
-    await page?.screenshot({ path: file, fullPage: true }).catch(() => {});
-    console.log(`     screenshot: ${file}`);
-    throw e;
-  }
-}
-
-/** Waits until `read()` returns `want` (polling); fails naming the last value. */
-async function until(what, read, want, timeout = 5000) {
-  const end = Date.now() + timeout;
-  let got;
-  for (;;) {
-    got = await read();
-    if (JSON.stringify(got) === JSON.stringify(want)) return;
-    if (Date.now() > end) assert.fail(`${what}: want ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 const title = (want) => until('document title', () => page.title(), want);
 const text = async (locator) => ((await locator.textContent()) ?? '').trim();
 
-/** The server's policy with 'unsafe-inline' taken out of style-src, as run.mjs does. */
-async function enforceStrictStyles(ctx, origin) {
-  const res = await fetch(origin + '/files', { headers: { Accept: 'text/html' } });
-  const csp = res.headers.get('content-security-policy') ?? '';
-  if (!/style-src[^;]*'unsafe-inline'/.test(csp)) return;
-  await ctx.route(
-    (url) => url.origin === origin && !url.pathname.startsWith('/api/') && !url.pathname.startsWith('/assets/') && !url.pathname.startsWith('/remote.php/'),
-    async (route) => {
-      if (route.request().resourceType() !== 'document') return route.continue();
-      const response = await route.fetch();
-      const headers = response.headers();
-      if (headers['content-security-policy']) {
-        headers['content-security-policy'] = headers['content-security-policy'].replace(/style-src[^;]*/, STRICT_STYLE);
-      }
-      await route.fulfill({ response, headers });
-    },
-  );
-}
-
-async function watchedPage(ctx) {
-  await ctx.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) =>
-      console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`),
-    );
-  });
-  const p = await ctx.newPage();
-  p.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  p.on('console', (m) => {
-    if (m.type() === 'error' && /Content Security Policy|Refused to|CSP violation/.test(m.text())) problems.push(`CSP: ${m.text()}`);
-  });
-  // A Basic-auth prompt or any other browser dialog is a problem here.
-  p.on('dialog', (d) => {
-    problems.push(`unexpected browser dialog: ${d.type()} ${d.message()}`);
-    d.dismiss().catch(() => {});
-  });
-  return p;
-}
 
 /** What a Nextcloud client does first: POST /index.php/login/v2 with its User-Agent. */
 async function startFlow(base) {
@@ -297,21 +226,4 @@ async function main() {
   }
 }
 
-function summary() {
-  const failed = steps.filter((s) => !s.ok);
-  console.log(`\n${steps.length - failed.length} passed, ${failed.length} failed`);
-  return failed;
-}
-
-main().then(
-  () => {
-    if (summary().length) process.exit(1);
-  },
-  (e) => {
-    console.error(e.stack ?? e);
-    const stopped = steps.length && !steps[steps.length - 1].ok ? 0 : 1;
-    const failed = steps.filter((s) => !s.ok).length + stopped;
-    console.log(`\n${steps.length + stopped - failed} passed, ${failed} failed`);
-    process.exit(1);
-  },
-);
+finish(main);

@@ -37,59 +37,21 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { startNubo, uiOrigin, launchChromium, zipEntries, apiSession, WEB } from './lib.mjs';
+import { makeRun, startNubo, uiOrigin, launchChromium, zipEntries, apiSession } from './lib.mjs';
 
-const ARTIFACTS = join(WEB, 'e2e', 'artifacts');
 const ADMIN = { user: 'admin', pass: 'correct horse 1', next: 'battery staple 2' };
 const BOB = { user: 'bob', pass: 'bobs password 1' };
 const LINK_PASS = 'link password 1';
 const BIG = 5000; // files in the big folder (#6): ten keyset pages of 500
 // The style policy the UI must live with (no inline styles at all).
-const STRICT_STYLE = "style-src 'self'";
-const steps = [];
-const problems = []; // CSP violations, page errors, browser dialogs
 let page;
+const { steps, problems, step, until, enforceStrictStyles, watchedPage, finish } = makeRun({
+  prefix: '',
+  page: () => page,
+});
 /** A browser dialog a step expects ({ type }): accepted and not a problem; `seen` set when it came. */
 let expectedDialog = null;
 
-/**
- * Runs one step. A step also fails when it caused a CSP violation or a page
- * error. A failed step stops the run unless it is `soft` (it needs a server
- * feature that may not have landed; the next steps do not depend on it).
- */
-async function step(name, fn, { soft = false } = {}) {
-  const t0 = Date.now();
-  const seen = problems.length;
-  try {
-    await fn();
-    // Violations are reported asynchronously: give them a moment to arrive.
-    await page?.waitForTimeout(20);
-    if (problems.length > seen) throw new Error(problems.slice(seen).join('\n'));
-    steps.push({ name, ok: true });
-    console.log(`ok   ${name} (${Date.now() - t0} ms)`);
-  } catch (e) {
-    steps.push({ name, ok: false, soft });
-    console.log(`FAIL ${name}${soft ? ' (soft)' : ''}: ${e.message.split('\n').slice(0, 6).join('\n     ')}`);
-    mkdirSync(ARTIFACTS, { recursive: true });
-    const file = join(ARTIFACTS, `${name.replace(/[^a-z0-9]+/gi, '-')}.png`);
-    await page?.screenshot({ path: file, fullPage: true }).catch(() => {});
-    console.log(`     screenshot: ${file}`);
-    if (!soft) throw e;
-    await page?.keyboard.press('Escape').catch(() => {});
-  }
-}
-
-/** Waits until `read()` returns `want` (polling); fails naming the last value. */
-async function until(what, read, want, timeout = 5000) {
-  const end = Date.now() + timeout;
-  let got;
-  for (;;) {
-    got = await read();
-    if (JSON.stringify(got) === JSON.stringify(want)) return;
-    if (Date.now() > end) assert.fail(`${what}: want ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 const title = (want) => until('document title', () => page.title(), want);
 const text = async (locator) => ((await locator.textContent()) ?? '').trim();
 
@@ -131,57 +93,6 @@ async function pickFolder(action, folder) {
   await page.getByTestId('picker-confirm').click();
 }
 
-/**
- * Until the server forbids inline styles itself, the run holds the UI to the
- * strict policy anyway: documents get the server's policy with
- * 'unsafe-inline' taken out of style-src.
- */
-async function enforceStrictStyles(ctx, origin) {
-  const res = await fetch(origin + '/files', { headers: { Accept: 'text/html' } });
-  const csp = res.headers.get('content-security-policy') ?? '';
-  if (!/style-src[^;]*'unsafe-inline'/.test(csp)) return csp;
-  console.log(`note: the server's CSP allows inline styles; this run enforces ${STRICT_STYLE}`);
-  await ctx.route(
-    (url) => url.origin === origin && !url.pathname.startsWith('/api/') && !url.pathname.startsWith('/assets/'),
-    async (route) => {
-      if (route.request().resourceType() !== 'document') return route.continue();
-      const response = await route.fetch();
-      const headers = response.headers();
-      headers['content-security-policy'] = headers['content-security-policy'].replace(
-        /style-src[^;]*/,
-        STRICT_STYLE,
-      );
-      await route.fulfill({ response, headers });
-    },
-  );
-  return csp;
-}
-
-/**
- * A new page of `ctx` whose CSP violations (also those Chromium does not log
- * to the console), page errors and browser dialogs count as problems.
- */
-async function watchedPage(ctx) {
-  await ctx.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) =>
-      console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`),
-    );
-  });
-  const p = await ctx.newPage();
-  p.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  p.on('console', (m) => {
-    if (m.type() === 'error' && /Content Security Policy|Refused to|CSP violation/.test(m.text())) problems.push(`CSP: ${m.text()}`);
-  });
-  p.on('dialog', (d) => {
-    if (expectedDialog && d.type() === expectedDialog.type) {
-      expectedDialog.seen = true;
-      d.accept().catch(() => {});
-      return;
-    }
-    problems.push(`unexpected browser dialog: ${d.type()} ${d.message()}`);
-  });
-  return p;
-}
 
 /** Data made through the API while the UI steps run: 5,000 files take a while. */
 async function seedInBackground(base) {
@@ -206,7 +117,14 @@ async function main() {
   try {
     const ctx = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 800 }, locale: 'en-US' });
     const serverCsp = await enforceStrictStyles(ctx, ui.origin);
-    page = await watchedPage(ctx);
+    page = await watchedPage(ctx, {
+      onDialog: (d) => {
+        if (!expectedDialog || d.type() !== expectedDialog.type) return false;
+        expectedDialog.seen = true;
+        d.accept().catch(() => {});
+        return true;
+      },
+    });
 
     await step('(#9e) the server forbids inline styles (style-src \'self\')', async () => {
       assert.match(serverCsp, /style-src 'self'(;|$)/, `the server sends: ${serverCsp}`);
@@ -1223,27 +1141,4 @@ async function main() {
   }
 }
 
-function summary() {
-  const failed = steps.filter((s) => !s.ok);
-  const passed = steps.length - failed.length;
-  console.log(`\n${passed} passed, ${failed.length} failed`);
-  return failed;
-}
-
-main().then(
-  () => {
-    const failed = summary();
-    if (failed.length) {
-      console.log(`failed (soft): ${failed.map((s) => s.name).join('; ')}`);
-      process.exit(1);
-    }
-  },
-  (e) => {
-    console.error(e.stack ?? e);
-    // The step that stopped the run counts once, as failed.
-    const stopped = steps.length && !steps[steps.length - 1].ok ? 0 : 1;
-    const failed = steps.filter((s) => !s.ok).length + stopped;
-    console.log(`\n${steps.length + stopped - failed} passed, ${failed} failed`);
-    process.exit(1);
-  },
-);
+finish(main);
