@@ -66,6 +66,16 @@ Result<LoginFlows::Started> LoginFlows::Start(std::string_view client_name) {
   row.poll_hash = LookupKey(kp);
   row.login_token = out.login_token;
   std::string name(client_name.substr(0, kMaxClientName));
+  // Cut at a character boundary: the name becomes an app password's label.
+  if (client_name.size() > kMaxClientName) {
+    size_t start = name.size();
+    while (start > 0 && (static_cast<unsigned char>(name[start - 1]) & 0xc0) == 0x80) --start;
+    if (start > 0) {
+      const unsigned char lead = static_cast<unsigned char>(name[start - 1]);
+      const size_t len = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+      if (name.size() - (start - 1) < len) name.resize(start - 1);
+    }
+  }
   row.client_name = name.empty() ? "unknown client" : name;
   row.created_at_ms = UnixMillis();
   row.expires_at_ms = row.created_at_ms + kTtlMs;

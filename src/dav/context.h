@@ -45,10 +45,6 @@ struct DavContext {
   std::string TargetHref() const;
 };
 
-// The headers Nextcloud clients read after a change (OC-FileId, OC-ETag
-// and ETag): harmless to other clients, so every tree sends them.
-void SetNodeHeaders(http::Response& r, const meta::NodeRow& n);
-
 // Answers a DAV error: status with an optional <D:error><D:condition/>
 // body (RFC 4918 §16 preconditions), never a JSON body.
 http::Response DavError(int status, std::string_view condition = "", std::string_view href = "");

@@ -3,8 +3,8 @@
 // /dav-drives/<id>/, a node shared with the caller at /dav-shares/<node id>/
 // a public link's tree at /public.php/webdav/ (the token as the Basic
 // user name), and the Nextcloud layout's files trees: /remote.php/webdav/
-// and /remote.php/dav/files/<the caller's name>/. The prefixes keep /dav/ a plain file tree whose first segment
-// is always a name of the user's own.
+// and /remote.php/dav/files/<the caller's name>/. The prefixes keep /dav/ a plain file tree whose
+// first segment is always a name of the user's own.
 //
 // The method → handler table lives in routes.cc (OPTIONS' Allow comes from
 // it); each method is in its own file; properties are a table in props.cc.
@@ -17,6 +17,10 @@ class Files;
 }
 namespace nubo::http {
 class Router;
+struct Response;
+}  // namespace nubo::http
+namespace nubo::meta {
+struct NodeRow;
 }
 
 namespace nubo::dav {
@@ -29,5 +33,10 @@ struct DavOptions {
 };
 
 void RegisterDavRoutes(http::Router& router, files::Files& files, DavOptions options);
+
+// The headers Nextcloud clients read after a change (OC-FileId, OC-ETag and
+// ETag): harmless to other clients, so every tree that changes a node sends
+// them.
+void SetNodeHeaders(http::Response& r, const meta::NodeRow& n);
 
 }  // namespace nubo::dav

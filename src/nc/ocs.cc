@@ -139,6 +139,16 @@ void OcsValue::AppendXml(std::string& out, std::string_view name) const {
   out += '>';
 }
 
+std::string ServerUrl(const http::Request& req) {
+  std::string scheme = "http";
+  const std::string peer = req.remote.substr(0, req.remote.rfind(':'));
+  if (auto p = req.headers.Get("X-Forwarded-Proto");
+      p && IEquals(Trim(*p), "https") && !req.client_ip.empty() && req.client_ip != peer) {
+    scheme = "https";
+  }
+  return scheme + "://" + std::string(req.headers.Get("Host").value_or("localhost"));
+}
+
 OcsVersion VersionOf(const http::Request& req) {
   return req.path.rfind("/ocs/v2.php", 0) == 0 ? OcsVersion::kV2 : OcsVersion::kV1;
 }

@@ -65,6 +65,12 @@ OcsVersion VersionOf(const http::Request& req);
 // JSON when `format=json` or the Accept header asks for JSON, else XML.
 bool WantsJson(const http::Request& req);
 
+// The server's own URL as the client reached it ("http://host:port"), for
+// answers that carry absolute URLs. X-Forwarded-Proto counts only when a
+// trusted proxy forwarded the request (the transport then replaced
+// client_ip).
+std::string ServerUrl(const http::Request& req);
+
 // The envelope around `data` (ok).
 http::Response OcsOk(const http::Request& req, OcsValue data);
 // An OCS failure: v1 answers HTTP 200 with the OCS status code, v2 the

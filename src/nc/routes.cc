@@ -29,20 +29,6 @@ using http::Response;
 // servers they consider too old and switch features on by version.
 constexpr int kMajor = 28, kMinor = 0, kMicro = 4;
 
-// The server's own URL as the client reached it (Login Flow answers carry
-// absolute URLs). X-Forwarded-Proto counts only when a trusted proxy
-// forwarded the request (the transport then replaced client_ip).
-std::string BaseUrl(const Request& req) {
-  std::string scheme = "http";
-  const std::string peer = req.remote.substr(0, req.remote.rfind(':'));
-  if (auto p = req.headers.Get("X-Forwarded-Proto");
-      p && IEquals(Trim(*p), "https") && !req.client_ip.empty() && req.client_ip != peer) {
-    scheme = "https";
-  }
-  std::string host(req.headers.Get("Host").value_or("localhost"));
-  return scheme + "://" + host;
-}
-
 Response StatusPhp(const Request&) {
   std::string body = "{\"installed\":true,\"maintenance\":false,\"needsDbUpgrade\":false,";
   body += "\"version\":\"" + std::to_string(kMajor) + "." + std::to_string(kMinor) + "." +
@@ -314,7 +300,7 @@ void RegisterNcRoutes(http::Router& router, NcDeps deps) {
       [flows](Request& req) -> Response {
         auto started = flows->Start(req.headers.Get("User-Agent").value_or(""));
         if (!started.ok()) return http::ErrorResponse(started.status());
-        const std::string base = BaseUrl(req);
+        const std::string base = ServerUrl(req);
         std::string body =
             "{\"poll\":{\"token\":\"" + started->poll_token +
             "\",\"endpoint\":" + JsonQuote(base + "/index.php/login/v2/poll") +
@@ -334,7 +320,7 @@ void RegisterNcRoutes(http::Router& router, NcDeps deps) {
           if (got.status().code() == Code::kNotFound) return Response::Json(404, "[]");
           return http::ErrorResponse(got.status());
         }
-        std::string body = "{\"server\":" + JsonQuote(BaseUrl(req)) +
+        std::string body = "{\"server\":" + JsonQuote(ServerUrl(req)) +
                            ",\"loginName\":" + JsonQuote(got->login_name) +
                            ",\"appPassword\":" + JsonQuote(got->app_password) + "}";
         Response r = Response::Json(200, std::move(body));

@@ -166,10 +166,6 @@ OcsValue LinkJson(files::Files& files, const auth::Principal& who, const NodeRow
   return ItemFields(std::move(v), files, who, n);
 }
 
-std::string BaseUrl(const Request& req) {
-  return "http://" + std::string(req.headers.Get("Host").value_or("localhost"));
-}
-
 Response Failure(const Request& req, const Status& st) {
   const int code = st.code() == Code::kNotFound           ? 404
                    : st.code() == Code::kPermissionDenied ? 403
@@ -189,7 +185,7 @@ Result<OcsValue> SharesOn(files::Files& files, share::Sharing& sharing, const Re
   NUBO_ASSIGN_OR_RETURN(auto grants, sharing.ListGrants(who, n.public_id));
   for (const auto& g : grants) out.Push(GrantJson(files, who, n, g));
   NUBO_ASSIGN_OR_RETURN(auto links, sharing.ListLinks(who, n.public_id));
-  for (const auto& l : links) out.Push(LinkJson(files, who, n, l, BaseUrl(req), ""));
+  for (const auto& l : links) out.Push(LinkJson(files, who, n, l, ServerUrl(req), ""));
   return out;
 }
 
@@ -299,7 +295,7 @@ void RegisterSharingRoutes(http::Router& router, files::Files& files, share::Sha
             spec.label = Field(req, "label").value_or("");
             auto l = s->CreateLink(who, n->public_id, spec);
             if (!l.ok()) return Failure(req, l.status());
-            return OcsOk(req, LinkJson(*f, who, *n, l->link, BaseUrl(req), l->token));
+            return OcsOk(req, LinkJson(*f, who, *n, l->link, ServerUrl(req), l->token));
           }
           return OcsError(req, 400, "unsupported share type");
         },

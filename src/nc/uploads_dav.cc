@@ -4,6 +4,7 @@
 // PROPFIND lists the chunks received (a client resuming asks), MOVE of
 // "<folder>/.file" onto a files-tree URL assembles the file, DELETE of the
 // folder aborts. Another user's name answers 404 like a missing folder.
+#include "dav/dav.h"
 #include "dav/request_headers.h"
 #include "dav/xml_writer.h"
 #include "files/files.h"
@@ -161,12 +162,7 @@ Response Move(ChunkedUploads& up, Request& req) {
     return TreeError(done.status());
   }
   Response r = Response::Empty(done->created ? 201 : 204);
-  std::string etag = files::NodeETag(done->node);
-  r.headers.Set("OC-ETag", etag);
-  r.headers.Set("ETag", std::move(etag));
-  std::string id = std::to_string(done->node.id);
-  if (id.size() < 8) id.insert(0, 8 - id.size(), '0');
-  r.headers.Set("OC-FileId", id + "ocnubo");
+  dav::SetNodeHeaders(r, done->node);
   if (a.mtime_ms) r.headers.Set("X-OC-MTime", "accepted");
   return r;
 }

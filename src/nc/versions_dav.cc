@@ -12,6 +12,7 @@
 
 #include "api/content_response.h"
 #include "auth/authz.h"
+#include "dav/dav.h"
 #include "dav/request_headers.h"
 #include "dav/xml_writer.h"
 #include "files/files.h"
@@ -145,9 +146,7 @@ Response Move(files::Files& files, Request& req) {
   auto n = files.RestoreVersion(*req.principal, t->first.public_id, t->second);
   if (!n.ok()) return TreeError(n.status());
   Response r = Response::Empty(204);
-  std::string etag = files::NodeETag(*n);
-  r.headers.Set("OC-ETag", etag);
-  r.headers.Set("ETag", std::move(etag));
+  dav::SetNodeHeaders(r, *n);
   return r;
 }
 

@@ -486,6 +486,28 @@ class LoginFlowTest(unittest.TestCase):
         finally:
             stop_and_fsck(srv)
 
+    def test_long_client_name_is_cut_at_a_character(self):
+        """A client name longer than 200 bytes is cut before the character
+        it splits: the app password's label stays valid UTF-8."""
+        srv, admin, users = nc_users(["alice"])
+        try:
+            a = users["alice"]
+            agent = b"x" * 199 + "é and more".encode()
+            status, _, body = a.raw("POST", "/index.php/login/v2", b"", {"User-Agent": agent}, auth=False)
+            self.assertEqual(status, 200, body)
+            lt = json.loads(body)["login"].rsplit("/", 1)[1]
+            _, _, t = a.call("POST", "/api/v1/auth/login", {"username": "alice", "password": "alice password 1"},
+                             auth=False)
+            bearer = {"Authorization": "Bearer " + t["access_token"]}
+            status, _, d = a.call("GET", "/api/v1/login-flows/" + lt, headers=bearer, auth=False)
+            self.assertEqual(status, 200)
+            self.assertEqual(d["client_name"], "x" * 199)
+            self.assertEqual(a.call("POST", "/api/v1/login-flows/%s/grant" % lt, headers=bearer, auth=False)[0], 204)
+            _, _, pw = a.call("GET", "/api/v1/me/app-passwords")
+            self.assertEqual([p["label"] for p in pw["app_passwords"]], ["x" * 199])
+        finally:
+            stop_and_fsck(srv)
+
     def test_grant_needs_a_signed_in_account(self):
         srv, admin, users = nc_users(["alice"])
         try:
