@@ -99,11 +99,6 @@ Result<std::optional<int64_t>> MillisParam(const Request& req, const char* key) 
   return std::optional<int64_t>(static_cast<int64_t>(*n));
 }
 
-#define NUBO_OR_ERROR(var, expr)                                             \
-  auto var##_result = (expr);                                                \
-  if (!var##_result.ok()) return http::ErrorResponse(var##_result.status()); \
-  auto& var = *var##_result
-
 // ---- Uploads ----
 
 std::string DriveJson(const files::DriveInfo& info) {

@@ -6,6 +6,14 @@
 #include <cstdint>
 
 #include "http/router.h"
+#include "http/status_map.h"
+
+// Handlers: `var` is the value of the Result `expr`, or the handler answers
+// its error (http/status_map.h).
+#define NUBO_OR_ERROR(var, expr)                                             \
+  auto var##_result = (expr);                                                \
+  if (!var##_result.ok()) return http::ErrorResponse(var##_result.status()); \
+  auto& var = *var##_result
 
 namespace nubo::api {
 

@@ -20,11 +20,6 @@ using share::Sharing;
 
 const auth::Principal& Who(const Request& req) { return *req.principal; }
 
-#define NUBO_OR_ERROR(var, expr)                                             \
-  auto var##_result = (expr);                                                \
-  if (!var##_result.ok()) return http::ErrorResponse(var##_result.status()); \
-  auto& var = *var##_result
-
 Response Done(const Status& st, int status = 204) {
   return st.ok() ? Response::Empty(status) : http::ErrorResponse(st);
 }

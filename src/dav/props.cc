@@ -4,6 +4,7 @@
 
 #include <ctime>
 
+#include "media/thumbnails.h"
 #include "util/time.h"
 
 namespace nubo::dav {
@@ -130,8 +131,14 @@ const std::vector<LiveProp> kLive = {
     // (clients then re-check everything): never, so far.
     {kOcNs, "data-fingerprint", false, Always,
      [](XmlWriter& w, PropEnv&) { w.Empty(kOcNs, "data-fingerprint"); }},
+    // True for the types a thumbnail can be made of (/index.php/core/preview
+    // then answers, or 404 for a file that turns out undecodable).
     {kNcNs, "has-preview", false, Always,
-     [](XmlWriter& w, PropEnv&) { w.Leaf(kNcNs, "has-preview", "false"); }},
+     [](XmlWriter& w, PropEnv& e) {
+       const meta::NodeRow& n = e.node();
+       w.Leaf(kNcNs, "has-preview",
+              !n.folder() && media::Previewable(n.name, n.mime) ? "true" : "false");
+     }},
     {kNcNs, "mount-type", false, Always,
      [](XmlWriter& w, PropEnv& e) {
        w.Leaf(kNcNs, "mount-type", e.OwnTree() ? std::string_view() : "shared");

@@ -3,9 +3,12 @@
 #include "files/files.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "files/access.h"
 #include "files/names.h"
+#include "search/query.h"
 #include "util/ids.h"
 #include "util/strings.h"
 #include "util/time.h"
@@ -805,11 +808,32 @@ Result<Page> Files::ListRecent(const Principal& who, size_t limit) {
   return page;
 }
 
+Result<std::vector<int64_t>> Files::SearchDrives(meta::ReadTxn& t, const Principal& who,
+                                                 authz::Checker& check) {
+  NUBO_ASSIGN_OR_RETURN(auto d, t.GetPersonalDrive(who.user_id));
+  if (!d) return Status::NotFound("this account has no personal drive");
+  check.Know(*d);
+  NUBO_RETURN_IF_ERROR(check.RequireDrive(d->id, Action::kList));
+  std::vector<int64_t> drives{d->id};
+  NUBO_ASSIGN_OR_RETURN(const std::vector<int64_t>* groups, check.Groups());
+  NUBO_ASSIGN_OR_RETURN(auto member, t.ListMemberDrives(who.user_id, *groups));
+  for (const auto& [md, role] : member) drives.push_back(md.id);
+  NUBO_ASSIGN_OR_RETURN(auto shared, t.ListSharedWith(who.user_id, *groups, UnixMillis(), 0, 1000));
+  for (const meta::SharedNode& sn : shared) {
+    NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(sn.node_id, 0));
+    if (n && std::find(drives.begin(), drives.end(), n->drive_id) == drives.end()) {
+      drives.push_back(n->drive_id);
+    }
+  }
+  return drives;
+}
+
 Result<Page> Files::Search(const Principal& who, meta::SearchFilter filter, std::string_view query,
                            std::string_view cursor, size_t limit) {
   if (query.empty()) return Status::InvalidArgument("q must not be empty");
   if (query.size() > 4 * kMaxNameBytes) return Status::InvalidArgument("q is too long");
   filter.needle = NameKey(query);
+  filter.name_match = search::TrigramPhrase(filter.needle);
   std::optional<std::pair<std::string, int64_t>> after;
   if (!cursor.empty()) {
     auto raw = HexDecode(cursor);
@@ -827,26 +851,8 @@ Result<Page> Files::Search(const Principal& who, meta::SearchFilter filter, std:
   Page page;
   std::optional<NodeRow> resume;  // where the next page starts after
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(auto d, t.GetPersonalDrive(who.user_id));
-    if (!d) return Status::NotFound("this account has no personal drive");
     authz::Checker check(t, who);
-    check.Know(*d);
-    NUBO_RETURN_IF_ERROR(check.RequireDrive(d->id, Action::kList));
-    // Every drive the caller reaches: its own, the shared drives it is a
-    // member of, and the drives holding what was shared with it (whose
-    // results are kept only where a grant reaches them).
-    std::vector<int64_t> drives{d->id};
-    NUBO_ASSIGN_OR_RETURN(const std::vector<int64_t>* groups, check.Groups());
-    NUBO_ASSIGN_OR_RETURN(auto member, t.ListMemberDrives(who.user_id, *groups));
-    for (const auto& [md, role] : member) drives.push_back(md.id);
-    NUBO_ASSIGN_OR_RETURN(auto shared,
-                          t.ListSharedWith(who.user_id, *groups, UnixMillis(), 0, 1000));
-    for (const meta::SharedNode& sn : shared) {
-      NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(sn.node_id, 0));
-      if (n && std::find(drives.begin(), drives.end(), n->drive_id) == drives.end()) {
-        drives.push_back(n->drive_id);
-      }
-    }
+    NUBO_ASSIGN_OR_RETURN(std::vector<int64_t> drives, SearchDrives(t, who, check));
     // One keyset query per drive in the same (sort_key, id) order, merged:
     // ids are unique across drives, so the union pages like one listing.
     // Rows are safe to return only up to the first drive's last row when
@@ -884,6 +890,83 @@ Result<Page> Files::Search(const Principal& who, meta::SearchFilter filter, std:
   if (resume) {
     std::string raw = "s2\n" + HexEncode(resume->sort_key.data(), resume->sort_key.size()) + "\n" +
                       std::to_string(resume->id);
+    page.next_cursor = HexEncode(raw.data(), raw.size());
+  }
+  return page;
+}
+
+}  // namespace nubo::files
+
+namespace nubo::files {
+
+Result<Files::TextPage> Files::SearchContent(const Principal& who, std::string_view query,
+                                             std::string_view cursor, size_t limit) {
+  if (query.size() > 4 * kMaxNameBytes) return Status::InvalidArgument("q is too long");
+  const std::string match = search::FtsQuery(query);
+  if (match.empty()) return Status::InvalidArgument("q must not be empty");
+  // "t1\n<rank as a hex float>\n<id>": results come best first.
+  std::optional<std::pair<double, int64_t>> after;
+  if (!cursor.empty()) {
+    auto raw = HexDecode(cursor);
+    auto parts = raw ? Split(*raw, '\n') : std::vector<std::string_view>{};
+    std::optional<int64_t> id;
+    double rank = 0;
+    if (parts.size() == 3 && parts[0] == "t1") {
+      std::string r(parts[1]);
+      char* end = nullptr;
+      rank = std::strtod(r.c_str(), &end);
+      if (end && *end == '\0' && !r.empty()) id = ParseInt64(parts[2]);
+    }
+    if (!id) return Status::InvalidArgument("malformed cursor");
+    after = std::make_pair(rank, *id);
+  }
+  TextPage page;
+  std::optional<meta::TextHit> resume;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    authz::Checker check(t, who);
+    NUBO_ASSIGN_OR_RETURN(std::vector<int64_t> drives, SearchDrives(t, who, check));
+    auto before = [](const meta::TextHit& a, const meta::TextHit& b) {
+      return a.rank != b.rank ? a.rank < b.rank : a.node.id < b.node.id;
+    };
+    // As for names: one ranked query per drive, merged; rows are safe up to
+    // the first drive's last row when that drive has more.
+    std::vector<meta::TextHit> merged;
+    std::optional<meta::TextHit> bound;
+    for (int64_t drive : drives) {
+      NUBO_ASSIGN_OR_RETURN(auto rows, t.SearchText(drive, match, after, limit + 1, who.user_id));
+      if (rows.size() > limit) {
+        rows.resize(limit);
+        if (!bound || before(rows.back(), *bound)) bound = rows.back();
+      }
+      for (auto& r : rows) merged.push_back(std::move(r));
+    }
+    std::sort(merged.begin(), merged.end(), before);
+    size_t examined = 0;
+    std::vector<int64_t> ids;
+    for (; examined < merged.size() && page.items.size() < limit; ++examined) {
+      meta::TextHit& h = merged[examined];
+      if (bound && before(*bound, h)) break;
+      resume = h;
+      auto p = check.On(h.node);
+      if (!p.ok() && p.status().code() != Code::kNotFound) return p.status();
+      if (p.ok() && p->Has(Action::kRead)) {
+        ids.push_back(h.node.id);
+        page.items.push_back({std::move(h.node), {}});
+      }
+    }
+    if (!bound && examined == merged.size()) resume.reset();
+    NUBO_ASSIGN_OR_RETURN(auto snippets, t.TextSnippets(match, ids));
+    for (auto& [id, text] : snippets) {
+      for (TextResult& r : page.items) {
+        if (r.node.id == id) r.snippet = std::move(text);
+      }
+    }
+    return Status::Ok();
+  }));
+  if (resume) {
+    char rank[64];
+    std::snprintf(rank, sizeof rank, "%a", resume->rank);
+    std::string raw = std::string("t1\n") + rank + "\n" + std::to_string(resume->node.id);
     page.next_cursor = HexEncode(raw.data(), raw.size());
   }
   return page;

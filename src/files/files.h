@@ -340,6 +340,23 @@ class Files {
   Result<Page> Search(const Principal& who, meta::SearchFilter filter, std::string_view query,
                       std::string_view cursor, size_t limit);
 
+  // Full-text search over the extracted text of every live file the caller
+  // may read, best match first, each with its highlighted excerpt (matched
+  // runs between \x02 and \x03). The caller's drives restrict the index
+  // query itself; a page may hold fewer than `limit` items (rows of
+  // drives reached through a grant outside it), next_cursor says whether
+  // more follow.
+  struct TextResult {
+    meta::NodeRow node;
+    std::string snippet;
+  };
+  struct TextPage {
+    std::vector<TextResult> items;
+    std::string next_cursor;
+  };
+  Result<TextPage> SearchContent(const Principal& who, std::string_view query,
+                                 std::string_view cursor, size_t limit);
+
   // Streams the subtree of each node (folders recursively, live nodes only)
   // as ZIP entries; names relative to the nodes' parent.
   Result<std::unique_ptr<ZipEntries>> ZipNodes(const Principal& who,
@@ -425,6 +442,11 @@ class Files {
   Result<meta::DriveRow> DriveFor(meta::ReadTxn& t, const Principal& who, std::string_view drive_id,
                                   int action);
   void Unreserve(int64_t reservation_id);
+  // Every drive whose nodes the caller may find: its personal drive (first),
+  // the shared drives it is a member of, and the drives holding what was
+  // shared with it (where only what a grant reaches is the caller's).
+  Result<std::vector<int64_t>> SearchDrives(meta::ReadTxn& t, const Principal& who,
+                                            authz::Checker& check);
 
   meta::MetaStore& meta_;
   blob::ChunkStore& chunks_;

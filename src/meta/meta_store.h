@@ -290,6 +290,9 @@ struct NodeCursor {
 
 struct SearchFilter {
   std::string needle;  // case-folded NFC substring of name_key; empty: any
+  // The needle as an FTS5 trigram phrase when it has three characters or
+  // more (the name index answers it); empty: scan with instr().
+  std::string name_match;
   std::optional<NodeKind> kind;
   std::string mime_prefix;
   std::optional<uint64_t> min_size, max_size;
@@ -390,6 +393,43 @@ struct LinkRow {
   // Read-only, joined: the node's public id and drive.
   std::string node_public_id;
   int64_t drive_id = 0;
+};
+
+// ---- Media and search (migration 0014) ----
+
+// Work queued on a node by the triggers of migration 0014.
+struct JobRow {
+  int64_t id = 0;
+  std::string kind;
+  int64_t node_id = 0;
+  int64_t gen = 0;  // bumped by every new request for the same (kind, node)
+  int64_t run_at_ms = 0;
+  int64_t attempts = 0;
+  int64_t lease_until_ms = 0;
+  std::string last_error;
+};
+
+struct JobCounts {
+  int64_t due = 0;       // waiting and runnable now
+  int64_t running = 0;   // leased
+  int64_t retrying = 0;  // failed at least once, waiting for their next attempt
+  int64_t done = 0;      // totals since the database was made
+  int64_t failed = 0;
+};
+
+// A derived media row (thumbnail variant of one content hash).
+struct DerivedRow {
+  Digest hash{};
+  int variant = 0;  // PERSISTED: 1 small, 2 large
+  int state = 0;    // PERSISTED: 0 stored, 1 none possible
+  int64_t bytes = 0;
+  int64_t created_at_ms = 0;
+};
+
+// One full-text match: the node, its rank (bm25; lower is better).
+struct TextHit {
+  NodeRow node;
+  double rank = 0;
 };
 
 class ReadTxn {
@@ -562,6 +602,25 @@ class ReadTxn {
   // By number (numerically).
   virtual Result<std::vector<NcUploadPart>> ListNcUploadParts(int64_t upload_id) = 0;
   virtual Result<std::vector<NcUploadRow>> ListExpiredNcUploads(int64_t now_ms, size_t limit) = 0;
+
+  // ---- Media and search ----
+  virtual Result<JobCounts> CountJobs(int64_t now_ms) = 0;
+  // Whether a job is due and free (cheap: workers ask before claiming).
+  virtual Result<bool> JobDue(int64_t now_ms) = 0;
+  // Jobs that failed at least once, most recent attempt first.
+  virtual Result<std::vector<JobRow>> ListRetryingJobs(size_t limit) = 0;
+  virtual Result<std::optional<DerivedRow>> GetDerived(const Digest& hash, int variant) = 0;
+  // Live files in `drive_id` whose text matches the FTS5 query `match`,
+  // best first ((rank, id) after `after`), at most `limit`.
+  virtual Result<std::vector<TextHit>> SearchText(
+      int64_t drive_id, const std::string& match,
+      const std::optional<std::pair<double, int64_t>>& after, size_t limit, int64_t viewer) = 0;
+  // The highlighted excerpt of each node's text for `match`: matched runs
+  // between \x02 and \x03. Nodes without text are left out.
+  virtual Result<std::vector<std::pair<int64_t, std::string>>> TextSnippets(
+      const std::string& match, const std::vector<int64_t>& node_ids) = 0;
+  // Whether the node has extracted text (tests, the admin page).
+  virtual Result<bool> HasText(int64_t node_id) = 0;
 
   // ---- Sharing ----
 
@@ -830,6 +889,22 @@ class WriteTxn : public ReadTxn {
   virtual Status SetDavCollectionProp(int64_t collection_id, const std::string& ns,
                                       const std::string& name,
                                       const std::optional<std::string>& value) = 0;
+
+  // ---- Media and search ----
+  // Leases the oldest due job for `lease_ms` and counts the attempt;
+  // nullopt when none is due.
+  virtual Result<std::optional<JobRow>> ClaimJob(int64_t now_ms, int64_t lease_ms) = 0;
+  // Retires the job unless it was requested again since it was claimed
+  // (gen moved on): then it is only released, due at once.
+  virtual Status FinishJob(const JobRow& job) = 0;
+  // Releases the job until `retry_at_ms` with its error.
+  virtual Status FailJob(const JobRow& job, const std::string& error, int64_t retry_at_ms) = 0;
+  // Replaces the node's extracted text (empty: none).
+  virtual Status PutText(int64_t node_id, const std::string& text) = 0;
+  virtual Status PutDerived(const DerivedRow& row) = 0;
+  // Deletes up to `limit` derived rows whose content no manifest holds any
+  // more and returns them (their files go next).
+  virtual Result<std::vector<DerivedRow>> TakeOrphanDerived(size_t limit) = 0;
 
   // ---- Nextcloud clients ----
   virtual Status InsertLoginFlow(LoginFlowRow& row) = 0;  // sets id

@@ -28,6 +28,9 @@ class Router;
 namespace nubo::meta {
 class MetaStore;
 }
+namespace nubo::media {
+class Thumbnails;
+}
 
 namespace nubo::nc {
 
@@ -39,7 +42,8 @@ struct NcDeps {
   files::Files& files;
   auth::LoginFlows& flows;
   ChunkedUploads& uploads;
-  share::Sharing& sharing;  // the OCS sharing API's model
+  share::Sharing& sharing;        // the OCS sharing API's model
+  media::Thumbnails& thumbnails;  // /index.php/core/preview
 };
 
 void RegisterNcRoutes(http::Router& router, NcDeps deps);

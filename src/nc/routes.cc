@@ -1,12 +1,15 @@
 // Discovery, OCS, Login Flow v2, avatars and the polled endpoints.
+#include <algorithm>
 #include <cstdio>
 
+#include "api/media_routes.h"
 #include "auth/accounts.h"
 #include "auth/authenticator.h"
 #include "auth/login_flows.h"
 #include "files/files.h"
 #include "http/router.h"
 #include "http/status_map.h"
+#include "media/thumbnails.h"
 #include "nc/chunked_uploads.h"
 #include "nc/nc.h"
 #include "nc/ocs.h"
@@ -289,6 +292,50 @@ void RegisterNcRoutes(http::Router& router, NcDeps deps) {
           return Avatar(req.Param("user"), px);
         },
         user);
+  }
+
+  // Previews (the apps' file lists and galleries): by file id, or by path
+  // below the caller's own root (preview.png?file=/a/b.jpg). x and y are the
+  // box the app wants; the small thumbnail serves up to 256 pixels, the
+  // large one beyond. What the caller may not read answers 404 like a
+  // file that does not exist.
+  media::Thumbnails* thumbs = &deps.thumbnails;
+  auto preview = [files, thumbs](Request& req) -> Response {
+    const auth::Principal& who = *req.principal;
+    std::string id;
+    if (auto fid = req.Query("fileId")) {
+      auto n = ParseUint64(*fid);
+      if (!n || *n > static_cast<uint64_t>(INT64_MAX)) {
+        return http::ErrorResponse(Status::InvalidArgument("fileId must be a number"));
+      }
+      auto node = files->GetByFileId(who, static_cast<int64_t>(*n));
+      if (!node.ok()) return http::ErrorResponse(node.status());
+      id = node->public_id;
+    } else if (auto path = req.Query("file")) {
+      std::vector<std::string> segments;
+      for (std::string_view s : Split(*path, '/')) {
+        if (!s.empty()) segments.emplace_back(s);
+      }
+      auto r = files->Resolve(who, segments);
+      if (!r.ok()) return http::ErrorResponse(r.status());
+      if (!r->node) return http::ErrorResponse(Status::NotFound("no such file"));
+      id = r->node->public_id;
+    } else {
+      return http::ErrorResponse(Status::InvalidArgument("fileId or file is required"));
+    }
+    uint64_t box = 0;
+    for (const char* k : {"x", "y"}) {
+      if (auto v = req.Query(k)) box = std::max(box, ParseUint64(*v).value_or(0));
+    }
+    auto fc = files->OpenContent(who, id);
+    if (!fc.ok()) return http::ErrorResponse(fc.status());
+    return api::ThumbnailResponse(*thumbs, req, *fc,
+                                  box > static_cast<uint64_t>(media::kSmallBox)
+                                      ? media::Variant::kLarge
+                                      : media::Variant::kSmall);
+  };
+  for (const char* p : {"/index.php/core/preview", "/index.php/core/preview.png"}) {
+    router.Add("GET", p, preview, user);
   }
 
   // Login Flow v2.

@@ -140,6 +140,32 @@ const std::vector<Setting>& Table() {
        "serve the Nextcloud client API (status.php, OCS, Login Flow v2, chunked uploads, "
        "trash bin); the files trees under /remote.php/ stay either way",
        false, Bool(&Config::nc_enabled)},
+      {"jobs.workers", "NUBO_JOBS_WORKERS", "1",
+       "background job threads (text extraction, thumbnails ahead of time); 0: this node runs "
+       "none",
+       false, Int(&Config::job_workers, 0, 64)},
+      {"jobs.lease", "NUBO_JOBS_LEASE", "5m",
+       "how long a worker holds a job before another may take it (a node that died mid-job)", false,
+       Duration(&Config::job_lease_ms, 1000, 24ull * 3'600'000)},
+      {"media.helper", "NUBO_MEDIA_HELPER", "",
+       "the media helper executable (empty: nubo-derive beside the nubo binary)", false,
+       [](Config& c, std::string_view v) -> Status {
+         c.media_helper = std::string(v);
+         return Status::Ok();
+       }},
+      {"media.ffmpeg", "NUBO_MEDIA_FFMPEG", "ffmpeg",
+       "the ffmpeg executable for video thumbnails (a path, or a name looked up in PATH)", false,
+       [](Config& c, std::string_view v) -> Status {
+         if (v.empty()) return Expect("expected a program");
+         c.media_ffmpeg = std::string(v);
+         return Status::Ok();
+       }},
+      {"media.max_pixels", "NUBO_MEDIA_MAX_PIXELS", "100000000",
+       "images with more pixels get no thumbnail (decompression bombs)", false,
+       Uint(&Config::media_max_pixels, 1, 1'000'000'000'000ull)},
+      {"media.timeout", "NUBO_MEDIA_TIMEOUT", "30s",
+       "longest a thumbnail or text extraction may run before it is killed", false,
+       Duration(&Config::media_timeout_ms, 1000, 3'600'000)},
       {"dav.propfind_infinity", "NUBO_DAV_PROPFIND_INFINITY", "false",
        "answer PROPFIND Depth: infinity (streamed) instead of 403 propfind-finite-depth", false,
        Bool(&Config::dav_propfind_infinity)},

@@ -36,6 +36,12 @@ struct Config {
   uint64_t max_upload = 0;  // 0: unlimited
   bool dav_propfind_infinity = false;
   bool nc_enabled = true;  // the Nextcloud client surface (src/nc)
+  int job_workers = 1;     // background job threads (0: none run here)
+  uint64_t job_lease_ms = 300'000;
+  std::string media_helper;  // empty: nubo-derive next to this binary
+  std::string media_ffmpeg = "ffmpeg";
+  uint64_t media_max_pixels = 100'000'000;
+  uint64_t media_timeout_ms = 30'000;
   uint64_t trash_retention_ms = 30ull * 24 * 3'600'000;
   uint64_t upload_session_ttl_ms = 24ull * 3'600'000;
   int versions_quota_percent = 50;

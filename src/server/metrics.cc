@@ -77,6 +77,11 @@ void Metrics::AddCounter(std::string name, std::string help, std::function<uint6
   external_.push_back({std::move(name), std::move(help), std::move(read)});
 }
 
+void Metrics::AddGauge(std::string name, std::string help, std::function<uint64_t()> read) {
+  std::lock_guard lock(mu_);
+  external_.push_back({std::move(name), std::move(help), std::move(read), true});
+}
+
 std::string Metrics::Render() const {
   std::string out;
   auto add = [&out](std::string s) { out += s; };
@@ -120,8 +125,8 @@ std::string Metrics::Render() const {
   add("# TYPE nubo_http_open_connections gauge\n");
   add(fmt::format("nubo_http_open_connections {}\n", open_connections()));
   for (const External& e : external_) {
-    add(fmt::format("# HELP {} {}\n# TYPE {} counter\n{} {}\n", e.name, e.help, e.name, e.name,
-                    e.read()));
+    add(fmt::format("# HELP {} {}\n# TYPE {} {}\n{} {}\n", e.name, e.help, e.name,
+                    e.gauge ? "gauge" : "counter", e.name, e.read()));
   }
   add("# HELP process_resident_memory_bytes Resident memory size in bytes.\n");
   add("# TYPE process_resident_memory_bytes gauge\n");

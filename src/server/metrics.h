@@ -29,6 +29,8 @@ class Metrics {
   // A counter kept elsewhere (e.g. Argon2 runs in the authenticator),
   // read when the exposition is rendered. Register before serving.
   void AddCounter(std::string name, std::string help, std::function<uint64_t()> read);
+  // The same for a value that goes up and down (queue lengths).
+  void AddGauge(std::string name, std::string help, std::function<uint64_t()> read);
 
   // The whole exposition, including process RSS read from /proc.
   std::string Render() const;
@@ -73,6 +75,7 @@ class Metrics {
   struct External {
     std::string name, help;
     std::function<uint64_t()> read;
+    bool gauge = false;
   };
   std::vector<External> external_;
 };

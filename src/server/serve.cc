@@ -14,6 +14,7 @@
 #include "api/delta_routes.h"
 #include "api/file_routes.h"
 #include "api/login_flow_routes.h"
+#include "api/media_routes.h"
 #include "api/share_routes.h"
 #include "api/tus_routes.h"
 #include "auth/authenticator.h"
@@ -29,6 +30,9 @@
 #include "groupdav/groupdav.h"
 #include "groupware/collections.h"
 #include "http/router.h"
+#include "jobs/runner.h"
+#include "media/derive_job.h"
+#include "media/thumbnails.h"
 #include "nc/chunked_uploads.h"
 #include "nc/nc.h"
 #include "server/auth_guard.h"
@@ -253,9 +257,51 @@ int RunServe(const Config& cfg) {
   auth::LoginFlows login_flows(meta);
   nc::ChunkedUploads nc_uploads(meta, files, uploads);
   api::RegisterLoginFlowRoutes(router, login_flows);
+  media::ThumbnailOptions topt;
+  topt.derived_dir = (fs::path(cfg.data_dir) / "derived").string();
+  topt.tmp_dir = fopt.tmp_dir;
+  topt.helper = cfg.media_helper.empty() ? media::DefaultHelperPath() : cfg.media_helper;
+  topt.ffmpeg = cfg.media_ffmpeg;
+  topt.max_pixels = static_cast<double>(cfg.media_max_pixels);
+  topt.limits.wall_ms = static_cast<int64_t>(cfg.media_timeout_ms);
+  topt.limits.cpu_seconds = std::max<int64_t>(1, static_cast<int64_t>(cfg.media_timeout_ms / 1000));
+  media::Thumbnails thumbnails(meta, chunks, topt);
+  api::RegisterMediaRoutes(router, {meta, files, thumbnails});
   if (cfg.nc_enabled) {
-    nc::RegisterNcRoutes(router, {meta, authn, files, login_flows, nc_uploads, sharing});
+    nc::RegisterNcRoutes(router,
+                         {meta, authn, files, login_flows, nc_uploads, sharing, thumbnails});
   }
+  metrics.AddCounter("nubo_thumbnails_made_total", "Thumbnails made by the media helper.",
+                     [&thumbnails] { return thumbnails.made(); });
+  // The queue lives in the database: these read it, so every node of a
+  // cluster reports the same figures.
+  auto job_counts = [&meta] {
+    meta::JobCounts c;
+    (void)meta.Read([&](meta::ReadTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(c, t.CountJobs(UnixMillis()));
+      return Status::Ok();
+    });
+    return c;
+  };
+  metrics.AddGauge("nubo_jobs_due", "Background jobs waiting to run.",
+                   [job_counts] { return static_cast<uint64_t>(job_counts().due); });
+  metrics.AddGauge("nubo_jobs_running", "Background jobs held by a worker.",
+                   [job_counts] { return static_cast<uint64_t>(job_counts().running); });
+  metrics.AddGauge("nubo_jobs_retrying", "Background jobs that failed and wait to be retried.",
+                   [job_counts] { return static_cast<uint64_t>(job_counts().retrying); });
+  metrics.AddCounter("nubo_jobs_done_total", "Background jobs completed.",
+                     [job_counts] { return static_cast<uint64_t>(job_counts().done); });
+  metrics.AddCounter("nubo_jobs_failed_total", "Background job attempts that failed.",
+                     [job_counts] { return static_cast<uint64_t>(job_counts().failed); });
+  media::DeriveJob derive(meta, chunks, thumbnails);
+  // A job holds its lease for at most a few helper runs; the lease must
+  // outlast them.
+  jobs::Runner runner(
+      meta, {.workers = std::max(1, cfg.job_workers),
+             .lease_ms = std::max<int64_t>(static_cast<int64_t>(cfg.job_lease_ms),
+                                           3 * static_cast<int64_t>(cfg.media_timeout_ms))});
+  runner.Handle("derive", [&derive](const meta::JobRow& job) { return derive.Run(job); });
+  if (cfg.job_workers > 0) runner.Start();
   std::vector<std::function<void(int64_t)>> upkeep;
   upkeep.push_back([&login_flows](int64_t now) {
     if (auto n = login_flows.Expire(now); !n.ok()) {
@@ -268,6 +314,14 @@ int RunServe(const Config& cfg) {
       spdlog::warn("chunked uploads: {}", n.status().ToString());
     } else if (*n > 0) {
       spdlog::info("chunked uploads: {} expired upload folders dropped", *n);
+    }
+  });
+  upkeep.push_back([&thumbnails](int64_t) {
+    auto n = thumbnails.CollectOrphans();
+    if (!n.ok()) {
+      spdlog::warn("thumbnails: {}", n.status().ToString());
+    } else if (*n > 0) {
+      spdlog::info("thumbnails: {} of deleted content removed", *n);
     }
   });
   Maintenance maintenance(files, uploads, meta, chunks, cfg.maintenance_interval_ms,

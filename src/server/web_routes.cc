@@ -6,6 +6,7 @@
 
 #include "files/mime.h"
 #include "http/body.h"
+#include "http/file_source.h"
 #include "http/router.h"
 #include "http/status_map.h"
 #include "util/posix_error.h"
@@ -23,33 +24,10 @@ constexpr const char* kCsp =
     "frame-src 'self'; object-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action "
     "'self'";
 
-class FileSource final : public http::BodySource {
- public:
-  FileSource(int fd, uint64_t size) : fd_(fd), size_(size) {}
-  ~FileSource() override { close(fd_); }
-  std::optional<uint64_t> Size() const override { return size_; }
-  Result<size_t> Read(char* buf, size_t cap) override {
-    for (;;) {
-      ssize_t n = read(fd_, buf, cap);
-      if (n >= 0) return static_cast<size_t>(n);
-      if (errno != EINTR) return PosixError("read web asset", errno);
-    }
-  }
-
- private:
-  int fd_;
-  uint64_t size_;
-};
-
 // Opens `path` if it is a regular file.
 std::optional<http::Response> ServeFile(const std::string& path, bool immutable) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return std::nullopt;
-  }
+  auto source = http::FileSource::Open(path);
+  if (!source) return std::nullopt;
   http::Response r;
   std::string mime = files::MimeFromExtension(path);
   if (mime.empty()) mime = "application/octet-stream";
@@ -61,7 +39,7 @@ std::optional<http::Response> ServeFile(const std::string& path, bool immutable)
   r.headers.Set("X-Content-Type-Options", "nosniff");
   r.headers.Set("Content-Security-Policy", kCsp);
   r.headers.Set("Referrer-Policy", "same-origin");
-  r.source = std::make_unique<FileSource>(fd, static_cast<uint64_t>(st.st_size));
+  r.source = std::move(source);
   return r;
 }
 

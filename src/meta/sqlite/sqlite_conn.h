@@ -68,6 +68,10 @@ class Stmt {
     sqlite3_bind_blob(s_, i, b.empty() ? "" : b.data(), static_cast<int>(b.size()), SQLITE_STATIC);
     return *this;
   }
+  Stmt& BindReal(int i, double v) {
+    sqlite3_bind_double(s_, i, v);
+    return *this;
+  }
   Stmt& BindNull(int i) {
     sqlite3_bind_null(s_, i);
     return *this;
@@ -84,6 +88,7 @@ class Stmt {
     return r.ok() ? Status::Ok() : r.status();
   }
   int64_t Int(int col) const { return sqlite3_column_int64(s_, col); }
+  double Real(int col) const { return sqlite3_column_double(s_, col); }
   std::string Text(int col) const {
     const unsigned char* p = sqlite3_column_text(s_, col);
     return p ? std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(s_, col))

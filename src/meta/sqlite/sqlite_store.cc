@@ -14,6 +14,7 @@
 #include "meta/sqlite/sqlite_conn.h"
 #include "meta/sqlite/sqlite_groupware.h"
 #include "meta/sqlite/sqlite_history.h"
+#include "meta/sqlite/sqlite_media.h"
 #include "meta/sqlite/sqlite_nc.h"
 #include "util/time.h"
 
@@ -516,6 +517,22 @@ class SqliteTxn final : public WriteTxn {
     return sqlite::SetDavCollectionProp(c_, collection_id, ns, name, value);
   }
 
+  // ---- Media and search (sqlite_media.cc) ----
+  Result<std::optional<JobRow>> ClaimJob(int64_t now_ms, int64_t lease_ms) override {
+    return sqlite::ClaimJob(c_, now_ms, lease_ms);
+  }
+  Status FinishJob(const JobRow& job) override { return sqlite::FinishJob(c_, job); }
+  Status FailJob(const JobRow& job, const std::string& error, int64_t retry_at_ms) override {
+    return sqlite::FailJob(c_, job, error, retry_at_ms);
+  }
+  Status PutText(int64_t node_id, const std::string& text) override {
+    return sqlite::PutText(c_, node_id, text);
+  }
+  Status PutDerived(const DerivedRow& row) override { return sqlite::PutDerived(c_, row); }
+  Result<std::vector<DerivedRow>> TakeOrphanDerived(size_t limit) override {
+    return sqlite::TakeOrphanDerived(c_, limit);
+  }
+
   // ---- Nextcloud clients (sqlite_nc.cc) ----
   Result<std::optional<LoginFlowRow>> GetLoginFlowByToken(const std::string& token) override {
     return sqlite::GetLoginFlowByToken(c_, token);
@@ -836,15 +853,21 @@ class SqliteTxn final : public WriteTxn {
       const std::optional<std::pair<std::string, int64_t>>& after, size_t limit,
       int64_t viewer) override {
     // Names are case-folded NFC in name_key, so a byte substring test on
-    // the folded needle is a Unicode-aware case-insensitive match.
-    static const std::string sql =
-        std::string(kNodeSelect) +
-        "WHERE n.drive_id = ?2 AND n.trash_root IS NULL AND n.parent_id IS NOT NULL "
+    // the folded needle is a Unicode-aware case-insensitive match. Needles
+    // of three characters or more are looked up in the trigram index
+    // (node_names) instead of scanning the drive.
+    static const std::string tail =
+        "n.drive_id = ?2 AND n.trash_root IS NULL AND n.parent_id IS NOT NULL "
         "AND (n.sort_key, n.id) > (?3, ?4) AND instr(n.name_key, ?5) > 0 "
         "AND (?6 < 0 OR n.kind = ?6) AND substr(n.mime, 1, length(?7)) = ?7 "
         "AND n.size >= ?8 AND n.size <= ?9 AND n.mtime >= ?10 AND n.mtime <= ?11 "
         "ORDER BY n.sort_key, n.id LIMIT ?12";
-    NUBO_PREPARE(s, c_, sql.c_str());
+    static const std::string scan = std::string(kNodeSelect) + "WHERE " + tail;
+    static const std::string indexed =
+        std::string(kNodeSelect) +
+        "WHERE n.id IN (SELECT rowid FROM node_names WHERE node_names MATCH ?13) AND " + tail;
+    const bool use_index = !f.name_match.empty();
+    NUBO_PREPARE(s, c_, use_index ? indexed.c_str() : scan.c_str());
     std::string after_key = after ? after->first : std::string();
     s.Bind(1, viewer)
         .Bind(2, drive_id)
@@ -858,8 +881,44 @@ class SqliteTxn final : public WriteTxn {
     s.Bind(10, f.modified_after_ms.value_or(INT64_MIN))
         .Bind(11, f.modified_before_ms.value_or(INT64_MAX));
     s.Bind(12, static_cast<int64_t>(limit));
+    if (use_index) s.Bind(13, f.name_match);
     return Rows<NodeRow>(s, NodeFrom);
   }
+  Result<std::vector<TextHit>> SearchText(int64_t drive_id, const std::string& match,
+                                          const std::optional<std::pair<double, int64_t>>& after,
+                                          size_t limit, int64_t viewer) override {
+    // bm25 over every match of the query, restricted to the drive's live
+    // files in the same statement; (rank, id) pages like a keyset.
+    static const std::string sql =
+        "SELECT " + std::string(kNodeCols) +
+        ", t.r FROM (SELECT rowid AS id, bm25(doc_text) AS r FROM doc_text WHERE doc_text MATCH "
+        "?3) t "
+        "JOIN nodes n ON n.id = t.id WHERE n.drive_id = ?2 AND n.trash_root IS NULL "
+        "AND (?4 = 0 OR t.r > ?5 OR (t.r = ?5 AND n.id > ?6)) ORDER BY t.r, n.id LIMIT ?7";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, viewer).Bind(2, drive_id).Bind(3, match);
+    s.Bind(4, int64_t{after ? 1 : 0}).BindReal(5, after ? after->first : 0.0);
+    s.Bind(6, after ? after->second : int64_t{0}).Bind(7, static_cast<int64_t>(limit));
+    std::vector<TextHit> out;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) return out;
+      out.push_back(TextHit{NodeFrom(s), s.Real(kNodeColCount)});
+    }
+  }
+  Result<JobCounts> CountJobs(int64_t now_ms) override { return sqlite::CountJobs(c_, now_ms); }
+  Result<bool> JobDue(int64_t now_ms) override { return sqlite::JobDue(c_, now_ms); }
+  Result<std::vector<JobRow>> ListRetryingJobs(size_t limit) override {
+    return sqlite::ListRetryingJobs(c_, limit);
+  }
+  Result<std::optional<DerivedRow>> GetDerived(const Digest& hash, int variant) override {
+    return sqlite::GetDerived(c_, hash, variant);
+  }
+  Result<std::vector<std::pair<int64_t, std::string>>> TextSnippets(
+      const std::string& match, const std::vector<int64_t>& node_ids) override {
+    return sqlite::TextSnippets(c_, match, node_ids);
+  }
+  Result<bool> HasText(int64_t node_id) override { return sqlite::HasText(c_, node_id); }
   Result<std::optional<int64_t>> FindDriveManifest(int64_t drive_id, const Digest& hash) override {
     NUBO_PREPARE(s, c_,
                  "SELECT m.id FROM manifests m JOIN nodes n ON n.manifest_id = m.id "

@@ -1,0 +1,144 @@
+#include "api/media_routes.h"
+
+#include "api/json.h"
+#include "api/node_json.h"
+#include "api/route_options.h"
+#include "http/conditional.h"
+#include "http/file_source.h"
+#include "http/status_map.h"
+#include "search/query.h"
+#include "util/strings.h"
+#include "util/time.h"
+
+namespace nubo::api {
+
+namespace {
+
+using http::Request;
+using http::Response;
+
+const auth::Principal& Who(const Request& req) { return *req.principal; }
+
+Result<size_t> Limit(const Request& req, size_t fallback) {
+  auto v = req.Query("limit");
+  if (!v) return fallback;
+  auto n = ParseUint64(*v);
+  if (!n || *n < 1 || *n > 100) return Status::InvalidArgument("limit must be 1..100");
+  return static_cast<size_t>(*n);
+}
+
+std::string SnippetJson(const std::string& snippet) {
+  std::string j = "[";
+  bool first = true;
+  for (const search::Segment& s : search::SplitSnippet(snippet)) {
+    if (!first) j += ",";
+    first = false;
+    j += "{\"text\":" + JsonQuote(s.text) + ",\"match\":" + (s.match ? "true" : "false") + "}";
+  }
+  return j + "]";
+}
+
+}  // namespace
+
+Response ThumbnailResponse(media::Thumbnails& thumbnails, const Request& req,
+                           const files::FileContent& fc, media::Variant v) {
+  auto path = thumbnails.Get(fc.node, fc.chunks, v);
+  if (!path.ok()) return http::ErrorResponse(path.status());
+  auto source = http::FileSource::Open(*path);
+  if (!source) return http::ErrorResponse(Status::NotFound("no preview for this file"));
+  const std::string hash = files::HashHex(fc.node.hash).substr(0, 32);
+  http::Validators val;
+  val.etag = "\"" + hash + "-" + std::to_string(static_cast<int>(v)) + "\"";
+  Response r;
+  r.headers.Set("ETag", *val.etag);
+  // The URL names this content: it may be kept for good. Otherwise the
+  // same URL shows new content after an upload, so it is revalidated.
+  const bool named = req.Query("v").value_or("") == hash;
+  r.headers.Set("Cache-Control",
+                named ? "private, max-age=31536000, immutable" : "private, no-cache");
+  r.headers.Set("X-Content-Type-Options", "nosniff");
+  if (http::EvaluatePreconditions(req.method, req.headers, val) ==
+      http::Precondition::kNotModified) {
+    r.status = 304;
+    return r;
+  }
+  r.status = 200;
+  r.headers.Set("Content-Type", "image/webp");
+  r.source = std::move(source);
+  return r;
+}
+
+void RegisterMediaRoutes(http::Router& router, MediaRoutesDeps deps) {
+  files::Files* f = &deps.files;
+  media::Thumbnails* thumbs = &deps.thumbnails;
+  meta::MetaStore* meta = &deps.meta;
+  constexpr http::RouteOptions kRead = PlainRoute(http::Access::kUser);
+
+  // The same for a public link's bearer (its grid view): what the link
+  // lets it read, as its role says (a file drop reads nothing).
+  auto thumbnail = [f, thumbs](Request& req) {
+    std::string size = req.Query("size").value_or("small");
+    media::Variant v;
+    if (size == "small") {
+      v = media::Variant::kSmall;
+    } else if (size == "large") {
+      v = media::Variant::kLarge;
+    } else {
+      return http::ErrorResponse(Status::InvalidArgument("size must be small or large"));
+    }
+    NUBO_OR_ERROR(fc, f->OpenContent(Who(req), req.Param("id")));
+    return ThumbnailResponse(*thumbs, req, fc, v);
+  };
+  router.Add("GET", "/api/v1/nodes/{id}/thumbnail", thumbnail, kRead);
+  router.Add("GET", "/api/v1/public/{token}/nodes/{id}/thumbnail", thumbnail,
+             PlainRoute(http::Access::kLink));
+
+  router.Add(
+      "GET", "/api/v1/search/content",
+      [f](Request& req) {
+        NUBO_OR_ERROR(limit, Limit(req, 20));
+        NUBO_OR_ERROR(page, f->SearchContent(Who(req), req.Query("q").value_or(""),
+                                             req.Query("cursor").value_or(""), limit));
+        std::string j = "{\"items\":[";
+        for (size_t i = 0; i < page.items.size(); ++i) {
+          if (i) j += ",";
+          j += "{\"node\":" + NodeJson(page.items[i].node) +
+               ",\"snippet\":" + SnippetJson(page.items[i].snippet) + "}";
+        }
+        j += "],\"next_cursor\":" +
+             (page.next_cursor.empty() ? std::string("null") : JsonQuote(page.next_cursor)) + "}\n";
+        return Response::Json(200, std::move(j));
+      },
+      kRead);
+
+  router.Add(
+      "GET", "/api/v1/admin/jobs",
+      [meta](Request& req) {
+        meta::JobCounts counts;
+        std::vector<meta::JobRow> failing;
+        Status st = meta->Read([&](meta::ReadTxn& t) -> Status {
+          NUBO_ASSIGN_OR_RETURN(counts, t.CountJobs(UnixMillis()));
+          NUBO_ASSIGN_OR_RETURN(failing, t.ListRetryingJobs(50));
+          return Status::Ok();
+        });
+        if (!st.ok()) return http::ErrorResponse(st);
+        std::string j = "{\"due\":" + std::to_string(counts.due) +
+                        ",\"running\":" + std::to_string(counts.running) +
+                        ",\"retrying\":" + std::to_string(counts.retrying) +
+                        ",\"done\":" + std::to_string(counts.done) +
+                        ",\"failed\":" + std::to_string(counts.failed) + ",\"failing\":[";
+        for (size_t i = 0; i < failing.size(); ++i) {
+          const meta::JobRow& r = failing[i];
+          if (i) j += ",";
+          const bool parked = r.run_at_ms >= INT64_MAX / 4;
+          j += "{\"kind\":" + JsonQuote(r.kind) + ",\"attempts\":" + std::to_string(r.attempts) +
+               ",\"error\":" + JsonQuote(r.last_error) +
+               ",\"next_attempt\":" + (parked ? std::string("null") : std::to_string(r.run_at_ms)) +
+               "}";
+        }
+        return Response::Json(200, j + "]}\n");
+      },
+      PlainRoute(http::Access::kAdmin));
+}
+
+}  // namespace nubo::api

@@ -1,0 +1,31 @@
+// The "derive" job (queued by migration 0014's triggers whenever a file is
+// created or its content changes): extracts the file's text into the
+// full-text index and makes its small thumbnail ahead of the first
+// request. Idempotent: running it twice leaves the same rows; text is
+// stored only while the node still has the content it was read from.
+#pragma once
+
+#include "blob/chunk_store.h"
+#include "media/thumbnails.h"
+#include "meta/meta_store.h"
+#include "util/status.h"
+
+namespace nubo::media {
+
+class DeriveJob {
+ public:
+  DeriveJob(meta::MetaStore& meta, blob::ChunkStore& chunks, Thumbnails& thumbnails)
+      : meta_(meta), chunks_(chunks), thumbnails_(thumbnails) {}
+
+  Status Run(const meta::JobRow& job);
+
+ private:
+  Result<std::string> ExtractText(const meta::NodeRow& node,
+                                  const std::vector<meta::ManifestChunk>& chunks);
+
+  meta::MetaStore& meta_;
+  blob::ChunkStore& chunks_;
+  Thumbnails& thumbnails_;
+};
+
+}  // namespace nubo::media

@@ -1,0 +1,228 @@
+#include "media/thumbnails.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <csignal>
+#include <filesystem>
+
+#include "util/fs.h"
+#include "util/posix_error.h"
+#include "util/time.h"
+
+namespace nubo::media {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  return out;
+}
+
+// Exit statuses of nubo-derive (src/derive/main.cc).
+constexpr int kUndecodable = 3, kTooLarge = 4;
+
+bool IsVideo(std::string_view mime) { return mime.rfind("video/", 0) == 0; }
+
+// Unlinks a temp file when it goes out of scope.
+struct TempFile {
+  std::string path;
+  ~TempFile() {
+    if (!path.empty()) unlink(path.c_str());
+  }
+};
+
+}  // namespace
+
+int BoxOf(Variant v) { return v == Variant::kSmall ? kSmallBox : kLargeBox; }
+
+bool Previewable(std::string_view name, std::string_view mime) {
+  std::string m = Lower(mime.substr(0, mime.find(';')));
+  static constexpr std::array<std::string_view, 10> kImages = {
+      "image/jpeg", "image/png",  "image/webp", "image/gif",     "image/tiff",
+      "image/heic", "image/heif", "image/avif", "image/svg+xml", "image/jxl"};
+  if (std::find(kImages.begin(), kImages.end(), m) != kImages.end()) return true;
+  if (m == "application/pdf" || IsVideo(m)) return true;
+  std::string n = Lower(name);
+  size_t dot = n.rfind('.');
+  std::string ext = dot == std::string::npos ? "" : n.substr(dot + 1);
+  static constexpr std::array<std::string_view, 12> kExt = {
+      "jpg", "jpeg", "png", "webp", "gif", "tif", "tiff", "heic", "avif", "svg", "pdf", "jxl"};
+  return std::find(kExt.begin(), kExt.end(), ext) != kExt.end();
+}
+
+std::string DefaultHelperPath() {
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "nubo-derive";
+  return (self.parent_path() / "nubo-derive").string();
+}
+
+Thumbnails::Thumbnails(meta::MetaStore& meta, blob::ChunkStore& chunks, ThumbnailOptions options)
+    : meta_(meta), chunks_(chunks), options_(std::move(options)) {}
+
+std::string Thumbnails::PathFor(const meta::Digest& hash, Variant v) const {
+  std::string hex = DigestHex(hash);
+  return options_.derived_dir + "/" + hex.substr(0, 2) + "/" + hex + "-" +
+         std::to_string(static_cast<int>(v)) + ".webp";
+}
+
+Result<std::string> Thumbnails::Materialize(const std::vector<meta::ManifestChunk>& chunks) {
+  std::string tmpl = options_.tmp_dir + "/derive-XXXXXX";
+  int fd = mkostemp(tmpl.data(), O_CLOEXEC);
+  if (fd < 0) return PosixError("temp file in " + options_.tmp_dir, errno);
+  std::string path = tmpl;
+  std::vector<char> buf;
+  Status st;
+  for (const meta::ManifestChunk& c : chunks) {
+    buf.resize(c.size);
+    st = chunks_.Read(c.hash, 0, c.size, buf.data());
+    if (st.ok()) st = WriteAll(fd, buf.data(), c.size, path);
+    if (!st.ok()) break;
+  }
+  close(fd);
+  if (!st.ok()) {
+    unlink(path.c_str());
+    return st;
+  }
+  return path;
+}
+
+Result<std::string> Thumbnails::Get(const meta::NodeRow& node,
+                                    const std::vector<meta::ManifestChunk>& chunks, Variant v) {
+  if (node.folder() || !Previewable(node.name, node.mime)) {
+    return Status::NotFound("no preview for this file");
+  }
+  std::optional<meta::DerivedRow> row;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(row, t.GetDerived(node.hash, static_cast<int>(v)));
+    return Status::Ok();
+  }));
+  std::string path = PathFor(node.hash, v);
+  if (row && row->state == 1) return Status::NotFound("no preview for this file");
+  if (row && access(path.c_str(), R_OK) == 0) return path;
+  // Single flight: the first caller makes it, the others wait for it.
+  std::string key = DigestHex(node.hash) + "-" + std::to_string(static_cast<int>(v));
+  std::shared_ptr<Flight> flight;
+  {
+    std::unique_lock lock(mu_);
+    auto it = flights_.find(key);
+    if (it == flights_.end()) {
+      flight = std::make_shared<Flight>();
+      flights_.emplace(key, flight);
+    } else {
+      flight = it->second;
+      cv_.wait(lock, [&] { return flight->done; });
+      return flight->result;
+    }
+  }
+  Result<std::string> made = Make(node, chunks, v);
+  {
+    std::lock_guard lock(mu_);
+    flight->result = made;
+    flight->done = true;
+    flights_.erase(key);
+  }
+  cv_.notify_all();
+  return made;
+}
+
+Result<std::string> Thumbnails::Make(const meta::NodeRow& node,
+                                     const std::vector<meta::ManifestChunk>& chunks, Variant v) {
+  auto record = [&](int state, int64_t bytes) {
+    meta::DerivedRow r;
+    r.hash = node.hash;
+    r.variant = static_cast<int>(v);
+    r.state = state;
+    r.bytes = bytes;
+    r.created_at_ms = UnixMillis();
+    return meta_.Write([&](meta::WriteTxn& t) { return t.PutDerived(r); });
+  };
+  if (node.size > options_.max_input_bytes) {
+    NUBO_RETURN_IF_ERROR(record(1, 0));
+    return Status::NotFound("no preview for this file (too large)");
+  }
+  NUBO_ASSIGN_OR_RETURN(std::string input, Materialize(chunks));
+  TempFile in{input}, frame, out{input + ".webp"};
+  std::string source = input;
+  if (IsVideo(Lower(node.mime))) {
+    // A representative frame (of the first 50) as PNG, then the same path
+    // as an image. Fixed arguments, no shell; "-nostdin" so it never reads
+    // a terminal.
+    frame.path = input + ".png";
+    NUBO_ASSIGN_OR_RETURN(
+        jobs::IsolateResult r,
+        jobs::RunIsolated(
+            {options_.ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error", "-i", input, "-vf",
+             "thumbnail=50", "-frames:v", "1", "-f", "image2", "-c:v", "png", "-y", frame.path},
+            options_.limits));
+    struct stat st {};
+    if (r.timed_out || r.exit_code != 0 || stat(frame.path.c_str(), &st) != 0 || st.st_size == 0) {
+      // No frame within the limits (a stream that stalls the decoder
+      // included): recorded like any undecodable file.
+      NUBO_RETURN_IF_ERROR(record(1, 0));
+      return Status::NotFound("no preview for this file");
+    }
+    source = frame.path;
+  }
+  NUBO_ASSIGN_OR_RETURN(
+      jobs::IsolateResult r,
+      jobs::RunIsolated({options_.helper, "thumb", source, out.path, std::to_string(BoxOf(v)),
+                         std::to_string(static_cast<int64_t>(options_.max_pixels))},
+                        options_.limits));
+  if (r.exit_code == kUndecodable || r.exit_code == kTooLarge || r.timed_out ||
+      r.signal == SIGXCPU || r.signal == SIGKILL) {
+    // Not decodable, over a limit, or a decoder that ran out of time: a
+    // fact about this content, recorded once.
+    NUBO_RETURN_IF_ERROR(record(1, 0));
+    return Status::NotFound("no preview for this file");
+  }
+  if (r.exit_code != 0) {
+    return Status::Internal("thumbnail helper failed (" +
+                            (r.signal ? "signal " + std::to_string(r.signal)
+                                      : "status " + std::to_string(r.exit_code)) +
+                            "): " + r.stderr_tail);
+  }
+  // Durable like everything else: fsync, rename into place, fsync the
+  // directory, then the row.
+  std::string dest = PathFor(node.hash, v);
+  std::string dir = fs::path(dest).parent_path().string();
+  NUBO_RETURN_IF_ERROR(MakeDirsDurable(dir));
+  int fd = open(out.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return PosixError(out.path, errno);
+  struct stat st {};
+  int rc = fstat(fd, &st) == 0 && fsync(fd) == 0 ? 0 : errno;
+  close(fd);
+  if (rc) return PosixError("fsync " + out.path, rc);
+  if (rename(out.path.c_str(), dest.c_str()) != 0) return PosixError("rename " + dest, errno);
+  out.path.clear();
+  NUBO_RETURN_IF_ERROR(FsyncDir(dir));
+  NUBO_RETURN_IF_ERROR(record(0, st.st_size));
+  made_.fetch_add(1);
+  return dest;
+}
+
+Result<int64_t> Thumbnails::CollectOrphans() {
+  int64_t removed = 0;
+  for (;;) {
+    std::vector<meta::DerivedRow> rows;
+    NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(rows, t.TakeOrphanDerived(500));
+      return Status::Ok();
+    }));
+    for (const meta::DerivedRow& r : rows) {
+      if (r.state == 0 && unlink(PathFor(r.hash, static_cast<Variant>(r.variant)).c_str()) == 0) {
+        ++removed;
+      }
+    }
+    if (rows.size() < 500) return removed;
+  }
+}
+
+}  // namespace nubo::media

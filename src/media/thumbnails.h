@@ -1,0 +1,92 @@
+// Thumbnails (docs/media-and-search.md): WebP previews of images, PDFs and
+// videos, made by the isolated media helper (src/derive) and kept as
+// derived data keyed by the content hash — copies of a file share them,
+// a changed file gets new ones, and rows whose content is gone are
+// collected with their files. Made on first request (concurrent requests
+// for the same one share one run) and ahead of time by the derive job.
+// What cannot be made (not decodable, over a limit) is recorded once, so a
+// broken file is not retried on every request. Thread-safe.
+//
+// Authorization is the caller's: it hands in a node and chunks it read
+// through the files domain (Files::OpenContent checks kRead).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "blob/chunk_store.h"
+#include "jobs/isolate.h"
+#include "meta/meta_store.h"
+#include "util/status.h"
+
+namespace nubo::media {
+
+enum class Variant { kSmall = 1, kLarge = 2 };  // PERSISTED in derived.variant
+inline constexpr int kSmallBox = 256;
+inline constexpr int kLargeBox = 1024;
+int BoxOf(Variant v);
+
+struct ThumbnailOptions {
+  std::string derived_dir;  // <data>/derived
+  std::string tmp_dir;      // <data>/tmp
+  std::string helper;       // the nubo-derive executable
+  std::string ffmpeg = "ffmpeg";
+  uint64_t max_input_bytes = 512ULL << 20;  // larger files get no thumbnail
+  double max_pixels = 100e6;                // decompression-bomb limit
+  jobs::IsolateLimits limits;
+};
+
+// Whether a thumbnail may exist for this file (by type): images libvips
+// reads, PDF, SVG, video.
+bool Previewable(std::string_view name, std::string_view mime);
+
+// The helper next to the running server binary ("nubo-derive").
+std::string DefaultHelperPath();
+
+class Thumbnails {
+ public:
+  Thumbnails(meta::MetaStore& meta, blob::ChunkStore& chunks, ThumbnailOptions options);
+
+  // The path of the thumbnail file for `node` (whose content is `chunks`),
+  // making it when missing. NotFound when none can exist.
+  Result<std::string> Get(const meta::NodeRow& node, const std::vector<meta::ManifestChunk>& chunks,
+                          Variant v);
+
+  // Deletes the files of derived rows whose content no longer exists.
+  // Returns how many were removed.
+  Result<int64_t> CollectOrphans();
+
+  uint64_t made() const { return made_.load(); }
+
+  // Writes the content of `chunks` to a new temp file and returns its path
+  // (the caller unlinks it). Shared with the derive job.
+  Result<std::string> Materialize(const std::vector<meta::ManifestChunk>& chunks);
+
+  const ThumbnailOptions& options() const { return options_; }
+
+ private:
+  struct Flight {
+    bool done = false;
+    Result<std::string> result{Status::Internal("pending")};
+  };
+  std::string PathFor(const meta::Digest& hash, Variant v) const;
+  Result<std::string> Make(const meta::NodeRow& node,
+                           const std::vector<meta::ManifestChunk>& chunks, Variant v);
+
+  meta::MetaStore& meta_;
+  blob::ChunkStore& chunks_;
+  ThumbnailOptions options_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::string, std::shared_ptr<Flight>> flights_;
+  std::atomic<uint64_t> made_{0};
+};
+
+}  // namespace nubo::media

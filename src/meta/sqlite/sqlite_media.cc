@@ -1,0 +1,193 @@
+#include "meta/sqlite/sqlite_media.h"
+
+namespace nubo::meta::sqlite {
+
+namespace {
+
+constexpr const char* kJobSelect =
+    "SELECT id, kind, node_id, gen, run_at, attempts, lease_until, last_error FROM jobs ";
+
+JobRow JobFrom(const Stmt& s) {
+  JobRow j;
+  j.id = s.Int(0);
+  j.kind = s.Text(1);
+  j.node_id = s.Int(2);
+  j.gen = s.Int(3);
+  j.run_at_ms = s.Int(4);
+  j.attempts = s.Int(5);
+  j.lease_until_ms = s.Int(6);
+  j.last_error = s.Text(7);
+  return j;
+}
+
+DerivedRow DerivedFrom(const Stmt& s) {
+  DerivedRow d;
+  d.hash = s.Hash(0);
+  d.variant = static_cast<int>(s.Int(1));
+  d.state = static_cast<int>(s.Int(2));
+  d.bytes = s.Int(3);
+  d.created_at_ms = s.Int(4);
+  return d;
+}
+
+Status CountStat(Conn& c, const std::string& kind, bool done) {
+  NUBO_PREPARE(s, c,
+               "INSERT INTO job_stats (kind, done, failed) VALUES (?1, ?2, ?3) "
+               "ON CONFLICT (kind) DO UPDATE SET done = done + ?2, failed = failed + ?3");
+  s.Bind(1, kind).Bind(2, int64_t{done ? 1 : 0}).Bind(3, int64_t{done ? 0 : 1});
+  return s.Exec();
+}
+
+}  // namespace
+
+Result<JobCounts> CountJobs(Conn& c, int64_t now_ms) {
+  JobCounts out;
+  {
+    NUBO_PREPARE(s, c,
+                 "SELECT ifnull(sum(lease_until > ?1), 0), "
+                 "ifnull(sum(lease_until <= ?1 AND attempts > 0), 0), "
+                 "ifnull(sum(lease_until <= ?1 AND attempts = 0), 0) FROM jobs");
+    s.Bind(1, now_ms);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (row) {
+      out.running = s.Int(0);
+      out.retrying = s.Int(1);
+      out.due = s.Int(2);
+    }
+  }
+  NUBO_PREPARE(s, c, "SELECT ifnull(sum(done), 0), ifnull(sum(failed), 0) FROM job_stats");
+  NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+  if (row) {
+    out.done = s.Int(0);
+    out.failed = s.Int(1);
+  }
+  return out;
+}
+
+Result<bool> JobDue(Conn& c, int64_t now_ms) {
+  NUBO_PREPARE(s, c, "SELECT 1 FROM jobs WHERE run_at <= ?1 AND lease_until <= ?1 LIMIT 1");
+  s.Bind(1, now_ms);
+  return s.Step();
+}
+
+Result<std::vector<JobRow>> ListRetryingJobs(Conn& c, size_t limit) {
+  static const std::string sql =
+      std::string(kJobSelect) +
+      "WHERE attempts > 0 AND last_error != '' ORDER BY run_at DESC LIMIT ?";
+  NUBO_PREPARE(s, c, sql.c_str());
+  s.Bind(1, static_cast<int64_t>(limit));
+  return Rows<JobRow>(s, JobFrom);
+}
+
+Result<std::optional<DerivedRow>> GetDerived(Conn& c, const Digest& hash, int variant) {
+  NUBO_PREPARE(s, c,
+               "SELECT hash, variant, state, bytes, created_at FROM derived "
+               "WHERE hash = ? AND variant = ?");
+  s.Bind(1, hash).Bind(2, int64_t{variant});
+  return One<DerivedRow>(s, DerivedFrom);
+}
+
+Result<std::vector<std::pair<int64_t, std::string>>> TextSnippets(
+    Conn& c, const std::string& match, const std::vector<int64_t>& node_ids) {
+  std::vector<std::pair<int64_t, std::string>> out;
+  // One row at a time: snippet() runs only for the page's rows, never for
+  // every match of the query.
+  NUBO_PREPARE(s, c,
+               "SELECT snippet(doc_text, 0, char(2), char(3), '…', 16) FROM doc_text "
+               "WHERE doc_text MATCH ?1 AND rowid = ?2");
+  for (int64_t id : node_ids) {
+    s.Bind(1, match).Bind(2, id);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (row) out.emplace_back(id, s.Text(0));
+    s.Reset();
+  }
+  return out;
+}
+
+Result<bool> HasText(Conn& c, int64_t node_id) {
+  NUBO_PREPARE(s, c, "SELECT 1 FROM doc_text WHERE rowid = ?");
+  s.Bind(1, node_id);
+  return s.Step();
+}
+
+Result<std::optional<JobRow>> ClaimJob(Conn& c, int64_t now_ms, int64_t lease_ms) {
+  static const std::string sql =
+      std::string(kJobSelect) +
+      "WHERE run_at <= ?1 AND lease_until <= ?1 ORDER BY run_at, id LIMIT 1";
+  std::optional<JobRow> job;
+  {
+    NUBO_PREPARE(s, c, sql.c_str());
+    s.Bind(1, now_ms);
+    NUBO_ASSIGN_OR_RETURN(job, One<JobRow>(s, JobFrom));
+  }
+  if (!job) return job;
+  NUBO_PREPARE(u, c, "UPDATE jobs SET lease_until = ?2, attempts = attempts + 1 WHERE id = ?1");
+  job->lease_until_ms = now_ms + lease_ms;
+  job->attempts += 1;
+  u.Bind(1, job->id).Bind(2, job->lease_until_ms);
+  NUBO_RETURN_IF_ERROR(u.Exec());
+  return job;
+}
+
+Status FinishJob(Conn& c, const JobRow& job) {
+  NUBO_PREPARE(d, c, "DELETE FROM jobs WHERE id = ? AND gen = ?");
+  d.Bind(1, job.id).Bind(2, job.gen);
+  NUBO_RETURN_IF_ERROR(d.Exec());
+  if (d.changes() == 0) {
+    NUBO_PREPARE(u, c, "UPDATE jobs SET lease_until = 0, run_at = 0, attempts = 0 WHERE id = ?");
+    u.Bind(1, job.id);
+    NUBO_RETURN_IF_ERROR(u.Exec());
+  }
+  return CountStat(c, job.kind, true);
+}
+
+Status FailJob(Conn& c, const JobRow& job, const std::string& error, int64_t retry_at_ms) {
+  NUBO_PREPARE(u, c, "UPDATE jobs SET lease_until = 0, run_at = ?2, last_error = ?3 WHERE id = ?1");
+  u.Bind(1, job.id).Bind(2, retry_at_ms).Bind(3, error);
+  NUBO_RETURN_IF_ERROR(u.Exec());
+  return CountStat(c, job.kind, false);
+}
+
+Status PutText(Conn& c, int64_t node_id, const std::string& text) {
+  {
+    NUBO_PREPARE(d, c, "DELETE FROM doc_text WHERE rowid = ?");
+    d.Bind(1, node_id);
+    NUBO_RETURN_IF_ERROR(d.Exec());
+  }
+  if (text.empty()) return Status::Ok();
+  NUBO_PREPARE(s, c, "INSERT INTO doc_text (rowid, body) VALUES (?, ?)");
+  s.Bind(1, node_id).Bind(2, text);
+  return s.Exec();
+}
+
+Status PutDerived(Conn& c, const DerivedRow& row) {
+  NUBO_PREPARE(s, c,
+               "INSERT OR REPLACE INTO derived (hash, variant, state, bytes, created_at) "
+               "VALUES (?, ?, ?, ?, ?)");
+  s.Bind(1, row.hash)
+      .Bind(2, int64_t{row.variant})
+      .Bind(3, int64_t{row.state})
+      .Bind(4, row.bytes)
+      .Bind(5, row.created_at_ms);
+  return s.Exec();
+}
+
+Result<std::vector<DerivedRow>> TakeOrphanDerived(Conn& c, size_t limit) {
+  std::vector<DerivedRow> rows;
+  {
+    NUBO_PREPARE(s, c,
+                 "SELECT hash, variant, state, bytes, created_at FROM derived d "
+                 "WHERE NOT EXISTS (SELECT 1 FROM manifests m WHERE m.hash = d.hash) LIMIT ?");
+    s.Bind(1, static_cast<int64_t>(limit));
+    NUBO_ASSIGN_OR_RETURN(rows, Rows<DerivedRow>(s, DerivedFrom));
+  }
+  NUBO_PREPARE(d, c, "DELETE FROM derived WHERE hash = ? AND variant = ?");
+  for (const DerivedRow& r : rows) {
+    d.Bind(1, r.hash).Bind(2, int64_t{r.variant});
+    NUBO_RETURN_IF_ERROR(d.Exec());
+    d.Reset();
+  }
+  return rows;
+}
+
+}  // namespace nubo::meta::sqlite

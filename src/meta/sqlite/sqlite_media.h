@@ -1,0 +1,32 @@
+// The SQLite backend's media and search state (the job queue, extracted
+// text, derived media rows): the statements behind the MetaStore's methods
+// of that section, run on the transaction's connection. Internal to
+// meta/sqlite. Full-text and name queries that return nodes live in
+// sqlite_store.cc beside the node columns.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "meta/meta_store.h"
+#include "meta/sqlite/sqlite_conn.h"
+
+namespace nubo::meta::sqlite {
+
+Result<JobCounts> CountJobs(Conn& c, int64_t now_ms);
+Result<bool> JobDue(Conn& c, int64_t now_ms);
+Result<std::vector<JobRow>> ListRetryingJobs(Conn& c, size_t limit);
+Result<std::optional<DerivedRow>> GetDerived(Conn& c, const Digest& hash, int variant);
+Result<std::vector<std::pair<int64_t, std::string>>> TextSnippets(
+    Conn& c, const std::string& match, const std::vector<int64_t>& node_ids);
+Result<bool> HasText(Conn& c, int64_t node_id);
+
+Result<std::optional<JobRow>> ClaimJob(Conn& c, int64_t now_ms, int64_t lease_ms);
+Status FinishJob(Conn& c, const JobRow& job);
+Status FailJob(Conn& c, const JobRow& job, const std::string& error, int64_t retry_at_ms);
+Status PutText(Conn& c, int64_t node_id, const std::string& text);
+Status PutDerived(Conn& c, const DerivedRow& row);
+Result<std::vector<DerivedRow>> TakeOrphanDerived(Conn& c, size_t limit);
+
+}  // namespace nubo::meta::sqlite

@@ -1,0 +1,365 @@
+"""Media and search (docs/media-and-search.md) against the real binary and
+its real helper: thumbnails of images, PDFs and video made from files built
+here with ffmpeg, exiv2 and by hand; full-text search in text, Markdown,
+HTML, PDF and office documents; hostile files (a decompression bomb, a
+truncated JPEG, a video that stalls its decoder) bounded without harming
+the server; the Nextcloud preview endpoint; jobs that survive kill -9."""
+import io
+import json
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+import time
+import unittest
+import zipfile
+import zlib
+
+from harness import exchange
+from test_files import Client, eventually, qs, start_with_users, stop_and_fsck  # noqa: F401
+
+FAST = {"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB"}
+
+
+def tool(name):
+    path = shutil.which(name)
+    assert path, "%s is required (scripts/deps.sh test installs it)" % name
+    return path
+
+
+def run(args):
+    subprocess.run(args, check=True, capture_output=True, timeout=120)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def ffmpeg_image(path, size, extra=()):
+    run([tool("ffmpeg"), "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",
+         "testsrc=size=%s:rate=1" % size, "-frames:v", "1", *extra, "-y", path])
+
+
+def webp_size(data):
+    """(width, height) of a WebP (VP8, VP8L or VP8X) from its header."""
+    assert data[:4] == b"RIFF" and data[8:12] == b"WEBP", data[:16]
+    kind = data[12:16]
+    if kind == b"VP8 ":
+        w, h = struct.unpack("<HH", data[26:30])
+        return w & 0x3FFF, h & 0x3FFF
+    if kind == b"VP8L":
+        b = int.from_bytes(data[21:25], "little")
+        return (b & 0x3FFF) + 1, ((b >> 14) & 0x3FFF) + 1
+    if kind == b"VP8X":
+        w = int.from_bytes(data[24:27], "little") + 1
+        h = int.from_bytes(data[27:30], "little") + 1
+        return w, h
+    raise AssertionError("unknown WebP chunk %r" % kind)
+
+
+def pdf_with_text(text):
+    """A one-page PDF whose page shows `text` (Helvetica), with a correct
+    cross-reference table."""
+    stream = b"BT /F1 24 Tf 72 700 Td (" + text.encode("latin-1") + b") Tj ET"
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n")
+    offsets = []
+    for i, o in enumerate(objs, 1):
+        offsets.append(out.tell())
+        out.write(b"%d 0 obj\n" % i + o + b"\nendobj\n")
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1))
+    for off in offsets:
+        out.write(b"%010d 00000 n \n" % off)
+    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref))
+    return out.getvalue()
+
+
+def docx_with_text(text):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("[Content_Types].xml", "<Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\"/>")
+        z.writestr("word/document.xml",
+                   "<w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\">"
+                   "<w:body><w:p><w:r><w:t>%s</w:t></w:r></w:p></w:body></w:document>" % text)
+    return buf.getvalue()
+
+
+def png_bomb(width, height):
+    """A small PNG that claims width × height grey pixels (all zero)."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    comp = zlib.compressobj(9)
+    row = b"\0" * (width + 1)
+    idat = b"".join(comp.compress(row) for _ in range(height)) + comp.flush()
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", idat) + chunk(b"IEND", b""))
+
+
+class MediaTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="nubo-media-")
+        env = dict(FAST, NUBO_MEDIA_MAX_PIXELS="20000000", NUBO_MEDIA_TIMEOUT="5s")
+        cls.srv, cls.admin, users = start_with_users(["alice", "bob"], env=env)
+        cls.alice, cls.bob = users["alice"], users["bob"]
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_and_fsck(cls.srv)
+        cls.tmp.cleanup()
+
+    def file(self, name):
+        return os.path.join(self.tmp.name, name)
+
+    def thumb(self, client, node_id, **params):
+        return client.raw("GET", "/nodes/%s/thumbnail?%s" % (node_id, qs(**params)))
+
+    def found(self, client, q):
+        status, _, body = client.call("GET", "/search/content?" + qs(q=q))
+        self.assertEqual(status, 200, body)
+        return body
+
+    def wait_found(self, client, q, name, timeout=30):
+        body = eventually(lambda: [i for i in self.found(client, q)["items"] if i["node"]["name"] == name],
+                          timeout)
+        self.assertTrue(body, "%r never found %r" % (q, name))
+        return body[0]
+
+    # ---- thumbnails
+
+    def test_jpeg_thumbnails_fit_their_box_and_follow_exif_orientation(self):
+        path = self.file("wide.jpg")
+        ffmpeg_image(path, "1200x800")
+        # EXIF orientation 6: the camera was turned; shown upright it is tall.
+        run([tool("exiv2"), "-M", "set Exif.Image.Orientation Short 6", path])
+        node = self.alice.put(self.alice.root, "wide.jpg", read(path))
+        status, h, data = self.thumb(self.alice, node["id"])
+        self.assertEqual(status, 200, data[:200])
+        self.assertEqual(h["content-type"], "image/webp")
+        w, hgt = webp_size(data)
+        self.assertEqual(max(w, hgt), 256)
+        self.assertLess(w, hgt, "orientation 6 makes a tall thumbnail")
+        status, _, large = self.thumb(self.alice, node["id"], size="large")
+        self.assertEqual(status, 200)
+        self.assertEqual(max(webp_size(large)), 1024)
+        # Revalidation, and caching for good when the URL names the content.
+        self.assertEqual(h["cache-control"], "private, no-cache")
+        status, _, _ = self.alice.raw("GET", "/nodes/%s/thumbnail" % node["id"], headers={"If-None-Match": h["etag"]})
+        self.assertEqual(status, 304)
+        v = node["etag"].strip('"')
+        status, h2, _ = self.thumb(self.alice, node["id"], v=v)
+        self.assertIn("immutable", h2["cache-control"])
+        self.assertEqual(self.thumb(self.alice, node["id"], size="huge")[0], 400)
+
+    def test_another_user_gets_the_same_404_as_for_nothing(self):
+        path = self.file("private.png")
+        ffmpeg_image(path, "320x240")
+        node = self.alice.put(self.alice.root, "private.png", read(path))
+        self.assertEqual(self.thumb(self.alice, node["id"])[0], 200)
+        s1, _, b1 = self.thumb(self.bob, node["id"])
+        s2, _, b2 = self.thumb(self.bob, "n" + "0" * 20)
+        self.assertEqual((s1, b1), (s2, b2))
+        self.assertEqual(s1, 404)
+
+    def test_copies_share_one_thumbnail_and_new_content_gets_a_new_one(self):
+        a, b = self.file("c1.png"), self.file("c2.png")
+        ffmpeg_image(a, "300x200")
+        ffmpeg_image(b, "200x300")
+        node = self.alice.put(self.alice.root, "c.png", read(a))
+        _, h1, d1 = self.thumb(self.alice, node["id"])
+        copy = self.alice.put(self.alice.root, "c copy.png", read(a))
+        _, h2, d2 = self.thumb(self.alice, copy["id"])
+        self.assertEqual((h1["etag"], d1), (h2["etag"], d2))
+        self.alice.put(self.alice.root, "c.png", read(b), conflict="overwrite", expect=200)
+        status, h3, d3 = self.thumb(self.alice, node["id"])
+        self.assertEqual(status, 200)
+        self.assertNotEqual(h3["etag"], h1["etag"])
+        w, hgt = webp_size(d3)
+        self.assertLess(w, hgt)
+
+    def test_pdf_and_video_thumbnails(self):
+        node = self.alice.put(self.alice.root, "page.pdf", pdf_with_text("Thumbnail of a page"))
+        status, _, data = self.thumb(self.alice, node["id"])
+        self.assertEqual(status, 200, data[:300])
+        w, h = webp_size(data)
+        self.assertEqual(h, 256)  # a portrait letter page
+        self.assertLess(w, h)
+        path = self.file("clip.mp4")
+        run([tool("ffmpeg"), "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",
+             "testsrc=size=640x360:rate=10", "-t", "2", "-pix_fmt", "yuv420p", "-y", path])
+        node = self.alice.put(self.alice.root, "clip.mp4", read(path))
+        status, _, data = self.thumb(self.alice, node["id"])
+        self.assertEqual(status, 200, data[:300])
+        self.assertEqual(webp_size(data), (256, 144))
+
+    def test_not_an_image(self):
+        node = self.alice.put(self.alice.root, "notes.txt", b"just words")
+        self.assertEqual(self.thumb(self.alice, node["id"])[0], 404)
+        # Claims to be a JPEG, is not one: 404 now and later (recorded once).
+        node = self.alice.put(self.alice.root, "fake.jpg", b"this is not a jpeg at all")
+        for _ in range(2):
+            status, _, body = self.thumb(self.alice, node["id"])
+            self.assertEqual(status, 404, body)
+
+    def test_hostile_files_are_bounded_and_the_server_unharmed(self):
+        # 25 megapixels claimed in a few kilobytes, over the 20 MP limit set here.
+        bomb = png_bomb(5000, 5000)
+        self.assertLess(len(bomb), 200_000)
+        node = self.alice.put(self.alice.root, "bomb.png", bomb)
+        t0 = time.time()
+        self.assertEqual(self.thumb(self.alice, node["id"])[0], 404)
+        self.assertLess(time.time() - t0, 10)
+        # A truncated JPEG: a thumbnail of what is there, or 404; never a 5xx.
+        path = self.file("whole.jpg")
+        ffmpeg_image(path, "800x600")
+        data = read(path)
+        node = self.alice.put(self.alice.root, "truncated.jpg", data[: len(data) // 2])
+        status, _, _ = self.thumb(self.alice, node["id"])
+        self.assertIn(status, (200, 404))
+        # The server still answers at once.
+        t0 = time.time()
+        self.assertEqual(self.alice.call("GET", "/me/usage")[0], 200)
+        self.assertLess(time.time() - t0, 2)
+
+    # ---- full-text search
+
+    def test_words_inside_every_document_type_are_found(self):
+        docs = {
+            "plan.md": b"# Plan\nThe **aardvark** migration starts in spring.",
+            "page.html": b"<html><body><p>An <i>okapi</i> at the zoo</p><script>var quokka=1</script></body></html>",
+            "report.pdf": pdf_with_text("Annual pangolin census"),
+            "letter.docx": docx_with_text("Dear narwhal committee"),
+            "code.py": b"def axolotl():\n    return 42\n",
+        }
+        for name, data in docs.items():
+            self.alice.put(self.alice.root, name, data)
+        for word, name in [("aardvark", "plan.md"), ("okapi", "page.html"), ("pangolin", "report.pdf"),
+                           ("narwhal", "letter.docx"), ("axolotl", "code.py")]:
+            hit = self.wait_found(self.alice, word, name)
+            marked = [s["text"].lower() for s in hit["snippet"] if s["match"]]
+            self.assertIn(word, marked, hit["snippet"])
+        self.assertEqual(self.found(self.alice, "quokka")["items"], [])  # script is not text
+        # Bob never finds Alice's words.
+        self.assertEqual(self.found(self.bob, "pangolin")["items"], [])
+        self.assertEqual(self.found(self.bob, "narwhal")["items"], [])
+
+    def test_trash_hides_and_restore_brings_back(self):
+        node = self.alice.put(self.alice.root, "gone.txt", b"the word is wolverine")
+        self.wait_found(self.alice, "wolverine", "gone.txt")
+        self.alice.delete(node["id"])
+        self.assertEqual(self.found(self.alice, "wolverine")["items"], [])
+        status, _, _ = self.alice.call("POST", "/nodes/%s/restore" % node["id"], {})
+        self.assertEqual(status, 200)
+        self.assertEqual(len(self.found(self.alice, "wolverine")["items"]), 1)
+
+    def test_bad_queries_are_4xx(self):
+        self.assertEqual(self.alice.call("GET", "/search/content?q=")[0], 400)
+        self.assertEqual(self.alice.call("GET", "/search/content?" + qs(q="x", cursor="zz"))[0], 400)
+        self.assertEqual(self.alice.call("GET", "/search/content?" + qs(q="x", limit="0"))[0], 400)
+        for q in ['"', "NEAR(", "a OR", "body:x", "*"]:
+            self.assertEqual(self.alice.call("GET", "/search/content?" + qs(q=q))[0], 200, q)
+
+    def test_admin_sees_the_queue_and_metrics_count_it(self):
+        status, _, body = self.admin.call("GET", "/admin/jobs")
+        self.assertEqual(status, 200, body)
+        for k in ("due", "running", "retrying", "done", "failed", "failing"):
+            self.assertIn(k, body)
+        self.assertEqual(self.alice.call("GET", "/admin/jobs")[0], 403)
+        status, _, metrics = exchange(self.srv, "GET", "/metrics")
+        self.assertEqual(status, 200)
+        self.assertIn(b"# TYPE nubo_jobs_due gauge", metrics)
+        self.assertIn(b"nubo_jobs_done_total", metrics)
+
+    # ---- the Nextcloud preview endpoint
+
+    def test_nextcloud_preview_by_file_id_and_path(self):
+        path = self.file("nc.png")
+        ffmpeg_image(path, "1600x1200")
+        self.alice.put(self.alice.root, "nc.png", read(path))
+        status, _, data = self.alice.raw("PROPFIND", "/remote.php/dav/files/alice/nc.png",
+                                         b'<?xml version="1.0"?><d:propfind xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns" '
+                                         b'xmlns:nc="http://nextcloud.org/ns"><d:prop><oc:fileid/><nc:has-preview/>'
+                                         b'</d:prop></d:propfind>', {"Depth": "0"})
+        self.assertEqual(status, 207, data)
+        self.assertIn(b"<nc:has-preview>true</nc:has-preview>", data)
+        fid = data.split(b"<oc:fileid>")[1].split(b"<")[0].decode()
+        self.alice.api_prefix = False
+        self.bob.api_prefix = False
+        try:
+            status, h, img = self.alice.raw("GET", "/index.php/core/preview?" + qs(fileId=fid, x=64, y=64))
+            self.assertEqual(status, 200)
+            self.assertEqual(max(webp_size(img)), 256)
+            status, _, img = self.alice.raw("GET", "/index.php/core/preview.png?" + qs(file="/nc.png", x=1024, y=1024))
+            self.assertEqual(status, 200)
+            self.assertEqual(max(webp_size(img)), 1024)
+            s1, _, b1 = self.bob.raw("GET", "/index.php/core/preview?" + qs(fileId=fid, x=64, y=64))
+            s2, _, b2 = self.bob.raw("GET", "/index.php/core/preview?" + qs(fileId="999999999", x=64, y=64))
+            self.assertEqual((s1, b1), (s2, b2))
+            self.assertEqual(s1, 404)
+        finally:
+            self.alice.api_prefix = True
+            self.bob.api_prefix = True
+
+
+class HostileVideoTest(unittest.TestCase):
+    def test_a_stalled_decoder_is_killed_at_the_deadline(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            stall = os.path.join(tmp, "ffmpeg")
+            with open(stall, "w") as f:
+                f.write("#!/bin/sh\nexec sleep 600\n")
+            os.chmod(stall, 0o755)
+            srv, _, users = start_with_users(["carol"], env=dict(FAST, NUBO_MEDIA_FFMPEG=stall,
+                                                                   NUBO_MEDIA_TIMEOUT="2s", NUBO_JOBS_WORKERS="0"))
+            try:
+                c = users["carol"]
+                node = c.put(c.root, "stall.mp4", b"\0\0\0\x18ftypmp42" + b"\0" * 4000)
+                t0 = time.time()
+                status, _, _ = c.raw("GET", "/nodes/%s/thumbnail" % node["id"])
+                self.assertEqual(status, 404)
+                self.assertLess(time.time() - t0, 8)
+                self.assertEqual(c.call("GET", "/me/usage")[0], 200)
+                out = subprocess.run(["pgrep", "-f", stall], capture_output=True, text=True)
+                self.assertEqual(out.stdout.strip(), "", "the stalled decoder was left running")
+            finally:
+                stop_and_fsck(srv)
+
+
+class JobsSurviveKillTest(unittest.TestCase):
+    def test_kill_9_loses_no_job(self):
+        # A short lease, so the job the killed process held is taken again
+        # within the test (jobs.lease; the helper timeout bounds it below).
+        srv, _, users = start_with_users(["dave"], env=dict(FAST, NUBO_JOBS_LEASE="2s",
+                                                             NUBO_MEDIA_TIMEOUT="1s"))
+        try:
+            d = users["dave"]
+            words = ["kiwi%04d" % i for i in range(60)]
+            for w in words:
+                d.put(d.root, w + ".txt", ("the word is " + w).encode())
+            srv.proc.kill()  # kill -9: jobs in the database, some leased, none done twice
+            srv.proc.wait()
+            srv._log.close()
+            srv._start()
+            d.srv = srv
+
+            def counts():
+                return [len(d.call("GET", "/search/content?" + qs(q=w))[2]["items"]) for w in words]
+            # Every word found exactly once: no job lost, none with a double effect.
+            eventually(lambda: counts() == [1] * len(words), 60)
+            self.assertEqual(counts(), [1] * len(words))
+        finally:
+            stop_and_fsck(srv)
+
+
+if __name__ == "__main__":
+    unittest.main()
