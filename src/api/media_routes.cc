@@ -1,5 +1,8 @@
 #include "api/media_routes.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "api/json.h"
 #include "api/node_json.h"
 #include "api/route_options.h"
@@ -19,11 +22,13 @@ using http::Response;
 
 const auth::Principal& Who(const Request& req) { return *req.principal; }
 
-Result<size_t> Limit(const Request& req, size_t fallback) {
+Result<size_t> Limit(const Request& req, size_t fallback, size_t max = 100) {
   auto v = req.Query("limit");
   if (!v) return fallback;
   auto n = ParseUint64(*v);
-  if (!n || *n < 1 || *n > 100) return Status::InvalidArgument("limit must be 1..100");
+  if (!n || *n < 1 || *n > max) {
+    return Status::InvalidArgument("limit must be 1.." + std::to_string(max));
+  }
   return static_cast<size_t>(*n);
 }
 
@@ -36,6 +41,22 @@ std::string SnippetJson(const std::string& snippet) {
     j += "{\"text\":" + JsonQuote(s.text) + ",\"match\":" + (s.match ? "true" : "false") + "}";
   }
   return j + "]";
+}
+
+std::string Coord(const std::optional<double>& v) {
+  if (!v) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.7f", *v);
+  return buf;
+}
+
+std::string PhotoJson(const meta::PhotoRow& p, const meta::NodeRow& n) {
+  return "{\"node\":" + NodeJson(n) + ",\"taken_at\":" + std::to_string(p.taken_at_ms) +
+         ",\"taken_exact\":" + (p.taken_exact ? "true" : "false") +
+         ",\"width\":" + std::to_string(p.width) + ",\"height\":" + std::to_string(p.height) +
+         ",\"orientation\":" + std::to_string(p.orientation) +
+         ",\"camera\":" + JsonQuote(p.camera) + ",\"lat\":" + Coord(p.lat) +
+         ",\"lon\":" + Coord(p.lon) + "}";
 }
 
 }  // namespace
@@ -108,6 +129,58 @@ void RegisterMediaRoutes(http::Router& router, MediaRoutesDeps deps) {
         j += "],\"next_cursor\":" +
              (page.next_cursor.empty() ? std::string("null") : JsonQuote(page.next_cursor)) + "}\n";
         return Response::Json(200, std::move(j));
+      },
+      kRead);
+
+  router.Add(
+      "GET", "/api/v1/photos",
+      [f](Request& req) {
+        NUBO_OR_ERROR(limit, Limit(req, 100, 500));
+        NUBO_OR_ERROR(page, f->Photos(Who(req), req.Query("cursor").value_or(""), limit));
+        std::string j = "{\"items\":[";
+        for (size_t i = 0; i < page.items.size(); ++i) {
+          if (i) j += ",";
+          j += PhotoJson(page.items[i].photo, page.items[i].node);
+        }
+        j += "],\"next_cursor\":" +
+             (page.next_cursor.empty() ? std::string("null") : JsonQuote(page.next_cursor)) + "}\n";
+        return Response::Json(200, std::move(j));
+      },
+      kRead);
+
+  router.Add(
+      "GET", "/api/v1/photos/months",
+      [f](Request& req) {
+        NUBO_OR_ERROR(months, f->PhotoMonths(Who(req)));
+        std::string j = "{\"months\":[";
+        for (size_t i = 0; i < months.size(); ++i) {
+          if (i) j += ",";
+          j += "{\"month\":" + JsonQuote(months[i].first) +
+               ",\"count\":" + std::to_string(months[i].second) + "}";
+        }
+        return Response::Json(200, j + "]}\n");
+      },
+      kRead);
+
+  router.Add(
+      "GET", "/api/v1/photos/places",
+      [f](Request& req) {
+        double cell = 1.0;
+        if (auto v = req.Query("cell")) {
+          std::string s(*v);
+          char* end = nullptr;
+          cell = std::strtod(s.c_str(), &end);
+          if (s.empty() || !end || *end != '\0') cell = -1;
+        }
+        NUBO_OR_ERROR(places, f->PhotoPlaces(Who(req), cell));
+        std::string j = "{\"places\":[";
+        for (size_t i = 0; i < places.size(); ++i) {
+          if (i) j += ",";
+          j += "{\"lat\":" + Coord(places[i].lat) + ",\"lon\":" + Coord(places[i].lon) +
+               ",\"count\":" + std::to_string(places[i].count) +
+               ",\"cover\":" + NodeJson(places[i].cover) + "}";
+        }
+        return Response::Json(200, j + "]}\n");
       },
       kRead);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 
 #include "files/access.h"
 #include "files/names.h"
@@ -809,7 +810,7 @@ Result<Page> Files::ListRecent(const Principal& who, size_t limit) {
 }
 
 Result<std::vector<int64_t>> Files::SearchDrives(meta::ReadTxn& t, const Principal& who,
-                                                 authz::Checker& check) {
+                                                 authz::Checker& check, bool with_shared) {
   NUBO_ASSIGN_OR_RETURN(auto d, t.GetPersonalDrive(who.user_id));
   if (!d) return Status::NotFound("this account has no personal drive");
   check.Know(*d);
@@ -818,6 +819,7 @@ Result<std::vector<int64_t>> Files::SearchDrives(meta::ReadTxn& t, const Princip
   NUBO_ASSIGN_OR_RETURN(const std::vector<int64_t>* groups, check.Groups());
   NUBO_ASSIGN_OR_RETURN(auto member, t.ListMemberDrives(who.user_id, *groups));
   for (const auto& [md, role] : member) drives.push_back(md.id);
+  if (!with_shared) return drives;
   NUBO_ASSIGN_OR_RETURN(auto shared, t.ListSharedWith(who.user_id, *groups, UnixMillis(), 0, 1000));
   for (const meta::SharedNode& sn : shared) {
     NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(sn.node_id, 0));
@@ -970,6 +972,90 @@ Result<Files::TextPage> Files::SearchContent(const Principal& who, std::string_v
     page.next_cursor = HexEncode(raw.data(), raw.size());
   }
   return page;
+}
+
+}  // namespace nubo::files
+
+namespace nubo::files {
+
+Result<Files::PhotoPage> Files::Photos(const Principal& who, std::string_view cursor,
+                                       size_t limit) {
+  // "p1\n<taken_at>\n<id>": newest first.
+  std::optional<std::pair<int64_t, int64_t>> before;
+  if (!cursor.empty()) {
+    auto raw = HexDecode(cursor);
+    auto parts = raw ? Split(*raw, '\n') : std::vector<std::string_view>{};
+    std::optional<int64_t> at, id;
+    if (parts.size() == 3 && parts[0] == "p1") {
+      at = ParseInt64(parts[1]);
+      id = ParseInt64(parts[2]);
+    }
+    if (!at || !id) return Status::InvalidArgument("malformed cursor");
+    before = std::make_pair(*at, *id);
+  }
+  PhotoPage page;
+  bool more = false;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    authz::Checker check(t, who);
+    NUBO_ASSIGN_OR_RETURN(std::vector<int64_t> drives, SearchDrives(t, who, check, false));
+    // Every drive here is the caller's to read whole: one index range each,
+    // merged newest first.
+    for (int64_t drive : drives) {
+      NUBO_ASSIGN_OR_RETURN(auto rows, t.ListPhotos(drive, before, limit + 1, who.user_id));
+      for (auto& [p, n] : rows) page.items.push_back({std::move(p), std::move(n)});
+    }
+    return Status::Ok();
+  }));
+  std::sort(page.items.begin(), page.items.end(), [](const PhotoItem& a, const PhotoItem& b) {
+    return a.photo.taken_at_ms != b.photo.taken_at_ms ? a.photo.taken_at_ms > b.photo.taken_at_ms
+                                                      : a.node.id > b.node.id;
+  });
+  if (page.items.size() > limit) {
+    page.items.resize(limit);
+    more = true;
+  }
+  if (more) {
+    const PhotoItem& last = page.items.back();
+    std::string raw =
+        "p1\n" + std::to_string(last.photo.taken_at_ms) + "\n" + std::to_string(last.node.id);
+    page.next_cursor = HexEncode(raw.data(), raw.size());
+  }
+  return page;
+}
+
+Result<std::vector<std::pair<std::string, int64_t>>> Files::PhotoMonths(const Principal& who) {
+  std::map<std::string, int64_t, std::greater<>> months;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    authz::Checker check(t, who);
+    NUBO_ASSIGN_OR_RETURN(std::vector<int64_t> drives, SearchDrives(t, who, check, false));
+    for (int64_t drive : drives) {
+      NUBO_ASSIGN_OR_RETURN(auto rows, t.PhotoMonths(drive));
+      for (const auto& [m, n] : rows) months[m] += n;
+    }
+    return Status::Ok();
+  }));
+  return std::vector<std::pair<std::string, int64_t>>(months.begin(), months.end());
+}
+
+Result<std::vector<Files::PhotoPlace>> Files::PhotoPlaces(const Principal& who, double cell_deg) {
+  if (!(cell_deg >= 0.0001 && cell_deg <= 90)) {
+    return Status::InvalidArgument("cell must be 0.0001 to 90 degrees");
+  }
+  std::vector<PhotoPlace> out;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    authz::Checker check(t, who);
+    NUBO_ASSIGN_OR_RETURN(std::vector<int64_t> drives, SearchDrives(t, who, check, false));
+    for (int64_t drive : drives) {
+      NUBO_ASSIGN_OR_RETURN(auto cells, t.PhotoPlaces(drive, cell_deg));
+      for (const meta::PhotoPlace& c : cells) {
+        NUBO_ASSIGN_OR_RETURN(auto cover, t.GetNode(c.cover_node_id, who.user_id));
+        if (!cover) continue;
+        out.push_back({c.lat, c.lon, c.count, std::move(*cover)});
+      }
+    }
+    return Status::Ok();
+  }));
+  return out;
 }
 
 }  // namespace nubo::files

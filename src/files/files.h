@@ -357,6 +357,27 @@ class Files {
   Result<TextPage> SearchContent(const Principal& who, std::string_view query,
                                  std::string_view cursor, size_t limit);
 
+  // Photos: the images of the caller's personal drive and the shared drives
+  // it is a member of, newest first (by the camera's clock), keyset-paged;
+  // the count per month; and the places (cells of `cell_deg` degrees) with
+  // one photo each to show.
+  struct PhotoItem {
+    meta::PhotoRow photo;
+    meta::NodeRow node;
+  };
+  struct PhotoPage {
+    std::vector<PhotoItem> items;
+    std::string next_cursor;
+  };
+  Result<PhotoPage> Photos(const Principal& who, std::string_view cursor, size_t limit);
+  Result<std::vector<std::pair<std::string, int64_t>>> PhotoMonths(const Principal& who);
+  struct PhotoPlace {
+    double lat = 0, lon = 0;
+    int64_t count = 0;
+    meta::NodeRow cover;
+  };
+  Result<std::vector<PhotoPlace>> PhotoPlaces(const Principal& who, double cell_deg);
+
   // Streams the subtree of each node (folders recursively, live nodes only)
   // as ZIP entries; names relative to the nodes' parent.
   Result<std::unique_ptr<ZipEntries>> ZipNodes(const Principal& who,
@@ -446,7 +467,7 @@ class Files {
   // the shared drives it is a member of, and the drives holding what was
   // shared with it (where only what a grant reaches is the caller's).
   Result<std::vector<int64_t>> SearchDrives(meta::ReadTxn& t, const Principal& who,
-                                            authz::Checker& check);
+                                            authz::Checker& check, bool with_shared = true);
 
   meta::MetaStore& meta_;
   blob::ChunkStore& chunks_;

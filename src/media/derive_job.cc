@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "media/photos.h"
 #include "search/extract.h"
 
 namespace nubo::media {
@@ -43,10 +44,8 @@ Result<std::string> DeriveJob::ExtractText(const meta::NodeRow& node,
   if (node.size > thumbnails_.options().max_input_bytes) return std::string();
   NUBO_ASSIGN_OR_RETURN(std::string input, thumbnails_.Materialize(chunks));
   std::string output = input + ".txt";
-  auto r = jobs::RunIsolated(
-      {thumbnails_.options().helper, "text", kind == search::TextKind::kPdf ? "pdf" : "office",
-       input, output, std::to_string(search::kMaxTextBytes)},
-      thumbnails_.options().limits);
+  auto r = thumbnails_.helpers().Run({"text", kind == search::TextKind::kPdf ? "pdf" : "office",
+                                      input, output, std::to_string(search::kMaxTextBytes)});
   unlink(input.c_str());
   if (!r.ok()) {
     unlink(output.c_str());
@@ -66,6 +65,29 @@ Result<std::string> DeriveJob::ExtractText(const meta::NodeRow& node,
   return search::PlainText(text);
 }
 
+Result<std::optional<meta::PhotoRow>> DeriveJob::ReadPhoto(
+    const meta::NodeRow& node, const std::vector<meta::ManifestChunk>& chunks) {
+  if (!IsPhoto(node.mime) || node.size > thumbnails_.options().max_input_bytes) {
+    return std::optional<meta::PhotoRow>();
+  }
+  NUBO_ASSIGN_OR_RETURN(std::string input, thumbnails_.Materialize(chunks));
+  std::string output = input + ".facts";
+  auto r = thumbnails_.helpers().Run({"photo", input, output});
+  unlink(input.c_str());
+  std::string facts;
+  if (r.ok() && r->exit_code == 0) {
+    std::ifstream f(output, std::ios::binary);
+    facts.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  }
+  unlink(output.c_str());
+  if (!r.ok()) return r.status();
+  if (r->exit_code == 3 || r->exit_code == 4 || r->timed_out) {
+    return std::optional<meta::PhotoRow>();  // not an image after all: no row
+  }
+  if (r->exit_code != 0) return Status::Internal("photo helper failed: " + r->stderr_tail);
+  return std::optional<meta::PhotoRow>(ParsePhotoFacts(facts.substr(0, 64 << 10), node));
+}
+
 Status DeriveJob::Run(const meta::JobRow& job) {
   std::optional<meta::NodeRow> node;
   std::vector<meta::ManifestChunk> chunks;
@@ -81,13 +103,19 @@ Status DeriveJob::Run(const meta::JobRow& job) {
     auto thumb = thumbnails_.Get(*node, chunks, Variant::kSmall);
     if (!thumb.ok() && thumb.status().code() != Code::kNotFound) return thumb.status();
   }
+  NUBO_ASSIGN_OR_RETURN(std::optional<meta::PhotoRow> photo, ReadPhoto(*node, chunks));
   NUBO_ASSIGN_OR_RETURN(std::string text, ExtractText(*node, chunks));
-  if (text.empty()) return Status::Ok();
+  if (text.empty() && !photo) return Status::Ok();
   return meta_.Write([&](meta::WriteTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(auto now, t.GetNode(job.node_id, 0));
     // Changed since it was read: the newer content has its own job.
     if (!now || now->manifest_id != node->manifest_id) return Status::Ok();
-    return t.PutText(job.node_id, text);
+    if (photo) {
+      photo->drive_id = now->drive_id;
+      NUBO_RETURN_IF_ERROR(t.PutPhoto(*photo));
+    }
+    if (!text.empty()) NUBO_RETURN_IF_ERROR(t.PutText(job.node_id, text));
+    return Status::Ok();
   });
 }
 

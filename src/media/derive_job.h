@@ -1,9 +1,13 @@
 // The "derive" job (queued by migration 0014's triggers whenever a file is
 // created or its content changes): extracts the file's text into the
-// full-text index and makes its small thumbnail ahead of the first
-// request. Idempotent: running it twice leaves the same rows; text is
-// stored only while the node still has the content it was read from.
+// full-text index, reads an image's EXIF into the photos timeline and
+// makes its small thumbnail ahead of the first request. Idempotent: running it twice leaves the
+// same rows; text is stored only while the node still has the content it was read from.
 #pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "blob/chunk_store.h"
 #include "media/thumbnails.h"
@@ -22,6 +26,9 @@ class DeriveJob {
  private:
   Result<std::string> ExtractText(const meta::NodeRow& node,
                                   const std::vector<meta::ManifestChunk>& chunks);
+  // The timeline row of an image (nullopt: not a photo).
+  Result<std::optional<meta::PhotoRow>> ReadPhoto(const meta::NodeRow& node,
+                                                  const std::vector<meta::ManifestChunk>& chunks);
 
   meta::MetaStore& meta_;
   blob::ChunkStore& chunks_;

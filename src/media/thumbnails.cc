@@ -65,7 +65,12 @@ std::string DefaultHelperPath() {
 }
 
 Thumbnails::Thumbnails(meta::MetaStore& meta, blob::ChunkStore& chunks, ThumbnailOptions options)
-    : meta_(meta), chunks_(chunks), options_(std::move(options)) {}
+    : meta_(meta),
+      chunks_(chunks),
+      options_(std::move(options)),
+      helpers_({.argv = {options_.helper, "serve", std::to_string(options_.limits.cpu_seconds)},
+                .limits = options_.limits,
+                .max_processes = std::max<size_t>(1, options_.helper_processes)}) {}
 
 std::string Thumbnails::PathFor(const meta::Digest& hash, Variant v) const {
   std::string hex = DigestHex(hash);
@@ -171,11 +176,9 @@ Result<std::string> Thumbnails::Make(const meta::NodeRow& node,
     }
     source = frame.path;
   }
-  NUBO_ASSIGN_OR_RETURN(
-      jobs::IsolateResult r,
-      jobs::RunIsolated({options_.helper, "thumb", source, out.path, std::to_string(BoxOf(v)),
-                         std::to_string(static_cast<int64_t>(options_.max_pixels))},
-                        options_.limits));
+  NUBO_ASSIGN_OR_RETURN(jobs::IsolateResult r,
+                        helpers_.Run({"thumb", source, out.path, std::to_string(BoxOf(v)),
+                                      std::to_string(static_cast<int64_t>(options_.max_pixels))}));
   if (r.exit_code == kUndecodable || r.exit_code == kTooLarge || r.timed_out ||
       r.signal == SIGXCPU || r.signal == SIGKILL) {
     // Not decodable, over a limit, or a decoder that ran out of time: a

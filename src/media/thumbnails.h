@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "blob/chunk_store.h"
+#include "jobs/helper_pool.h"
 #include "jobs/isolate.h"
 #include "meta/meta_store.h"
 #include "util/status.h"
@@ -38,6 +39,7 @@ struct ThumbnailOptions {
   std::string tmp_dir;      // <data>/tmp
   std::string helper;       // the nubo-derive executable
   std::string ffmpeg = "ffmpeg";
+  size_t helper_processes = 2;              // at most this many helpers run at once
   uint64_t max_input_bytes = 512ULL << 20;  // larger files get no thumbnail
   double max_pixels = 100e6;                // decompression-bomb limit
   jobs::IsolateLimits limits;
@@ -70,6 +72,8 @@ class Thumbnails {
   Result<std::string> Materialize(const std::vector<meta::ManifestChunk>& chunks);
 
   const ThumbnailOptions& options() const { return options_; }
+  // The media helper's long-lived processes (shared with the derive job).
+  jobs::HelperPool& helpers() { return helpers_; }
 
  private:
   struct Flight {
@@ -83,6 +87,7 @@ class Thumbnails {
   meta::MetaStore& meta_;
   blob::ChunkStore& chunks_;
   ThumbnailOptions options_;
+  jobs::HelperPool helpers_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::map<std::string, std::shared_ptr<Flight>> flights_;

@@ -426,6 +426,26 @@ struct DerivedRow {
   int64_t created_at_ms = 0;
 };
 
+// What an image's EXIF says (migration 0015).
+struct PhotoRow {
+  int64_t node_id = 0;
+  int64_t drive_id = 0;
+  int64_t taken_at_ms = 0;   // the camera's wall clock read as UTC
+  bool taken_exact = false;  // false: the file's modification time
+  int64_t width = 0, height = 0;
+  int orientation = 1;
+  std::string camera;
+  std::optional<double> lat, lon;
+};
+
+// A cell of the places map: the photos in it, their mean position and one
+// of them to show.
+struct PhotoPlace {
+  double lat = 0, lon = 0;
+  int64_t count = 0;
+  int64_t cover_node_id = 0;
+};
+
 // One full-text match: the node, its rank (bm25; lower is better).
 struct TextHit {
   NodeRow node;
@@ -621,6 +641,16 @@ class ReadTxn {
       const std::string& match, const std::vector<int64_t>& node_ids) = 0;
   // Whether the node has extracted text (tests, the admin page).
   virtual Result<bool> HasText(int64_t node_id) = 0;
+  // Live photos of a drive, newest first ((taken_at, node id) before
+  // `before`), with their nodes.
+  virtual Result<std::vector<std::pair<PhotoRow, NodeRow>>> ListPhotos(
+      int64_t drive_id, const std::optional<std::pair<int64_t, int64_t>>& before, size_t limit,
+      int64_t viewer) = 0;
+  // Live photos of a drive per month ("YYYY-MM"), newest month first.
+  virtual Result<std::vector<std::pair<std::string, int64_t>>> PhotoMonths(int64_t drive_id) = 0;
+  // Live photos with a position, grouped in cells of `cell_deg` degrees.
+  virtual Result<std::vector<PhotoPlace>> PhotoPlaces(int64_t drive_id, double cell_deg) = 0;
+  virtual Result<std::optional<PhotoRow>> GetPhoto(int64_t node_id) = 0;
 
   // ---- Sharing ----
 
@@ -902,6 +932,7 @@ class WriteTxn : public ReadTxn {
   // Replaces the node's extracted text (empty: none).
   virtual Status PutText(int64_t node_id, const std::string& text) = 0;
   virtual Status PutDerived(const DerivedRow& row) = 0;
+  virtual Status PutPhoto(const PhotoRow& row) = 0;
   // Deletes up to `limit` derived rows whose content no manifest holds any
   // more and returns them (their files go next).
   virtual Result<std::vector<DerivedRow>> TakeOrphanDerived(size_t limit) = 0;

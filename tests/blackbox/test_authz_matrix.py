@@ -41,10 +41,12 @@ import json
 import random
 import re
 import string
+import struct
 import sys
 import time
 import unittest
 import urllib.parse
+import zlib
 from collections import namedtuple
 
 import subprocess
@@ -182,6 +184,19 @@ def ocs_forbidden(status, body):
 
 def is_svg(status, body):
     return status == 200 and body.startswith(b"<svg")
+
+
+def is_webp(status, body):
+    """A thumbnail (the route's Content-Type is image/webp)."""
+    return status == 200 and body[:4] == b"RIFF" and body[8:12] == b"WEBP"
+
+
+def content_found(status, body):
+    """A full-text search that finds the fixture's one file, the word marked."""
+    if status != 200:
+        return False
+    items = json.loads(body)["items"]
+    return len(items) == 1 and any(s["match"] for s in items[0]["snippet"])
 
 
 class Case:
@@ -341,6 +356,40 @@ def fx_search(t, who):
     word = "w" + "".join(random.choice(string.ascii_lowercase) for _ in range(11))
     t.put(who, t.box(who), "%s %s.txt" % (who.prefix, word), who.bytes)
     return {"q": word}
+
+
+def fx_content_search(t, who):
+    """A text file with a word found nowhere else in its content (not its
+    name). The full-text index is filled by a background job: wait until
+    its owner finds it, so that every role's answer is settled."""
+    word = "w" + "".join(random.choice(string.ascii_lowercase) for _ in range(11))
+    t.put(who, t.box(who), who.prefix + ".txt", ("%s wrote %s in this file\n" % (who.name, word)).encode())
+    url = "/api/v1/search/content?q=%s&limit=20" % q(word)
+    deadline = time.time() + 15
+    while True:
+        status, _, data = t.send(who.auth, J("GET", url))
+        if content_found(status, data):
+            break
+        t.assertLess(time.time(), deadline, "the owner does not find %r: %d %r" % (word, status, data[:300]))
+        time.sleep(0.1)
+    return {"q": word}
+
+
+def png(seed):
+    """A valid 8x8 RGB PNG, its pixels (and so its content) drawn from `seed`."""
+    rnd = random.Random(seed)
+    rows = b"".join(b"\0" + bytes(rnd.randrange(256) for _ in range(8 * 3)) for _ in range(8))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 8, 8, 8, 2, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def fx_image(t, who):
+    """A fresh image file (content of its own: no thumbnail made before)."""
+    node = t.put(who, t.box(who), who.prefix + ".png", png("%s %d %s" % (who.name, t.n(), random.random())))
+    return {"id": node["id"]}
 
 
 def fx_instant_own(t, who):
@@ -605,6 +654,30 @@ def fx_nc_versioned(t, who):
 OCS_H = {"OCS-APIRequest": "true"}
 OCS_SHARES = "/apps/files_sharing/api/v1/shares"
 OCS_SHAREES = "/apps/files_sharing/api/v1/sharees"
+
+
+def nc_image(t, who):
+    """An image file of its own in its work folder (Alice's is where the
+    sharing roles reach): its path in its own files tree and its numeric
+    oc:fileid (learnt from a PROPFIND, the REST API does not show it)."""
+    name = "%s-%d" % (who.prefix, t.n())
+    box = t.box(who, None, name)
+    t.put(who, box, who.prefix + ".png", png("%s %d %s" % (who.name, t.n(), random.random())))
+    path = "%s-work/%s/%s.png" % (who.prefix, name, who.prefix)
+    status, _, data = t.send(who.auth, R("PROPFIND", dav_url("/remote.php/dav/files/" + who.name, path),
+                                         dict(XML, Depth="0"), FILEID))
+    t.assertEqual(status, 207, data)
+    return {"path": path, "file": re.search(rb"<oc:fileid>(\d+)</oc:fileid>", data).group(1).decode()}
+
+
+def fx_nc_image_id(t, who):
+    v = nc_image(t, who)
+    return {"file": v["file"], "_path": v["path"]}
+
+
+def fx_nc_image_path(t, who):
+    v = nc_image(t, who)
+    return {"path": v["path"], "_file": v["file"]}
 
 
 def ocs_req(method, url, fields=None):
@@ -1035,6 +1108,15 @@ def nc_cases():
         ex[("GET", pattern)] = [
             Case(lambda v, w, p=pattern: R("GET", p.replace("{user}", "alice").replace("{size}", "64"), {}, b""),
                  label="alice's", ok=is_svg)]
+    # Previews: by the file's numeric id (a recipient reaches Alice's file
+    # as its role allows), or by a path below the caller's own root (which
+    # names the caller's own drive, like WebDAV paths).
+    ex[("GET", "/index.php/core/preview")] = [
+        Case(lambda v, w: R("GET", "/index.php/core/preview?fileId=%s&x=64&y=64" % v["file"], {}, b""),
+             fx_nc_image_id, "by file id", ok=is_webp)]
+    ex[("GET", "/index.php/core/preview.png")] = [
+        Case(lambda v, w: R("GET", "/index.php/core/preview.png?file=%s&x=64&y=64" % q("/" + v["path"]), {}, b""),
+             fx_nc_image_path, "by path", ok=is_webp)]
     ex[("GET", "/api/v1/login-flows/{token}")] = [
         Case(lambda v, w: J("GET", "/api/v1/login-flows/" + v["_token"]), fx_login_flow)]
     ex[("POST", "/api/v1/login-flows/{token}/grant")] = [
@@ -1127,6 +1209,9 @@ def examples():
         ("GET", "/api/v1/nodes/{id}/content"): [
             Case(lambda v, w: J("GET", (N + "/content") % v["id"]), fx_file, "GET"),
             Case(lambda v, w: J("HEAD", (N + "/content") % v["id"]), fx_file, "HEAD")],
+        ("GET", "/api/v1/nodes/{id}/thumbnail"): [
+            Case(lambda v, w: J("GET", (N + "/thumbnail?size=small") % v["id"]), fx_image, "small", ok=is_webp),
+            Case(lambda v, w: J("GET", (N + "/thumbnail?size=large") % v["id"]), fx_image, "large", ok=is_webp)],
         ("POST", "/api/v1/nodes/{id}/copy"): [
             Case(lambda v, w: J("POST", (N + "/copy") % v["id"], {"parent_id": v["parent"], "name": "copy.txt"}),
                  fx_file_and_dest, cross=("parent",))],
@@ -1172,6 +1257,9 @@ def examples():
             Case(lambda v, w: J("GET", "/api/v1/zip?ids=%s,%s" % (v["a"], v["b"])), fx_zip, cross=("b",))],
         ("GET", "/api/v1/search"): [
             Case(lambda v, w: J("GET", "/api/v1/search?q=%s&limit=20" % q(v["q"])), fx_search, none=search_empty)],
+        ("GET", "/api/v1/search/content"): [
+            Case(lambda v, w: J("GET", "/api/v1/search/content?q=%s&limit=20" % q(v["q"])), fx_content_search,
+                 none=search_empty, ok=content_found)],
         # --- sharing
         ("GET", "/api/v1/groups"): [Case(lambda v, w: J("GET", "/api/v1/groups?limit=50"))],
         ("GET", "/api/v1/groups/{id}"): [Case(lambda v, w: J("GET", "/api/v1/groups/%s" % v["id"]), fx_group_with)],
@@ -1244,6 +1332,7 @@ def examples():
                                 {"password": "reset password 1"}), fx_target)],
         ("DELETE", "/api/v1/admin/users/{name}/sessions"): [
             Case(lambda v, w: J("DELETE", "/api/v1/admin/users/%s/sessions" % v["name"]), fx_target)],
+        ("GET", "/api/v1/admin/jobs"): [Case(lambda v, w: J("GET", "/api/v1/admin/jobs"))],
     }
     # The files tree of the Nextcloud layout: the caller's own name in the
     # path (another name answers like a path that does not exist).
@@ -1386,6 +1475,7 @@ NEEDS = {
     ("DELETE", "/api/v1/nodes/{id}"): "delete",
     ("GET", "/api/v1/nodes/{id}/children"): "list",
     ("GET", "/api/v1/nodes/{id}/content"): "read",
+    ("GET", "/api/v1/nodes/{id}/thumbnail"): "read",
     ("POST", "/api/v1/nodes/{id}/copy"): "copy",
     ("PUT", "/api/v1/nodes/{id}/files/{name}"): "create",
     ("POST", "/api/v1/nodes/{id}/folders"): "create",
@@ -1402,6 +1492,7 @@ NEEDS = {
     ("GET", "/api/v1/recent"): "own",
     ("GET", "/api/v1/zip"): "read",
     ("GET", "/api/v1/search"): "search",
+    ("GET", "/api/v1/search/content"): "search",
     ("GET", "/api/v1/drives"): "own",
     ("POST", "/api/v1/drives"): "own",
     # A grant on a folder gives nothing in someone's shared drive.
@@ -1448,6 +1539,10 @@ NEEDS = {
     # drawn from the name alone); another user is not there (hidden).
     ("GET", "/index.php/avatar/{user}/{size}"): "own",
     ("GET", "/avatar/{user}/{size}"): "own",
+    # A preview by file id reaches Alice's file as the role allows (like
+    # the versions tree); by path it names the caller's own drive.
+    ("GET", "/index.php/core/preview"): "read",
+    ("GET", "/index.php/core/preview.png"): "hidden",
 }
 for _v in ("/ocs/v1.php", "/ocs/v2.php"):
     NEEDS.update({

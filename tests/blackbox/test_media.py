@@ -312,6 +312,110 @@ class MediaTest(unittest.TestCase):
             self.bob.api_prefix = True
 
 
+def photo(path, size, taken=None, gps=None, orientation=None, make=None):
+    """A JPEG with the EXIF a camera writes (exiv2 sets it)."""
+    ffmpeg_image(path, size)
+    cmds = []
+    if taken:
+        cmds.append("set Exif.Photo.DateTimeOriginal Ascii %s" % taken)
+    if make:
+        cmds += ["set Exif.Image.Make Ascii %s" % make[0], "set Exif.Image.Model Ascii %s" % make[1]]
+    if orientation:
+        cmds.append("set Exif.Image.Orientation Short %d" % orientation)
+    if gps:
+        for axis, value, refs in (("Latitude", gps[0], "NS"), ("Longitude", gps[1], "EW")):
+            a = abs(value)
+            d = int(a)
+            m = int((a - d) * 60)
+            sec = round(((a - d) * 60 - m) * 60 * 1000)
+            cmds.append("set Exif.GPSInfo.GPS%s Rational %d/1 %d/1 %d/1000" % (axis, d, m, sec))
+            cmds.append("set Exif.GPSInfo.GPS%sRef Ascii %s" % (axis, refs[0] if value >= 0 else refs[1]))
+    args = [tool("exiv2")]
+    for c in cmds:
+        args += ["-M", c]
+    if cmds:
+        run(args + [path])
+    return read(path)
+
+
+class PhotosTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="nubo-photos-")
+        cls.srv, cls.admin, users = start_with_users(["erin", "finn"], env=FAST)
+        cls.erin, cls.finn = users["erin"], users["finn"]
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_and_fsck(cls.srv)
+        cls.tmp.cleanup()
+
+    def timeline(self, client, **params):
+        items, cursor = [], None
+        while True:
+            q = dict(params, **({"cursor": cursor} if cursor else {}))
+            status, _, body = client.call("GET", "/photos?" + qs(**q))
+            self.assertEqual(status, 200, body)
+            items += body["items"]
+            cursor = body["next_cursor"]
+            if not cursor:
+                return items
+
+    def test_timeline_months_and_places(self):
+        e = self.erin
+        folder = e.mkdir(e.root, "Camera")
+        shots = [
+            ("paris.jpg", "2023:07:14 21:30:00", (48.8584, 2.2945), None, ("Canon", "Canon EOS R6")),
+            ("eiffel.jpg", "2023:07:14 21:31:10", (48.8585, 2.2946), 6, None),
+            ("sydney.jpg", "2022:12:31 23:59:59", (-33.8568, 151.2153), None, ("Apple", "iPhone 12")),
+            ("noexif.jpg", None, None, None, None),
+        ]
+        for name, taken, gps, orient, make in shots:
+            e.put(folder["id"], name, photo(os.path.join(self.tmp.name, name), "640x480", taken, gps, orient, make))
+        e.put(e.root, "notes.txt", b"not a photo")
+        items = eventually(lambda: (lambda t: t if len(t) == 4 else None)(self.timeline(e)), 30)
+        self.assertTrue(items, "the timeline never held the four photos")
+        names = [i["node"]["name"] for i in items]
+        # No camera date: the upload time, which is the newest.
+        self.assertEqual(names, ["noexif.jpg", "eiffel.jpg", "paris.jpg", "sydney.jpg"])
+        by = {i["node"]["name"]: i for i in items}
+        self.assertFalse(by["noexif.jpg"]["taken_exact"])
+        self.assertTrue(by["paris.jpg"]["taken_exact"])
+        self.assertEqual(by["paris.jpg"]["camera"], "Canon EOS R6")  # the model already names the make
+        self.assertEqual(by["sydney.jpg"]["camera"], "Apple iPhone 12")
+        self.assertAlmostEqual(by["sydney.jpg"]["lat"], -33.8568, places=3)
+        self.assertAlmostEqual(by["sydney.jpg"]["lon"], 151.2153, places=3)
+        self.assertEqual((by["paris.jpg"]["width"], by["paris.jpg"]["height"]), (640, 480))
+        self.assertEqual((by["eiffel.jpg"]["width"], by["eiffel.jpg"]["height"]), (480, 640))  # turned
+        self.assertIsNone(by["noexif.jpg"]["lat"])
+        # Keyset pages of one agree with the whole.
+        self.assertEqual([i["node"]["name"] for i in self.timeline(e, limit=1)], names)
+        status, _, body = e.call("GET", "/photos/months")
+        self.assertEqual(status, 200)
+        months = {m["month"]: m["count"] for m in body["months"]}
+        self.assertEqual(months["2023-07"], 2)
+        self.assertEqual(months["2022-12"], 1)  # the camera's clock, not UTC's
+        status, _, body = e.call("GET", "/photos/places?cell=1")
+        self.assertEqual(status, 200)
+        places = sorted((p["count"], round(p["lat"]), p["cover"]["name"]) for p in body["places"])
+        self.assertEqual([(c, lat) for c, lat, _ in places], [(1, -34), (2, 49)])
+        self.assertEqual(e.call("GET", "/photos/places?cell=0")[0], 400)
+        self.assertEqual(e.call("GET", "/photos?cursor=zz")[0], 400)
+        # Another user sees none of it.
+        self.assertEqual(self.timeline(self.finn), [])
+        self.assertEqual(self.finn.call("GET", "/photos/places")[2]["places"], [])
+        # Trash hides a photo; new content replaces its facts.
+        e.delete(by["sydney.jpg"]["node"]["id"])
+        self.assertNotIn("sydney.jpg", [i["node"]["name"] for i in self.timeline(e)])
+        e.put(folder["id"], "paris.jpg", photo(os.path.join(self.tmp.name, "p2.jpg"), "320x240", "2020:01:02 03:04:05"),
+              conflict="overwrite", expect=200)
+        got = eventually(lambda: [i for i in self.timeline(e) if i["node"]["name"] == "paris.jpg"
+                                  and i["taken_at"] < 1600000000000], 30)
+        self.assertTrue(got)
+        self.assertIsNone(got[0]["lat"])
+        self.assertEqual(got[0]["width"], 320)
+
+
 class HostileVideoTest(unittest.TestCase):
     def test_a_stalled_decoder_is_killed_at_the_deadline(self):
         with tempfile.TemporaryDirectory() as tmp:

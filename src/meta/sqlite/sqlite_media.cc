@@ -110,6 +110,77 @@ Result<bool> HasText(Conn& c, int64_t node_id) {
   return s.Step();
 }
 
+PhotoRow PhotoFrom(const Stmt& s, int col) {
+  PhotoRow p;
+  p.node_id = s.Int(col);
+  p.drive_id = s.Int(col + 1);
+  p.taken_at_ms = s.Int(col + 2);
+  p.taken_exact = s.Int(col + 3) != 0;
+  p.width = s.Int(col + 4);
+  p.height = s.Int(col + 5);
+  p.orientation = static_cast<int>(s.Int(col + 6));
+  p.camera = s.Text(col + 7);
+  if (!s.IsNull(col + 8)) p.lat = s.Real(col + 8);
+  if (!s.IsNull(col + 9)) p.lon = s.Real(col + 9);
+  return p;
+}
+
+Result<std::vector<std::pair<std::string, int64_t>>> PhotoMonths(Conn& c, int64_t drive_id) {
+  // The index range of the drive, newest first; months from the stored
+  // wall-clock time.
+  NUBO_PREPARE(s, c,
+               "SELECT strftime('%Y-%m', p.taken_at / 1000, 'unixepoch') AS m, count(*) "
+               "FROM photos p JOIN nodes n ON n.id = p.node_id "
+               "WHERE p.drive_id = ? AND n.trash_root IS NULL GROUP BY m ORDER BY m DESC");
+  s.Bind(1, drive_id);
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (;;) {
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return out;
+    out.emplace_back(s.Text(0), s.Int(1));
+  }
+}
+
+Result<std::vector<PhotoPlace>> PhotoPlaces(Conn& c, int64_t drive_id, double cell_deg) {
+  NUBO_PREPARE(s, c,
+               "SELECT avg(p.lat), avg(p.lon), count(*), max(p.node_id) "
+               "FROM photos p JOIN nodes n ON n.id = p.node_id "
+               "WHERE p.drive_id = ?1 AND p.lat IS NOT NULL AND n.trash_root IS NULL "
+               "GROUP BY CAST(floor(p.lat / ?2) AS INTEGER), CAST(floor(p.lon / ?2) AS INTEGER) "
+               "ORDER BY count(*) DESC LIMIT 2000");
+  s.Bind(1, drive_id).BindReal(2, cell_deg);
+  std::vector<PhotoPlace> out;
+  for (;;) {
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return out;
+    out.push_back({s.Real(0), s.Real(1), s.Int(2), s.Int(3)});
+  }
+}
+
+Result<std::optional<PhotoRow>> GetPhoto(Conn& c, int64_t node_id) {
+  static const std::string sql =
+      std::string("SELECT ") + kPhotoCols + " FROM photos p WHERE p.node_id = ?";
+  NUBO_PREPARE(s, c, sql.c_str());
+  s.Bind(1, node_id);
+  NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return std::optional<PhotoRow>();
+  return std::optional<PhotoRow>(PhotoFrom(s, 0));
+}
+
+Status PutPhoto(Conn& c, const PhotoRow& r) {
+  NUBO_PREPARE(s, c,
+               "INSERT OR REPLACE INTO photos (node_id, drive_id, taken_at, taken_exact, width, "
+               "height, orientation, camera, lat, lon) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  s.Bind(1, r.node_id).Bind(2, r.drive_id).Bind(3, r.taken_at_ms).Bind(4, int64_t{r.taken_exact});
+  s.Bind(5, r.width).Bind(6, r.height).Bind(7, int64_t{r.orientation}).Bind(8, r.camera);
+  if (r.lat && r.lon) {
+    s.BindReal(9, *r.lat).BindReal(10, *r.lon);
+  } else {
+    s.BindNull(9).BindNull(10);
+  }
+  return s.Exec();
+}
+
 Result<std::optional<JobRow>> ClaimJob(Conn& c, int64_t now_ms, int64_t lease_ms) {
   static const std::string sql =
       std::string(kJobSelect) +

@@ -21,6 +21,16 @@ Result<std::optional<DerivedRow>> GetDerived(Conn& c, const Digest& hash, int va
 Result<std::vector<std::pair<int64_t, std::string>>> TextSnippets(
     Conn& c, const std::string& match, const std::vector<int64_t>& node_ids);
 Result<bool> HasText(Conn& c, int64_t node_id);
+Result<std::vector<std::pair<std::string, int64_t>>> PhotoMonths(Conn& c, int64_t drive_id);
+Result<std::vector<PhotoPlace>> PhotoPlaces(Conn& c, int64_t drive_id, double cell_deg);
+Result<std::optional<PhotoRow>> GetPhoto(Conn& c, int64_t node_id);
+Status PutPhoto(Conn& c, const PhotoRow& row);
+// The photo columns ("p.…") in PhotoFrom's order, and the reader starting at `col`.
+inline constexpr const char* kPhotoCols =
+    "p.node_id, p.drive_id, p.taken_at, p.taken_exact, p.width, p.height, p.orientation, "
+    "p.camera, p.lat, p.lon";
+inline constexpr int kPhotoColCount = 10;
+PhotoRow PhotoFrom(const Stmt& s, int col);
 
 Result<std::optional<JobRow>> ClaimJob(Conn& c, int64_t now_ms, int64_t lease_ms);
 Status FinishJob(Conn& c, const JobRow& job);

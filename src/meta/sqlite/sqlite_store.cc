@@ -529,6 +529,7 @@ class SqliteTxn final : public WriteTxn {
     return sqlite::PutText(c_, node_id, text);
   }
   Status PutDerived(const DerivedRow& row) override { return sqlite::PutDerived(c_, row); }
+  Status PutPhoto(const PhotoRow& row) override { return sqlite::PutPhoto(c_, row); }
   Result<std::vector<DerivedRow>> TakeOrphanDerived(size_t limit) override {
     return sqlite::TakeOrphanDerived(c_, limit);
   }
@@ -919,6 +920,35 @@ class SqliteTxn final : public WriteTxn {
     return sqlite::TextSnippets(c_, match, node_ids);
   }
   Result<bool> HasText(int64_t node_id) override { return sqlite::HasText(c_, node_id); }
+  Result<std::vector<std::pair<PhotoRow, NodeRow>>> ListPhotos(
+      int64_t drive_id, const std::optional<std::pair<int64_t, int64_t>>& before, size_t limit,
+      int64_t viewer) override {
+    // One range of photos_timeline, newest first.
+    static const std::string sql =
+        "SELECT " + std::string(kNodeCols) + ", " + sqlite::kPhotoCols +
+        " FROM photos p JOIN nodes n ON n.id = p.node_id WHERE p.drive_id = ?2 "
+        "AND n.trash_root IS NULL AND (p.taken_at, p.node_id) < (?3, ?4) "
+        "ORDER BY p.taken_at DESC, p.node_id DESC LIMIT ?5";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, viewer).Bind(2, drive_id);
+    s.Bind(3, before ? before->first : INT64_MAX).Bind(4, before ? before->second : INT64_MAX);
+    s.Bind(5, static_cast<int64_t>(limit));
+    std::vector<std::pair<PhotoRow, NodeRow>> out;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) return out;
+      out.emplace_back(sqlite::PhotoFrom(s, kNodeColCount), NodeFrom(s));
+    }
+  }
+  Result<std::vector<std::pair<std::string, int64_t>>> PhotoMonths(int64_t drive_id) override {
+    return sqlite::PhotoMonths(c_, drive_id);
+  }
+  Result<std::vector<PhotoPlace>> PhotoPlaces(int64_t drive_id, double cell_deg) override {
+    return sqlite::PhotoPlaces(c_, drive_id, cell_deg);
+  }
+  Result<std::optional<PhotoRow>> GetPhoto(int64_t node_id) override {
+    return sqlite::GetPhoto(c_, node_id);
+  }
   Result<std::optional<int64_t>> FindDriveManifest(int64_t drive_id, const Digest& hash) override {
     NUBO_PREPARE(s, c_,
                  "SELECT m.id FROM manifests m JOIN nodes n ON n.manifest_id = m.id "

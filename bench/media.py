@@ -1,0 +1,288 @@
+"""Scenario media: thumbnails and search (docs/media-and-search.md), from
+one run of one build.
+
+  1. Thumbnails of 12-megapixel JPEGs (--thumb-files, 4000x3000, made by
+     ffmpeg with film grain so they compress like photos): nubo's small
+     thumbnails (first request, two in flight: the machine's cores) vs
+     `vipsthumbnail -s 256` of the same files in two processes, each on
+     half of them (the physical proxy: the same library on both cores with
+     nothing around it), alternating, median
+     of --rounds; images/s and the ratio (target >= 0.9).
+     Gate: every thumbnail is a WebP whose larger side is 256, with the
+     same size as vipsthumbnail's.
+  2. Full-text search over --docs text documents (words drawn from a
+     Zipf-like vocabulary; every document also holds one unique word):
+     indexing throughput (documents/s from the last upload until the job
+     queue is empty), then p50/p95 of content queries (a unique word, two
+     mid-frequency words, a common word; target p50 <= 10 ms at 100,000
+     documents) and of name searches through the trigram index.
+     Gate: each unique word finds exactly its document; a two-word query
+     finds exactly the documents a scan of the sources finds (up to the
+     page limit).
+  3. REST listing of a 1,000-entry folder, p50 idle vs while the queue
+     indexes the documents of step 2 (target: within 1.5x).
+"""
+import concurrent.futures
+import http.client
+import itertools
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.parse
+
+import bench
+from bench import ADMIN, FAST_ARGON2, Api, Nubo
+
+USER = ("mia", "mia bench password")
+
+
+def setup(srv):
+    api = Api(srv.port, *ADMIN)
+    api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
+    api.call("POST", "/admin/users", {"username": USER[0], "password": USER[1]}, expect=201)
+    return Api(srv.port, *USER)
+
+
+def webp_size(data):
+    if data[:4] != b"RIFF" or data[8:12] != b"WEBP":
+        raise SystemExit("gate: not a WebP")
+    kind = data[12:16]
+    if kind == b"VP8 ":
+        return int.from_bytes(data[26:28], "little") & 0x3FFF, int.from_bytes(data[28:30], "little") & 0x3FFF
+    if kind == b"VP8L":
+        b = int.from_bytes(data[21:25], "little")
+        return (b & 0x3FFF) + 1, ((b >> 14) & 0x3FFF) + 1
+    return int.from_bytes(data[24:27], "little") + 1, int.from_bytes(data[27:30], "little") + 1
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(len(xs) * p))]
+
+
+def make_jpegs(folder, n):
+    os.makedirs(folder, exist_ok=True)
+    paths = []
+    for i in range(n):
+        p = os.path.join(folder, "photo%03d.jpg" % i)
+        subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",
+                        "testsrc2=size=4000x3000:rate=1", "-vf", "noise=alls=%d:allf=t" % (12 + i % 7),
+                        "-frames:v", "1", "-q:v", "3", "-y", p], check=True)
+        paths.append(p)
+    return paths
+
+
+def scenario_thumbs(args, tmp, rows):
+    paths = make_jpegs(os.path.join(tmp, "jpegs"), args.thumb_files)
+    sizes_mb = sum(os.path.getsize(p) for p in paths) / len(paths) / 1e6
+    vips_rates, nubo_rates = [], []
+    vips_dims = {}
+    for rnd in range(args.rounds):
+        for which in (("vips", "nubo") if rnd % 2 == 0 else ("nubo", "vips")):
+            if which == "vips":
+                out = os.path.join(tmp, "vips-out-%d" % rnd)
+                os.makedirs(out)
+                # Two processes, each on half of the files: both cores, like
+                # nubo's two requests in flight.
+                t = time.perf_counter()
+                procs = [subprocess.Popen(["vipsthumbnail", "-s", "256", "-o",
+                                           os.path.join(out, "%s.webp[Q=80,strip]"), *paths[k::2]])
+                         for k in range(2)]
+                if any(p.wait() != 0 for p in procs):
+                    raise SystemExit("vipsthumbnail failed")
+                vips_rates.append(len(paths) / (time.perf_counter() - t))
+                for p in paths:
+                    with open(os.path.join(out, os.path.basename(p)[:-4] + ".webp"), "rb") as f:
+                        vips_dims[os.path.basename(p)] = webp_size(f.read())
+                shutil.rmtree(out)
+            else:
+                data = os.path.join(tmp, "nubo-thumbs-%d" % rnd)
+                os.makedirs(data)
+                srv = Nubo(data, env=dict(FAST_ARGON2, NUBO_JOBS_WORKERS="0", NUBO_ACCESS_LOG="false"))
+                try:
+                    api = setup(srv)
+                    root = api.call("GET", "/drives")["drives"][0]["root_id"]
+                    ids = {}
+                    for p in paths:
+                        with open(p, "rb") as f:
+                            st, body = api.raw("PUT", "/nodes/%s/files/%s" % (root, os.path.basename(p)), f.read())
+                        assert st == 201, (st, body)
+                        ids[os.path.basename(p)] = bench.json.loads(body)["id"]
+                    dims = {}
+
+                    def one(name):
+                        c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=600)
+                        c.request("GET", "/api/v1/nodes/%s/thumbnail" % ids[name], headers={"Authorization": api.auth})
+                        r = c.getresponse()
+                        body = r.read()
+                        c.close()
+                        if r.status != 200:
+                            raise SystemExit("gate: thumbnail of %s answered %d %r" % (name, r.status, body[:200]))
+                        dims[name] = webp_size(body)
+                    t = time.perf_counter()
+                    with concurrent.futures.ThreadPoolExecutor(2) as ex:
+                        list(ex.map(one, ids))
+                    nubo_rates.append(len(paths) / (time.perf_counter() - t))
+                finally:
+                    srv.stop()
+                    shutil.rmtree(data, ignore_errors=True)
+    for name, d in dims.items():
+        if max(d) != 256 or d != vips_dims[name]:
+            raise SystemExit("gate: %s: nubo %s vs vipsthumbnail %s" % (name, d, vips_dims[name]))
+    v, n = statistics.median(vips_rates), statistics.median(nubo_rates)
+    rows.append(("thumbnails of %d 12-MP JPEGs (%.1f MB each): images/s (vipsthumbnail vs nubo)"
+                 % (len(paths), sizes_mb), "%.1f" % v, "%.1f" % n, "%.2f (target >= 0.9)" % (n / v)))
+
+
+def vocabulary(rng, n):
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = set()
+    while len(words) < n:
+        words.add("".join(rng.choice(letters) for _ in range(rng.randint(4, 9))))
+    return sorted(words)
+
+
+def scenario_search(args, tmp, rows):
+    rng = random.Random(args.seed)
+    vocab = vocabulary(rng, 20000)
+    cum = list(itertools.accumulate(1.0 / (i + 1) for i in range(len(vocab))))  # Zipf-like
+    data = os.path.join(tmp, "nubo-search")
+    os.makedirs(data)
+    srv = Nubo(data, env=dict(FAST_ARGON2, NUBO_ACCESS_LOG="false"))
+    try:
+        api = setup(srv)
+        admin = Api(srv.port, *ADMIN)
+        root = api.call("GET", "/drives")["drives"][0]["root_id"]
+        listed = api.call("POST", "/nodes/%s/folders" % root, {"name": "listed"}, expect=201)["id"]
+        for i in range(1000):
+            st, _ = api.raw("PUT", "/nodes/%s/files/entry%04d.bin" % (listed, i), b"")
+            assert st == 201
+        while admin.call("GET", "/admin/jobs")["due"] > 0:
+            time.sleep(0.2)
+
+        def listing_p50(reps, stop=None):
+            c = Api(srv.port, *USER)
+            times = []
+            for _ in range(reps):
+                if stop is not None and stop.is_set():
+                    break
+                t = time.perf_counter()
+                st, _ = c.raw("GET", "/nodes/%s/children?limit=100" % listed)
+                times.append(time.perf_counter() - t)
+                assert st == 200
+            return times
+        idle = listing_p50(300)
+        folders = [api.call("POST", "/nodes/%s/folders" % root, {"name": "docs%02d" % k}, expect=201)["id"]
+                   for k in range(args.docs // 1000 + 1)]
+        texts = {}
+        t_up = time.perf_counter()
+
+        def upload(k):
+            c = Api(srv.port, *USER)
+            for i in range(k, args.docs, 2):
+                words = rng_local[k].choices(vocab, cum_weights=cum, k=rng_local[k].randint(150, 500))
+                unique = "uniq%07d" % i
+                body = " ".join(words[:50] + [unique] + words[50:])
+                texts[i] = (body, unique)
+                st, _ = c.raw("PUT", "/nodes/%s/files/doc%06d.txt" % (folders[i // 1000], i), body.encode())
+                assert st == 201, st
+        rng_local = [random.Random(args.seed + 1), random.Random(args.seed + 2)]
+        with concurrent.futures.ThreadPoolExecutor(2) as ex:
+            list(ex.map(upload, range(2)))
+        uploaded = time.perf_counter()
+        # Listing while the queue indexes.
+        stop = threading.Event()
+        busy = []
+        lister = threading.Thread(target=lambda: busy.extend(listing_p50(10 ** 9, stop)))
+        lister.start()
+        while True:
+            q = admin.call("GET", "/admin/jobs")
+            if q["due"] + q["running"] == 0:
+                break
+            time.sleep(0.1)
+        indexed = time.perf_counter()
+        stop.set()
+        lister.join()
+        rate = args.docs / (indexed - uploaded)
+        rows.append(("indexing: %d text documents, documents/s after the last upload (uploads took %.0f s)"
+                     % (args.docs, uploaded - t_up), "", "%.0f" % rate, ""))
+        ib, bb = statistics.median(idle) * 1000, statistics.median(busy or idle) * 1000
+        rows.append(("REST listing of 1,000 entries p50 ms: idle vs while indexing", "%.2f" % ib, "%.2f" % bb,
+                     "%.2f (target <= 1.5)" % (bb / ib)))
+        # Gates.
+        c = Api(srv.port, *USER)
+        for i in rng.sample(range(args.docs), 50):
+            body = c.call("GET", "/search/content?q=%s" % texts[i][1])
+            names = [it["node"]["name"] for it in body["items"]]
+            if names != ["doc%06d.txt" % i]:
+                raise SystemExit("gate: uniq word of doc %d found %r" % (i, names))
+        mids = vocab[2000:2050]
+        for w1, w2 in zip(mids[::2], mids[1::2]):
+            want = {"doc%06d.txt" % i for i, (b, _) in texts.items()
+                    if re.search(r"\b%s\b" % w1, b) and re.search(r"\b%s\b" % w2, b)}
+            got = set()
+            cursor = None
+            while True:
+                body = c.call("GET", "/search/content?limit=100&q=%s%s" % (
+                    urllib.parse.quote("%s %s" % (w1, w2)), ("&cursor=" + cursor) if cursor else ""))
+                got |= {it["node"]["name"] for it in body["items"]}
+                cursor = body["next_cursor"]
+                if not cursor:
+                    break
+            # The last word is also a prefix: documents with a longer word
+            # starting with it match too.
+            if not want <= got:
+                raise SystemExit("gate: '%s %s' missed %d documents" % (w1, w2, len(want - got)))
+        # Query latency.
+        queries = {
+            "a unique word": [texts[i][1] for i in rng.sample(range(args.docs), 200)],
+            "two mid-frequency words": ["%s %s" % tuple(rng.sample(vocab[500:3000], 2)) for _ in range(200)],
+            "a common word (limit 20)": [rng.choice(vocab[:20]) for _ in range(200)],
+        }
+        for label, qs_ in queries.items():
+            times = []
+            for q in qs_:
+                t = time.perf_counter()
+                st, _ = c.raw("GET", "/search/content?q=" + urllib.parse.quote(q))
+                times.append(time.perf_counter() - t)
+                assert st == 200
+            rows.append(("content search over %d documents, %s: p50 / p95 ms" % (args.docs, label), "",
+                         "%.2f / %.2f" % (statistics.median(times) * 1000, pct(times, 0.95) * 1000),
+                         "target p50 <= 10"))
+        times = []
+        nodes = args.docs + 1000 + len(folders)
+        for _ in range(200):
+            q = "%06d" % rng.randrange(args.docs)
+            t = time.perf_counter()
+            st, body = c.raw("GET", "/search?q=" + q[:4])
+            times.append(time.perf_counter() - t)
+            assert st == 200
+        rows.append(("name search (4-character substring, trigram index) over %d nodes: p50 / p95 ms" % nodes, "",
+                     "%.2f / %.2f" % (statistics.median(times) * 1000, pct(times, 0.95) * 1000),
+                     "target p50 <= 20 at 1,000,000"))
+    finally:
+        srv.stop()
+
+
+def run(args):
+    tmp = tempfile.mkdtemp(prefix="nubo-bench-media-", dir=args.tmpdir)
+    rows = []
+    try:
+        if args.part in ("all", "thumbs"):
+            scenario_thumbs(args, tmp, rows)
+        if args.part in ("all", "search"):
+            scenario_search(args, tmp, rows)
+    finally:
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print()
+    print("| media (nubo %s) | peer / BEFORE | nubo | ratio |" % os.path.basename(bench.NUBO))
+    print("|---|---|---|---|")
+    for r in rows:
+        print("| %s | %s | %s | %s |" % r)
