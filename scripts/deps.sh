@@ -9,7 +9,7 @@ build_pkgs=(
   libcli11-dev libspdlog-dev libfmt-dev libtomlplusplus-dev
   librust-blake3-dev libssl-dev libsodium-dev libsqlite3-dev libjwt-dev libicu-dev
   libmagic-dev libarchive-dev zlib1g-dev libexpat1-dev libical-dev
-  libvips-dev libpoppler-cpp-dev libexiv2-dev ffmpeg
+  libvips-dev libpoppler-cpp-dev libexiv2-dev libtag1-dev ffmpeg
 )
 test_pkgs=(libgtest-dev libgmock-dev python3 curl litmus cadaver rclone
   python3-caldav vdirsyncer khal khard radicale nextcloud-desktop-cmd owncloud-client-cmd exiv2)

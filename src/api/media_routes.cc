@@ -17,6 +17,7 @@ namespace nubo::api {
 
 namespace {
 
+using api::JsonType;
 using http::Request;
 using http::Response;
 
@@ -57,6 +58,45 @@ std::string PhotoJson(const meta::PhotoRow& p, const meta::NodeRow& n) {
          ",\"orientation\":" + std::to_string(p.orientation) +
          ",\"camera\":" + JsonQuote(p.camera) + ",\"lat\":" + Coord(p.lat) +
          ",\"lon\":" + Coord(p.lon) + "}";
+}
+
+std::string TrackJson(const meta::TrackRow& t, const meta::NodeRow& n) {
+  return "{\"node\":" + NodeJson(n) + ",\"title\":" + JsonQuote(t.title) +
+         ",\"artist\":" + JsonQuote(t.artist) + ",\"album_artist\":" + JsonQuote(t.album_artist) +
+         ",\"album\":" + JsonQuote(t.album) + ",\"artist_key\":" + JsonQuote(t.artist_key) +
+         ",\"album_key\":" + JsonQuote(t.album_key) + ",\"track\":" + std::to_string(t.track_no) +
+         ",\"disc\":" + std::to_string(t.disc_no) + ",\"year\":" + std::to_string(t.year) +
+         ",\"genre\":" + JsonQuote(t.genre) + ",\"duration_ms\":" + std::to_string(t.duration_ms) +
+         "}";
+}
+
+std::string NextCursor(const std::string& c) {
+  return ",\"next_cursor\":" + (c.empty() ? std::string("null") : JsonQuote(c));
+}
+
+std::string PlaylistJson(const meta::PlaylistRow& p) {
+  return "{\"id\":" + JsonQuote(p.public_id) + ",\"name\":" + JsonQuote(p.name) +
+         ",\"items\":" + std::to_string(p.items) +
+         ",\"created\":" + std::to_string(p.created_at_ms) +
+         ",\"modified\":" + std::to_string(p.updated_at_ms) + "}";
+}
+
+std::string PlaylistWithItemsJson(const files::Files::Playlist& pl, std::string_view extra = "") {
+  meta::PlaylistRow row = pl.row;
+  row.items = static_cast<int64_t>(pl.items.size());
+  std::string j = PlaylistJson(row);
+  j.pop_back();
+  j += ",\"tracks\":[";
+  for (size_t i = 0; i < pl.items.size(); ++i) {
+    if (i) j += ",";
+    j += TrackJson(pl.items[i].track, pl.items[i].node);
+  }
+  return j + "]" + std::string(extra) + "}\n";
+}
+
+std::optional<std::string> OptQuery(const Request& req, const char* key) {
+  auto v = req.Query(key);
+  return v ? std::optional<std::string>(std::string(*v)) : std::nullopt;
 }
 
 }  // namespace
@@ -183,6 +223,136 @@ void RegisterMediaRoutes(http::Router& router, MediaRoutesDeps deps) {
         return Response::Json(200, j + "]}\n");
       },
       kRead);
+
+  // ---- Music ----
+  router.Add(
+      "GET", "/api/v1/music/artists",
+      [f](Request& req) {
+        NUBO_OR_ERROR(limit, Limit(req, 100, 500));
+        NUBO_OR_ERROR(page, f->Artists(Who(req), req.Query("cursor").value_or(""), limit));
+        std::string j = "{\"items\":[";
+        for (size_t i = 0; i < page.items.size(); ++i) {
+          const meta::ArtistRow& a = page.items[i];
+          if (i) j += ",";
+          j += "{\"key\":" + JsonQuote(a.key) + ",\"name\":" + JsonQuote(a.name) +
+               ",\"albums\":" + std::to_string(a.albums) +
+               ",\"tracks\":" + std::to_string(a.tracks) + "}";
+        }
+        return Response::Json(200, j + "]" + NextCursor(page.next_cursor) + "}\n");
+      },
+      kRead);
+  router.Add(
+      "GET", "/api/v1/music/albums",
+      [f](Request& req) {
+        NUBO_OR_ERROR(limit, Limit(req, 100, 500));
+        NUBO_OR_ERROR(page, f->Albums(Who(req), OptQuery(req, "artist"),
+                                      req.Query("cursor").value_or(""), limit));
+        std::string j = "{\"items\":[";
+        for (size_t i = 0; i < page.items.size(); ++i) {
+          const meta::AlbumRow& a = page.items[i].album;
+          if (i) j += ",";
+          j += "{\"artist_key\":" + JsonQuote(a.artist_key) + ",\"artist\":" + JsonQuote(a.artist) +
+               ",\"key\":" + JsonQuote(a.key) + ",\"name\":" + JsonQuote(a.name) +
+               ",\"year\":" + std::to_string(a.year) + ",\"tracks\":" + std::to_string(a.tracks) +
+               ",\"duration_ms\":" + std::to_string(a.duration_ms) + ",\"first_track\":" +
+               (page.items[i].first.public_id.empty() ? std::string("null")
+                                                      : NodeJson(page.items[i].first)) +
+               "}";
+        }
+        return Response::Json(200, j + "]" + NextCursor(page.next_cursor) + "}\n");
+      },
+      kRead);
+  router.Add(
+      "GET", "/api/v1/music/tracks",
+      [f](Request& req) {
+        NUBO_OR_ERROR(limit, Limit(req, 100, 500));
+        NUBO_OR_ERROR(page, f->Tracks(Who(req), OptQuery(req, "artist"), OptQuery(req, "album"),
+                                      req.Query("cursor").value_or(""), limit));
+        std::string j = "{\"items\":[";
+        for (size_t i = 0; i < page.items.size(); ++i) {
+          if (i) j += ",";
+          j += TrackJson(page.items[i].track, page.items[i].node);
+        }
+        return Response::Json(200, j + "]" + NextCursor(page.next_cursor) + "}\n");
+      },
+      kRead);
+
+  // ---- Playlists (the caller's own) ----
+  constexpr http::RouteOptions kJson = JsonRoute(http::Access::kUser);
+  router.Add(
+      "GET", "/api/v1/playlists",
+      [f](Request& req) {
+        NUBO_OR_ERROR(lists, f->Playlists(Who(req)));
+        std::string j = "{\"playlists\":[";
+        for (size_t i = 0; i < lists.size(); ++i) j += (i ? "," : "") + PlaylistJson(lists[i]);
+        return Response::Json(200, j + "]}\n");
+      },
+      kRead);
+  router.Add(
+      "POST", "/api/v1/playlists",
+      [f](Request& req) {
+        NUBO_OR_ERROR(body, ParseStringObject(req.body, {"name"}));
+        NUBO_OR_ERROR(row, f->CreatePlaylist(Who(req), body.Get("name").value_or("")));
+        return Response::Json(201, PlaylistJson(row) + "\n");
+      },
+      kJson);
+  router.Add(
+      "GET", "/api/v1/playlists/{id}",
+      [f](Request& req) {
+        NUBO_OR_ERROR(pl, f->GetPlaylist(Who(req), req.Param("id")));
+        return Response::Json(200, PlaylistWithItemsJson(pl));
+      },
+      kRead);
+  router.Add(
+      "PATCH", "/api/v1/playlists/{id}",
+      [f](Request& req) {
+        NUBO_OR_ERROR(body, ParseStringObject(req.body, {"name"}));
+        NUBO_OR_ERROR(row,
+                      f->RenamePlaylist(Who(req), req.Param("id"), body.Get("name").value_or("")));
+        return Response::Json(200, PlaylistJson(row) + "\n");
+      },
+      kJson);
+  router.Add(
+      "DELETE", "/api/v1/playlists/{id}",
+      [f](Request& req) {
+        Status st = f->DeletePlaylist(Who(req), req.Param("id"));
+        return st.ok() ? Response::Empty(204) : http::ErrorResponse(st);
+      },
+      kRead);
+  router.Add(
+      "PUT", "/api/v1/playlists/{id}/items",
+      [f](Request& req) {
+        NUBO_OR_ERROR(body, ParseObject(req.body, {{"items", JsonType::kStringArray}}));
+        auto it = body.arrays.find("items");
+        if (it == body.arrays.end()) {
+          return http::ErrorResponse(Status::InvalidArgument("items is required"));
+        }
+        NUBO_OR_ERROR(pl, f->SetPlaylistItems(Who(req), req.Param("id"), it->second));
+        return Response::Json(200, PlaylistWithItemsJson(pl));
+      },
+      JsonRoute(http::Access::kUser, 1 << 20));
+  router.Add(
+      "GET", "/api/v1/playlists/{id}/m3u8",
+      [f](Request& req) {
+        NUBO_OR_ERROR(text, f->ExportPlaylist(Who(req), req.Param("id")));
+        Response r = Response::Text(200, std::move(text), "audio/x-mpegurl; charset=utf-8");
+        r.headers.Set("Content-Disposition", "attachment; filename=\"playlist.m3u8\"");
+        return r;
+      },
+      kRead);
+  http::RouteOptions import_opts = PlainRoute(http::Access::kUser);
+  import_opts.body = http::BodyPolicy::kBuffered;
+  import_opts.max_body = 4 << 20;
+  router.Add(
+      "POST", "/api/v1/playlists/import",
+      [f](Request& req) {
+        NUBO_OR_ERROR(imported,
+                      f->ImportPlaylist(Who(req), req.Query("name").value_or(""), req.body));
+        return Response::Json(
+            201, PlaylistWithItemsJson(imported.playlist,
+                                       ",\"missing\":" + std::to_string(imported.missing)));
+      },
+      import_opts);
 
   router.Add(
       "GET", "/api/v1/admin/jobs",

@@ -7,6 +7,8 @@
 //   nubo-derive thumb IN OUT BOX MAX_PIXELS   WebP fitting BOX×BOX
 //   nubo-derive text pdf|office IN OUT MAX_BYTES
 //   nubo-derive photo IN OUT                  EXIF facts, one "key=value" a line
+//   nubo-derive audio IN OUT                  tags (TagLib), likewise; IN's
+//                                             extension names the format
 //   nubo-derive serve CPU_SECONDS             the same requests, one per
 //                                             line on stdin (fields split by
 //                                             tabs), answers on stdout
@@ -22,6 +24,10 @@
 #include <unistd.h>
 #include <vips/vips.h>
 
+#include <taglib/audioproperties.h>
+#include <taglib/fileref.h>
+#include <taglib/tag.h>
+#include <taglib/tpropertymap.h>
 #include <exiv2/exiv2.hpp>
 
 #include <poppler-document.h>
@@ -216,8 +222,40 @@ Outcome Photo(const char* in, const char* out) {
   return WriteAll(out, facts) ? Outcome{} : Outcome{kFailed, "cannot write the facts"};
 }
 
+// What the music library needs from an audio file's tags.
+Outcome Audio(const char* in, const char* out) {
+  TagLib::FileRef f(in, /*readAudioProperties=*/true, TagLib::AudioProperties::Fast);
+  if (f.isNull() || !f.tag()) return {kUndecodable, "not an audio file TagLib reads"};
+  const TagLib::Tag* t = f.tag();
+  std::string facts;
+  auto add = [&](const char* key, const TagLib::String& v) {
+    std::string s = v.to8Bit(true);
+    for (char& c : s) {
+      if (c == '\n' || c == '\r' || c == '\0') c = ' ';
+    }
+    if (!s.empty()) facts += std::string(key) + "=" + s.substr(0, 512) + "\n";
+  };
+  add("title", t->title());
+  add("artist", t->artist());
+  add("album", t->album());
+  add("genre", t->genre());
+  if (t->year()) facts += "year=" + std::to_string(t->year()) + "\n";
+  if (t->track()) facts += "track=" + std::to_string(t->track()) + "\n";
+  TagLib::PropertyMap props = f.file()->properties();
+  if (props.contains("ALBUMARTIST") && !props["ALBUMARTIST"].isEmpty()) {
+    add("albumartist", props["ALBUMARTIST"].front());
+  }
+  if (props.contains("DISCNUMBER") && !props["DISCNUMBER"].isEmpty()) {
+    add("disc", props["DISCNUMBER"].front());  // "1" or "1/2"
+  }
+  if (const TagLib::AudioProperties* a = f.audioProperties()) {
+    facts += "duration_ms=" + std::to_string(a->lengthInMilliseconds()) + "\n";
+  }
+  return WriteAll(out, facts) ? Outcome{} : Outcome{kFailed, "cannot write the tags"};
+}
+
 // One request: {"thumb", IN, OUT, BOX, MAX_PIXELS}, {"text", KIND, IN,
-// OUT, MAX_BYTES} or {"photo", IN, OUT}.
+// OUT, MAX_BYTES}, {"photo", IN, OUT} or {"audio", IN, OUT}.
 Outcome Dispatch(const std::vector<std::string>& a) {
   if (a.size() == 5 && a[0] == "thumb") {
     int box = std::atoi(a[3].c_str());
@@ -232,6 +270,7 @@ Outcome Dispatch(const std::vector<std::string>& a) {
     if (a[1] == "office") return OfficeText(a[2].c_str(), a[3].c_str(), max);
   }
   if (a.size() == 3 && a[0] == "photo") return Photo(a[1].c_str(), a[2].c_str());
+  if (a.size() == 3 && a[0] == "audio") return Audio(a[1].c_str(), a[2].c_str());
   return {kUsage, "unknown request"};
 }
 
@@ -281,7 +320,8 @@ int main(int argc, char** argv) {
     int cpu = std::atoi(args[1].c_str());
     return cpu > 0 ? Serve(cpu) : kUsage;
   }
-  if (!args.empty() && (args[0] == "thumb" || args[0] == "text" || args[0] == "photo")) {
+  if (!args.empty() &&
+      (args[0] == "thumb" || args[0] == "text" || args[0] == "photo" || args[0] == "audio")) {
     Outcome o = Dispatch(args);
     if (!o.message.empty()) std::fprintf(stderr, "%s\n", o.message.c_str());
     return o.status;
@@ -290,6 +330,7 @@ int main(int argc, char** argv) {
                "usage: nubo-derive thumb IN OUT BOX MAX_PIXELS\n"
                "       nubo-derive text pdf|office IN OUT MAX_BYTES\n"
                "       nubo-derive photo IN OUT\n"
+               "       nubo-derive audio IN OUT\n"
                "       nubo-derive serve CPU_SECONDS\n");
   return kUsage;
 }

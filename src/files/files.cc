@@ -533,30 +533,6 @@ std::string EncodeCursor(char tag, const meta::NodeCursor& c) {
   return HexEncode(raw.data(), raw.size());
 }
 
-std::optional<std::string> HexDecode(std::string_view hex) {
-  if (hex.size() % 2 != 0 || hex.size() > 16384) return std::nullopt;
-  std::string out;
-  out.reserve(hex.size() / 2);
-  auto val = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-  };
-  for (size_t i = 0; i < hex.size(); i += 2) {
-    int hi = val(hex[i]), lo = val(hex[i + 1]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    out.push_back(static_cast<char>(hi * 16 + lo));
-  }
-  return out;
-}
-
-std::optional<int64_t> ParseInt64(std::string_view s) {
-  bool neg = !s.empty() && s[0] == '-';
-  auto v = ParseUint64(neg ? s.substr(1) : s);
-  if (!v || *v > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
-  return neg ? -static_cast<int64_t>(*v) : static_cast<int64_t>(*v);
-}
-
 Result<std::optional<meta::NodeCursor>> DecodeCursor(std::string_view cursor, char tag) {
   if (cursor.empty()) return std::optional<meta::NodeCursor>();
   auto bad = [] { return Status::InvalidArgument("malformed cursor"); };

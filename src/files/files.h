@@ -378,6 +378,61 @@ class Files {
   };
   Result<std::vector<PhotoPlace>> PhotoPlaces(const Principal& who, double cell_deg);
 
+  // The music library of the same drives (files/music.cc): artists, albums
+  // (of one artist), tracks (of an artist and/or album), each keyset-paged in
+  // key order; and the caller's playlists, ordered lists of files it may
+  // read (items it can no longer read are left out when a list is read).
+  struct ArtistPage {
+    std::vector<meta::ArtistRow> items;
+    std::string next_cursor;
+  };
+  struct AlbumItem {
+    meta::AlbumRow album;
+    meta::NodeRow first;  // the first track's node
+  };
+  struct AlbumPage {
+    std::vector<AlbumItem> items;
+    std::string next_cursor;
+  };
+  struct TrackItem {
+    meta::TrackRow track;
+    meta::NodeRow node;
+  };
+  struct TrackPage {
+    std::vector<TrackItem> items;
+    std::string next_cursor;
+  };
+  Result<ArtistPage> Artists(const Principal& who, std::string_view cursor, size_t limit);
+  Result<AlbumPage> Albums(const Principal& who, std::optional<std::string> artist_key,
+                           std::string_view cursor, size_t limit);
+  Result<TrackPage> Tracks(const Principal& who, std::optional<std::string> artist_key,
+                           std::optional<std::string> album_key, std::string_view cursor,
+                           size_t limit);
+  struct Playlist {
+    meta::PlaylistRow row;
+    std::vector<TrackItem> items;  // track rows empty for files without tags
+  };
+  Result<std::vector<meta::PlaylistRow>> Playlists(const Principal& who);
+  Result<meta::PlaylistRow> CreatePlaylist(const Principal& who, std::string_view name);
+  Result<Playlist> GetPlaylist(const Principal& who, std::string_view id);
+  Result<meta::PlaylistRow> RenamePlaylist(const Principal& who, std::string_view id,
+                                           std::string_view name);
+  Status DeletePlaylist(const Principal& who, std::string_view id);
+  // Replaces the items (node ids, in order); each must be a file the caller
+  // may read. At most 10,000.
+  Result<Playlist> SetPlaylistItems(const Principal& who, std::string_view id,
+                                    const std::vector<std::string>& node_ids);
+  // M3U8 (RFC 8216's media playlist syntax as players read it): paths
+  // relative to the caller's own root. Import resolves them there; lines
+  // that name nothing readable are counted, not fatal.
+  Result<std::string> ExportPlaylist(const Principal& who, std::string_view id);
+  struct Imported {
+    Playlist playlist;
+    int64_t missing = 0;
+  };
+  Result<Imported> ImportPlaylist(const Principal& who, std::string_view name,
+                                  std::string_view m3u8);
+
   // Streams the subtree of each node (folders recursively, live nodes only)
   // as ZIP entries; names relative to the nodes' parent.
   Result<std::unique_ptr<ZipEntries>> ZipNodes(const Principal& who,

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "media/music.h"
 #include "media/photos.h"
 #include "search/extract.h"
 
@@ -88,6 +89,30 @@ Result<std::optional<meta::PhotoRow>> DeriveJob::ReadPhoto(
   return std::optional<meta::PhotoRow>(ParsePhotoFacts(facts.substr(0, 64 << 10), node));
 }
 
+Result<std::optional<meta::TrackRow>> DeriveJob::ReadTrack(
+    const meta::NodeRow& node, const std::vector<meta::ManifestChunk>& chunks) {
+  const std::string suffix = AudioSuffix(node.name);
+  if (!IsAudio(node.name, node.mime) || suffix.empty() ||
+      node.size > thumbnails_.options().max_input_bytes) {
+    return std::optional<meta::TrackRow>();
+  }
+  NUBO_ASSIGN_OR_RETURN(std::string input, thumbnails_.Materialize(chunks, suffix));
+  std::string output = input + ".tags";
+  auto r = thumbnails_.helpers().Run({"audio", input, output});
+  unlink(input.c_str());
+  std::string facts;
+  if (r.ok() && r->exit_code == 0) {
+    std::ifstream f(output, std::ios::binary);
+    facts.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  }
+  unlink(output.c_str());
+  if (!r.ok()) return r.status();
+  if (r->exit_code == 3 || r->exit_code == 4 || r->timed_out)
+    return std::optional<meta::TrackRow>();
+  if (r->exit_code != 0) return Status::Internal("audio helper failed: " + r->stderr_tail);
+  return std::optional<meta::TrackRow>(ParseTrackFacts(facts.substr(0, 64 << 10), node));
+}
+
 Status DeriveJob::Run(const meta::JobRow& job) {
   std::optional<meta::NodeRow> node;
   std::vector<meta::ManifestChunk> chunks;
@@ -104,8 +129,9 @@ Status DeriveJob::Run(const meta::JobRow& job) {
     if (!thumb.ok() && thumb.status().code() != Code::kNotFound) return thumb.status();
   }
   NUBO_ASSIGN_OR_RETURN(std::optional<meta::PhotoRow> photo, ReadPhoto(*node, chunks));
+  NUBO_ASSIGN_OR_RETURN(std::optional<meta::TrackRow> track, ReadTrack(*node, chunks));
   NUBO_ASSIGN_OR_RETURN(std::string text, ExtractText(*node, chunks));
-  if (text.empty() && !photo) return Status::Ok();
+  if (text.empty() && !photo && !track) return Status::Ok();
   return meta_.Write([&](meta::WriteTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(auto now, t.GetNode(job.node_id, 0));
     // Changed since it was read: the newer content has its own job.
@@ -113,6 +139,10 @@ Status DeriveJob::Run(const meta::JobRow& job) {
     if (photo) {
       photo->drive_id = now->drive_id;
       NUBO_RETURN_IF_ERROR(t.PutPhoto(*photo));
+    }
+    if (track) {
+      track->drive_id = now->drive_id;
+      NUBO_RETURN_IF_ERROR(t.PutTrack(*track));
     }
     if (!text.empty()) NUBO_RETURN_IF_ERROR(t.PutText(job.node_id, text));
     return Status::Ok();

@@ -29,6 +29,9 @@ class DeriveJob {
   // The timeline row of an image (nullopt: not a photo).
   Result<std::optional<meta::PhotoRow>> ReadPhoto(const meta::NodeRow& node,
                                                   const std::vector<meta::ManifestChunk>& chunks);
+  // The music library row of an audio file (nullopt: not audio).
+  Result<std::optional<meta::TrackRow>> ReadTrack(const meta::NodeRow& node,
+                                                  const std::vector<meta::ManifestChunk>& chunks);
 
   meta::MetaStore& meta_;
   blob::ChunkStore& chunks_;

@@ -78,9 +78,10 @@ std::string Thumbnails::PathFor(const meta::Digest& hash, Variant v) const {
          std::to_string(static_cast<int>(v)) + ".webp";
 }
 
-Result<std::string> Thumbnails::Materialize(const std::vector<meta::ManifestChunk>& chunks) {
-  std::string tmpl = options_.tmp_dir + "/derive-XXXXXX";
-  int fd = mkostemp(tmpl.data(), O_CLOEXEC);
+Result<std::string> Thumbnails::Materialize(const std::vector<meta::ManifestChunk>& chunks,
+                                            const std::string& suffix) {
+  std::string tmpl = options_.tmp_dir + "/derive-XXXXXX" + suffix;
+  int fd = mkostemps(tmpl.data(), static_cast<int>(suffix.size()), O_CLOEXEC);
   if (fd < 0) return PosixError("temp file in " + options_.tmp_dir, errno);
   std::string path = tmpl;
   std::vector<char> buf;

@@ -67,9 +67,11 @@ class Thumbnails {
 
   uint64_t made() const { return made_.load(); }
 
-  // Writes the content of `chunks` to a new temp file and returns its path
-  // (the caller unlinks it). Shared with the derive job.
-  Result<std::string> Materialize(const std::vector<meta::ManifestChunk>& chunks);
+  // Writes the content of `chunks` to a new temp file (its name ending in
+  // `suffix`) and returns its path (the caller unlinks it). Shared with the
+  // derive job.
+  Result<std::string> Materialize(const std::vector<meta::ManifestChunk>& chunks,
+                                  const std::string& suffix = "");
 
   const ThumbnailOptions& options() const { return options_; }
   // The media helper's long-lived processes (shared with the derive job).

@@ -446,6 +446,43 @@ struct PhotoPlace {
   int64_t cover_node_id = 0;
 };
 
+// What an audio file's tags say (migration 0016).
+struct TrackRow {
+  int64_t node_id = 0;
+  int64_t drive_id = 0;
+  std::string title, artist, album_artist, album;
+  std::string artist_key, album_key;  // case-folded: what groups
+  int64_t track_no = 0, disc_no = 0, year = 0;
+  std::string genre;
+  int64_t duration_ms = 0;
+};
+
+struct ArtistRow {
+  std::string key, name;
+  int64_t albums = 0, tracks = 0;
+};
+
+struct AlbumRow {
+  std::string artist_key, artist, key, name;
+  int64_t year = 0, tracks = 0, duration_ms = 0;
+  int64_t first_node_id = 0;  // the album's first track
+};
+
+// The position after which a list of tracks goes on.
+struct TrackCursor {
+  std::string artist_key, album_key;
+  int64_t disc_no = 0, track_no = 0, node_id = 0;
+};
+
+struct PlaylistRow {
+  int64_t id = 0;
+  std::string public_id;
+  int64_t user_id = 0;
+  std::string name;
+  int64_t created_at_ms = 0, updated_at_ms = 0;
+  int64_t items = 0;  // read-only
+};
+
 // One full-text match: the node, its rank (bm25; lower is better).
 struct TextHit {
   NodeRow node;
@@ -651,6 +688,24 @@ class ReadTxn {
   // Live photos with a position, grouped in cells of `cell_deg` degrees.
   virtual Result<std::vector<PhotoPlace>> PhotoPlaces(int64_t drive_id, double cell_deg) = 0;
   virtual Result<std::optional<PhotoRow>> GetPhoto(int64_t node_id) = 0;
+  // Music of a drive (live files only): artists after `after_key`, albums
+  // (of one artist when `artist_key` is set) after (artist_key, album_key),
+  // tracks (of one artist and/or album) after `after`, each in key order.
+  virtual Result<std::vector<ArtistRow>> ListArtists(int64_t drive_id,
+                                                     const std::optional<std::string>& after_key,
+                                                     size_t limit) = 0;
+  virtual Result<std::vector<AlbumRow>> ListAlbums(
+      int64_t drive_id, const std::optional<std::string>& artist_key,
+      const std::optional<std::pair<std::string, std::string>>& after, size_t limit) = 0;
+  virtual Result<std::vector<std::pair<TrackRow, NodeRow>>> ListTracks(
+      int64_t drive_id, const std::optional<std::string>& artist_key,
+      const std::optional<std::string>& album_key, const std::optional<TrackCursor>& after,
+      size_t limit, int64_t viewer) = 0;
+  virtual Result<std::optional<TrackRow>> GetTrack(int64_t node_id) = 0;
+  virtual Result<std::optional<PlaylistRow>> GetPlaylist(const std::string& public_id) = 0;
+  virtual Result<std::vector<PlaylistRow>> ListPlaylists(int64_t user_id) = 0;
+  // The items in order: their nodes (live or trashed; the caller filters).
+  virtual Result<std::vector<NodeRow>> PlaylistItems(int64_t playlist_id, int64_t viewer) = 0;
 
   // ---- Sharing ----
 
@@ -933,6 +988,12 @@ class WriteTxn : public ReadTxn {
   virtual Status PutText(int64_t node_id, const std::string& text) = 0;
   virtual Status PutDerived(const DerivedRow& row) = 0;
   virtual Status PutPhoto(const PhotoRow& row) = 0;
+  virtual Status PutTrack(const TrackRow& row) = 0;
+  virtual Status InsertPlaylist(PlaylistRow& row) = 0;        // sets id
+  virtual Status UpdatePlaylist(const PlaylistRow& row) = 0;  // name, updated_at
+  virtual Status DeletePlaylist(int64_t id) = 0;
+  // Replaces the items, in this order.
+  virtual Status SetPlaylistItems(int64_t playlist_id, const std::vector<int64_t>& node_ids) = 0;
   // Deletes up to `limit` derived rows whose content no manifest holds any
   // more and returns them (their files go next).
   virtual Result<std::vector<DerivedRow>> TakeOrphanDerived(size_t limit) = 0;

@@ -36,6 +36,12 @@ void AppendJsonEscaped(std::string& out, std::string_view s);
 std::string JsonQuote(std::string_view s);  // "\"...\""
 
 std::string HexEncode(const void* data, size_t len);
+// Lower-case hex (as HexEncode writes it) back to bytes; nullopt when
+// malformed or longer than 16 KiB of hex (cursors, tokens).
+std::optional<std::string> HexDecode(std::string_view hex);
+// A decimal integer with an optional leading '-'; nullopt when malformed
+// or out of range.
+std::optional<int64_t> ParseInt64(std::string_view s);
 
 // A URI authority ("Host:8080", "[::1]:443") for comparing two of them:
 // lower-cased, without the scheme's `default_port` and without an empty

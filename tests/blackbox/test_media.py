@@ -416,6 +416,131 @@ class PhotosTest(unittest.TestCase):
         self.assertEqual(got[0]["width"], 320)
 
 
+def audio(path, **tags):
+    """A short tone with tags, encoded by ffmpeg (MP3 or FLAC by extension)."""
+    args = [tool("ffmpeg"), "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=2"]
+    for k, v in tags.items():
+        args += ["-metadata", "%s=%s" % (k, v)]
+    run(args + ["-y", path])
+    return read(path)
+
+
+class MusicTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="nubo-music-")
+        cls.srv, cls.admin, users = start_with_users(["gina", "hal"], env=FAST)
+        cls.gina, cls.hal = users["gina"], users["hal"]
+        g = cls.gina
+        cls.folder = g.mkdir(g.root, "Music")
+        songs = [
+            ("b.mp3", dict(title="Second", artist="The Band", album_artist="The Band", album="First Album",
+                           track="2/3", date="2001")),
+            ("a.flac", dict(title="Opener", artist="The Band", album_artist="the band", album="FIRST ALBUM",
+                            track="1/3", date="2001")),
+            ("c.mp3", dict(title="Solo", artist="Singer", album="Alone", track="1")),
+            ("untagged.mp3", {}),
+        ]
+        cls.ids = {}
+        for name, tags in songs:
+            node = g.put(cls.folder["id"], name, audio(os.path.join(cls.tmp.name, name), **tags))
+            cls.ids[name] = node["id"]
+
+        def all_in():
+            status, _, body = g.call("GET", "/music/tracks")
+            return status == 200 and len(body["items"]) == 4
+        assert eventually(all_in, 30), "the library never held the four tracks"
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_and_fsck(cls.srv)
+        cls.tmp.cleanup()
+
+    def test_library_groups_and_orders(self):
+        g = self.gina
+        tracks = g.call("GET", "/music/tracks")[2]["items"]
+        titles = [t["title"] for t in tracks]
+        # Artists by folded key ("" for untagged first), then album, disc, track.
+        self.assertEqual(titles, ["untagged", "Solo", "Opener", "Second"])
+        opener = tracks[2]
+        self.assertEqual((opener["track"], opener["year"]), (1, 2001))
+        self.assertGreater(opener["duration_ms"], 1500)
+        self.assertEqual(opener["node"]["name"], "a.flac")
+        artists = g.call("GET", "/music/artists")[2]["items"]
+        band = [a for a in artists if a["key"] == opener["artist_key"]]
+        self.assertEqual(len(band), 1)  # "The Band" and "the band" are one artist
+        self.assertEqual((band[0]["albums"], band[0]["tracks"]), (1, 2))
+        albums = g.call("GET", "/music/albums?" + qs(artist=opener["artist_key"]))[2]["items"]
+        self.assertEqual(len(albums), 1)
+        self.assertEqual(albums[0]["tracks"], 2)
+        self.assertEqual(albums[0]["first_track"]["name"], "a.flac")
+        only = g.call("GET", "/music/tracks?" + qs(artist=opener["artist_key"], album=opener["album_key"]))[2]
+        self.assertEqual([t["title"] for t in only["items"]], ["Opener", "Second"])
+        # Keyset pages of one agree with the whole.
+        paged, cursor = [], None
+        while True:
+            body = g.call("GET", "/music/tracks?" + qs(limit=1, **({"cursor": cursor} if cursor else {})))[2]
+            paged += [t["title"] for t in body["items"]]
+            cursor = body["next_cursor"]
+            if not cursor:
+                break
+        self.assertEqual(paged, titles)
+        self.assertEqual(g.call("GET", "/music/tracks?cursor=zz")[0], 400)
+        # Another user's library is empty.
+        self.assertEqual(self.hal.call("GET", "/music/tracks")[2]["items"], [])
+        self.assertEqual(self.hal.call("GET", "/music/artists")[2]["items"], [])
+
+    def test_playlists(self):
+        g, h = self.gina, self.hal
+        status, _, pl = g.call("POST", "/playlists", {"name": "Road trip"})
+        self.assertEqual(status, 201, pl)
+        order = [self.ids["c.mp3"], self.ids["a.flac"], self.ids["b.mp3"]]
+        status, _, body = g.call("PUT", "/playlists/%s/items" % pl["id"], {"items": order})
+        self.assertEqual(status, 200, body)
+        self.assertEqual([t["node"]["id"] for t in body["tracks"]], order)
+        self.assertEqual(body["tracks"][0]["title"], "Solo")
+        # Reorder.
+        status, _, body = g.call("PUT", "/playlists/%s/items" % pl["id"], {"items": order[::-1]})
+        self.assertEqual([t["node"]["id"] for t in body["tracks"]], order[::-1])
+        self.assertEqual(g.call("GET", "/playlists")[2]["playlists"][0]["items"], 3)
+        # Export: paths below the owner's root, in order.
+        status, h_, m3u = g.raw("GET", "/playlists/%s/m3u8" % pl["id"])
+        self.assertEqual(status, 200)
+        self.assertIn("mpegurl", h_["content-type"])
+        lines = [l for l in m3u.decode().splitlines() if l and not l.startswith("#")]
+        self.assertEqual(lines, ["Music/b.mp3", "Music/a.flac", "Music/c.mp3"])
+        # Import: what names nothing is counted, the rest kept in order.
+        status, _, imp = g.call("POST", "/playlists/import?" + qs(name="Imported"),
+                                b"#EXTM3U\n#EXTINF:2,x\nMusic/c.mp3\nMusic/nothing.mp3\n/Music/a.flac\r\n",
+                                {"Content-Type": "audio/x-mpegurl"})
+        self.assertEqual(status, 201, imp)
+        self.assertEqual(imp["missing"], 1)
+        self.assertEqual([t["node"]["name"] for t in imp["tracks"]], ["c.mp3", "a.flac"])
+        # Another user: the same 404 as for no playlist, and nothing changes.
+        for method, path, body in [("GET", "/playlists/%s", None), ("PATCH", "/playlists/%s", {"name": "x"}),
+                                   ("PUT", "/playlists/%s/items", {"items": []}), ("GET", "/playlists/%s/m3u8", None),
+                                   ("DELETE", "/playlists/%s", None)]:
+            s1, _, b1 = h.call(method, path % pl["id"], body)
+            s2, _, b2 = h.call(method, path % "0196a0c0-0000-7000-8000-000000000000", body)
+            self.assertEqual((s1, b1), (s2, b2), method + path)
+            self.assertEqual(s1, 404)
+        self.assertEqual(g.call("GET", "/playlists/%s" % pl["id"])[2]["name"], "Road trip")
+        # Nor can he put her file in his own list.
+        status, _, his = h.call("POST", "/playlists", {"name": "Mine"})
+        s1, _, b1 = h.call("PUT", "/playlists/%s/items" % his["id"], {"items": [self.ids["a.flac"]]})
+        s2, _, b2 = h.call("PUT", "/playlists/%s/items" % his["id"], {"items": ["n" + "0" * 20]})
+        self.assertEqual((s1, b1), (s2, b2))
+        self.assertEqual(s1, 404)
+        self.assertEqual(g.call("POST", "/playlists", {"name": ""})[0], 400)
+        self.assertEqual(g.call("PUT", "/playlists/%s/items" % pl["id"], {"items": [self.folder["id"]]})[0], 400)
+        # A trashed file leaves the list when it is read; delete removes the list.
+        g.delete(self.ids["b.mp3"])
+        self.assertNotIn(self.ids["b.mp3"], [t["node"]["id"] for t in g.call("GET", "/playlists/%s" % pl["id"])[2]["tracks"]])
+        status, _, _ = g.call("POST", "/nodes/%s/restore" % self.ids["b.mp3"], {})
+        self.assertEqual(g.call("DELETE", "/playlists/%s" % pl["id"])[0], 204)
+        self.assertEqual(g.call("GET", "/playlists/%s" % pl["id"])[0], 404)
+
+
 class HostileVideoTest(unittest.TestCase):
     def test_a_stalled_decoder_is_killed_at_the_deadline(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -15,6 +15,7 @@
 #include "meta/sqlite/sqlite_groupware.h"
 #include "meta/sqlite/sqlite_history.h"
 #include "meta/sqlite/sqlite_media.h"
+#include "meta/sqlite/sqlite_music.h"
 #include "meta/sqlite/sqlite_nc.h"
 #include "util/time.h"
 
@@ -530,6 +531,13 @@ class SqliteTxn final : public WriteTxn {
   }
   Status PutDerived(const DerivedRow& row) override { return sqlite::PutDerived(c_, row); }
   Status PutPhoto(const PhotoRow& row) override { return sqlite::PutPhoto(c_, row); }
+  Status PutTrack(const TrackRow& row) override { return sqlite::PutTrack(c_, row); }
+  Status InsertPlaylist(PlaylistRow& row) override { return sqlite::InsertPlaylist(c_, row); }
+  Status UpdatePlaylist(const PlaylistRow& row) override { return sqlite::UpdatePlaylist(c_, row); }
+  Status DeletePlaylist(int64_t id) override { return sqlite::DeletePlaylist(c_, id); }
+  Status SetPlaylistItems(int64_t playlist_id, const std::vector<int64_t>& node_ids) override {
+    return sqlite::SetPlaylistItems(c_, playlist_id, node_ids);
+  }
   Result<std::vector<DerivedRow>> TakeOrphanDerived(size_t limit) override {
     return sqlite::TakeOrphanDerived(c_, limit);
   }
@@ -948,6 +956,61 @@ class SqliteTxn final : public WriteTxn {
   }
   Result<std::optional<PhotoRow>> GetPhoto(int64_t node_id) override {
     return sqlite::GetPhoto(c_, node_id);
+  }
+  // ---- Music (sqlite_music.cc) ----
+  Result<std::vector<ArtistRow>> ListArtists(int64_t drive_id,
+                                             const std::optional<std::string>& after_key,
+                                             size_t limit) override {
+    return sqlite::ListArtists(c_, drive_id, after_key, limit);
+  }
+  Result<std::vector<AlbumRow>> ListAlbums(
+      int64_t drive_id, const std::optional<std::string>& artist_key,
+      const std::optional<std::pair<std::string, std::string>>& after, size_t limit) override {
+    return sqlite::ListAlbums(c_, drive_id, artist_key, after, limit);
+  }
+  Result<std::vector<std::pair<TrackRow, NodeRow>>> ListTracks(
+      int64_t drive_id, const std::optional<std::string>& artist_key,
+      const std::optional<std::string>& album_key, const std::optional<TrackCursor>& after,
+      size_t limit, int64_t viewer) override {
+    // One range of tracks_library, in album order.
+    static const std::string sql =
+        "SELECT " + std::string(kNodeCols) + ", " + sqlite::kTrackCols +
+        " FROM tracks t JOIN nodes n ON n.id = t.node_id WHERE t.drive_id = ?2 "
+        "AND n.trash_root IS NULL AND (?3 = 0 OR t.artist_key = ?4) AND (?5 = 0 OR t.album_key = "
+        "?6) "
+        "AND (t.artist_key, t.album_key, t.disc_no, t.track_no, t.node_id) > (?7, ?8, ?9, ?10, "
+        "?11) "
+        "ORDER BY t.artist_key, t.album_key, t.disc_no, t.track_no, t.node_id LIMIT ?12";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    std::string ak = artist_key.value_or(""), bk = album_key.value_or("");
+    std::string a1 = after ? after->artist_key : "", a2 = after ? after->album_key : "";
+    s.Bind(1, viewer).Bind(2, drive_id).Bind(3, int64_t{artist_key ? 1 : 0}).Bind(4, ak);
+    s.Bind(5, int64_t{album_key ? 1 : 0}).Bind(6, bk).Bind(7, a1).Bind(8, a2);
+    s.Bind(9, after ? after->disc_no : INT64_MIN).Bind(10, after ? after->track_no : INT64_MIN);
+    s.Bind(11, after ? after->node_id : INT64_MIN).Bind(12, static_cast<int64_t>(limit));
+    std::vector<std::pair<TrackRow, NodeRow>> out;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) return out;
+      out.emplace_back(sqlite::TrackFrom(s, kNodeColCount), NodeFrom(s));
+    }
+  }
+  Result<std::optional<TrackRow>> GetTrack(int64_t node_id) override {
+    return sqlite::GetTrack(c_, node_id);
+  }
+  Result<std::optional<PlaylistRow>> GetPlaylist(const std::string& public_id) override {
+    return sqlite::GetPlaylist(c_, public_id);
+  }
+  Result<std::vector<PlaylistRow>> ListPlaylists(int64_t user_id) override {
+    return sqlite::ListPlaylists(c_, user_id);
+  }
+  Result<std::vector<NodeRow>> PlaylistItems(int64_t playlist_id, int64_t viewer) override {
+    static const std::string sql = "SELECT " + std::string(kNodeCols) +
+                                   " FROM playlist_items i JOIN nodes n ON n.id = i.node_id "
+                                   "WHERE i.playlist_id = ?2 ORDER BY i.pos";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, viewer).Bind(2, playlist_id);
+    return Rows<NodeRow>(s, NodeFrom);
   }
   Result<std::optional<int64_t>> FindDriveManifest(int64_t drive_id, const Digest& hash) override {
     NUBO_PREPARE(s, c_,
