@@ -107,3 +107,106 @@ describe('FileTable', () => {
     expect(props.onsort).toHaveBeenCalledWith('size');
   });
 });
+
+describe('FileTable as a grid', () => {
+  const media = (n: number): Node[] =>
+    nodes(n).map((node, i) => (i % 2 === 0 ? { ...node, name: `pic-${i}.png`, mime: 'image/png', etag: `"e${i}"` } : node));
+
+  function grid(items: Node[], width = 800, layout: 'grid' | 'list' = 'grid') {
+    // The viewport's size as a browser would lay it out.
+    vi.spyOn(HTMLElement.prototype, 'clientWidth', 'get').mockReturnValue(width);
+    vi.spyOn(HTMLElement.prototype, 'clientHeight', 'get').mockReturnValue(600);
+    const selection = new Selection();
+    const props = {
+      items,
+      hasMore: false,
+      loading: false,
+      sort: 'name' as const,
+      order: 'asc' as const,
+      selection,
+      layout,
+      thumb: (n: Node) => (n.mime.startsWith('image/') ? `/thumb/${n.id}?size=small&v=${n.etag.replaceAll('"', '')}` : null),
+      onsort: vi.fn(),
+      onopen: vi.fn(),
+      onmore: vi.fn(),
+      oncontext: vi.fn(),
+      onrename: vi.fn(),
+      onkeyaction: vi.fn(),
+    };
+    const r = render(FileTable, { props });
+    return { ...r, props, selection };
+  }
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.unstubAllGlobals();
+  });
+
+  it('shows tiles in lines as wide as the list, and keeps the DOM bounded', async () => {
+    const { container } = grid(media(20000));
+    await tick();
+    const tiles = container.querySelectorAll('[role=option].tile');
+    expect(tiles.length).toBeGreaterThan(0);
+    expect(tiles.length).toBeLessThan(60);
+    // 800 px fit five tiles of at least 160 px: 4,000 lines of 188 px.
+    const spacer = container.querySelector('.spacer') as HTMLElement;
+    expect(spacer.style.height).toBe(`${4000 * 188}px`);
+    expect((container.querySelector('.rows') as HTMLElement).style.getPropertyValue('--cols')).toBe('5');
+    expect(tiles.length % 5).toBe(0);
+  });
+
+  it('moves by a tile with left and right and by a line with up and down', async () => {
+    const { getByTestId, selection, props } = grid(media(30));
+    await tick();
+    const list = getByTestId('file-list');
+    await fireEvent.keyDown(list, { key: 'ArrowRight' });
+    expect(selection.ids()).toEqual(['id0']);
+    await fireEvent.keyDown(list, { key: 'ArrowRight' });
+    expect(selection.ids()).toEqual(['id1']);
+    await fireEvent.keyDown(list, { key: 'ArrowDown' });
+    expect(selection.ids()).toEqual(['id6']);
+    await fireEvent.keyDown(list, { key: 'ArrowLeft' });
+    expect(selection.ids()).toEqual(['id5']);
+    await fireEvent.keyDown(list, { key: 'ArrowUp', shiftKey: true });
+    expect(selection.ids().sort()).toEqual(['id0', 'id1', 'id2', 'id3', 'id4', 'id5']);
+    await fireEvent.keyDown(list, { key: 'Enter' });
+    expect(props.onopen).toHaveBeenCalledWith(expect.objectContaining({ id: 'id0' }));
+    expect(list.getAttribute('aria-activedescendant')).toMatch(/-id0$/);
+  });
+
+  it('selects and opens tiles like rows', async () => {
+    const { container, selection, props } = grid(media(10));
+    await tick();
+    const tile = (name: string) => container.querySelector(`[role=option][data-name="${name}"]`) as HTMLElement;
+    await fireEvent.click(tile('pic-2.png'));
+    await fireEvent.click(tile('file-00003.txt'), { ctrlKey: true });
+    expect(selection.ids().sort()).toEqual(['id2', 'id3']);
+    expect(tile('pic-2.png').getAttribute('aria-selected')).toBe('true');
+    await fireEvent.dblClick(tile('pic-4.png'));
+    expect(props.onopen).toHaveBeenCalledWith(expect.objectContaining({ id: 'id4' }));
+    await fireEvent.click(tile('pic-4.png').querySelector('button.name') as HTMLElement);
+    expect(props.onopen).toHaveBeenCalledTimes(2);
+  });
+
+  it('asks for thumbnails of images only, with the version in the URL', async () => {
+    vi.stubGlobal('IntersectionObserver', undefined); // every tile counts as on screen
+    const { container } = grid(media(4));
+    await tick();
+    const tile = (name: string) => container.querySelector(`[role=option][data-name="${name}"]`) as HTMLElement;
+    await vi.waitFor(() => expect(tile('pic-0.png').querySelector('img')).not.toBeNull());
+    expect(tile('pic-0.png').querySelector('img')?.getAttribute('src')).toBe('/thumb/id0?size=small&v=e0');
+    expect(tile('file-00001.txt').querySelector('img')).toBeNull();
+    expect(tile('file-00001.txt').querySelector('.file-icon')).not.toBeNull();
+  });
+
+  it('shows the same thumbnails in the list', async () => {
+    vi.stubGlobal('IntersectionObserver', undefined);
+    const { container } = grid(media(4), 800, 'list');
+    await tick();
+    const row = (name: string) => container.querySelector(`.row[data-name="${name}"]`) as HTMLElement;
+    await vi.waitFor(() => expect(row('pic-2.png').querySelector('.c-name img')).not.toBeNull());
+    expect(row('pic-2.png').querySelector('img')?.getAttribute('src')).toBe('/thumb/id2?size=small&v=e2');
+    expect(row('file-00003.txt').querySelector('img')).toBeNull();
+    expect(container.querySelector('.tile')).toBeNull();
+  });
+});

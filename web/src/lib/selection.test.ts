@@ -68,6 +68,15 @@ describe('selection', () => {
     expect(s.focus).toBe('a');
   });
 
+  it('Home and End without a focus row go to the first and the last row', () => {
+    expect(moveFocus(EMPTY, ids, -Infinity).focus).toBe('a');
+    expect(moveFocus(EMPTY, ids, Infinity).focus).toBe('f');
+    expect(moveFocus(focusOnly('c'), ids, Infinity).focus).toBe('f');
+    expect(moveFocus(focusOnly('c'), ids, -Infinity, { shift: true }).selected).toEqual(new Set(['a', 'b', 'c']));
+    expect(moveFocus(EMPTY, ids, -1).focus).toBe('f');
+    expect(moveFocus(EMPTY, ids, 1).focus).toBe('a');
+  });
+
   it('ctrl+arrow moves the focus without changing the selection', () => {
     let s = click(EMPTY, ids, 'b');
     s = moveFocus(s, ids, 2, { toggle: true });

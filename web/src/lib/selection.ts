@@ -43,7 +43,7 @@ export function selectAll(ids: readonly string[], state: SelectionState = EMPTY)
   return { selected: new Set(ids), anchor: state.anchor ?? ids[0] ?? null, focus: state.focus ?? ids[0] ?? null };
 }
 
-/** Moves the focus by `delta` rows (arrow keys); shift extends from the anchor. */
+/** Moves the focus by `delta` rows (arrow keys; ±Infinity: Home, End); shift extends from the anchor. */
 export function moveFocus(
   state: SelectionState,
   ids: readonly string[],
@@ -52,7 +52,15 @@ export function moveFocus(
 ): SelectionState {
   if (ids.length === 0) return state;
   const cur = state.focus === null ? -1 : ids.indexOf(state.focus);
-  const next = cur < 0 ? (delta > 0 ? 0 : ids.length - 1) : Math.min(ids.length - 1, Math.max(0, cur + delta));
+  // Without a focus row, a step enters at the near end (down: the first row,
+  // up: the last); Home and End (-Infinity, Infinity) go to theirs.
+  const whole = !Number.isFinite(delta);
+  const next =
+    cur < 0
+      ? (delta > 0) !== whole
+        ? 0
+        : ids.length - 1
+      : Math.min(ids.length - 1, Math.max(0, cur + delta));
   const id = ids[next];
   if (mods.shift) return click(state.anchor === null ? { ...state, anchor: id } : state, ids, id, { shift: true });
   if (mods.toggle) return { ...state, focus: id };

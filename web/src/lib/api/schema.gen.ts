@@ -587,6 +587,27 @@ export interface Operations {
       registration: boolean;
     };
   };
+  /** The background job queue (text extraction, thumbnails): waiting, running and retrying jobs, totals, and the jobs that fail (administrators) */
+  "GET /api/v1/admin/jobs": {
+    path: Record<never, never>;
+    query: Record<never, never>;
+    body: undefined;
+    response: {
+      due: number;
+      running: number;
+      retrying: number;
+      done: number;
+      /** failed attempts */
+      failed: number;
+      failing: Array<{
+        kind: string;
+        attempts: number;
+        error: string;
+        /** ms since the epoch; null: given up */
+        next_attempt: number | null;
+      }>;
+    };
+  };
   /** End every session of an account and revoke every app password (its sync clients need new ones) */
   "DELETE /api/v1/admin/users/{name}/sessions": {
     path: {
@@ -749,6 +770,18 @@ export interface Operations {
     };
     query: {
       download?: 0 | 1;
+    };
+    body: undefined;
+    response: Blob;
+  };
+  /** A file's thumbnail (WebP; made on first request, then kept) */
+  "GET /api/v1/nodes/{id}/thumbnail": {
+    path: {
+      id: string;
+    };
+    query: {
+      size?: "small" | "large";
+      v?: string;
     };
     body: undefined;
     response: Blob;
@@ -925,6 +958,81 @@ export interface Operations {
     };
     body: undefined;
     response: NodeList;
+  };
+  /** Full-text search in the content of every file the caller may read (text, Markdown, source, HTML, PDF, office documents), best match first, with highlighted excerpts; files are indexed by background jobs within seconds of an upload */
+  "GET /api/v1/search/content": {
+    path: Record<never, never>;
+    query: {
+      q: string;
+      limit?: number;
+      cursor?: string;
+    };
+    body: undefined;
+    response: {
+      items: {
+        node: Node;
+        /** the excerpt as segments; matched words have match true */
+        snippet: {
+          text: string;
+          match: boolean;
+        }[];
+      }[];
+      next_cursor: string | null;
+    };
+  };
+  /** The photos timeline: images of the caller's drive and of the shared drives it is a member of, newest first, with what their EXIF says (filled by background jobs) */
+  "GET /api/v1/photos": {
+    path: Record<never, never>;
+    query: {
+      limit?: number;
+      cursor?: string;
+    };
+    body: undefined;
+    response: {
+      items: Array<{
+        node: Node;
+        /** ms since the epoch: the camera's wall-clock time read as UTC (EXIF DateTimeOriginal), else the file's modification time */
+        taken_at: number;
+        /** true: taken_at comes from the camera */
+        taken_exact: boolean;
+        /** as shown (after the EXIF orientation) */
+        width: number;
+        height: number;
+        orientation: number;
+        camera: string;
+        lat: number | null;
+        lon: number | null;
+      }>;
+      next_cursor: string | null;
+    };
+  };
+  /** How many photos each month holds (YYYY-MM), newest first: the timeline's scroll bar */
+  "GET /api/v1/photos/months": {
+    path: Record<never, never>;
+    query: Record<never, never>;
+    body: undefined;
+    response: {
+      months: {
+        month: string;
+        count: number;
+      }[];
+    };
+  };
+  /** Places: photos with a position, grouped in cells of `cell` degrees, with their mean position, count and one photo to show */
+  "GET /api/v1/photos/places": {
+    path: Record<never, never>;
+    query: {
+      cell?: number;
+    };
+    body: undefined;
+    response: {
+      places: {
+        lat: number;
+        lon: number;
+        count: number;
+        cover: Node;
+      }[];
+    };
   };
   /** Groups: every group for administrators, the caller's own groups (nested ones included) for others */
   "GET /api/v1/groups": {
@@ -1222,6 +1330,19 @@ export interface Operations {
     body: undefined;
     response: Blob;
   };
+  /** A file's thumbnail through a public link (what the link may read) (WebP; made on first request, then kept) */
+  "GET /api/v1/public/{token}/nodes/{id}/thumbnail": {
+    path: {
+      token: string;
+      id: string;
+    };
+    query: {
+      size?: "small" | "large";
+      v?: string;
+    };
+    body: undefined;
+    response: Blob;
+  };
   /** Through a public link: a folder as a streamed ZIP archive (entries under the folder's name) */
   "GET /api/v1/public/{token}/nodes/{id}/zip": {
     path: {
@@ -1460,6 +1581,7 @@ export const OPERATION_KEYS: readonly OperationKey[] = [
   "POST /api/v1/register",
   "GET /api/v1/admin/settings",
   "PATCH /api/v1/admin/settings",
+  "GET /api/v1/admin/jobs",
   "DELETE /api/v1/admin/users/{name}/sessions",
   "GET /api/v1/admin/users/{name}/app-passwords",
   "DELETE /api/v1/admin/users/{name}/app-passwords/{id}",
@@ -1475,6 +1597,7 @@ export const OPERATION_KEYS: readonly OperationKey[] = [
   "POST /api/v1/nodes/{id}/upload",
   "POST /api/v1/nodes/{id}/instant",
   "GET /api/v1/nodes/{id}/content",
+  "GET /api/v1/nodes/{id}/thumbnail",
   "POST /api/v1/nodes/{id}/copy",
   "POST /api/v1/nodes/{id}/restore",
   "GET /api/v1/nodes/{id}/zip",
@@ -1491,6 +1614,10 @@ export const OPERATION_KEYS: readonly OperationKey[] = [
   "DELETE /api/v1/favorites/{id}",
   "GET /api/v1/recent",
   "GET /api/v1/search",
+  "GET /api/v1/search/content",
+  "GET /api/v1/photos",
+  "GET /api/v1/photos/months",
+  "GET /api/v1/photos/places",
   "GET /api/v1/groups",
   "POST /api/v1/groups",
   "GET /api/v1/groups/{id}",
@@ -1519,6 +1646,7 @@ export const OPERATION_KEYS: readonly OperationKey[] = [
   "PUT /api/v1/public/{token}/nodes/{id}/files/{name}",
   "POST /api/v1/public/{token}/nodes/{id}/upload",
   "GET /api/v1/public/{token}/nodes/{id}/content",
+  "GET /api/v1/public/{token}/nodes/{id}/thumbnail",
   "GET /api/v1/public/{token}/nodes/{id}/zip",
   "GET /api/v1/sharees",
   "DELETE /api/v1/drives/{id}",

@@ -2,6 +2,7 @@
 // only get their results.
 import { api } from './api';
 import type { Node, NodeWithPath, Children, NodeList, TrashList, Operations } from '../api/schema.gen';
+import { etagValue, hasThumbnail, type ThumbSize } from '../thumbnails';
 
 export type SortKey = 'name' | 'size' | 'modified' | 'type';
 export type SortOrder = 'asc' | 'desc';
@@ -104,6 +105,28 @@ export type SearchQuery = Operations['GET /api/v1/search']['query'];
 
 export function search(q: SearchQuery, cursor?: string | null): Promise<NodeList> {
   return api.call('GET /api/v1/search', { query: { ...q, limit: 200, cursor: cursor ?? undefined } });
+}
+
+export type ContentSearchPage = Operations['GET /api/v1/search/content']['response'];
+/** One file found by its content: the node and the excerpt as segments (matched words marked). */
+export type ContentHit = ContentSearchPage['items'][number];
+export const CONTENT_PAGE_SIZE = 20;
+
+/** Full-text search in file contents (best match first). */
+export function searchContent(q: string, cursor?: string | null, signal?: AbortSignal): Promise<ContentSearchPage> {
+  return api.call('GET /api/v1/search/content', {
+    query: { q, limit: CONTENT_PAGE_SIZE, cursor: cursor ?? undefined },
+    signal,
+  });
+}
+
+/**
+ * A file's thumbnail (WebP), or null for files that have none (not an image,
+ * video or PDF). The ETag as `v` lets the browser keep it for good.
+ */
+export function thumbnailUrl(node: Node, size: ThumbSize = 'small'): string | null {
+  if (!hasThumbnail(node)) return null;
+  return api.url('GET /api/v1/nodes/{id}/thumbnail', { id: node.id }, { size, v: etagValue(node.etag) });
 }
 
 /** Inline content URL (viewers: <img>, <video>, <audio>, <iframe>). */

@@ -6,7 +6,8 @@
 import { api } from './api';
 import { textOf, type SortKey, type SortOrder, PAGE_SIZE } from './files';
 import { makeXhrTransport } from './upload-transport';
-import type { Children, NodeWithPath, PublicLink } from '../api/schema.gen';
+import type { Children, Node, NodeWithPath, PublicLink } from '../api/schema.gen';
+import { etagValue, hasThumbnail, type ThumbSize } from '../thumbnails';
 import type { UploadTransport } from '../state/upload-queue.svelte';
 
 export interface PublicApi {
@@ -45,6 +46,12 @@ export const publicApi: PublicApi = {
 /** Inline content URL for the viewer. */
 export function publicContentUrl(token: string, id: string): string {
   return api.url('GET /api/v1/public/{token}/nodes/{id}/content', { token, id });
+}
+
+/** A file's thumbnail through the link (its unlock cookie goes along), or null when it has none. */
+export function publicThumbnailUrl(token: string, node: Node, size: ThumbSize = 'small'): string | null {
+  if (!hasThumbnail(node)) return null;
+  return api.url('GET /api/v1/public/{token}/nodes/{id}/thumbnail', { token, id: node.id }, { size, v: etagValue(node.etag) });
 }
 
 export function publicDownloadUrl(token: string, id: string): string {
