@@ -11,8 +11,11 @@ administrator for admin routes). For every route and example:
     that exist nowhere (a 4xx; admin routes: 403), never Alice's data;
     where a route takes a second id in the body, query or a header, Bob
     also sends his OWN resource in the path with Alice's id in that place,
-    which must again answer like an unknown id; Alice's data (her fixture,
-    listings, trash, favorites, credentials) is unchanged afterwards;
+    which must again answer like an unknown id; a listing scoped to the
+    caller that names nothing (the photos timeline) answers Bob like a user
+    with nothing to list, Alice's fixture nowhere in it; Alice's data (her
+    fixture, listings, trash, favorites, credentials) is unchanged
+    afterwards;
   * sharing roles (viewer, editor, manager, a member of a nested group
     granted editor, an expired and a revoked grant), each a recipient of a
     grant on Alice's work folder that holds every fixture: with a fresh
@@ -38,11 +41,13 @@ noticed), and so does an example for a route that no longer exists.
 """
 import base64
 import json
+import os
 import random
 import re
 import string
 import struct
 import sys
+import tempfile
 import time
 import unittest
 import urllib.parse
@@ -199,12 +204,25 @@ def content_found(status, body):
     return len(items) == 1 and any(s["match"] for s in items[0]["snippet"])
 
 
+def photos_listed(key, found=True):
+    """A photos answer (the timeline, months, places) whose list `key` holds
+    something (found: the owner's, her fixture among them) or nothing (the
+    answer of a user without photos)."""
+    def check(status, body):
+        return status == 200 and bool(json.loads(body)[key]) == found
+    return check
+
+
 class Case:
     """One example request of a route.
 
     fixture(t, who) -> dict: fresh resources of `who`. Keys are the
     resource "ids" the request carries (swapped for Alice's or unknown
-    ones); keys starting with "_" are bookkeeping and never swapped.
+    ones); keys starting with "_" are bookkeeping and never swapped. A
+    listing scoped to the caller (the photos timeline) carries none: its
+    fixture's "id" is the resource its answers may show to the owner alone
+    (an answer to anyone else is checked with that id marked, see
+    normalize).
     build(v, who) -> R: the request for values `v`, sent by `who`.
     cross: keys of secondary ids (body, query, header) Bob also tries with
     his own resource everywhere else.
@@ -389,6 +407,48 @@ def png(seed):
 def fx_image(t, who):
     """A fresh image file (content of its own: no thumbnail made before)."""
     node = t.put(who, t.box(who), who.prefix + ".png", png("%s %d %s" % (who.name, t.n(), random.random())))
+    return {"id": node["id"]}
+
+
+PHOTO_BASE = []
+
+
+def photo_jpeg(seed):
+    """A 64x48 JPEG with EXIF GPS (ffmpeg and exiv2, which scripts/deps.sh
+    test installs, make it once), its content its own: a comment segment
+    drawn from `seed` after the APPn segments."""
+    if not PHOTO_BASE:
+        with tempfile.TemporaryDirectory(prefix="nubo-matrix-") as tmp:
+            path = os.path.join(tmp, "photo.jpg")
+            subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",
+                            "testsrc=size=64x48:rate=1", "-frames:v", "1", "-y", path], check=True, timeout=120)
+            subprocess.run(["exiv2", "-M", "set Exif.GPSInfo.GPSLatitude Rational 48/1 51/1 30000/1000",
+                            "-M", "set Exif.GPSInfo.GPSLatitudeRef Ascii N",
+                            "-M", "set Exif.GPSInfo.GPSLongitude Rational 2/1 17/1 40000/1000",
+                            "-M", "set Exif.GPSInfo.GPSLongitudeRef Ascii E", path], check=True, timeout=120)
+            with open(path, "rb") as f:
+                PHOTO_BASE.append(f.read())
+    base = PHOTO_BASE[0]
+    i = 2
+    while base[i] == 0xFF and 0xE0 <= base[i + 1] <= 0xEF:
+        i += 2 + struct.unpack(">H", base[i + 2:i + 4])[0]
+    comment = ("matrix %s" % seed).encode()
+    return base[:i] + b"\xff\xfe" + struct.pack(">H", len(comment) + 2) + comment + base[i:]
+
+
+def fx_photo(t, who):
+    """A fresh photo (EXIF GPS) in the work folder. The photos table is
+    filled by a background job: wait until its owner's timeline shows it,
+    so that every role's answer is settled. The request carries no id:
+    "id" marks the photo wherever an answer would show it (see Case)."""
+    node = t.put(who, t.box(who), who.prefix + ".jpg", photo_jpeg("%s %d %s" % (who.name, t.n(), random.random())))
+    deadline = time.time() + 15
+    while True:
+        status, _, data = t.send(who.auth, J("GET", "/api/v1/photos?limit=50"))
+        if status == 200 and node["id"] in [i["node"]["id"] for i in json.loads(data)["items"]]:
+            break
+        t.assertLess(time.time(), deadline, "the owner's timeline lacks %s: %d %r" % (node["id"], status, data[:300]))
+        time.sleep(0.1)
     return {"id": node["id"]}
 
 
@@ -1260,6 +1320,15 @@ def examples():
         ("GET", "/api/v1/search/content"): [
             Case(lambda v, w: J("GET", "/api/v1/search/content?q=%s&limit=20" % q(v["q"])), fx_content_search,
                  none=search_empty, ok=content_found)],
+        ("GET", "/api/v1/photos"): [
+            Case(lambda v, w: J("GET", "/api/v1/photos?limit=50"), fx_photo, none=photos_listed("items", False),
+                 ok=photos_listed("items"))],
+        ("GET", "/api/v1/photos/months"): [
+            Case(lambda v, w: J("GET", "/api/v1/photos/months"), fx_photo, none=photos_listed("months", False),
+                 ok=photos_listed("months"))],
+        ("GET", "/api/v1/photos/places"): [
+            Case(lambda v, w: J("GET", "/api/v1/photos/places?cell=1"), fx_photo, none=photos_listed("places", False),
+                 ok=photos_listed("places"))],
         # --- sharing
         ("GET", "/api/v1/groups"): [Case(lambda v, w: J("GET", "/api/v1/groups?limit=50"))],
         ("GET", "/api/v1/groups/{id}"): [Case(lambda v, w: J("GET", "/api/v1/groups/%s" % v["id"]), fx_group_with)],
@@ -1457,8 +1526,9 @@ def role_owner(t, key, access, case, v):
 #   "own"          -> the route names nothing of Alice's: covered by "none"
 #   "admin"        -> an administrator's route: 403 for everyone else
 #   "hidden"       -> recipients cannot reach it this way (WebDAV paths name
-#                     the caller's own drive; groups they are not in): the
-#                     answer of an unknown id
+#                     the caller's own drive; groups they are not in; the
+#                     photos timeline covers the caller's own drives, not
+#                     grants): the answer of an unknown id
 #   "search"       -> search covers what the caller may read: the fixture's
 #                     file for a recipient who may read it, else nothing
 #   "manage_or_hidden" -> manage on the grant's or link's node, else hidden
@@ -1493,6 +1563,12 @@ NEEDS = {
     ("GET", "/api/v1/zip"): "read",
     ("GET", "/api/v1/search"): "search",
     ("GET", "/api/v1/search/content"): "search",
+    # The photos timeline covers the caller's own drive and the shared
+    # drives it is a member of, never what a grant gives (by design): a
+    # recipient finds nothing of Alice's there, like Bob.
+    ("GET", "/api/v1/photos"): "hidden",
+    ("GET", "/api/v1/photos/months"): "hidden",
+    ("GET", "/api/v1/photos/places"): "hidden",
     ("GET", "/api/v1/drives"): "own",
     ("POST", "/api/v1/drives"): "own",
     # A grant on a folder gives nothing in someone's shared drive.
