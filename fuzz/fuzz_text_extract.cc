@@ -1,14 +1,17 @@
 // Fuzzes the text extractors of the full-text index: the in-server plain
 // text and HTML readers (search/extract.h) and the office-document reader
-// of the media helper (derive/office_text.h), and the query builder
-// (search/query.h). Each must stay bounded and return valid UTF-8 without
-// control characters, whatever the bytes.
+// of the media helper (derive/office_text.h), the query builder
+// (search/query.h), and the parsers of the helper's photo and audio facts
+// (media/photos.h, media/music.h). Each must stay bounded and return valid
+// UTF-8 without control characters, whatever the bytes.
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "derive/office_text.h"
 #include "fuzz/fuzz_check.h"
+#include "media/music.h"
+#include "media/photos.h"
 #include "search/extract.h"
 #include "search/query.h"
 
@@ -57,5 +60,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(s.text.find('\x02') == std::string::npos &&
                s.text.find('\x03') == std::string::npos);
   }
+  nubo::meta::NodeRow node;
+  node.id = 1;
+  node.name = "f.mp3";
+  node.mtime_ms = 5;
+  const nubo::meta::PhotoRow photo = media::ParsePhotoFacts(in, node);
+  FUZZ_CHECK(photo.orientation >= 1 && photo.orientation <= 8);
+  FUZZ_CHECK(photo.lat.has_value() == photo.lon.has_value());
+  if (photo.lat)
+    FUZZ_CHECK(*photo.lat >= -90 && *photo.lat <= 90 && *photo.lon >= -180 && *photo.lon <= 180);
+  FUZZ_CHECK(photo.taken_exact || photo.taken_at_ms == 5);
+  FUZZ_CHECK(ValidUtf8(photo.camera) && photo.camera.size() <= 128);
+  const nubo::meta::TrackRow track = media::ParseTrackFacts(in, node);
+  FUZZ_CHECK(!track.title.empty());
+  FUZZ_CHECK(track.track_no >= 0 && track.track_no <= 9999 && track.disc_no <= 9999);
+  FUZZ_CHECK(ValidUtf8(track.title) && ValidUtf8(track.album_artist) && ValidUtf8(track.genre));
   return 0;
 }
