@@ -381,12 +381,21 @@ class Api:
         """(status, body bytes); `path` is below /api/v1."""
         h = {"Authorization": self.auth} if auth else {}
         h.update(headers or {})
-        conn = self._conn()
-        conn.request(method, API + path, body=body, headers=h)
-        resp = conn.getresponse()
-        data = resp.read()
-        self._done(resp)
-        return resp.status, data
+        for attempt in (0, 1):
+            conn = self._conn()
+            try:
+                conn.request(method, API + path, body=body, headers=h)
+                resp = conn.getresponse()
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                # The server closed an idle keep-alive connection (its idle
+                # timeout) as this request went out: once more on a new one.
+                self.close()
+                if attempt or method not in ("GET", "HEAD", "PUT", "DELETE"):
+                    raise
+                continue
+            data = resp.read()
+            self._done(resp)
+            return resp.status, data
 
     def call(self, method, path, body=None, headers=None, expect=200, auth=True):
         """JSON in, JSON out; a status other than `expect` is a ServerError."""

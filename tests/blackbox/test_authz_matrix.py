@@ -12,7 +12,7 @@ administrator for admin routes). For every route and example:
     where a route takes a second id in the body, query or a header, Bob
     also sends his OWN resource in the path with Alice's id in that place,
     which must again answer like an unknown id; a listing scoped to the
-    caller that names nothing (the photos timeline) answers Bob like a user
+    caller (the photos timeline, the music library) answers Bob like a user
     with nothing to list, Alice's fixture nowhere in it; Alice's data (her
     fixture, listings, trash, favorites, credentials) is unchanged
     afterwards;
@@ -207,10 +207,28 @@ def content_found(status, body):
 def photos_listed(key, found=True):
     """A photos answer (the timeline, months, places) whose list `key` holds
     something (found: the owner's, her fixture among them) or nothing (the
-    answer of a user without photos)."""
+    answer of a user without photos). The music library (artists, albums,
+    tracks) answers the same way in "items"."""
     def check(status, body):
         return status == 200 and bool(json.loads(body)[key]) == found
     return check
+
+
+def m3u8_lists(status, body):
+    """A playlist exported as M3U8 that names at least one file."""
+    lines = body.decode("utf-8", "replace").splitlines()
+    return status == 200 and lines[:1] == ["#EXTM3U"] and any(l and not l.startswith("#") for l in lines)
+
+
+def imported(status, body):
+    """An imported playlist (see the example of POST /api/v1/playlists/import):
+    its two lines are the caller's own file, found, and the path of Alice's
+    sentinel file, found by Alice alone (counted in "missing" for anyone
+    else)."""
+    if status != 201:
+        return False
+    pl = json.loads(body)
+    return len(pl["tracks"]) >= 1 and len(pl["tracks"]) + pl["missing"] == 2
 
 
 class Case:
@@ -219,10 +237,10 @@ class Case:
     fixture(t, who) -> dict: fresh resources of `who`. Keys are the
     resource "ids" the request carries (swapped for Alice's or unknown
     ones); keys starting with "_" are bookkeeping and never swapped. A
-    listing scoped to the caller (the photos timeline) carries none: its
-    fixture's "id" is the resource its answers may show to the owner alone
-    (an answer to anyone else is checked with that id marked, see
-    normalize).
+    listing scoped to the caller (the photos timeline, the music library)
+    carries none, or only its filters: its fixture's "id" is the resource
+    its answers may show to the owner alone (an answer to anyone else is
+    checked with that id marked, see normalize).
     build(v, who) -> R: the request for values `v`, sent by `who`.
     cross: keys of secondary ids (body, query, header) Bob also tries with
     his own resource everywhere else.
@@ -450,6 +468,62 @@ def fx_photo(t, who):
         t.assertLess(time.time(), deadline, "the owner's timeline lacks %s: %d %r" % (node["id"], status, data[:300]))
         time.sleep(0.1)
     return {"id": node["id"]}
+
+
+def fx_music(t, who):
+    """A fresh audio file (MP3, tags of its own: its content differs from
+    every other's) in the work folder. The music library is filled by a
+    background job that reads the tags: wait until its owner's tracks show
+    it, so that every role's answer is settled. "id" marks the track
+    wherever an answer would show it (see Case); "artist" and "album" are
+    its keys, which the albums and tracks filters carry."""
+    n = t.n()
+    with tempfile.TemporaryDirectory(prefix="nubo-matrix-") as tmp:
+        path = os.path.join(tmp, "song.mp3")
+        subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",
+                        "sine=frequency=440:duration=1", "-metadata", "title=%s song %d %s" % (
+                            who.prefix, n, random.random()), "-metadata", "artist=%s artist %d" % (who.prefix, n),
+                        "-metadata", "album=%s album %d" % (who.prefix, n), "-y", path], check=True, timeout=120)
+        with open(path, "rb") as f:
+            data = f.read()
+    node = t.put(who, t.box(who), who.prefix + ".mp3", data)
+    deadline = time.time() + 15
+    while True:
+        status, _, data = t.send(who.auth, J("GET", "/api/v1/music/tracks?limit=500"))
+        tracks = [i for i in json.loads(data)["items"] if i["node"]["id"] == node["id"]] if status == 200 else []
+        if tracks:
+            break
+        t.assertLess(time.time(), deadline, "the owner's tracks lack %s: %d %r" % (node["id"], status, data[:300]))
+        time.sleep(0.1)
+    return {"id": node["id"], "artist": tracks[0]["artist_key"], "album": tracks[0]["album_key"]}
+
+
+def fx_playlist(t, who):
+    """A fresh playlist of its own holding a file of its own; Alice's
+    playlists as she sees them, before and after the others' requests."""
+    f = fx_file(t, who)
+    pl = t.api(who, "POST", "/api/v1/playlists", {"name": "%s list %d" % (who.prefix, t.n())}, expect=201)
+    t.api(who, "PUT", "/api/v1/playlists/%s/items" % pl["id"], {"items": [f["id"]]})
+    t.probe(who, "GET", "/api/v1/playlists")
+    t.probe(who, "GET", "/api/v1/playlists/%s" % pl["id"])
+    t.probe(who, "GET", "/api/v1/playlists/%s/m3u8" % pl["id"])
+    return {"id": pl["id"], "_node": f["id"]}
+
+
+def fx_playlist_and_file(t, who):
+    """A playlist of its own (fx_playlist) and another file of its own to put in it."""
+    v = fx_playlist(t, who)
+    v["node"] = fx_file(t, who)["id"]
+    return v
+
+
+def fx_playlist_import(t, who):
+    """A file of its own, named by its path below its own root (as an M3U8
+    names it); its playlists as it sees them."""
+    name = "%s-%d" % (who.prefix, t.n())
+    t.put(who, t.box(who, None, name), who.prefix + ".txt", who.bytes)
+    t.probe(who, "GET", "/api/v1/playlists")
+    return {"_path": "%s-work/%s/%s.txt" % (who.prefix, name, who.prefix)}
 
 
 def fx_instant_own(t, who):
@@ -1329,6 +1403,43 @@ def examples():
         ("GET", "/api/v1/photos/places"): [
             Case(lambda v, w: J("GET", "/api/v1/photos/places?cell=1"), fx_photo, none=photos_listed("places", False),
                  ok=photos_listed("places"))],
+        ("GET", "/api/v1/music/artists"): [
+            Case(lambda v, w: J("GET", "/api/v1/music/artists?limit=500"), fx_music,
+                 none=photos_listed("items", False), ok=photos_listed("items"))],
+        ("GET", "/api/v1/music/albums"): [
+            Case(lambda v, w: J("GET", "/api/v1/music/albums?artist=%s" % q(v["artist"])), fx_music,
+                 none=photos_listed("items", False), ok=photos_listed("items"))],
+        ("GET", "/api/v1/music/tracks"): [
+            Case(lambda v, w: J("GET", "/api/v1/music/tracks?artist=%s&album=%s" % (q(v["artist"]), q(v["album"]))),
+                 fx_music, none=photos_listed("items", False), ok=photos_listed("items"))],
+        # Playlists are their owner's alone: Bob lists and makes his own.
+        ("GET", "/api/v1/playlists"): [Case(lambda v, w: J("GET", "/api/v1/playlists"), internal(fx_playlist))],
+        ("POST", "/api/v1/playlists"): [
+            Case(lambda v, w: J("POST", "/api/v1/playlists", {"name": w.prefix + " new list"}),
+                 internal(fx_playlist))],
+        ("GET", "/api/v1/playlists/{id}"): [
+            Case(lambda v, w: J("GET", "/api/v1/playlists/%s" % v["id"]), fx_playlist)],
+        ("PATCH", "/api/v1/playlists/{id}"): [
+            Case(lambda v, w: J("PATCH", "/api/v1/playlists/%s" % v["id"], {"name": "renamed list"}), fx_playlist)],
+        ("DELETE", "/api/v1/playlists/{id}"): [
+            Case(lambda v, w: J("DELETE", "/api/v1/playlists/%s" % v["id"]), fx_playlist)],
+        ("PUT", "/api/v1/playlists/{id}/items"): [
+            Case(lambda v, w: J("PUT", "/api/v1/playlists/%s/items" % v["id"], {"items": [v["node"]]}),
+                 fx_playlist_and_file, "her playlist", cross=("node",)),
+            # One's own playlist (made in test_matrix) with her file: a
+            # recipient puts a file it may read there.
+            Case(lambda v, w: J("PUT", "/api/v1/playlists/%s/items" % w.playlist, {"items": [v["id"]]}), fx_file,
+                 "her file into one's own playlist", needs="read")],
+        ("GET", "/api/v1/playlists/{id}/m3u8"): [
+            Case(lambda v, w: J("GET", "/api/v1/playlists/%s/m3u8" % v["id"]), fx_playlist, ok=m3u8_lists)],
+        # Lines are paths below the caller's own root: the caller's own file,
+        # and her sentinel file's path, which names something in Alice's
+        # drive alone (anyone else's import counts it "missing").
+        ("POST", "/api/v1/playlists/import"): [
+            Case(lambda v, w: R("POST", "/api/v1/playlists/import?name=%s" % q(w.prefix + " imported"),
+                                {"Content-Type": "audio/x-mpegurl"},
+                                ("#EXTM3U\n#EXTINF:1,mine\n%s\n%s/%s.txt\n" % (v["_path"], SECRET, SECRET)).encode()),
+                 fx_playlist_import, ok=imported)],
         # --- sharing
         ("GET", "/api/v1/groups"): [Case(lambda v, w: J("GET", "/api/v1/groups?limit=50"))],
         ("GET", "/api/v1/groups/{id}"): [Case(lambda v, w: J("GET", "/api/v1/groups/%s" % v["id"]), fx_group_with)],
@@ -1527,8 +1638,9 @@ def role_owner(t, key, access, case, v):
 #   "admin"        -> an administrator's route: 403 for everyone else
 #   "hidden"       -> recipients cannot reach it this way (WebDAV paths name
 #                     the caller's own drive; groups they are not in; the
-#                     photos timeline covers the caller's own drives, not
-#                     grants): the answer of an unknown id
+#                     photos timeline and the music library cover the
+#                     caller's own drives, not grants; another's playlists):
+#                     the answer of an unknown id
 #   "search"       -> search covers what the caller may read: the fixture's
 #                     file for a recipient who may read it, else nothing
 #   "manage_or_hidden" -> manage on the grant's or link's node, else hidden
@@ -1569,6 +1681,20 @@ NEEDS = {
     ("GET", "/api/v1/photos"): "hidden",
     ("GET", "/api/v1/photos/months"): "hidden",
     ("GET", "/api/v1/photos/places"): "hidden",
+    # So does the music library.
+    ("GET", "/api/v1/music/artists"): "hidden",
+    ("GET", "/api/v1/music/albums"): "hidden",
+    ("GET", "/api/v1/music/tracks"): "hidden",
+    # Playlists are their owner's alone: another's answers like an unknown
+    # id (one's own with her file: its example says).
+    ("GET", "/api/v1/playlists"): "own",
+    ("POST", "/api/v1/playlists"): "own",
+    ("POST", "/api/v1/playlists/import"): "own",
+    ("GET", "/api/v1/playlists/{id}"): "hidden",
+    ("PATCH", "/api/v1/playlists/{id}"): "hidden",
+    ("DELETE", "/api/v1/playlists/{id}"): "hidden",
+    ("PUT", "/api/v1/playlists/{id}/items"): "hidden",
+    ("GET", "/api/v1/playlists/{id}/m3u8"): "hidden",
     ("GET", "/api/v1/drives"): "own",
     ("POST", "/api/v1/drives"): "own",
     # A grant on a folder gives nothing in someone's shared drive.
@@ -1767,6 +1893,8 @@ class AuthzMatrixTest(unittest.TestCase):
             root = self.api(who, "GET", "/api/v1/drives")["drives"][0]["root_id"]
             who.common_hash = self.api(who, "PUT", "/api/v1/nodes/%s/files/common.bin" % root, raw=COMMON,
                                        expect=201)["hash"]
+            who.playlist = self.api(who, "POST", "/api/v1/playlists", {"name": who.prefix + " own list"},
+                                    expect=201)["id"]
             self.recipients[role] = who
             grant = {"user": who.name}
             if role == "group-editor":
@@ -2032,6 +2160,8 @@ class AuthzMatrixTest(unittest.TestCase):
             shared = self.box(who, root, who.prefix + "-shared")
             self.share_area[who.name] = ("", shared, shared)
             who.common_hash = self.put(who, self.work[who.name], "common.bin", COMMON)["hash"]
+            who.playlist = self.api(who, "POST", "/api/v1/playlists", {"name": who.prefix + " own list"},
+                                    expect=201)["id"]
         self.root = drives["alice"]["root_id"]
         self.setup_recipients()
         # Someone Alice shares with in the grant examples (never Bob, the

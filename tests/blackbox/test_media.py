@@ -162,6 +162,36 @@ class MediaTest(unittest.TestCase):
         self.assertIn("immutable", h2["cache-control"])
         self.assertEqual(self.thumb(self.alice, node["id"], size="huge")[0], 400)
 
+    def test_public_links_show_thumbnails_only_where_they_may_read(self):
+        path = self.file("shared.png")
+        ffmpeg_image(path, "300x300")
+        a = self.alice
+        album = a.mkdir(a.root, "Album")
+        img = a.put(album["id"], "shared.png", read(path))
+        private = a.put(a.root, "private-too.png", read(path) + b"\0")
+        anon = Client(self.srv, "nobody", "x")
+
+        def pub(token, node_id):
+            return anon.raw("GET", "/api/v1/public/%s/nodes/%s/thumbnail" % (token, node_id), auth=False)
+        status, _, view = a.call("POST", "/nodes/%s/links" % album["id"], {"role": "view"})
+        self.assertEqual(status, 201, view)
+        status, h, data = pub(view["token"], img["id"])
+        self.assertEqual(status, 200)
+        self.assertEqual(max(webp_size(data)), 256)
+        # Outside the linked folder: the same answer as a node that does not exist.
+        s1, _, b1 = pub(view["token"], private["id"])
+        s2, _, b2 = pub(view["token"], "n" + "0" * 20)
+        self.assertEqual((s1, b1), (s2, b2))
+        self.assertEqual(s1, 404)
+        # A file drop reads nothing, thumbnails included.
+        status, _, drop = a.call("POST", "/nodes/%s/links" % album["id"], {"role": "drop"})
+        self.assertEqual(status, 201, drop)
+        self.assertEqual(pub(drop["token"], img["id"])[:3:2], pub(drop["token"], "n" + "0" * 20)[:3:2])
+        self.assertEqual(pub(drop["token"], img["id"])[0], 404)
+        # A revoked link: like an unknown token.
+        self.assertEqual(a.call("DELETE", "/links/%s" % view["id"])[0], 204)
+        self.assertEqual(pub(view["token"], img["id"])[0], pub(os.urandom(20).hex(), img["id"])[0])
+
     def test_another_user_gets_the_same_404_as_for_nothing(self):
         path = self.file("private.png")
         ffmpeg_image(path, "320x240")
