@@ -196,6 +196,8 @@ def scenario_search(args, tmp, rows):
         with concurrent.futures.ThreadPoolExecutor(2) as ex:
             list(ex.map(upload, range(2)))
         uploaded = time.perf_counter()
+        pending = admin.call("GET", "/admin/jobs")
+        pending = pending["due"] + pending["running"]
         # Listing while the queue indexes.
         stop = threading.Event()
         busy = []
@@ -209,9 +211,10 @@ def scenario_search(args, tmp, rows):
         indexed = time.perf_counter()
         stop.set()
         lister.join()
-        rate = args.docs / (indexed - uploaded)
-        rows.append(("indexing: %d text documents, documents/s after the last upload (uploads took %.0f s)"
-                     % (args.docs, uploaded - t_up), "", "%.0f" % rate, ""))
+        rate = args.docs / (indexed - t_up)
+        rows.append(("indexing: %d text documents uploaded and indexed, documents/s from the first upload to an "
+                     "empty queue (uploads took %.0f s; %d still queued then, indexed in %.1f s)"
+                     % (args.docs, uploaded - t_up, pending, indexed - uploaded), "", "%.0f" % rate, ""))
         ib, bb = statistics.median(idle) * 1000, statistics.median(busy or idle) * 1000
         rows.append(("REST listing of 1,000 entries p50 ms: idle vs while indexing", "%.2f" % ib, "%.2f" % bb,
                      "%.2f (target <= 1.5)" % (bb / ib)))

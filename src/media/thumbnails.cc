@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 
@@ -212,7 +213,19 @@ Result<std::string> Thumbnails::Make(const meta::NodeRow& node,
   return dest;
 }
 
-Result<int64_t> Thumbnails::CollectOrphans() {
+namespace {
+
+// "<64 hex digits>-<variant>.webp" → (hash, variant).
+bool ParseDerivedName(const std::string& name, meta::Digest& hash, int& variant) {
+  if (name.size() != 64 + 2 + 5 || name[64] != '-' || name.substr(66) != ".webp") return false;
+  if (!ParseDigestHex(name.substr(0, 64), hash)) return false;
+  variant = name[65] - '0';
+  return variant == 1 || variant == 2;
+}
+
+}  // namespace
+
+Result<int64_t> Thumbnails::CollectOrphans(int64_t stray_grace_ms) {
   int64_t removed = 0;
   for (;;) {
     std::vector<meta::DerivedRow> rows;
@@ -225,8 +238,77 @@ Result<int64_t> Thumbnails::CollectOrphans() {
         ++removed;
       }
     }
-    if (rows.size() < 500) return removed;
+    if (rows.size() < 500) break;
   }
+  // Files without a row, old enough not to be one being made right now.
+  std::error_code ec;
+  const auto now = fs::file_time_type::clock::now();
+  for (auto it = fs::recursive_directory_iterator(options_.derived_dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    meta::Digest hash{};
+    int variant = 0;
+    if (!ParseDerivedName(it->path().filename().string(), hash, variant)) continue;
+    auto age = std::chrono::duration_cast<std::chrono::milliseconds>(now - it->last_write_time(ec));
+    if (ec || age.count() < stray_grace_ms) continue;
+    std::optional<meta::DerivedRow> row;
+    NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(row, t.GetDerived(hash, variant));
+      return Status::Ok();
+    }));
+    if (!row || row->state != 0) {
+      if (fs::remove(it->path(), ec)) ++removed;
+    }
+  }
+  return removed;
+}
+
+Result<Thumbnails::CheckReport> Thumbnails::Check(bool repair) {
+  CheckReport report;
+  meta::Digest after{};
+  int after_variant = -1;
+  for (;;) {
+    std::vector<meta::DerivedRow> rows;
+    NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(rows, t.ListDerived(after, after_variant, 1000));
+      return Status::Ok();
+    }));
+    for (const meta::DerivedRow& r : rows) {
+      ++report.rows;
+      if (r.state != 0) continue;
+      std::string path = PathFor(r.hash, static_cast<Variant>(r.variant));
+      struct stat st {};
+      if (stat(path.c_str(), &st) == 0 && st.st_size == r.bytes) continue;
+      report.problems.push_back("derived " + DigestHex(r.hash) + "-" + std::to_string(r.variant) +
+                                ": the thumbnail file is missing or has the wrong size");
+      if (repair) {
+        NUBO_RETURN_IF_ERROR(
+            meta_.Write([&](meta::WriteTxn& t) { return t.DeleteDerived(r.hash, r.variant); }));
+        unlink(path.c_str());
+        ++report.repaired;
+      }
+    }
+    if (rows.size() < 1000) break;
+    after = rows.back().hash;
+    after_variant = rows.back().variant;
+  }
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(options_.derived_dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    ++report.files;
+    meta::Digest hash{};
+    int variant = 0;
+    std::optional<meta::DerivedRow> row;
+    if (ParseDerivedName(it->path().filename().string(), hash, variant)) {
+      NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+        NUBO_ASSIGN_OR_RETURN(row, t.GetDerived(hash, variant));
+        return Status::Ok();
+      }));
+    }
+    if (!row || row->state != 0) ++report.stray_files;
+  }
+  return report;
 }
 
 }  // namespace nubo::media

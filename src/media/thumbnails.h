@@ -61,9 +61,19 @@ class Thumbnails {
   Result<std::string> Get(const meta::NodeRow& node, const std::vector<meta::ManifestChunk>& chunks,
                           Variant v);
 
-  // Deletes the files of derived rows whose content no longer exists.
-  // Returns how many were removed.
-  Result<int64_t> CollectOrphans();
+  // Deletes the rows and files of derived data whose content no longer
+  // exists, and files without a row older than `stray_grace_ms` (a crash
+  // between the file's rename and its row). Returns how many files went.
+  Result<int64_t> CollectOrphans(int64_t stray_grace_ms = 3600 * 1000);
+
+  // fsck: every stored row has its file with its size; files without a row
+  // are counted (collection sweeps them). With `repair`, rows whose file is
+  // gone are deleted (the thumbnail is made again when asked for).
+  struct CheckReport {
+    int64_t rows = 0, files = 0, stray_files = 0, repaired = 0;
+    std::vector<std::string> problems;
+  };
+  Result<CheckReport> Check(bool repair);
 
   uint64_t made() const { return made_.load(); }
 

@@ -667,6 +667,9 @@ class ReadTxn {
   // Jobs that failed at least once, most recent attempt first.
   virtual Result<std::vector<JobRow>> ListRetryingJobs(size_t limit) = 0;
   virtual Result<std::optional<DerivedRow>> GetDerived(const Digest& hash, int variant) = 0;
+  // Derived rows after (hash, variant), in that order (fsck).
+  virtual Result<std::vector<DerivedRow>> ListDerived(const Digest& after_hash, int after_variant,
+                                                      size_t limit) = 0;
   // Live files in `drive_id` whose text matches the FTS5 query `match`,
   // best first ((rank, id) after `after`), at most `limit`.
   virtual Result<std::vector<TextHit>> SearchText(
@@ -987,6 +990,7 @@ class WriteTxn : public ReadTxn {
   // Replaces the node's extracted text (empty: none).
   virtual Status PutText(int64_t node_id, const std::string& text) = 0;
   virtual Status PutDerived(const DerivedRow& row) = 0;
+  virtual Status DeleteDerived(const Digest& hash, int variant) = 0;
   virtual Status PutPhoto(const PhotoRow& row) = 0;
   virtual Status PutTrack(const TrackRow& row) = 0;
   virtual Status InsertPlaylist(PlaylistRow& row) = 0;        // sets id

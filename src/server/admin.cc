@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "content/ingest.h"
 #include "content/reader.h"
 #include "files/files.h"
+#include "media/thumbnails.h"
 #include "meta/sqlite/sqlite_store.h"
 #include "server/storage.h"
 #include "share/sharing.h"
@@ -252,11 +254,27 @@ int RunFsck(const Config& cfg, bool repair) {
       FormatBytes(r->bytes_verified).c_str(),
       static_cast<unsigned long long>(r->unreferenced_files), r->problems.size(),
       static_cast<unsigned long long>(r->repaired));
-  if (r->clean()) return 0;
+  // Derived media: every thumbnail row has its file.
+  media::ThumbnailOptions topt;
+  topt.derived_dir = (std::filesystem::path(cfg.data_dir) / "derived").string();
+  media::Thumbnails thumbs(*s->meta, *s->chunks, topt);
+  auto d = thumbs.Check(repair);
+  if (!d.ok()) return Fail("fsck", d.status());
+  for (const auto& p : d->problems) std::printf("PROBLEM %s\n", p.c_str());
+  std::printf(
+      "fsck: %lld derived rows, %lld thumbnail files, %lld without a row, %zu problems, "
+      "%lld repaired\n",
+      static_cast<long long>(d->rows), static_cast<long long>(d->files),
+      static_cast<long long>(d->stray_files), d->problems.size(),
+      static_cast<long long>(d->repaired));
+  if (r->clean() && d->problems.empty()) return 0;
   // With --repair, a second pass tells whether anything is left.
   if (repair) {
     auto again = content::Fsck(*s->meta, *s->chunks, false);
-    if (again.ok() && again->clean()) return 0;
+    auto derived_again = thumbs.Check(false);
+    if (again.ok() && again->clean() && derived_again.ok() && derived_again->problems.empty()) {
+      return 0;
+    }
   }
   return 1;
 }

@@ -81,7 +81,9 @@ int main(int argc, char** argv) {
   }
   auto* fsck = app.add_subcommand("fsck", "verify storage invariants (exit 1 on any problem)");
   bool repair = false;
-  fsck->add_flag("--repair", repair, "rewrite wrong reference counts (never deletes data)");
+  fsck->add_flag("--repair", repair,
+                 "rewrite wrong reference counts and forget thumbnails whose file is gone (never "
+                 "deletes data)");
   auto* gc =
       app.add_subcommand("gc", "delete chunks unreferenced for longer than the grace period");
   std::string grace;

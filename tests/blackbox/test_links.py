@@ -315,6 +315,7 @@ LINK_ROUTES = {
     ("DELETE", "/api/v1/public/{token}/nodes/{id}"): ("DELETE", P + "{t}/nodes/{id}", None),
     ("GET", "/api/v1/public/{token}/nodes/{id}/children"): ("GET", P + "{t}/nodes/{id}/children", None),
     ("GET", "/api/v1/public/{token}/nodes/{id}/content"): ("GET", P + "{t}/nodes/{id}/content", None),
+    ("GET", "/api/v1/public/{token}/nodes/{id}/thumbnail"): ("GET", P + "{t}/nodes/{id}/thumbnail", None),
     ("GET", "/api/v1/public/{token}/nodes/{id}/zip"): ("GET", P + "{t}/nodes/{id}/zip", None),
     ("POST", "/api/v1/public/{token}/nodes/{id}/folders"): ("POST", P + "{t}/nodes/{id}/folders", {"name": "d"}),
     ("PUT", "/api/v1/public/{token}/nodes/{id}/files/{name}"): ("PUT", P + "{t}/nodes/{id}/files/f.txt", b"x"),

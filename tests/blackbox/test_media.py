@@ -16,8 +16,8 @@ import unittest
 import zipfile
 import zlib
 
-from harness import exchange
-from test_files import Client, eventually, qs, start_with_users, stop_and_fsck  # noqa: F401
+from harness import NUBO_BIN, exchange
+from test_files import Client, eventually, qs, run_fsck, start_with_users, stop_and_fsck  # noqa: F401
 
 FAST = {"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB"}
 
@@ -569,6 +569,41 @@ class MusicTest(unittest.TestCase):
         status, _, _ = g.call("POST", "/nodes/%s/restore" % self.ids["b.mp3"], {})
         self.assertEqual(g.call("DELETE", "/playlists/%s" % pl["id"])[0], 204)
         self.assertEqual(g.call("GET", "/playlists/%s" % pl["id"])[0], 404)
+
+
+class DerivedFsckTest(unittest.TestCase):
+    def test_fsck_finds_a_lost_thumbnail_and_repair_lets_it_be_made_again(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "x.png")
+            ffmpeg_image(path, "300x200")
+            srv, _, users = start_with_users(["ivy"], env=FAST)
+            try:
+                c = users["ivy"]
+                node = c.put(c.root, "x.png", read(path))
+                status, _, _ = c.raw("GET", "/nodes/%s/thumbnail?size=large" % node["id"])
+                self.assertEqual(status, 200)
+                self.assertEqual(srv.terminate(), 0)
+                p = run_fsck(srv.data)
+                self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+                self.assertRegex(p.stdout, r"fsck: [1-9]\d* derived rows, [1-9]\d* thumbnail files")
+                files = [os.path.join(d, f) for d, _, fs in os.walk(os.path.join(srv.data, "derived")) for f in fs
+                         if f.endswith("-2.webp")]
+                self.assertEqual(len(files), 1)
+                os.unlink(files[0])
+                p = run_fsck(srv.data)
+                self.assertEqual(p.returncode, 1, p.stdout)
+                self.assertIn("PROBLEM derived", p.stdout)
+                env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
+                p = subprocess.run([NUBO_BIN, "--data", srv.data, "fsck", "--repair"], capture_output=True,
+                                   text=True, timeout=600, env=env)
+                self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+                srv._start()
+                c.srv = srv
+                status, _, data = c.raw("GET", "/nodes/%s/thumbnail?size=large" % node["id"])
+                self.assertEqual(status, 200)
+                self.assertEqual(webp_size(data), (300, 200))
+            finally:
+                stop_and_fsck(srv)
 
 
 class HostileVideoTest(unittest.TestCase):

@@ -87,6 +87,21 @@ Result<std::optional<DerivedRow>> GetDerived(Conn& c, const Digest& hash, int va
   return One<DerivedRow>(s, DerivedFrom);
 }
 
+Result<std::vector<DerivedRow>> ListDerived(Conn& c, const Digest& after_hash, int after_variant,
+                                            size_t limit) {
+  NUBO_PREPARE(s, c,
+               "SELECT hash, variant, state, bytes, created_at FROM derived "
+               "WHERE (hash, variant) > (?, ?) ORDER BY hash, variant LIMIT ?");
+  s.Bind(1, after_hash).Bind(2, int64_t{after_variant}).Bind(3, static_cast<int64_t>(limit));
+  return Rows<DerivedRow>(s, DerivedFrom);
+}
+
+Status DeleteDerived(Conn& c, const Digest& hash, int variant) {
+  NUBO_PREPARE(s, c, "DELETE FROM derived WHERE hash = ? AND variant = ?");
+  s.Bind(1, hash).Bind(2, int64_t{variant});
+  return s.Exec();
+}
+
 Result<std::vector<std::pair<int64_t, std::string>>> TextSnippets(
     Conn& c, const std::string& match, const std::vector<int64_t>& node_ids) {
   std::vector<std::pair<int64_t, std::string>> out;

@@ -18,6 +18,9 @@ Result<JobCounts> CountJobs(Conn& c, int64_t now_ms);
 Result<bool> JobDue(Conn& c, int64_t now_ms);
 Result<std::vector<JobRow>> ListRetryingJobs(Conn& c, size_t limit);
 Result<std::optional<DerivedRow>> GetDerived(Conn& c, const Digest& hash, int variant);
+Result<std::vector<DerivedRow>> ListDerived(Conn& c, const Digest& after_hash, int after_variant,
+                                            size_t limit);
+Status DeleteDerived(Conn& c, const Digest& hash, int variant);
 Result<std::vector<std::pair<int64_t, std::string>>> TextSnippets(
     Conn& c, const std::string& match, const std::vector<int64_t>& node_ids);
 Result<bool> HasText(Conn& c, int64_t node_id);

@@ -530,6 +530,9 @@ class SqliteTxn final : public WriteTxn {
     return sqlite::PutText(c_, node_id, text);
   }
   Status PutDerived(const DerivedRow& row) override { return sqlite::PutDerived(c_, row); }
+  Status DeleteDerived(const Digest& hash, int variant) override {
+    return sqlite::DeleteDerived(c_, hash, variant);
+  }
   Status PutPhoto(const PhotoRow& row) override { return sqlite::PutPhoto(c_, row); }
   Status PutTrack(const TrackRow& row) override { return sqlite::PutTrack(c_, row); }
   Status InsertPlaylist(PlaylistRow& row) override { return sqlite::InsertPlaylist(c_, row); }
@@ -922,6 +925,10 @@ class SqliteTxn final : public WriteTxn {
   }
   Result<std::optional<DerivedRow>> GetDerived(const Digest& hash, int variant) override {
     return sqlite::GetDerived(c_, hash, variant);
+  }
+  Result<std::vector<DerivedRow>> ListDerived(const Digest& after_hash, int after_variant,
+                                              size_t limit) override {
+    return sqlite::ListDerived(c_, after_hash, after_variant, limit);
   }
   Result<std::vector<std::pair<int64_t, std::string>>> TextSnippets(
       const std::string& match, const std::vector<int64_t>& node_ids) override {
