@@ -13,6 +13,7 @@
 #include "api/account_routes.h"
 #include "api/delta_routes.h"
 #include "api/file_routes.h"
+#include "api/media_routes.h"
 #include "api/share_routes.h"
 #include "api/tus_routes.h"
 #include "auth/authenticator.h"
@@ -22,6 +23,7 @@
 #include "files/files.h"
 #include "files/upload_sessions.h"
 #include "http/router.h"
+#include "media/thumbnails.h"
 #include "meta/sqlite/sqlite_store.h"
 #include "share/sharing.h"
 #include "util/ids.h"
@@ -57,6 +59,8 @@ TEST(OpenApi, DocumentAndRouterAgree) {
     RegisterShareRoutes(router, sharing, links, false);
     auth::LoginFlows flows(*meta);
     RegisterLoginFlowRoutes(router, flows);
+    media::Thumbnails thumbnails(*meta, chunks, {});
+    RegisterMediaRoutes(router, {*meta, files, thumbnails});
 
     boost::system::error_code ec;
     auto doc = boost::json::parse(OpenApiDocument(), ec);
