@@ -17,16 +17,6 @@
 
 namespace nubo::jobs {
 
-namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
-
 struct HelperPool::Proc {
   pid_t pid = -1;
   int to = -1;    // its stdin
@@ -166,7 +156,7 @@ Result<IsolateResult> HelperPool::Run(const std::vector<std::string>& fields) {
     p = std::move(*started);
   }
   IsolateResult result;
-  const int64_t deadline = NowMs() + options_.limits.wall_ms;
+  const int64_t deadline = MonotonicMs() + options_.limits.wall_ms;
   // Send the request (small: one write; a dead process answers EPIPE).
   // SIGPIPE is blocked in this thread while writing (a dead helper answers
   // EPIPE instead of ending the server), and a pending one is consumed.
@@ -199,7 +189,7 @@ Result<IsolateResult> HelperPool::Run(const std::vector<std::string>& fields) {
       p->buffered.erase(0, nl + 1);
       break;
     }
-    int64_t left = deadline - NowMs();
+    int64_t left = deadline - MonotonicMs();
     if (left <= 0) {
       result.timed_out = true;
       break;

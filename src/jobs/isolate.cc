@@ -15,15 +15,11 @@
 
 namespace nubo::jobs {
 
-namespace {
-
-int64_t NowMs() {
+int64_t MonotonicMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
-
-}  // namespace
 
 Result<IsolateResult> RunIsolated(const std::vector<std::string>& argv,
                                   const IsolateLimits& limits) {
@@ -86,11 +82,11 @@ Result<IsolateResult> RunIsolated(const std::vector<std::string>& argv,
   close(err_pipe[1]);
   setpgid(pid, pid);  // also from here, so the group exists before any kill
   IsolateResult result;
-  const int64_t deadline = NowMs() + limits.wall_ms;
+  const int64_t deadline = MonotonicMs() + limits.wall_ms;
   bool open_pipe = true;
   char buf[4096];
   while (open_pipe) {
-    int64_t left = deadline - NowMs();
+    int64_t left = deadline - MonotonicMs();
     if (left <= 0) {
       result.timed_out = true;
       break;
@@ -126,7 +122,7 @@ Result<IsolateResult> RunIsolated(const std::vector<std::string>& argv,
     if (w < 0 && errno != EINTR) return PosixError("waitpid", errno);
     // stderr closed but the process still runs (it closed its stderr):
     // keep to the deadline.
-    if (NowMs() >= deadline) {
+    if (MonotonicMs() >= deadline) {
       result.timed_out = true;
       continue;
     }

@@ -28,6 +28,9 @@ struct IsolateResult {
   std::string stderr_tail;  // the last bytes it wrote to stderr (for logs)
 };
 
+// Monotonic milliseconds (deadlines; shared with helper_pool.cc).
+int64_t MonotonicMs();
+
 // argv[0] is an absolute path, or a bare name looked up in PATH. Errors:
 // the program could not be started.
 Result<IsolateResult> RunIsolated(const std::vector<std::string>& argv,

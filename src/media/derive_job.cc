@@ -42,75 +42,61 @@ Result<std::string> DeriveJob::ExtractText(const meta::NodeRow& node,
     case search::TextKind::kOffice:
       break;
   }
-  if (node.size > thumbnails_.options().max_input_bytes) return std::string();
-  NUBO_ASSIGN_OR_RETURN(std::string input, thumbnails_.Materialize(chunks));
-  std::string output = input + ".txt";
-  auto r = thumbnails_.helpers().Run({"text", kind == search::TextKind::kPdf ? "pdf" : "office",
-                                      input, output, std::to_string(search::kMaxTextBytes)});
-  unlink(input.c_str());
-  if (!r.ok()) {
-    unlink(output.c_str());
-    return r.status();
-  }
-  std::string text;
-  if (r->exit_code == 0) {
-    std::ifstream f(output, std::ios::binary);
-    text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  }
-  unlink(output.c_str());
-  if (r->exit_code != 0 && r->exit_code != 3 && r->exit_code != 4 && !r->timed_out) {
-    return Status::Internal("text helper failed: " + r->stderr_tail);
-  }
+  NUBO_ASSIGN_OR_RETURN(
+      auto text,
+      AskHelper({"text", kind == search::TextKind::kPdf ? "pdf" : "office"}, node, chunks, "",
+                {std::to_string(search::kMaxTextBytes)}, search::kMaxTextBytes + 8));
   // The helper's output is checked like any other text (it is derived
   // from hostile input).
-  return search::PlainText(text);
+  return text ? search::PlainText(*text) : std::string();
+}
+
+Result<std::optional<std::string>> DeriveJob::AskHelper(
+    const std::vector<std::string>& head, const meta::NodeRow& node,
+    const std::vector<meta::ManifestChunk>& chunks, const std::string& suffix,
+    const std::vector<std::string>& tail, size_t max_output) {
+  if (node.size > thumbnails_.options().max_input_bytes) return std::optional<std::string>();
+  NUBO_ASSIGN_OR_RETURN(std::string input, thumbnails_.Materialize(chunks, suffix));
+  const std::string output = input + ".out";
+  std::vector<std::string> request = head;
+  request.push_back(input);
+  request.push_back(output);
+  request.insert(request.end(), tail.begin(), tail.end());
+  auto r = thumbnails_.helpers().Run(request);
+  unlink(input.c_str());
+  std::string out;
+  if (r.ok() && r->exit_code == 0) {
+    std::ifstream f(output, std::ios::binary);
+    out.resize(max_output);
+    f.read(out.data(), static_cast<std::streamsize>(max_output));
+    out.resize(static_cast<size_t>(f.gcount()));
+  }
+  unlink(output.c_str());
+  if (!r.ok()) return r.status();
+  // Undecodable, over a limit or out of time: a fact about the content.
+  if (r->exit_code == 3 || r->exit_code == 4 || r->timed_out) return std::optional<std::string>();
+  if (r->exit_code != 0) {
+    return Status::Internal(head[0] + " helper failed: " +
+                            (r->signal ? "signal " + std::to_string(r->signal) : r->stderr_tail));
+  }
+  return std::optional<std::string>(std::move(out));
 }
 
 Result<std::optional<meta::PhotoRow>> DeriveJob::ReadPhoto(
     const meta::NodeRow& node, const std::vector<meta::ManifestChunk>& chunks) {
-  if (!IsPhoto(node.mime) || node.size > thumbnails_.options().max_input_bytes) {
-    return std::optional<meta::PhotoRow>();
-  }
-  NUBO_ASSIGN_OR_RETURN(std::string input, thumbnails_.Materialize(chunks));
-  std::string output = input + ".facts";
-  auto r = thumbnails_.helpers().Run({"photo", input, output});
-  unlink(input.c_str());
-  std::string facts;
-  if (r.ok() && r->exit_code == 0) {
-    std::ifstream f(output, std::ios::binary);
-    facts.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  }
-  unlink(output.c_str());
-  if (!r.ok()) return r.status();
-  if (r->exit_code == 3 || r->exit_code == 4 || r->timed_out) {
-    return std::optional<meta::PhotoRow>();  // not an image after all: no row
-  }
-  if (r->exit_code != 0) return Status::Internal("photo helper failed: " + r->stderr_tail);
-  return std::optional<meta::PhotoRow>(ParsePhotoFacts(facts.substr(0, 64 << 10), node));
+  if (!IsPhoto(node.mime)) return std::optional<meta::PhotoRow>();
+  NUBO_ASSIGN_OR_RETURN(auto facts, AskHelper({"photo"}, node, chunks, "", {}, 64 << 10));
+  if (!facts) return std::optional<meta::PhotoRow>();  // not an image after all: no row
+  return std::optional<meta::PhotoRow>(ParsePhotoFacts(*facts, node));
 }
 
 Result<std::optional<meta::TrackRow>> DeriveJob::ReadTrack(
     const meta::NodeRow& node, const std::vector<meta::ManifestChunk>& chunks) {
-  const std::string suffix = AudioSuffix(node.name);
-  if (!IsAudio(node.name, node.mime) || suffix.empty() ||
-      node.size > thumbnails_.options().max_input_bytes) {
-    return std::optional<meta::TrackRow>();
-  }
-  NUBO_ASSIGN_OR_RETURN(std::string input, thumbnails_.Materialize(chunks, suffix));
-  std::string output = input + ".tags";
-  auto r = thumbnails_.helpers().Run({"audio", input, output});
-  unlink(input.c_str());
-  std::string facts;
-  if (r.ok() && r->exit_code == 0) {
-    std::ifstream f(output, std::ios::binary);
-    facts.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  }
-  unlink(output.c_str());
-  if (!r.ok()) return r.status();
-  if (r->exit_code == 3 || r->exit_code == 4 || r->timed_out)
-    return std::optional<meta::TrackRow>();
-  if (r->exit_code != 0) return Status::Internal("audio helper failed: " + r->stderr_tail);
-  return std::optional<meta::TrackRow>(ParseTrackFacts(facts.substr(0, 64 << 10), node));
+  const std::string suffix = AudioSuffix(node.name);  // TagLib picks the format by it
+  if (!IsAudio(node.name, node.mime) || suffix.empty()) return std::optional<meta::TrackRow>();
+  NUBO_ASSIGN_OR_RETURN(auto facts, AskHelper({"audio"}, node, chunks, suffix, {}, 64 << 10));
+  if (!facts) return std::optional<meta::TrackRow>();
+  return std::optional<meta::TrackRow>(ParseTrackFacts(*facts, node));
 }
 
 Status DeriveJob::Run(const meta::JobRow& job) {

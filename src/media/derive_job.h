@@ -29,6 +29,16 @@ class DeriveJob {
   // The timeline row of an image (nullopt: not a photo).
   Result<std::optional<meta::PhotoRow>> ReadPhoto(const meta::NodeRow& node,
                                                   const std::vector<meta::ManifestChunk>& chunks);
+  // Materializes the content (its temp name ending in `suffix`), asks the
+  // helper {head…, input, output, tail…} and returns at most `max_output`
+  // bytes of what it wrote; nullopt when the content is undecodable, over a
+  // limit or out of time (not retried).
+  Result<std::optional<std::string>> AskHelper(const std::vector<std::string>& head,
+                                               const meta::NodeRow& node,
+                                               const std::vector<meta::ManifestChunk>& chunks,
+                                               const std::string& suffix,
+                                               const std::vector<std::string>& tail,
+                                               size_t max_output);
   // The music library row of an audio file (nullopt: not audio).
   Result<std::optional<meta::TrackRow>> ReadTrack(const meta::NodeRow& node,
                                                   const std::vector<meta::ManifestChunk>& chunks);

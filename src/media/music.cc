@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "files/names.h"
+#include "media/photos.h"
 #include "search/extract.h"
 
 namespace nubo::media {
@@ -60,13 +61,7 @@ meta::TrackRow ParseTrackFacts(std::string_view facts, const meta::NodeRow& node
   meta::TrackRow t;
   t.node_id = node.id;
   t.drive_id = node.drive_id;
-  while (!facts.empty()) {
-    size_t nl = facts.find('\n');
-    std::string_view line = facts.substr(0, nl);
-    facts.remove_prefix(nl == std::string_view::npos ? facts.size() : nl + 1);
-    size_t eq = line.find('=');
-    if (eq == std::string_view::npos) continue;
-    std::string_view key = line.substr(0, eq), value = line.substr(eq + 1);
+  ForEachFact(facts, [&](std::string_view key, std::string_view value) {
     if (key == "title") {
       t.title = Clean(value);
     } else if (key == "artist") {
@@ -91,7 +86,7 @@ meta::TrackRow ParseTrackFacts(std::string_view facts, const meta::NodeRow& node
       }
       t.duration_ms = ms;
     }
-  }
+  });
   if (t.title.empty()) {
     size_t dot = node.name.rfind('.');
     t.title = dot == std::string::npos || dot == 0 ? node.name : node.name.substr(0, dot);

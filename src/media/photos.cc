@@ -42,6 +42,17 @@ std::optional<double> Number(std::string_view v, double lo, double hi) {
 
 }  // namespace
 
+void ForEachFact(std::string_view facts,
+                 const std::function<void(std::string_view, std::string_view)>& fn) {
+  while (!facts.empty()) {
+    size_t nl = facts.find('\n');
+    std::string_view line = facts.substr(0, nl);
+    facts.remove_prefix(nl == std::string_view::npos ? facts.size() : nl + 1);
+    size_t eq = line.find('=');
+    if (eq != std::string_view::npos) fn(line.substr(0, eq), line.substr(eq + 1));
+  }
+}
+
 bool IsPhoto(std::string_view mime) {
   return mime.rfind("image/", 0) == 0 && mime.rfind("image/svg", 0) != 0;
 }
@@ -68,13 +79,7 @@ meta::PhotoRow ParsePhotoFacts(std::string_view facts, const meta::NodeRow& node
   p.drive_id = node.drive_id;
   p.taken_at_ms = node.mtime_ms;
   std::optional<double> lat, lon;
-  while (!facts.empty()) {
-    size_t nl = facts.find('\n');
-    std::string_view line = facts.substr(0, nl);
-    facts.remove_prefix(nl == std::string_view::npos ? facts.size() : nl + 1);
-    size_t eq = line.find('=');
-    if (eq == std::string_view::npos) continue;
-    std::string_view key = line.substr(0, eq), value = line.substr(eq + 1);
+  ForEachFact(facts, [&](std::string_view key, std::string_view value) {
     if (key == "taken") {
       if (auto t = ParseExifDateTime(value)) {
         p.taken_at_ms = *t;
@@ -95,7 +100,7 @@ meta::PhotoRow ParsePhotoFacts(std::string_view facts, const meta::NodeRow& node
       auto n = Number(value, 1, 8);
       if (n) p.orientation = static_cast<int>(*n);
     }
-  }
+  });
   // A position needs both halves; (0, 0) is what broken cameras write.
   if (lat && lon && !(*lat == 0 && *lon == 0)) {
     p.lat = lat;

@@ -4,12 +4,18 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string_view>
 
 #include "meta/meta_store.h"
 
 namespace nubo::media {
+
+// Calls `fn(key, value)` for each "key=value" line of the helper's facts
+// (lines without '=' are skipped). Shared with media/music.h.
+void ForEachFact(std::string_view facts,
+                 const std::function<void(std::string_view, std::string_view)>& fn);
 
 // Whether an image file gets a row in the timeline (raster images; not SVG).
 bool IsPhoto(std::string_view mime);
