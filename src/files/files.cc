@@ -533,6 +533,27 @@ std::string EncodeCursor(char tag, const meta::NodeCursor& c) {
   return HexEncode(raw.data(), raw.size());
 }
 
+// "<tag>\n<a>\n<b>" (hex): a keyset position of two integers (trash: the
+// time it was trashed and the id; photos: the time taken and the id).
+std::string EncodePairCursor(std::string_view tag, int64_t a, int64_t b) {
+  std::string raw = std::string(tag) + "\n" + std::to_string(a) + "\n" + std::to_string(b);
+  return HexEncode(raw.data(), raw.size());
+}
+
+Result<std::optional<std::pair<int64_t, int64_t>>> DecodePairCursor(std::string_view cursor,
+                                                                    std::string_view tag) {
+  if (cursor.empty()) return std::optional<std::pair<int64_t, int64_t>>();
+  auto raw = HexDecode(cursor);
+  auto parts = raw ? Split(*raw, '\n') : std::vector<std::string_view>{};
+  std::optional<int64_t> a, b;
+  if (parts.size() == 3 && parts[0] == tag) {
+    a = ParseInt64(parts[1]);
+    b = ParseInt64(parts[2]);
+  }
+  if (!a || !b) return Status::InvalidArgument("malformed cursor");
+  return std::optional<std::pair<int64_t, int64_t>>(std::make_pair(*a, *b));
+}
+
 Result<std::optional<meta::NodeCursor>> DecodeCursor(std::string_view cursor, char tag) {
   if (cursor.empty()) return std::optional<meta::NodeCursor>();
   auto bad = [] { return Status::InvalidArgument("malformed cursor"); };
@@ -651,18 +672,7 @@ Result<meta::DriveRow> Files::DriveFor(meta::ReadTxn& t, const Principal& who,
 
 Result<Page> Files::ListTrash(const Principal& who, std::string_view cursor, size_t limit,
                               std::string_view drive_id) {
-  std::optional<std::pair<int64_t, int64_t>> before;
-  if (!cursor.empty()) {
-    auto raw = HexDecode(cursor);
-    auto parts = raw ? Split(*raw, '\n') : std::vector<std::string_view>{};
-    std::optional<int64_t> at, id;
-    if (parts.size() == 3 && parts[0] == "t1") {
-      at = ParseInt64(parts[1]);
-      id = ParseInt64(parts[2]);
-    }
-    if (!at || !id) return Status::InvalidArgument("malformed cursor");
-    before = std::make_pair(*at, *id);
-  }
+  NUBO_ASSIGN_OR_RETURN(auto before, DecodePairCursor(cursor, "t1"));
   Page page;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(auto d, DriveFor(t, who, drive_id, static_cast<int>(Action::kDelete)));
@@ -672,9 +682,7 @@ Result<Page> Files::ListTrash(const Principal& who, std::string_view cursor, siz
   if (page.items.size() > limit) {
     page.items.resize(limit);
     const NodeRow& last = page.items.back();
-    std::string raw =
-        "t1\n" + std::to_string(last.trashed_at_ms.value_or(0)) + "\n" + std::to_string(last.id);
-    page.next_cursor = HexEncode(raw.data(), raw.size());
+    page.next_cursor = EncodePairCursor("t1", last.trashed_at_ms.value_or(0), last.id);
   }
   return page;
 }
@@ -956,19 +964,8 @@ namespace nubo::files {
 
 Result<Files::PhotoPage> Files::Photos(const Principal& who, std::string_view cursor,
                                        size_t limit) {
-  // "p1\n<taken_at>\n<id>": newest first.
-  std::optional<std::pair<int64_t, int64_t>> before;
-  if (!cursor.empty()) {
-    auto raw = HexDecode(cursor);
-    auto parts = raw ? Split(*raw, '\n') : std::vector<std::string_view>{};
-    std::optional<int64_t> at, id;
-    if (parts.size() == 3 && parts[0] == "p1") {
-      at = ParseInt64(parts[1]);
-      id = ParseInt64(parts[2]);
-    }
-    if (!at || !id) return Status::InvalidArgument("malformed cursor");
-    before = std::make_pair(*at, *id);
-  }
+  // (taken_at, id): newest first.
+  NUBO_ASSIGN_OR_RETURN(auto before, DecodePairCursor(cursor, "p1"));
   PhotoPage page;
   bool more = false;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
@@ -992,9 +989,7 @@ Result<Files::PhotoPage> Files::Photos(const Principal& who, std::string_view cu
   }
   if (more) {
     const PhotoItem& last = page.items.back();
-    std::string raw =
-        "p1\n" + std::to_string(last.photo.taken_at_ms) + "\n" + std::to_string(last.node.id);
-    page.next_cursor = HexEncode(raw.data(), raw.size());
+    page.next_cursor = EncodePairCursor("p1", last.photo.taken_at_ms, last.node.id);
   }
   return page;
 }
