@@ -1079,7 +1079,8 @@ def main():
     ap.add_argument("--duration", type=int, default=5)
     ap.add_argument("--thumb-files", type=int, default=30, help="media: 12-megapixel JPEGs to thumbnail")
     ap.add_argument("--docs", type=int, default=20000, help="media: text documents to index and search")
-    ap.add_argument("--part", default="all", choices=["all", "thumbs", "search"], help="media: which part")
+    ap.add_argument("--photos", type=int, default=5000, help="media: photos in the timeline")
+    ap.add_argument("--part", default="all", choices=["all", "thumbs", "search", "photos"], help="media: which part")
     args = ap.parse_args()
     args.rounds_given = args.rounds is not None
     if args.rounds is None:
