@@ -7,6 +7,7 @@
 #include "api/node_json.h"
 #include "api/route_options.h"
 #include "http/conditional.h"
+#include "http/disposition.h"
 #include "http/file_source.h"
 #include "http/status_map.h"
 #include "search/query.h"
@@ -334,9 +335,11 @@ void RegisterMediaRoutes(http::Router& router, MediaRoutesDeps deps) {
   router.Add(
       "GET", "/api/v1/playlists/{id}/m3u8",
       [f](Request& req) {
+        NUBO_OR_ERROR(pl, f->GetPlaylist(Who(req), req.Param("id")));
         NUBO_OR_ERROR(text, f->ExportPlaylist(Who(req), req.Param("id")));
         Response r = Response::Text(200, std::move(text), "audio/x-mpegurl; charset=utf-8");
-        r.headers.Set("Content-Disposition", "attachment; filename=\"playlist.m3u8\"");
+        // Saved under the playlist's own name (RFC 6266, UTF-8 names too).
+        r.headers.Set("Content-Disposition", http::ContentDisposition(true, pl.row.name + ".m3u8"));
         return r;
       },
       kRead);

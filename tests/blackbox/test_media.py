@@ -537,6 +537,7 @@ class MusicTest(unittest.TestCase):
         status, h_, m3u = g.raw("GET", "/playlists/%s/m3u8" % pl["id"])
         self.assertEqual(status, 200)
         self.assertIn("mpegurl", h_["content-type"])
+        self.assertIn("Road trip.m3u8", h_["content-disposition"])
         lines = [l for l in m3u.decode().splitlines() if l and not l.startswith("#")]
         self.assertEqual(lines, ["Music/b.mp3", "Music/a.flac", "Music/c.mp3"])
         # Import: what names nothing is counted, the rest kept in order.
