@@ -200,6 +200,16 @@ export async function apiSession(base, username, password) {
     async rootId() {
       return (await call('GET', '/api/v1/drives')).drives[0].root_id;
     },
+    /** Uploads one file with a raw body (PUT …/files/{name}); returns the node. */
+    async put(folderId, name, bytes) {
+      const r = await fetch(`${base}/api/v1/nodes/${folderId}/files/${encodeURIComponent(name)}`, {
+        method: 'PUT',
+        headers: { Authorization: `Bearer ${token}` },
+        body: bytes,
+      });
+      if (!r.ok) throw new Error(`PUT ${name}: ${r.status} ${await r.text()}`);
+      return r.json();
+    },
     mkdir(parentId, name) {
       return call('POST', `/api/v1/nodes/${parentId}/folders`, { name });
     },

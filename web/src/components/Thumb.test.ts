@@ -72,3 +72,10 @@ describe('Thumb', () => {
     expect(next.container.querySelector('img')).not.toBeNull();
   });
 });
+
+describe('Thumb without an icon', () => {
+  it('shows no icon with icon={0} (the box stands in)', () => {
+    const { container } = render(Thumb, { props: { node: { kind: 'file', mime: 'image/jpeg', name: 'p.jpg' }, icon: 0, big: true } });
+    expect(container.querySelector('.file-icon')).toBeNull();
+  });
+});

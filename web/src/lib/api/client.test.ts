@@ -52,6 +52,19 @@ describe('ApiClient', () => {
     expect(JSON.parse(calls[1].init.body as string)).toEqual({ name: 'x' });
   });
 
+  it('sends a raw body with its own Content-Type (an M3U8 playlist), with the CSRF header', async () => {
+    const { fn, calls } = fakeFetch([() => json(201, { id: 'p', missing: 1 })]);
+    const api = new ApiClient({ fetch: fn, cookies: () => 'nubo_csrf=tok' });
+    await api.call('POST /api/v1/playlists/import', {
+      query: { name: 'Mix' },
+      raw: { body: '#EXTM3U\na.mp3\n', type: 'audio/x-mpegurl' },
+    });
+    expect(calls[0].url).toBe('/api/v1/playlists/import?name=Mix');
+    expect(header(calls[0], 'Content-Type')).toBe('audio/x-mpegurl');
+    expect(header(calls[0], 'X-CSRF-Token')).toBe('tok');
+    expect(calls[0].init.body).toBe('#EXTM3U\na.mp3\n');
+  });
+
   it('turns error bodies into ApiError with status, code, message and Retry-After', async () => {
     const { fn } = fakeFetch([() => json(429, { error: 'too_many', message: 'slow down' }, { 'Retry-After': '30' })]);
     const api = new ApiClient({ fetch: fn, cookies: () => '' });

@@ -30,7 +30,12 @@ export type CallArgs<K extends OperationKey> = (IsEmpty<Op<K>['path']> extends t
   ? { path?: undefined }
   : { path: Op<K>['path'] }) & { query?: Op<K>['query'] } & (Op<K>['body'] extends undefined
     ? { body?: undefined }
-    : { body: Op<K>['body'] }) & { signal?: AbortSignal; headers?: Record<string, string> };
+    : { body: Op<K>['body'] }) & {
+    signal?: AbortSignal;
+    headers?: Record<string, string>;
+    /** a body sent as it is (not JSON), with `type` as its Content-Type: an M3U8 playlist */
+    raw?: { body: string | Blob; type: string };
+  };
 
 export interface ClientOptions {
   fetch?: typeof fetch;
@@ -159,10 +164,13 @@ export class ApiClient {
     const attempt = () => {
       const headers: Record<string, string> = { Accept: 'application/json', ...(args.headers ?? {}) };
       if (UNSAFE.has(method)) Object.assign(headers, this.unsafeHeaders());
-      let body: string | undefined;
+      let body: string | Blob | undefined;
       if (args.body !== undefined) {
         headers['Content-Type'] = 'application/json';
         body = JSON.stringify(args.body);
+      } else if (args.raw) {
+        headers['Content-Type'] = args.raw.type;
+        body = args.raw.body;
       }
       return this.fetchFn(url, { method, headers, body, credentials: 'same-origin', signal: args.signal });
     };

@@ -1034,6 +1034,253 @@ export interface Operations {
       }[];
     };
   };
+  /** Music library: artists (album artists, grouped case-insensitively) of the caller's drive and the shared drives it is a member of, in key order */
+  "GET /api/v1/music/artists": {
+    path: Record<never, never>;
+    query: {
+      limit?: number;
+      cursor?: string;
+    };
+    body: undefined;
+    response: {
+      items: {
+        key: string;
+        name: string;
+        albums: number;
+        tracks: number;
+      }[];
+      next_cursor: string | null;
+    };
+  };
+  /** Music library: albums (of one artist with ?artist=KEY), in key order */
+  "GET /api/v1/music/albums": {
+    path: Record<never, never>;
+    query: {
+      artist?: string;
+      limit?: number;
+      cursor?: string;
+    };
+    body: undefined;
+    response: {
+      items: Array<{
+        artist_key: string;
+        artist: string;
+        key: string;
+        name: string;
+        year: number;
+        tracks: number;
+        duration_ms: number;
+        first_track: Node | null;
+      }>;
+      next_cursor: string | null;
+    };
+  };
+  /** Music library: tracks (of an artist and/or album), by artist, album, disc and track number */
+  "GET /api/v1/music/tracks": {
+    path: Record<never, never>;
+    query: {
+      artist?: string;
+      album?: string;
+      limit?: number;
+      cursor?: string;
+    };
+    body: undefined;
+    response: {
+      items: {
+        node: Node;
+        /** the tag, else the file name without its extension */
+        title: string;
+        artist: string;
+        /** the album's artist, else the track's */
+        album_artist: string;
+        album: string;
+        /** album_artist case-folded: what groups; pass it as ?artist= */
+        artist_key: string;
+        /** pass it as ?album= */
+        album_key: string;
+        track: number;
+        disc: number;
+        year: number;
+        genre: string;
+        duration_ms: number;
+      }[];
+      next_cursor: string | null;
+    };
+  };
+  /** The caller's playlists */
+  "GET /api/v1/playlists": {
+    path: Record<never, never>;
+    query: Record<never, never>;
+    body: undefined;
+    response: {
+      playlists: {
+        id: string;
+        name: string;
+        items: number;
+        created: number;
+        modified: number;
+      }[];
+    };
+  };
+  /** A new, empty playlist */
+  "POST /api/v1/playlists": {
+    path: Record<never, never>;
+    query: Record<never, never>;
+    body: {
+      name: string;
+    };
+    response: {
+      id: string;
+      name: string;
+      items: number;
+      created: number;
+      modified: number;
+    };
+  };
+  /** A new playlist from an M3U8 file: paths relative to the caller's own root; lines naming nothing readable are counted in missing */
+  "POST /api/v1/playlists/import": {
+    path: Record<never, never>;
+    query: {
+      name: string;
+    };
+    body: undefined;
+    response: {
+      id: string;
+      name: string;
+      items: number;
+      created: number;
+      modified: number;
+    } & {
+      /** the items the caller can still read, in order (tags empty for files without them) */
+      tracks: {
+        node: Node;
+        /** the tag, else the file name without its extension */
+        title: string;
+        artist: string;
+        /** the album's artist, else the track's */
+        album_artist: string;
+        album: string;
+        /** album_artist case-folded: what groups; pass it as ?artist= */
+        artist_key: string;
+        /** pass it as ?album= */
+        album_key: string;
+        track: number;
+        disc: number;
+        year: number;
+        genre: string;
+        duration_ms: number;
+      }[];
+    } & {
+      missing: number;
+    };
+  };
+  /** A playlist with its tracks */
+  "GET /api/v1/playlists/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: {
+      id: string;
+      name: string;
+      items: number;
+      created: number;
+      modified: number;
+    } & {
+      /** the items the caller can still read, in order (tags empty for files without them) */
+      tracks: {
+        node: Node;
+        /** the tag, else the file name without its extension */
+        title: string;
+        artist: string;
+        /** the album's artist, else the track's */
+        album_artist: string;
+        album: string;
+        /** album_artist case-folded: what groups; pass it as ?artist= */
+        artist_key: string;
+        /** pass it as ?album= */
+        album_key: string;
+        track: number;
+        disc: number;
+        year: number;
+        genre: string;
+        duration_ms: number;
+      }[];
+    };
+  };
+  /** Delete a playlist (not its files) */
+  "DELETE /api/v1/playlists/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: void;
+  };
+  /** Rename a playlist */
+  "PATCH /api/v1/playlists/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: {
+      name: string;
+    };
+    response: {
+      id: string;
+      name: string;
+      items: number;
+      created: number;
+      modified: number;
+    };
+  };
+  /** Replace a playlist's items (file ids, in order; reordering is a new order); each must be a file the caller may read; at most 10,000 */
+  "PUT /api/v1/playlists/{id}/items": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: {
+      items: string[];
+    };
+    response: {
+      id: string;
+      name: string;
+      items: number;
+      created: number;
+      modified: number;
+    } & {
+      /** the items the caller can still read, in order (tags empty for files without them) */
+      tracks: {
+        node: Node;
+        /** the tag, else the file name without its extension */
+        title: string;
+        artist: string;
+        /** the album's artist, else the track's */
+        album_artist: string;
+        album: string;
+        /** album_artist case-folded: what groups; pass it as ?artist= */
+        artist_key: string;
+        /** pass it as ?album= */
+        album_key: string;
+        track: number;
+        disc: number;
+        year: number;
+        genre: string;
+        duration_ms: number;
+      }[];
+    };
+  };
+  /** A playlist as M3U8 (paths relative to the caller's own root; items elsewhere become comments) */
+  "GET /api/v1/playlists/{id}/m3u8": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: undefined;
+    response: Blob;
+  };
   /** Groups: every group for administrators, the caller's own groups (nested ones included) for others */
   "GET /api/v1/groups": {
     path: Record<never, never>;
@@ -1618,6 +1865,17 @@ export const OPERATION_KEYS: readonly OperationKey[] = [
   "GET /api/v1/photos",
   "GET /api/v1/photos/months",
   "GET /api/v1/photos/places",
+  "GET /api/v1/music/artists",
+  "GET /api/v1/music/albums",
+  "GET /api/v1/music/tracks",
+  "GET /api/v1/playlists",
+  "POST /api/v1/playlists",
+  "POST /api/v1/playlists/import",
+  "GET /api/v1/playlists/{id}",
+  "DELETE /api/v1/playlists/{id}",
+  "PATCH /api/v1/playlists/{id}",
+  "PUT /api/v1/playlists/{id}/items",
+  "GET /api/v1/playlists/{id}/m3u8",
   "GET /api/v1/groups",
   "POST /api/v1/groups",
   "GET /api/v1/groups/{id}",
