@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 
 import caldav
 
-from test_files import FAST, start_with_users, stop_and_fsck
+from test_files import FAST, eventually, start_with_users, stop_and_fsck
 
 ROOT = "/remote.php/dav"
 NS = {"d": "DAV:", "C": "urn:ietf:params:xml:ns:caldav", "CR": "urn:ietf:params:xml:ns:carddav",
@@ -152,14 +152,21 @@ class CalDavTest(unittest.TestCase):
         reading a home or the defaults queues no write transaction."""
         from harness import exchange
 
-        def writes():
+        def metric(name):
             text = exchange(self.srv, "GET", "/metrics")[2].decode()
-            return int(re.search(r"^nubo_meta_writes_total (\d+)", text, re.M).group(1))
+            return int(re.search(r"^%s (\d+)" % name, text, re.M).group(1))
+
+        def writes():
+            return metric("nubo_meta_writes_total")
 
         paths = [ROOT + "/calendars/alice/", ROOT + "/addressbooks/users/alice/",
                  ROOT + "/calendars/alice/personal/", ROOT + "/addressbooks/users/alice/contacts/"]
         for p in paths:  # the first visit may make them
             self.assertEqual(self.dav(self.alice, "PROPFIND", p, b"", {"Depth": "1"})[0], 207)
+        # Files other tests uploaded queue background jobs (text extraction),
+        # whose writes are not the reads' doing: measure once the queue is idle.
+        idle = eventually(lambda: metric("nubo_jobs_due") + metric("nubo_jobs_running") == 0, 60)
+        self.assertTrue(idle, "the job queue never became idle")
         before = writes()
         for _ in range(3):
             for p in paths:
