@@ -22,11 +22,24 @@ using http::Request;
 using http::Response;
 using meta::NodeRow;
 
+// A reader's next extents as the transport's spans.
+Status SpansOf(content::ManifestReader& r, size_t cap, size_t max,
+               std::vector<http::FileSpan>& out) {
+  thread_local std::vector<content::ManifestReader::Extent> extents;
+  extents.clear();
+  NUBO_RETURN_IF_ERROR(r.NextExtents(cap, max, extents));
+  for (const auto& e : extents) out.push_back(http::FileSpan{e.fd, e.offset, e.length});
+  return Status::Ok();
+}
+
 class RangeSource final : public http::BodySource {
  public:
   explicit RangeSource(content::ManifestReader r) : r_(std::move(r)), size_(r_.remaining()) {}
   std::optional<uint64_t> Size() const override { return size_; }
   Result<size_t> Read(char* buf, size_t cap) override { return r_.Read(buf, cap); }
+  Status NextSpans(size_t cap, size_t max, std::vector<http::FileSpan>& out) override {
+    return SpansOf(r_, cap, max, out);
+  }
 
  private:
   content::ManifestReader r_;
@@ -81,6 +94,12 @@ class ByteRangesSource final : public http::BodySource {
       }
       return size_t{0};
     }
+  }
+  // Ranges' bytes go out as spans of their chunk files; part headers and
+  // the closing boundary through Read (which also opens the next range).
+  Status NextSpans(size_t cap, size_t max, std::vector<http::FileSpan>& out) override {
+    if (!pending_.empty() || !reader_ || reader_->remaining() == 0) return Status::Ok();
+    return SpansOf(*reader_, cap, max, out);
   }
   std::string ContentType() const { return "multipart/byteranges; boundary=" + boundary_; }
 

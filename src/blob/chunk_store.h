@@ -57,6 +57,10 @@ class ChunkReader {
   virtual uint64_t size() const = 0;
   // Copies [offset, offset + len) into `out`; Corruption past the end.
   virtual Status ReadAt(uint64_t offset, size_t len, char* out) = 0;
+  // The open file holding the chunk's bytes at offset 0, when the store
+  // keeps chunks as plain files (so a response can sendfile them); -1
+  // otherwise. Owned by the reader.
+  virtual int fd() const { return -1; }
 };
 
 class ChunkStore {

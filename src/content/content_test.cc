@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstring>
@@ -7,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "blob/disk/disk_chunk_store.h"
 #include "blob/faulty_chunk_store.h"
 #include "blob/mem/mem_chunk_store.h"
 #include "content/fsck.h"
@@ -165,6 +167,69 @@ TEST_F(ContentTest, RangesCrossChunkEdges) {
     EXPECT_TRUE(*got == data.substr(first, len)) << first << "+" << len;
   }
   EXPECT_EQ(ReadAll(d->hash, data.size() - 1, 2).status().code(), Code::kInvalidArgument);
+}
+
+// Extents (the sendfile path) describe exactly the bytes Read returns: any
+// range, any batch size, descriptors valid until the next call; a store
+// without files offers none, so callers fall back to Read.
+TEST_F(ContentTest, ExtentsAreTheRangesBytes) {
+  auto disk = blob::DiskChunkStore::Open((dir_ / "chunks").string(), (dir_ / "tmp").string());
+  ASSERT_TRUE(disk.ok()) << disk.status().ToString();
+  std::string data = Random(3 << 20, 11);
+  auto d = Put(data, "x", disk->get());
+  ASSERT_TRUE(d.ok());
+  ASSERT_GE(d->chunks.size(), 4u);
+  const std::vector<meta::ManifestChunk>& list = d->chunks;
+  uint64_t edge = d->chunks[2].offset;
+  for (auto [first, len, cap, max] : std::vector<std::tuple<uint64_t, uint64_t, size_t, size_t>>{
+           {0, data.size(), 8 << 20, 16},
+           {0, data.size(), 100000, 16},
+           {0, data.size(), 8 << 20, 1},
+           {edge - 3, 7, 8 << 20, 16},
+           {edge, 1, 1, 1},
+           {12345, 2 << 20, 300001, 3},
+           {data.size() - 1, 1, 8 << 20, 16}}) {
+    auto r = ManifestReader::Open(**disk, list, data.size(), first, len);
+    ASSERT_TRUE(r.ok());
+    std::string got;
+    for (int calls = 0;; ++calls) {
+      ASSERT_LT(calls, 100000);
+      std::vector<ManifestReader::Extent> ex;
+      ASSERT_TRUE(r->NextExtents(cap, max, ex).ok());
+      if (ex.empty()) break;
+      EXPECT_LE(ex.size(), max);
+      size_t total = 0;
+      for (const auto& e : ex) {
+        std::string piece(e.length, '\0');
+        ASSERT_EQ(::pread(e.fd, piece.data(), e.length, static_cast<off_t>(e.offset)),
+                  static_cast<ssize_t>(e.length));
+        got += piece;
+        total += e.length;
+      }
+      EXPECT_LE(total, cap);
+    }
+    EXPECT_EQ(r->remaining(), 0u);
+    EXPECT_TRUE(got == data.substr(first, len)) << first << "+" << len << " cap " << cap;
+  }
+  // Extents then Read then extents: one cursor.
+  auto r = ManifestReader::Open(**disk, list, data.size(), 0, data.size());
+  ASSERT_TRUE(r.ok());
+  std::vector<ManifestReader::Extent> ex;
+  ASSERT_TRUE(r->NextExtents(1000, 1, ex).ok());
+  std::string buf(5000, '\0');
+  auto n = r->Read(buf.data(), buf.size());
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 5000u);
+  EXPECT_TRUE(buf == data.substr(1000, 5000));
+  // The memory store keeps no files: no extents, Read still works.
+  auto m = Put(data, "m");
+  ASSERT_TRUE(m.ok());
+  auto mr = ManifestReader::Open(chunks_, list, data.size(), 0, data.size());
+  ASSERT_TRUE(mr.ok());
+  ex.clear();
+  ASSERT_TRUE(mr->NextExtents(8 << 20, 16, ex).ok());
+  EXPECT_TRUE(ex.empty());
+  EXPECT_EQ(mr->remaining(), data.size());
 }
 
 TEST_F(ContentTest, SharedChunksSurviveTheOtherSidesDeletion) {

@@ -1,5 +1,7 @@
 #include "content/reader.h"
 
+#include <fcntl.h>
+
 #include <algorithm>
 
 namespace nubo::content {
@@ -50,19 +52,51 @@ Result<size_t> ManifestReader::Read(char* buf, size_t cap) {
     const auto& c = chunks_[index_];
     uint64_t in_chunk = pos_ - c.offset;
     size_t n = static_cast<size_t>(std::min<uint64_t>({cap - done, c.size - in_chunk, end_ - pos_}));
-    if (open_index_ != index_) {
-      NUBO_ASSIGN_OR_RETURN(open_, store_->Open(c.hash));
-      open_index_ = index_;
-      if (open_->size() != c.size) {
-        return Status::Corruption("chunk " + DigestHex(c.hash) + " has the wrong size");
-      }
-    }
+    NUBO_RETURN_IF_ERROR(OpenCurrent());
     NUBO_RETURN_IF_ERROR(open_->ReadAt(in_chunk, n, buf + done));
     done += n;
     pos_ += n;
     if (pos_ == c.offset + c.size) ++index_;
   }
   return done;
+}
+
+Status ManifestReader::OpenCurrent(bool hold) {
+  if (open_index_ == index_) return Status::Ok();
+  const auto& c = chunks_[index_];
+  if (hold && open_) held_.push_back(std::move(open_));
+  open_.reset();
+  open_index_ = SIZE_MAX;
+  NUBO_ASSIGN_OR_RETURN(open_, store_->Open(c.hash));
+  open_index_ = index_;
+  if (open_->size() != c.size) {
+    return Status::Corruption("chunk " + DigestHex(c.hash) + " has the wrong size");
+  }
+  return Status::Ok();
+}
+
+Status ManifestReader::NextExtents(size_t cap, size_t max, std::vector<Extent>& out) {
+  held_.clear();  // the caller is done with the last call's descriptors
+  size_t given = 0;
+  for (size_t k = 0; k < max && given < cap && pos_ < end_; ++k) {
+    if (index_ >= chunks_.size()) return Status::Corruption("manifest ends before its size");
+    NUBO_RETURN_IF_ERROR(OpenCurrent(/*hold=*/k > 0));
+    if (open_->fd() < 0) break;
+    const auto& c = chunks_[index_];
+    uint64_t in_chunk = pos_ - c.offset;
+    size_t n =
+        static_cast<size_t>(std::min<uint64_t>({cap - given, c.size - in_chunk, end_ - pos_}));
+    Extent e{open_->fd(), in_chunk, n};
+    // Start reading it now (here, on a worker thread), not when the sender
+    // needs it. Advice only: its failure changes nothing.
+    (void)::posix_fadvise(e.fd, static_cast<off_t>(e.offset), static_cast<off_t>(e.length),
+                          POSIX_FADV_WILLNEED);
+    out.push_back(e);
+    given += n;
+    pos_ += n;
+    if (pos_ == c.offset + c.size) ++index_;
+  }
+  return Status::Ok();
 }
 
 }  // namespace nubo::content

@@ -27,13 +27,33 @@ class ManifestReader {
   // Copies up to `cap` bytes into `buf`; 0 at the end of the range.
   Result<size_t> Read(char* buf, size_t cap);
 
+  // Where the next bytes lie on disk, for sending them without a copy.
+  struct Extent {
+    int fd = -1;  // an open chunk file; valid until the next call
+    uint64_t offset = 0;
+    size_t length = 0;
+  };
+  // Appends the next bytes (together at most `cap`, in at most `max`
+  // extents, one per chunk) to `out` as extents of chunk files, advancing
+  // past them; stops before a chunk the store keeps in no file (Read it).
+  // Appends nothing at the end of the range. Asks the kernel to read the
+  // extents ahead, so a sendfile of them seldom waits for the disk.
+  Status NextExtents(size_t cap, size_t max, std::vector<Extent>& out);
+
  private:
+  // Opens chunks_[index_] unless it is open; checks its size. The chunk
+  // open before goes to held_ when `hold`, else it is closed.
+  Status OpenCurrent(bool hold = false);
+
   ManifestReader(blob::ChunkStore& store, std::vector<meta::ManifestChunk> chunks, uint64_t pos,
                  uint64_t end);
 
   blob::ChunkStore* store_;
   std::vector<meta::ManifestChunk> chunks_;
   std::unique_ptr<blob::ChunkReader> open_;  // chunks_[open_index_], if any
+  // Chunks passed over in the last NextExtents: their descriptors are in
+  // the caller's hands until the next call.
+  std::vector<std::unique_ptr<blob::ChunkReader>> held_;
   size_t open_index_ = SIZE_MAX;
   size_t index_ = 0;  // chunk holding pos_
   uint64_t pos_;

@@ -12,10 +12,21 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "util/status.h"
 
 namespace nubo::http {
+
+// A run of response bytes that lies in an open file, so the transport can
+// hand it to the kernel (sendfile(2)) instead of copying it through a
+// buffer. The descriptor belongs to the source and stays open until the
+// source's next call.
+struct FileSpan {
+  int fd = -1;
+  uint64_t offset = 0;
+  size_t length = 0;
+};
 
 // Produces a response body, piece by piece.
 class BodySource {
@@ -28,6 +39,18 @@ class BodySource {
   // An error after the headers went out aborts the connection, so the client
   // sees a truncated body, never a silently short one.
   virtual Result<size_t> Read(char* buf, size_t cap) = 0;
+  // The zero-copy path, asked only when Size() is known: appends the next
+  // bytes (together at most `cap`, in at most `max` spans) to `out` as
+  // spans of files and advances past them. Appends nothing when the next
+  // bytes are not in a file or the body has ended: Read them (Read then
+  // returns 0 at the end). A source may mix both (multipart headers between
+  // file ranges). The default never offers a span.
+  virtual Status NextSpans(size_t cap, size_t max, std::vector<FileSpan>& out) {
+    (void)cap;
+    (void)max;
+    (void)out;
+    return Status::Ok();
+  }
 };
 
 // Consumes a request body, piece by piece, in order.

@@ -19,6 +19,7 @@ class FileSource final : public BodySource {
   FileSource& operator=(const FileSource&) = delete;
   std::optional<uint64_t> Size() const override { return size_; }
   Result<size_t> Read(char* buf, size_t cap) override;
+  Status NextSpans(size_t cap, size_t max, std::vector<FileSpan>& out) override;
 
   // Opens `path` when it is a regular file (nullptr otherwise).
   static std::unique_ptr<FileSource> Open(const std::string& path);
@@ -26,6 +27,7 @@ class FileSource final : public BodySource {
  private:
   int fd_;
   uint64_t size_;
+  uint64_t pos_ = 0;
 };
 
 }  // namespace nubo::http

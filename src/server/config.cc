@@ -245,6 +245,10 @@ const std::vector<Setting>& Table() {
        "acknowledge a request body's first bytes at once (clients that send the header and the "
        "body in two writes, like the Nextcloud apps, otherwise wait 40 ms per request)",
        false, Bool(&Config::quickack)},
+      {"http.sendfile", "NUBO_HTTP_SENDFILE", "true",
+       "send file content, thumbnails and web assets from their files with sendfile(2) (false: "
+       "through a buffer)",
+       false, Bool(&Config::sendfile)},
       {"log.access", "NUBO_ACCESS_LOG", "true", "one log line per request", false,
        Bool(&Config::access_log)},
       {"server.test_routes", "NUBO_TEST_ROUTES", "false",

@@ -61,6 +61,7 @@ struct Config {
   std::string log_level = "info";
   bool access_log = true;
   bool quickack = true;
+  bool sendfile = true;
   bool test_routes = false;  // test-only endpoints under /_test/
 
   // (key, value as configured, source: default|file|env|flag), in table

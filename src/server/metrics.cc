@@ -103,6 +103,10 @@ std::string Metrics::Render() const {
   add("# HELP nubo_http_response_bytes_total Response body bytes sent.\n");
   add("# TYPE nubo_http_response_bytes_total counter\n");
   add(fmt::format("nubo_http_response_bytes_total {}\n", outb));
+  add("# HELP nubo_http_sendfile_bytes_total Response body bytes sent straight from files.\n");
+  add("# TYPE nubo_http_sendfile_bytes_total counter\n");
+  add(fmt::format("nubo_http_sendfile_bytes_total {}\n",
+                  sendfile_bytes_.load(std::memory_order_relaxed)));
 
   add("# HELP nubo_http_request_duration_seconds Time from request headers to response end.\n");
   add("# TYPE nubo_http_request_duration_seconds histogram\n");

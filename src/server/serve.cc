@@ -349,6 +349,7 @@ int RunServe(const Config& cfg) {
   t.shutdown_grace_ms = cfg.shutdown_grace_ms;
   t.access_log = cfg.access_log;
   t.quickack = cfg.quickack;
+  t.sendfile = cfg.sendfile;
   t.trusted_proxies = cfg.trusted_proxies;
 
   Transport transport(t, router, metrics);

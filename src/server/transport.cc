@@ -3,10 +3,12 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <spdlog/spdlog.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 
 #include <atomic>
 #include <boost/asio.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
@@ -50,6 +52,12 @@ constexpr uint64_t kLingerBytes = 64ull << 20;
 // Exchange).
 constexpr uint64_t kOneHopBody = 64 << 10;
 constexpr int kLingerMs = 2000;
+// File spans are asked for in batches of at most this many bytes and files
+// (one hop to the blocking pool per batch, not per chunk): enough that the
+// hop vanishes against the bytes, few enough that a slow reader does not
+// pin many descriptors or keep the read-ahead far in front of the socket.
+constexpr size_t kSpanBytes = 8 << 20;
+constexpr size_t kSpanFiles = 16;
 
 // An error met on a route's behalf, in the route's own error format.
 http::Response RouteError(const http::Endpoint& ep, const Status& st) {
@@ -164,6 +172,7 @@ struct Transport::Impl {
   awaitable<bool> WriteResponse(Conn& c, http::Request& req, http::Response& res, unsigned version,
                                 bool keep, bool blocking, uint64_t& bytes_out);
   awaitable<void> LingeringClose(Conn& c, beast::flat_buffer& buf);
+  awaitable<bool> SendSpan(Conn& c, const http::FileSpan& span);
   awaitable<void> RefuseBusy(tcp::socket sock);
   void BeginDrain();
   awaitable<void> DrainWatch();
@@ -651,8 +660,31 @@ awaitable<bool> Transport::Impl::WriteResponse(Conn& c, http::Request& req, http
   bhttp::response_serializer<bhttp::buffer_body> sr{r};
   auto [hec, hn] = co_await bhttp::async_write_header(c.stream, sr, kNoThrow);
   if (hec) co_return false;
-  std::unique_ptr<char[]> chunk(new char[kBodyChunk]);
+  // With a Content-Length the body goes out unframed, so spans sent
+  // straight from their files and pieces written by the serializer can
+  // alternate.
+  const bool use_spans = opt.sendfile && size.has_value();
+  std::vector<http::FileSpan> spans;
+  std::unique_ptr<char[]> chunk;
   for (;;) {
+    if (use_spans) {
+      spans.clear();
+      Status st;
+      co_await Call(blocking, [&] { st = res.source->NextSpans(kSpanBytes, kSpanFiles, spans); });
+      if (!st.ok()) {
+        spdlog::error("response body failed mid-stream: {} id={}", st.ToString(), req.request_id);
+        co_return false;
+      }
+      if (!spans.empty()) {
+        for (const auto& span : spans) {
+          if (!co_await SendSpan(c, span)) co_return false;
+          bytes_out += span.length;
+          metrics.SentFromFile(span.length);
+        }
+        continue;
+      }
+    }
+    if (!chunk) chunk.reset(new char[kBodyChunk]);
     Result<size_t> got = Status::Internal("source not read");
     co_await Call(blocking, [&] { got = res.source->Read(chunk.get(), kBodyChunk); });
     if (!got.ok()) {
@@ -671,6 +703,38 @@ awaitable<bool> Transport::Impl::WriteResponse(Conn& c, http::Request& req, http
     if (ec) co_return false;
     bytes_out += n;
     if (n == 0) break;
+  }
+  co_return true;
+}
+
+awaitable<bool> Transport::Impl::SendSpan(Conn& c, const http::FileSpan& span) {
+  using namespace asio::experimental::awaitable_operators;
+  auto& sock = c.stream.socket();
+  beast::error_code ec;
+  if (!sock.non_blocking()) sock.non_blocking(true, ec);  // async I/O only: no behaviour change
+  if (ec) co_return false;
+  off_t off = static_cast<off_t>(span.offset);
+  size_t left = span.length;
+  while (left > 0) {
+    ssize_t n = ::sendfile(sock.native_handle(), span.fd, &off, left);
+    if (n > 0) {
+      left -= static_cast<size_t>(n);
+      continue;
+    }
+    if (n == 0) {
+      // The file ended before the span: the headers promised more bytes
+      // than there are, so the client must see a truncated body.
+      spdlog::error("file span ended early ({} bytes missing)", left);
+      co_return false;
+    }
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) co_return false;  // peer gone
+    // The socket buffer is full: wait for room, under the write timeout.
+    asio::steady_timer timer(c.stream.get_executor());
+    timer.expires_after(milliseconds(opt.write_timeout_ms));
+    auto which =
+        co_await (sock.async_wait(tcp::socket::wait_write, kNoThrow) || timer.async_wait(kNoThrow));
+    if (which.index() != 0 || std::get<0>(std::get<0>(which))) co_return false;
   }
   co_return true;
 }

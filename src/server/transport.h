@@ -42,6 +42,9 @@ struct TransportOptions {
   bool access_log = true;
   // Acknowledge a request body at once (TCP_QUICKACK; see ReadBody).
   bool quickack = true;
+  // Send bodies that lie in files (chunks, thumbnails, web assets) with
+  // sendfile(2) rather than through a buffer.
+  bool sendfile = true;
   std::vector<std::string> trusted_proxies;  // peers whose X-Forwarded-For is believed
 };
 

@@ -26,7 +26,7 @@ import unittest
 import urllib.parse
 import zipfile
 
-from harness import NUBO_BIN, Reader, Server, request
+from harness import NUBO_BIN, Reader, Server, exchange, request
 
 FAST = {"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB"}
 API = "/api/v1"
@@ -1949,3 +1949,123 @@ class TrashRetentionTest(FsckMixin, unittest.TestCase):
         # Log lines reach the file within a second (the log is buffered).
         self.assertTrue(eventually(lambda: "trash purge: 1 expired items deleted" in self.srv.log()))
         self.assert_clean_shutdown_and_fsck(self.srv)
+
+
+# ----------------------------------------------------------------------------
+# Content sent with sendfile(2) (the default) and through a buffer agree.
+
+RANGE_CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fuzz", "corpus", "fuzz_range")
+
+
+def sendfile_bytes(srv):
+    text = exchange(srv, "GET", "/metrics")[2].decode()
+    m = re.search(r"^nubo_http_sendfile_bytes_total (\d+)$", text, re.M)
+    assert m, "no sendfile counter in /metrics"
+    return int(m.group(1))
+
+
+def corpus_range_headers():
+    """The Range headers of the range parser's fuzz corpus that a client can
+    send (no control characters but tab), in a stable order."""
+    out = []
+    for name in sorted(os.listdir(RANGE_CORPUS)):
+        with open(os.path.join(RANGE_CORPUS, name), "rb") as f:
+            raw = f.read()[1:]  # the first byte picks the fuzzer's size
+        text = raw.decode("latin-1")
+        if text.strip(" \t") and all(c == "\t" or 32 <= ord(c) < 127 for c in text):
+            out.append(text)
+    return out
+
+
+class SendfileParityTest(FsckMixin, unittest.TestCase):
+    """The same file served by a server that sends content from its chunk
+    files (sendfile) and by one that copies it through a buffer
+    (http.sendfile=false): every Range header of the fuzz corpus plus ranges
+    across chunk boundaries get the same status, headers and bytes, and the
+    bytes are the file's."""
+
+    def test_every_range_agrees_with_the_buffered_path(self):
+        on, a_on = start_server()
+        off, a_off = start_server({"NUBO_HTTP_SENDFILE": "false"})
+        try:
+            size = 5 * MiB + 777  # several chunks
+            data = random.Random(21).randbytes(size)
+            n_on = a_on.put(a_on.root, "r.bin", data)
+            n_off = a_off.put(a_off.root, "r.bin", data)
+            self.assertEqual(n_on["etag"], n_off["etag"])
+            specs = corpus_range_headers()
+            self.assertGreater(len(specs), 50)  # the corpus is there and read
+            rng = random.Random(7)
+            for _ in range(40):
+                first = rng.randrange(size)
+                specs.append("bytes=%d-%d" % (first, min(size - 1, first + rng.randrange(1, 3 * MiB))))
+            specs += ["bytes=0-", "bytes=-1", "bytes=%d-" % (size - 1), "bytes=0-0,%d-" % (size - 2),
+                      "bytes=10-20,1048570-2097160,4194300-", "bytes=%d-%d" % (size, size + 5)]
+            before_on, before_off = sendfile_bytes(on), sendfile_bytes(off)
+            kinds = set()
+            for spec in specs:
+                s1, h1, b1 = a_on.content(n_on["id"], {"Range": spec})
+                s2, h2, b2 = a_off.content(n_off["id"], {"Range": spec})
+                self.assertEqual(s1, s2, spec)
+                for k in ("content-range", "content-length", "etag"):
+                    self.assertEqual(h1.get(k), h2.get(k), (spec, k))
+                ctype = h1.get("content-type", "")
+                if s1 == 206 and ctype.startswith("multipart/byteranges"):
+                    kinds.add("multipart")
+                    p1 = parse_byteranges(ctype, b1)
+                    p2 = parse_byteranges(h2["content-type"], b2)
+                    self.assertEqual(p1, p2, spec)
+                    for first, last, total, _, chunk in p1:
+                        self.assertEqual((total, chunk), (size, data[first:last + 1]), spec)
+                elif s1 == 206:
+                    kinds.add("single")
+                    self.assertEqual(b1, b2, spec)
+                    first, last = map(int, re.fullmatch(r"bytes (\d+)-(\d+)/\d+", h1["content-range"]).groups())
+                    self.assertEqual(b1, data[first:last + 1], spec)
+                elif s1 == 200:
+                    kinds.add("whole")
+                    self.assertEqual((b1, b2), (data, data), spec)
+                else:
+                    kinds.add(s1)
+                    self.assertEqual(s1, 416, spec)
+            self.assertEqual(kinds, {"multipart", "single", "whole", 416})
+            # WebDAV's GET shares the path.
+            path = "/dav/r.bin"
+            s1, _, b1 = a_on.raw("GET", path)
+            s2, _, b2 = a_off.raw("GET", path)
+            self.assertEqual((s1, s2, b1 == data, b2 == data), (200, 200, True, True))
+            # The bytes above went through sendfile on one server only.
+            self.assertGreater(sendfile_bytes(on) - before_on, 10 * size)
+            self.assertEqual(sendfile_bytes(off) - before_off, 0)
+            self.assert_clean_shutdown_and_fsck(on)
+            self.assert_clean_shutdown_and_fsck(off)
+        finally:
+            on.close()
+            off.close()
+
+    def test_a_short_chunk_truncates_the_body_never_shortens_it_silently(self):
+        srv, admin = start_server()
+        try:
+            data = random.Random(3).randbytes(100000)  # one chunk: its address is the content's BLAKE3
+            node = admin.put(admin.root, "short.bin", data)
+            h = node["hash"]
+            chunk = os.path.join(srv.data, "chunks", h[0:2], h[2:4], h)
+            self.assertTrue(os.path.exists(chunk), chunk)
+            os.truncate(chunk, 50000)
+            conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+            try:
+                conn.request("GET", API + "/nodes/%s/content" % node["id"], headers={"Authorization": admin.auth})
+                resp = conn.getresponse()
+                if resp.status == 200:
+                    # Headers went out before the chunk was found short:
+                    # the body must end early, visibly.
+                    self.assertEqual(resp.getheader("Content-Length"), str(len(data)))
+                    with self.assertRaises(http.client.IncompleteRead):
+                        resp.read()
+                else:
+                    self.assertGreaterEqual(resp.status, 500)
+            finally:
+                conn.close()
+            self.assertEqual(exchange(srv, "GET", "/health")[0], 200)  # the server lives on
+        finally:
+            srv.close()

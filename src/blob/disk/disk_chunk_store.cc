@@ -231,6 +231,7 @@ class FdReader final : public ChunkReader {
   Status ReadAt(uint64_t offset, size_t len, char* out) override {
     return PreadAll(fd_, out, len, offset, path_);
   }
+  int fd() const override { return fd_; }
 
  private:
   int fd_;
