@@ -6,6 +6,7 @@
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -40,10 +41,39 @@ using std::chrono::milliseconds;
 namespace {
 
 constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
-// Body pieces move in blocks of this size: large enough that per-piece costs
-// (a hop to the blocking pool, a syscall) vanish against memcpy, small
-// enough that 10k connections do not pin gigabytes.
+// Body pieces move in blocks of up to this size: large enough that
+// per-piece costs (a hop to the blocking pool, a syscall) vanish against
+// memcpy, small enough that 10k connections do not pin gigabytes.
 constexpr size_t kBodyChunk = 256 << 10;
+// A body's block starts at this size (or the body's, if smaller) and
+// doubles while pieces fill it. Most bodies are small (PROPFIND, JSON), and
+// a 256 KiB block per request is above malloc's mmap threshold: each one
+// cost an mmap, page faults and an munmap with a TLB flush.
+constexpr size_t kFirstBlock = 16 << 10;
+
+// The block a body moves through: small first, grown for big bodies.
+class BodyBlock {
+ public:
+  explicit BodyBlock(std::optional<uint64_t> expected = std::nullopt)
+      : cap_(expected ? static_cast<size_t>(std::clamp<uint64_t>(*expected, 1, kBodyChunk))
+                      : kFirstBlock) {}
+  char* data() {
+    if (!buf_) buf_.reset(new char[cap_]);
+    return buf_.get();
+  }
+  size_t size() const { return cap_; }
+  // After a piece of `used` bytes: a full block grows for the next one.
+  void Used(size_t used) {
+    if (used == cap_ && cap_ < kBodyChunk) {
+      cap_ = std::min(cap_ * 2, kBodyChunk);
+      buf_.reset();
+    }
+  }
+
+ private:
+  size_t cap_;
+  std::unique_ptr<char[]> buf_;
+};
 // After an error response with an unread request body, read and discard at
 // most this much (for at most kLingerMs) before closing, so the client sees
 // the response instead of a connection reset (RFC 9112 §9.6).
@@ -574,10 +604,13 @@ awaitable<Status> Transport::Impl::ReadBody(Conn& c, beast::flat_buffer& buf,
     int one = 1;
     ::setsockopt(c.stream.socket().native_handle(), IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
   }
-  std::unique_ptr<char[]> chunk(new char[kBodyChunk]);
+  BodyBlock block(p.content_length() ? std::optional<uint64_t>(*p.content_length())
+                                      : std::nullopt);
   while (!p.is_done()) {
-    p.get().body().data = chunk.get();
-    p.get().body().size = kBodyChunk;
+    char* chunk = block.data();
+    const size_t cap = block.size();
+    p.get().body().data = chunk;
+    p.get().body().size = cap;
     c.stream.expires_after(milliseconds(opt.read_timeout_ms));
     auto [ec, n] = co_await bhttp::async_read(c.stream, buf, p, kNoThrow);
     if (ec == bhttp::error::need_buffer) ec = {};
@@ -588,14 +621,15 @@ awaitable<Status> Transport::Impl::ReadBody(Conn& c, beast::flat_buffer& buf,
       co_return Status::Aborted("client closed the connection mid-body");
     }
     if (ec) co_return Status::InvalidArgument("malformed request body: " + ec.message());
-    size_t got = kBodyChunk - p.get().body().size;
+    size_t got = cap - p.get().body().size;
     bytes_in += got;
     if (limit && bytes_in > limit) {
       co_return Status::TooLarge(fmt::format("request body exceeds the limit of {} bytes", limit));
     }
     if (got == 0) continue;
     Status st;
-    co_await Call(blocking, [&] { st = sink(chunk.get(), got); });
+    co_await Call(blocking, [&] { st = sink(chunk, got); });
+    block.Used(got);
     if (!st.ok()) co_return st;
   }
   co_return Status::Ok();
@@ -665,7 +699,7 @@ awaitable<bool> Transport::Impl::WriteResponse(Conn& c, http::Request& req, http
   // alternate.
   const bool use_spans = opt.sendfile && size.has_value();
   std::vector<http::FileSpan> spans;
-  std::unique_ptr<char[]> chunk;
+  BodyBlock block(size);
   for (;;) {
     if (use_spans) {
       spans.clear();
@@ -684,9 +718,9 @@ awaitable<bool> Transport::Impl::WriteResponse(Conn& c, http::Request& req, http
         continue;
       }
     }
-    if (!chunk) chunk.reset(new char[kBodyChunk]);
+    char* chunk = block.data();
     Result<size_t> got = Status::Internal("source not read");
-    co_await Call(blocking, [&] { got = res.source->Read(chunk.get(), kBodyChunk); });
+    co_await Call(blocking, [&] { got = res.source->Read(chunk, block.size()); });
     if (!got.ok()) {
       // Headers are gone already: abort so the client sees truncation.
       spdlog::error("response body failed mid-stream: {} id={}", got.status().ToString(),
@@ -694,7 +728,7 @@ awaitable<bool> Transport::Impl::WriteResponse(Conn& c, http::Request& req, http
       co_return false;
     }
     size_t n = *got;
-    r.body().data = n ? chunk.get() : nullptr;
+    r.body().data = n ? chunk : nullptr;
     r.body().size = n;
     r.body().more = n != 0;
     c.stream.expires_after(milliseconds(opt.write_timeout_ms));
@@ -703,6 +737,7 @@ awaitable<bool> Transport::Impl::WriteResponse(Conn& c, http::Request& req, http
     if (ec) co_return false;
     bytes_out += n;
     if (n == 0) break;
+    block.Used(n);
   }
   co_return true;
 }
