@@ -604,8 +604,7 @@ awaitable<Status> Transport::Impl::ReadBody(Conn& c, beast::flat_buffer& buf,
     int one = 1;
     ::setsockopt(c.stream.socket().native_handle(), IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
   }
-  BodyBlock block(p.content_length() ? std::optional<uint64_t>(*p.content_length())
-                                      : std::nullopt);
+  BodyBlock block(p.content_length() ? std::optional<uint64_t>(*p.content_length()) : std::nullopt);
   while (!p.is_done()) {
     char* chunk = block.data();
     const size_t cap = block.size();
