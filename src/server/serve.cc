@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -275,13 +276,25 @@ int RunServe(const Config& cfg) {
                      [&thumbnails] { return thumbnails.made(); });
   // The queue lives in the database: these read it, so every node of a
   // cluster reports the same figures.
-  auto job_counts = [&meta] {
-    meta::JobCounts c;
-    (void)meta.Read([&](meta::ReadTxn& t) -> Status {
-      NUBO_ASSIGN_OR_RETURN(c, t.CountJobs(UnixMillis()));
-      return Status::Ok();
-    });
-    return c;
+  // One scrape renders five job figures: they share one count of the
+  // queue, taken at most every 100 ms.
+  struct JobCountsMemo {
+    std::mutex mu;
+    int64_t at_ms = -1;
+    meta::JobCounts counts;
+  };
+  auto memo = std::make_shared<JobCountsMemo>();
+  auto job_counts = [&meta, memo] {
+    std::lock_guard lock(memo->mu);
+    const int64_t now = MonotonicNanos() / 1'000'000;
+    if (memo->at_ms < 0 || now - memo->at_ms >= 100) {
+      (void)meta.Read([&](meta::ReadTxn& t) -> Status {
+        NUBO_ASSIGN_OR_RETURN(memo->counts, t.CountJobs(UnixMillis()));
+        return Status::Ok();
+      });
+      memo->at_ms = now;
+    }
+    return memo->counts;
   };
   metrics.AddGauge("nubo_jobs_due", "Background jobs waiting to run.",
                    [job_counts] { return static_cast<uint64_t>(job_counts().due); });
