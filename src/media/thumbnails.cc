@@ -260,6 +260,17 @@ Result<int64_t> Thumbnails::CollectOrphans(int64_t stray_grace_ms) {
       if (fs::remove(it->path(), ec)) ++removed;
     }
   }
+  // Copies of content made for a helper (Materialize) that a killed
+  // process never removed; a live one is younger than any helper run.
+  for (auto it = fs::directory_iterator(options_.tmp_dir, ec);
+       !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    if (it->path().filename().string().rfind("derive-", 0) != 0) continue;
+    std::error_code fec;
+    if (!it->is_regular_file(fec)) continue;
+    auto age = std::chrono::duration_cast<std::chrono::milliseconds>(now - it->last_write_time(fec));
+    if (fec || age.count() < stray_grace_ms) continue;
+    if (fs::remove(it->path(), fec)) ++removed;
+  }
   return removed;
 }
 

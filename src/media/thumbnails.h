@@ -62,8 +62,10 @@ class Thumbnails {
                           Variant v);
 
   // Deletes the rows and files of derived data whose content no longer
-  // exists, and files without a row older than `stray_grace_ms` (a crash
-  // between the file's rename and its row). Returns how many files went.
+  // exists, files without a row older than `stray_grace_ms` (a crash
+  // between the file's rename and its row), and temp copies made for the
+  // helper (`<tmp>/derive-*`) as old (a crash while a helper read one).
+  // Returns how many files went.
   Result<int64_t> CollectOrphans(int64_t stray_grace_ms = 3600 * 1000);
 
   // fsck: every stored row has its file with its size; files without a row
