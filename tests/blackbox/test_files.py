@@ -2043,6 +2043,45 @@ class SendfileParityTest(FsckMixin, unittest.TestCase):
             on.close()
             off.close()
 
+    def test_a_reader_that_stops_is_dropped_at_the_write_timeout(self):
+        """A client that asks for a big file and never reads must not hold
+        its connection past http.write_timeout, on either path (the
+        sendfile path waits for writability under its own timer)."""
+        import socket
+        for sendfile in ("true", "false"):
+            srv, admin = start_server({"NUBO_HTTP_SENDFILE": sendfile, "NUBO_HTTP_WRITE_TIMEOUT": "1s"})
+            try:
+                node = admin.put(admin.root, "big.bin", random.Random(5).randbytes(48 * MiB))
+
+                def open_connections():
+                    text = exchange(srv, "GET", "/metrics")[2].decode()
+                    return int(re.search(r"^nubo_http_open_connections (\d+)$", text, re.M).group(1))
+
+                s = socket.socket()
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                s.connect(("127.0.0.1", srv.port))
+                s.sendall(("GET %s/nodes/%s/content HTTP/1.1\r\nHost: x\r\nAuthorization: %s\r\n\r\n"
+                           % (API, node["id"], admin.auth)).encode())
+                time.sleep(0.3)
+                self.assertEqual(open_connections(), 2, sendfile)  # the stalled one and this one
+                self.assertTrue(eventually(lambda: open_connections() == 1, 15), sendfile)
+                # What it can still read ends well before the file does.
+                s.settimeout(10)
+                got = 0
+                try:
+                    while True:
+                        b = s.recv(1 << 20)
+                        if not b:
+                            break
+                        got += len(b)
+                except (ConnectionResetError, socket.timeout):
+                    pass
+                s.close()
+                self.assertLess(got, 48 * MiB, sendfile)
+                self.assertEqual(admin.read(node["id"]), random.Random(5).randbytes(48 * MiB))  # still served
+            finally:
+                srv.close()
+
     def test_a_short_chunk_truncates_the_body_never_shortens_it_silently(self):
         srv, admin = start_server()
         try:
