@@ -13,6 +13,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
+#include <cstring>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -199,6 +200,11 @@ struct Transport::Impl {
                              bhttp::request_parser<bhttp::empty_body>& hp, uint64_t limit,
                              bool blocking, const std::function<Status(const char*, size_t)>& sink,
                              uint64_t& bytes_in);
+  awaitable<Status> ReadSizedBody(Conn& c, beast::flat_buffer& buf, uint64_t length,
+                                  bool blocking,
+                                  const std::function<Status(const char*, size_t)>& sink,
+                                  uint64_t& bytes_in);
+  awaitable<Status> FillBlock(Conn& c, beast::flat_buffer& buf, char* block, size_t want);
   awaitable<bool> WriteResponse(Conn& c, http::Request& req, http::Response& res, unsigned version,
                                 bool keep, bool blocking, uint64_t& bytes_out);
   awaitable<void> LingeringClose(Conn& c, beast::flat_buffer& buf);
@@ -529,7 +535,30 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
         req.sink = sink.get();
       }
     }
-    if (early) {
+    // A cheap read whose caller the caches vouch for runs here, without
+    // the two thread hand-offs of the blocking pool (RouteOptions::inline_when).
+    bool inline_done = false;
+    if (!early && ep && one_hop && !hop_stream && ep->options.inline_when &&
+        ep->options.inline_when(req)) {
+      req.must_not_block = true;
+      try {
+        if (auto denied = router.guard()(req, *ep); !req.needs_blocking) {
+          res = denied ? std::move(*denied) : ep->handler(req);
+          inline_done = true;
+          metrics.RanInline();
+        }
+      } catch (const std::exception& e) {
+        spdlog::error("{} {} {}: handler threw: {} id={}", remote, req.method, req.target, e.what(),
+                      req.request_id);
+        res = http::ErrorResponse(Status::Internal(e.what()));
+        inline_done = true;
+      }
+      req.must_not_block = false;
+      req.needs_blocking = false;
+    }
+    if (inline_done) {
+      // answered above
+    } else if (early) {
       res = std::move(*early);
     } else if (ep) {
       try {
@@ -604,6 +633,12 @@ awaitable<Status> Transport::Impl::ReadBody(Conn& c, beast::flat_buffer& buf,
     int one = 1;
     ::setsockopt(c.stream.socket().native_handle(), IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
   }
+  if (!p.chunked() && p.content_length() && !p.is_done()) {
+    if (limit && *p.content_length() > limit) {
+      co_return Status::TooLarge(fmt::format("request body exceeds the limit of {} bytes", limit));
+    }
+    co_return co_await ReadSizedBody(c, buf, *p.content_length(), blocking, sink, bytes_in);
+  }
   BodyBlock block(p.content_length() ? std::optional<uint64_t>(*p.content_length()) : std::nullopt);
   while (!p.is_done()) {
     char* chunk = block.data();
@@ -630,6 +665,70 @@ awaitable<Status> Transport::Impl::ReadBody(Conn& c, beast::flat_buffer& buf,
     co_await Call(blocking, [&] { st = sink(chunk, got); });
     block.Used(got);
     if (!st.ok()) co_return st;
+  }
+  co_return Status::Ok();
+}
+
+// A body of known length needs no parser: its bytes are the next `length`
+// bytes on the connection (RFC 9112 §6.2). They are read straight into
+// full blocks, not through the parser's small buffer (which cost one recv
+// and one timer per 4 KiB), and while the blocking pool consumes one block
+// this thread already reads the next, so receiving overlaps chunking,
+// hashing and writing.
+awaitable<Status> Transport::Impl::ReadSizedBody(
+    Conn& c, beast::flat_buffer& buf, uint64_t length, bool blocking,
+    const std::function<Status(const char*, size_t)>& sink, uint64_t& bytes_in) {
+  using namespace asio::experimental::awaitable_operators;
+  const size_t cap = static_cast<size_t>(std::min<uint64_t>(length, kBodyChunk));
+  std::unique_ptr<char[]> blocks[2] = {std::unique_ptr<char[]>(new char[cap]), nullptr};
+  uint64_t left = length;
+  size_t got = static_cast<size_t>(std::min<uint64_t>(cap, left));
+  Status st = co_await FillBlock(c, buf, blocks[0].get(), got);
+  if (!st.ok()) co_return st;
+  bytes_in += got;
+  left -= got;
+  for (int cur = 0;; cur ^= 1) {
+    const char* ready = blocks[cur].get();
+    if (left == 0) {
+      co_await Call(blocking, [&] { st = sink(ready, got); });
+      co_return st;
+    }
+    if (!blocks[cur ^ 1]) blocks[cur ^ 1].reset(new char[cap]);
+    char* next = blocks[cur ^ 1].get();
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(cap, left));
+    Status read_st;
+    if (blocking) {
+      read_st = co_await (FillBlock(c, buf, next, want) && Call(true, [&] { st = sink(ready, got); }));
+    } else {
+      st = sink(ready, got);
+      if (st.ok()) read_st = co_await FillBlock(c, buf, next, want);
+    }
+    // A client that went away outranks the sink's verdict: nobody is
+    // left to read it.
+    if (!read_st.ok()) co_return read_st;
+    if (!st.ok()) co_return st;
+    got = want;
+    bytes_in += got;
+    left -= got;
+  }
+}
+
+// Fills `block` with the next `want` body bytes: those already buffered
+// behind the header first, then from the socket.
+awaitable<Status> Transport::Impl::FillBlock(Conn& c, beast::flat_buffer& buf, char* block,
+                                             size_t want) {
+  size_t have = std::min(buf.size(), want);
+  if (have) {
+    std::memcpy(block, buf.data().data(), have);
+    buf.consume(have);
+  }
+  while (have < want) {
+    c.stream.expires_after(milliseconds(opt.read_timeout_ms));
+    auto [ec, n] =
+        co_await c.stream.async_read_some(asio::buffer(block + have, want - have), kNoThrow);
+    if (ec == beast::error::timeout) co_return Status::Timeout("request body stalled");
+    if (ec) co_return Status::Aborted("client closed the connection mid-body");
+    have += n;
   }
   co_return Status::Ok();
 }
