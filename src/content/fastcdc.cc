@@ -58,27 +58,69 @@ size_t FastCdc::Cut(const uint8_t* data, size_t len) const {
   return end;
 }
 
-Status FastCdc::Update(const char* data, size_t len, const Emit& emit) {
-  while (len > 0) {
-    size_t take = std::min(len, p_.max_size - buf_.size());
-    buf_.append(data, take);
-    data += take;
-    len -= take;
-    if (buf_.size() < p_.max_size) break;
-    // A full window always yields one boundary; cut and keep the rest.
-    size_t n = Cut(reinterpret_cast<const uint8_t*>(buf_.data()), buf_.size());
-    NUBO_RETURN_IF_ERROR(emit(std::string_view(buf_.data(), n)));
-    buf_.erase(0, n);
+size_t FastCdc::Scan(const uint8_t* data, size_t len, bool* cut) {
+  const auto& gear = Gear();
+  const size_t base = pos_;  // chunk offset of data[0]
+  uint64_t fp = fp_;
+  size_t i = base < p_.min_size ? std::min(len, p_.min_size - base) : 0;
+  const size_t normal = p_.avg_size > base ? std::min(len, p_.avg_size - base) : 0;
+  const size_t end = std::min(len, p_.max_size - base);
+  *cut = false;
+  for (; i < normal; ++i) {
+    fp = (fp << 1) + gear[data[i]];
+    if ((fp & mask_s_) == 0) {
+      *cut = true;
+      ++i;
+      break;
+    }
   }
+  if (!*cut) {
+    for (; i < end; ++i) {
+      fp = (fp << 1) + gear[data[i]];
+      if ((fp & mask_l_) == 0) {
+        *cut = true;
+        ++i;
+        break;
+      }
+    }
+  }
+  if (!*cut && base + i == p_.max_size) *cut = true;
+  pos_ = *cut ? 0 : base + i;
+  fp_ = *cut ? 0 : fp;
+  return i;
+}
+
+// Each byte is scanned once, as it arrives. A chunk that lies wholly in
+// `data` is emitted from it without a copy; only a chunk spanning calls
+// is gathered in buf_.
+Status FastCdc::Update(const char* data, size_t len, const Emit& emit) {
+  const auto* d = reinterpret_cast<const uint8_t*>(data);
+  size_t begin = 0;  // first byte of `data` in the current chunk
+  size_t i = 0;
+  while (i < len) {
+    bool cut = false;
+    i += Scan(d + i, len - i, &cut);
+    if (!cut) break;
+    if (buf_.empty()) {
+      NUBO_RETURN_IF_ERROR(emit(std::string_view(data + begin, i - begin)));
+    } else {
+      buf_.append(data + begin, i - begin);
+      NUBO_RETURN_IF_ERROR(emit(buf_));
+      buf_.clear();
+    }
+    begin = i;
+  }
+  buf_.append(data + begin, len - begin);
   return Status::Ok();
 }
 
 Status FastCdc::Finish(const Emit& emit) {
-  while (!buf_.empty()) {
-    size_t n = Cut(reinterpret_cast<const uint8_t*>(buf_.data()), buf_.size());
-    NUBO_RETURN_IF_ERROR(emit(std::string_view(buf_.data(), n)));
-    buf_.erase(0, n);
-  }
+  // Every pending byte was scanned without finding a boundary: the rest
+  // is one (short) chunk.
+  if (!buf_.empty()) NUBO_RETURN_IF_ERROR(emit(buf_));
+  buf_.clear();
+  pos_ = 0;
+  fp_ = 0;
   return Status::Ok();
 }
 

@@ -49,9 +49,16 @@ class FastCdc {
   std::string_view Pending() const { return buf_; }
 
  private:
+  // Rolls the gear hash over `data` from the current chunk's position on:
+  // the bytes up to and including the next boundary (`*cut` set), or all
+  // of them. Exactly Cut's rule, applied incrementally.
+  size_t Scan(const uint8_t* data, size_t len, bool* cut);
+
   ChunkerParams p_;
   uint64_t mask_s_, mask_l_;
-  std::string buf_;
+  std::string buf_;  // the current chunk's bytes from earlier Update calls
+  size_t pos_ = 0;   // bytes in the current chunk so far
+  uint64_t fp_ = 0;  // gear hash over them (from min_size on)
 };
 
 }  // namespace nubo::content

@@ -89,6 +89,27 @@ TEST(FastCdc, DeterministicWhateverThePieces) {
   EXPECT_EQ(Chunks(data, 1 << 20), Chunks(data, 1 << 20));
 }
 
+// Update scans incrementally; Cut is the rule applied to a whole window.
+// Cutting the input window by window must give the same chunks for any
+// way the stream is split (pieces shorter and longer than a chunk, and
+// data with long runs where only the maximum size cuts).
+TEST(FastCdc, StreamingAgreesWithCut) {
+  std::string data = Random(6 << 20, 9) + std::string(3 << 20, 'z') + Random(1 << 20, 10);
+  FastCdc rule;
+  std::vector<std::string> want;
+  for (size_t pos = 0; pos < data.size();) {
+    size_t n = rule.Cut(reinterpret_cast<const uint8_t*>(data.data()) + pos,
+                        std::min<size_t>(data.size() - pos, 1 << 20));
+    want.push_back(data.substr(pos, n));
+    pos += n;
+  }
+  ASSERT_GT(want.size(), 10u);
+  for (size_t piece : {size_t{1000}, size_t{65536}, size_t{256 << 10}, size_t{(1 << 20) + 1},
+                       data.size()}) {
+    EXPECT_EQ(Chunks(data, piece), want) << "piece " << piece;
+  }
+}
+
 TEST(FastCdc, OneByteInsertionChangesAtMostTwoChunks) {
   std::string data = Random(64 << 20, 3);
   std::string edited = data;
