@@ -1,6 +1,7 @@
 #include "content/ingest.h"
 
 #include "content/in_flight.h"
+#include "content/pipelined_batch.h"
 #include "util/time.h"
 
 namespace nubo::content {
@@ -14,8 +15,15 @@ constexpr uint64_t kBatchBytes = 64 << 20;
 
 Ingest::Ingest(blob::ChunkStore& chunks, ChunkerParams params, Sync sync)
     : chunks_(chunks),
-      batch_(sync == Sync::kBatched ? chunks.NewBatch() : chunks.ChunkStore::NewBatch()),
-      cdc_(params) {}
+      cdc_(params) {
+  if (sync == Sync::kBatched) {
+    auto pipe = std::make_unique<PipelinedBatch>(chunks.NewBatch());
+    pipe_ = pipe.get();
+    batch_ = std::move(pipe);
+  } else {
+    batch_ = chunks.ChunkStore::NewBatch();
+  }
+}
 
 Ingest::~Ingest() {
   for (const Blake3Digest& h : pinned_) InFlightChunks::Instance().Unpin(h);
@@ -27,7 +35,9 @@ Status Ingest::StoreChunk(std::string_view chunk) {
   NUBO_RETURN_IF_ERROR(batch_->Add(h, chunk));
   staged_bytes_ += chunk.size();
   if (staged_bytes_ >= kBatchBytes) {
-    NUBO_RETURN_IF_ERROR(batch_->Commit());
+    // Nothing references these chunks before Finish or Flush, which wait
+    // for every commit; until then the sync may run behind.
+    NUBO_RETURN_IF_ERROR(pipe_ ? pipe_->CommitSoon() : batch_->Commit());
     staged_bytes_ = 0;
   }
   meta::ManifestChunk mc;

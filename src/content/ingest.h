@@ -20,6 +20,8 @@
 
 namespace nubo::content {
 
+class PipelinedBatch;
+
 class Ingest {
  public:
   enum class Sync {
@@ -66,6 +68,7 @@ class Ingest {
 
   blob::ChunkStore& chunks_;
   std::unique_ptr<blob::ChunkBatch> batch_;
+  PipelinedBatch* pipe_ = nullptr;  // batch_ when batched (commits in the background)
   uint64_t staged_bytes_ = 0;
   FastCdc cdc_;
   Blake3 whole_;
