@@ -622,7 +622,7 @@ def s4(ctx):
     size = P["s4_bytes"]
     src = os.path.join(ctx.tmp, "s4-input.bin")
     per = {s.name: [] for s in ctx.alive()}
-    refs = {"b3sum": [], "cat": []}
+    refs = {"b3sum": [], "cat": [], "dd": []}
     bad = {}
     for rnd in range(P["rounds"]):
         write_random_file(src, size, 400 + rnd)  # fresh each round: no dedup against the last
@@ -632,6 +632,13 @@ def s4(ctx):
         t = time.perf_counter()
         subprocess.run(["cat", src], stdout=subprocess.DEVNULL, check=True)
         refs["cat"].append(size / 1e6 / (time.perf_counter() - t))
+        # The durable write ceiling: the same bytes into one file on the servers' file system, one fsync.
+        out = os.path.join(ctx.tmp, "s4-dd.out")
+        t = time.perf_counter()
+        subprocess.run(["dd", "if=" + src, "of=" + out, "bs=1M", "conv=fsync"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=True)
+        refs["dd"].append(size / 1e6 / (time.perf_counter() - t))
+        os.unlink(out)
         # Sampled blocks the download must match (64 KiB at 16 spread offsets).
         samples = {}
         with open(src, "rb") as f:
@@ -699,8 +706,9 @@ def s4(ctx):
             row["failed"] = gates[0]
 
     rows = server_rows(ctx, per, bad, extra)
-    for k, label in (("b3sum", "reference: b3sum (all cores)"), ("cat", "reference: cat file > /dev/null")):
-        rows.append({"server": label, "put_mbps": med(refs[k]) if k == "b3sum" else None,
+    for k, label in (("dd", "reference: dd bs=1M conv=fsync (same file system)"),
+                     ("b3sum", "reference: b3sum (all cores)"), ("cat", "reference: cat file > /dev/null")):
+        rows.append({"server": label, "put_mbps": med(refs[k]) if k in ("b3sum", "dd") else None,
                      "get_mbps": med(refs[k]) if k == "cat" else None, "reference": True})
     table(ctx, "s4", "large file: %d MiB of random bytes (fresh each round), one streamed PUT (sendfile from the page "
           "cache) then one GET, single keep-alive connection, %d rounds, median" % (size >> 20, P["rounds"]),
