@@ -165,6 +165,35 @@ TEST_F(AccountsTest, CachedCredentialsDieWithTheirVersion) {
   (void)alice;
 }
 
+// CachedBasic (the network thread's check) answers only what VerifyBasic
+// would answer OK, from caches; everything else is left to VerifyBasic.
+TEST_F(AccountsTest, CachedBasicOnlyVouchesForWhatTheCachesKnow) {
+  const int64_t alice_id = Add("alice").id;
+  FailureLimiter limiter({.max_failures = 3, .lockout_ms = 60'000});
+  Authenticator auth(*meta_, Cheap(), limiter, {.state_ttl_ms = 60'000});
+  EXPECT_FALSE(auth.CachedBasic("alice", "password-alice", kHere));  // never verified
+  ASSERT_TRUE(auth.VerifyBasic("alice", "password-alice", kHere).ok());
+  // The first hit on the blocking path caches the account's state too.
+  ASSERT_TRUE(auth.VerifyBasic("alice", "password-alice", kHere).ok());
+  auto hit = auth.CachedBasic("alice", "password-alice", kHere);
+  ASSERT_TRUE(hit && *hit);
+  EXPECT_EQ((*hit)->username, "alice");
+  EXPECT_FALSE(auth.CachedBasic("alice", "password-alicE", kHere));  // another key
+  EXPECT_FALSE(auth.CachedBasic("bob", "password-alice", kHere));
+  // A locked-out address is not vouched for, even with the right password.
+  for (int i = 0; i < 4; ++i) (void)auth.VerifyBasic("alice", "guess-" + std::to_string(i), kStranger);
+  EXPECT_FALSE(auth.CachedBasic("alice", "password-alice", kStranger));
+  EXPECT_TRUE(auth.CachedBasic("alice", "password-alice", kHere));
+  // A password change ends the entry once this process learns of it
+  // (another user's change does not).
+  ASSERT_TRUE(SetPassword(*meta_, "alice", "a new password!", Cheap()).ok());
+  auth.InvalidateUser(Add("carol").id);
+  EXPECT_TRUE(auth.CachedBasic("alice", "password-alice", kHere));
+  auth.InvalidateUser(alice_id);
+  EXPECT_FALSE(auth.CachedBasic("alice", "password-alice", kHere));
+  EXPECT_FALSE(auth.VerifyBasic("alice", "password-alice", kHere).ok());
+}
+
 // Regression: eleven wrong guesses by a stranger made the account's valid
 // app password answer 429, stopping every sync client. Now app passwords
 // are never throttled, and the lockout is per (account, address).

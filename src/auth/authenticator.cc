@@ -77,6 +77,43 @@ Result<Authenticator::UserState> Authenticator::State(int64_t user_id, int64_t n
   return st;
 }
 
+std::optional<PrincipalPtr> Authenticator::CachedBasic(std::string_view username,
+                                                       std::string_view password,
+                                                       std::string_view client_ip) {
+  if (username.empty() || username.size() > 64 || password.empty() ||
+      password.size() > params_.max_length) {
+    return std::nullopt;
+  }
+  Blake3 h;
+  h.Update(username);
+  h.Update("\0", 1);
+  h.Update(password);
+  const Key key = h.Final();
+  const int64_t now = UnixMillis();
+  PrincipalPtr principal;
+  bool account_password = false;
+  {
+    std::lock_guard lock(mu_);
+    auto it = cache_.find(key);
+    if (it == cache_.end() || now - it->second.verified_ms >= opt_.ttl_ms) return std::nullopt;
+    const Entry& hit = it->second;
+    account_password = !hit.app_password_id;
+    // Due for re-verification: VerifyBasic schedules it.
+    if (account_password && now - hit.verified_ms >= opt_.refresh_after_ms) return std::nullopt;
+    auto st = states_.find(hit.user_id);
+    if (st == states_.end() || now - st->second.fetched_ms >= opt_.state_ttl_ms) return std::nullopt;
+    const meta::UserRow& u = st->second.user;
+    if (!u.active || u.credentials_version != hit.version) return std::nullopt;
+    if (!hit.principal || hit.principal->admin != (u.role == "admin")) return std::nullopt;
+    principal = hit.principal;
+    lru_.splice(lru_.begin(), lru_, it->second.lru);
+  }
+  // The lockout applies to cached account passwords too (see VerifyBasic).
+  if (account_password && limiter_.SignInRetryAfter(client_ip, username, now)) return std::nullopt;
+  hits_.fetch_add(1, std::memory_order_relaxed);
+  return principal;
+}
+
 Result<PrincipalPtr> Authenticator::VerifyBasic(std::string_view username,
                                                 std::string_view password,
                                                 std::string_view client_ip,

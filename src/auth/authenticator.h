@@ -74,6 +74,14 @@ class Authenticator {
   Result<PrincipalPtr> VerifyBasic(std::string_view username, std::string_view password,
                                    std::string_view client_ip, BasicFailure* failure = nullptr);
 
+  // VerifyBasic's answer when the credential cache and the account state
+  // cache give it without waiting (no password hash, no database read):
+  // for a caller that must not block (a network thread). nullopt: call
+  // VerifyBasic. Only a success is answered here; a refusal, a lockout or
+  // anything unusual is left to VerifyBasic, which decides it as always.
+  std::optional<PrincipalPtr> CachedBasic(std::string_view username, std::string_view password,
+                                          std::string_view client_ip);
+
   // The user's credentials changed (password, app password revoked, role,
   // deactivation): cached entries and state go at once.
   void InvalidateUser(int64_t user_id);

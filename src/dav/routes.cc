@@ -286,6 +286,14 @@ void RegisterDavRoutes(http::Router& router, files::Files& files, DavOptions opt
                                                                         : http::Access::kUser;
       ro.blocking = true;
       ro.errors = [](const Status& st) { return DavError(st); };
+      if (std::string_view(m.name) == "PROPFIND") {
+        // A sync client's poll: one resource's properties, read from the
+        // metadata store's memory.
+        ro.inline_when = [](const Request& req) {
+          auto depth = req.headers.Get("Depth");
+          return depth && Trim(*depth) == "0";
+        };
+      }
       if (m.body == Body::kXml) {
         ro.body = http::BodyPolicy::kBuffered;
         ro.max_body = opt->max_xml_body;

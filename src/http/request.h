@@ -48,6 +48,12 @@ struct Request {
   // Filled by the transport according to the route's body policy.
   std::string body;           // BodyPolicy::kBuffered
   BodySink* sink = nullptr;   // BodyPolicy::kStream: the sink that took the body
+  // Set by the transport while the guard and the handler run on a network
+  // thread (RouteOptions::inline_when): the guard must not wait (no
+  // password hash, no database); it sets needs_blocking instead of
+  // deciding, and the request is run again on the blocking pool.
+  bool must_not_block = false;
+  bool needs_blocking = false;
 
   // Route parameter by name; empty when absent.
   std::string_view Param(std::string_view name) const;

@@ -61,6 +61,12 @@ struct RouteOptions {
   // The route is meant to be called from other sites (a public link's
   // drop box): unsafe methods from a cross-site page are not refused.
   bool cross_site = false;
+  // A blocking route's request that this says is cheap (a sync client's
+  // PROPFIND Depth: 0 poll) runs its guard and handler on the network
+  // thread when the guard can authenticate it from its caches: no hop to
+  // the blocking pool and back. Its reads are of the metadata store, which
+  // answers them from memory. Null: never.
+  bool (*inline_when)(const Request&) = nullptr;
 };
 
 using Handler = std::function<Response(Request&)>;

@@ -154,12 +154,39 @@ Outcome FromLink(auth::LinkVerifier& links, const http::Request& req) {
   }
 }
 
+// The caller's principal when its Basic credential is in the caches.
+std::optional<auth::PrincipalPtr> CachedOnly(auth::Authenticator& authn, const http::Request& req) {
+  auto header = req.headers.Get("Authorization");
+  if (!header) return std::nullopt;
+  std::string_view v = Trim(*header);
+  size_t sp = v.find(' ');
+  if (sp == std::string_view::npos || !IEquals(v.substr(0, sp), "Basic")) return std::nullopt;
+  auto decoded = Base64Decode(Trim(v.substr(sp + 1)));
+  if (!decoded) return std::nullopt;
+  size_t colon = decoded->find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  std::string_view d(*decoded);
+  return authn.CachedBasic(d.substr(0, colon), d.substr(colon + 1), req.client_ip);
+}
+
 }  // namespace
 
 http::Guard MakeAuthGuard(auth::Authenticator& authn, auth::Sessions& sessions,
                           auth::LinkVerifier& links) {
   return [&authn, &sessions, &links](http::Request& req,
                                      const http::Endpoint& ep) -> std::optional<http::Response> {
+    if (req.must_not_block) {
+      // On a network thread only a Basic credential the caches vouch for
+      // is decided; anything else (a refusal included) is decided by the
+      // full path below, on the blocking pool.
+      if (auto p = CachedOnly(authn, req); p && CheckAccess(**p, ep.options.access).ok() &&
+                                           ep.options.access == http::Access::kUser) {
+        req.principal = std::move(*p);
+        return std::nullopt;
+      }
+      req.needs_blocking = true;
+      return std::nullopt;
+    }
     if (ep.options.access == http::Access::kLink) {
       Outcome o = FromLink(links, req);
       if (o.refused) {

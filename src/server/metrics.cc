@@ -103,6 +103,11 @@ std::string Metrics::Render() const {
   add("# HELP nubo_http_response_bytes_total Response body bytes sent.\n");
   add("# TYPE nubo_http_response_bytes_total counter\n");
   add(fmt::format("nubo_http_response_bytes_total {}\n", outb));
+  add("# HELP nubo_http_inline_requests_total Requests answered on their network thread, without "
+      "the blocking pool.\n");
+  add("# TYPE nubo_http_inline_requests_total counter\n");
+  add(fmt::format("nubo_http_inline_requests_total {}\n",
+                  inline_requests_.load(std::memory_order_relaxed)));
   add("# HELP nubo_http_sendfile_bytes_total Response body bytes sent straight from files.\n");
   add("# TYPE nubo_http_sendfile_bytes_total counter\n");
   add(fmt::format("nubo_http_sendfile_bytes_total {}\n",

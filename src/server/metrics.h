@@ -27,6 +27,8 @@ class Metrics {
   int64_t open_connections() const { return open_connections_.load(std::memory_order_relaxed); }
   // Response bytes the kernel sent straight from files (sendfile).
   void SentFromFile(uint64_t n) { sendfile_bytes_.fetch_add(n, std::memory_order_relaxed); }
+  // A request answered on its network thread (RouteOptions::inline_when).
+  void RanInline() { inline_requests_.fetch_add(1, std::memory_order_relaxed); }
 
   // A counter kept elsewhere (e.g. Argon2 runs in the authenticator),
   // read when the exposition is rendered. Register before serving.
@@ -75,6 +77,7 @@ class Metrics {
   std::map<std::string, Histogram, std::less<>> latency_;  // by route
   std::atomic<int64_t> open_connections_{0};
   std::atomic<uint64_t> sendfile_bytes_{0};
+  std::atomic<uint64_t> inline_requests_{0};
   struct External {
     std::string name, help;
     std::function<uint64_t()> read;

@@ -656,6 +656,48 @@ class DavProtocolTest(FsckMixin, unittest.TestCase):
         self.assertEqual(status, 207, body)
         self.assertIn("/dav/" + self.base, multistatus(body))
 
+    def inline_count(self):
+        status, _, body = Dav(self.srv, *ADMIN).raw("GET", "/metrics")
+        self.assertEqual(status, 200)
+        m = re.search(rb"^nubo_http_inline_requests_total (\d+)$", body, re.M)
+        self.assertIsNotNone(m, "no inline counter in /metrics")
+        return int(m.group(1))
+
+    def test_depth0_poll_runs_inline_and_obeys_credentials(self):
+        # A sync client's poll (PROPFIND Depth: 0) is answered on the network
+        # thread once the caches know the caller, and is refused there exactly
+        # as on the blocking path.
+        user = ("carol", "carol-password-1")
+        add_user(self.admin, *user)
+        carol = Dav(self.srv, *user)
+        with_pw = lambda pw: {"Depth": "0", "Authorization": basic_auth(user[0], pw)}
+        for _ in range(3):
+            self.assertEqual(carol.propfind("/dav/", "0")[0], 207)
+        before = self.inline_count()
+        for _ in range(3):
+            status, _, body = carol.propfind("/dav/", "0")
+            self.assertEqual(status, 207, body)
+        self.assertGreaterEqual(self.inline_count() - before, 2)  # the state cache may refresh once
+        # Depth 1 and other methods take the blocking path.
+        before = self.inline_count()
+        self.assertEqual(carol.propfind("/dav/", "1")[0], 207)
+        self.assertEqual(carol.raw("OPTIONS", "/dav/")[0] // 100, 2)
+        self.assertEqual(self.inline_count(), before)
+        # A wrong password is never vouched for.
+        self.assertEqual(carol.raw("PROPFIND", "/dav/", b"", with_pw("wrong password"), auth=False)[0], 401)
+        self.assertEqual(self.inline_count(), before)
+        # A reset password ends the cached one at once; the new one works.
+        self.assertEqual(self.admin.call("POST", "/api/v1/admin/users/carol/password",
+                                         {"password": "carol's new password"})[0], 204)
+        self.assertEqual(carol.raw("PROPFIND", "/dav/", b"", with_pw(user[1]), auth=False)[0], 401)
+        for _ in range(3):
+            self.assertEqual(carol.raw("PROPFIND", "/dav/", b"", with_pw("carol's new password"),
+                                       auth=False)[0], 207)
+        # A deactivated account is refused at once.
+        self.assertEqual(self.admin.call("PATCH", "/api/v1/admin/users/carol", {"active": False})[0], 200)
+        self.assertEqual(carol.raw("PROPFIND", "/dav/", b"", with_pw("carol's new password"),
+                                   auth=False)[0], 401)
+
     def test_webdav_alias_is_the_same_drive(self):
         self.assertIn(self.a.put(self.p("alias.txt"), b"via alias")[0], (200, 201, 204))
         status, _, data = self.a.raw("GET", dav_path(self.base, "alias.txt", prefix="/webdav"))
