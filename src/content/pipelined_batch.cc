@@ -2,7 +2,8 @@
 
 namespace nubo::content {
 
-PipelinedBatch::PipelinedBatch(std::unique_ptr<blob::ChunkBatch> inner) : inner_(std::move(inner)) {}
+PipelinedBatch::PipelinedBatch(std::unique_ptr<blob::ChunkBatch> inner)
+    : inner_(std::move(inner)) {}
 
 PipelinedBatch::~PipelinedBatch() {
   if (writer_.joinable()) {

@@ -21,8 +21,8 @@ class PipelinedBatchTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("nubo-pipe-" + RandomHex(6));
-    auto s = blob::DiskChunkStore::Open((dir_ / "chunks").string(), (dir_ / "tmp").string(),
-                                        &faults_);
+    auto s =
+        blob::DiskChunkStore::Open((dir_ / "chunks").string(), (dir_ / "tmp").string(), &faults_);
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     store_ = std::move(s).value();
   }
@@ -104,7 +104,8 @@ TEST_F(PipelinedBatchTest, ABackgroundCommitErrorFailsTheBatch) {
   faults_.Arm(0, blob::FaultPlan::Fault::kEio, /*sticky=*/true);
   (void)batch.CommitSoon();  // queued: the error comes later
   Status st;
-  for (size_t i = 12; i < chunks.size() && st.ok(); ++i) st = batch.Add(Blake3::Hash(chunks[i]), chunks[i]);
+  for (size_t i = 12; i < chunks.size() && st.ok(); ++i)
+    st = batch.Add(Blake3::Hash(chunks[i]), chunks[i]);
   EXPECT_FALSE(batch.Commit().ok());
   faults_.Disarm();
   EXPECT_EQ(Files("chunks"), 0u);
