@@ -51,6 +51,7 @@ TEST(Mime, CommonTypes) {
       {"a.7z", "application/x-7z-compressed"},
       {"backup.tar.gz", "application/gzip"},  // the last extension decides
       {"a.zst", "application/zstd"},
+      {"firmware.BIN", "application/octet-stream"},
   };
   for (const Case& c : cases) EXPECT_EQ(MimeFromExtension(c.name), c.mime) << c.name;
 }
