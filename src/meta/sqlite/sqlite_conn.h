@@ -143,6 +143,14 @@ class Conn {
     if (db_) sqlite3_close_v2(db_);
   }
   static Result<std::unique_ptr<Conn>> Open(const std::string& path, int busy_ms) {
+    // SQLite keeps memory statistics that nothing here reads, updating them
+    // under one process-wide mutex on every allocation of every
+    // connection. Off, before the library initializes (a no-op after).
+    static const bool kNoMemStatus = [] {
+      sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+      return true;
+    }();
+    (void)kNoMemStatus;
     auto c = std::make_unique<Conn>();
     int rc =
         sqlite3_open_v2(path.c_str(), &c->db_,
