@@ -77,9 +77,9 @@ Result<Authenticator::UserState> Authenticator::State(int64_t user_id, int64_t n
   return st;
 }
 
-std::optional<PrincipalPtr> Authenticator::CachedBasic(std::string_view username,
-                                                       std::string_view password,
-                                                       std::string_view client_ip) {
+// The cache's key for a credential; nullopt for one no account can have.
+std::optional<Authenticator::Key> Authenticator::CacheKey(std::string_view username,
+                                                          std::string_view password) const {
   if (username.empty() || username.size() > 64 || password.empty() ||
       password.size() > params_.max_length) {
     return std::nullopt;
@@ -88,7 +88,15 @@ std::optional<PrincipalPtr> Authenticator::CachedBasic(std::string_view username
   h.Update(username);
   h.Update("\0", 1);
   h.Update(password);
-  const Key key = h.Final();
+  return h.Final();
+}
+
+std::optional<PrincipalPtr> Authenticator::CachedBasic(std::string_view username,
+                                                       std::string_view password,
+                                                       std::string_view client_ip) {
+  const std::optional<Key> key_or = CacheKey(username, password);
+  if (!key_or) return std::nullopt;
+  const Key& key = *key_or;
   const int64_t now = UnixMillis();
   PrincipalPtr principal;
   bool account_password = false;
@@ -118,15 +126,9 @@ Result<PrincipalPtr> Authenticator::VerifyBasic(std::string_view username,
                                                 std::string_view password,
                                                 std::string_view client_ip,
                                                 BasicFailure* failure) {
-  if (username.empty() || username.size() > 64 || password.empty() ||
-      password.size() > params_.max_length) {
-    return Denied();
-  }
-  Blake3 h;
-  h.Update(username);
-  h.Update("\0", 1);
-  h.Update(password);
-  const Key key = h.Final();
+  const std::optional<Key> key_or = CacheKey(username, password);
+  if (!key_or) return Denied();
+  const Key& key = *key_or;
   const int64_t now = UnixMillis();
 
   // 1. The cache, checked against the account's current state.

@@ -125,6 +125,7 @@ class Authenticator {
                               std::string_view client_ip, BasicFailure* failure,
                               Entry* verified);
   Result<UserState> State(int64_t user_id, int64_t now_ms);
+  std::optional<Key> CacheKey(std::string_view username, std::string_view password) const;
   PrincipalPtr Make(const meta::UserRow& u, const Entry& e) const;
   void Insert(const Key& key, const Entry& e);
   void Refresh(const Key& key, std::string username, std::string password);
