@@ -373,6 +373,18 @@ struct SharedNode {
   int64_t node_id = 0;
   int role = 1;
   bool may_reshare = false;
+  // Every one of those grants was made by the owner of the node's drive:
+  // none is a reshare, whose validity depends on its maker's rights.
+  bool owner_made = false;
+};
+
+// Where a received share sits in its recipient's own tree (migration
+// 0017): a row only once the recipient renamed or moved it.
+struct ShareMountRow {
+  int64_t user_id = 0;
+  int64_t node_id = 0;               // the shared node
+  std::optional<int64_t> parent_id;  // a folder of the recipient's drive; none: the share folder
+  std::string name;
 };
 
 // A public link (migration 0009).
@@ -740,6 +752,12 @@ class ReadTxn {
                                                          const std::vector<int64_t>& groups,
                                                          int64_t now_ms, int64_t after_node,
                                                          size_t limit) = 0;
+  // Whether a grant names the user or the user is in any group: when not,
+  // nothing is shared with it (two index probes, where resolving groups and
+  // ListSharedWith build temporary tables).
+  virtual Result<bool> MayHoldGrants(int64_t user_id) = 0;
+  // The user's renamed or moved received shares, by node id.
+  virtual Result<std::vector<ShareMountRow>> ListShareMounts(int64_t user_id) = 0;
   // Grants on nodes of drives the user owns, or that the user created,
   // joined, by id after `after_id`.
   virtual Result<std::vector<GrantRow>> ListSharedBy(int64_t user_id, int64_t after_id,
@@ -928,6 +946,8 @@ class WriteTxn : public ReadTxn {
   // Writes role, may_reshare and expires_at of `row` (matched by id).
   virtual Status UpdateGrant(const GrantRow& row) = 0;
   virtual Status DeleteGrant(int64_t id) = 0;
+  // Inserts or replaces the row of (user_id, node_id).
+  virtual Status PutShareMount(const ShareMountRow& row) = 0;
   // Fills `row.id`.
   virtual Status InsertLink(LinkRow& row) = 0;
   // Writes role, password_hash, expires_at, max_downloads and label.

@@ -873,6 +873,20 @@ TEST_P(MetaStoreConformance, GroupsAndGrants) {
     NUBO_ASSIGN_OR_RETURN(auto page2, t.ListSharedWith(bob.id, groups, 500, a, 10));
     EXPECT_EQ(page2.size(), 1u);
     EXPECT_TRUE(!page2.empty() && page2[0].node_id == b && page2[0].role == 2);
+    // Both grants were made by Alice, who owns the drive; a grant someone
+    // else made (a reshare) is not.
+    EXPECT_TRUE(shared.size() == 2 && shared[0].owner_made && shared[1].owner_made);
+    GrantRow g3;
+    g3.public_id = "gr3";
+    g3.node_id = other;
+    g3.grantee_user = bob.id;
+    g3.role = 1;
+    g3.created_by = bob.id;
+    g3.created_at_ms = 1;
+    NUBO_RETURN_IF_ERROR(t.InsertGrant(g3));
+    NUBO_ASSIGN_OR_RETURN(auto with3, t.ListSharedWith(bob.id, groups, 500, 0, 10));
+    EXPECT_TRUE(with3.size() == 3 && with3[2].node_id == other && !with3[2].owner_made);
+    NUBO_RETURN_IF_ERROR(t.DeleteGrant(g3.id));
     // The owner's own drive is never "shared with" her.
     NUBO_ASSIGN_OR_RETURN(auto own, t.ListSharedWith(alice.id, {}, 500, 0, 10));
     EXPECT_TRUE(own.empty());
@@ -888,6 +902,28 @@ TEST_P(MetaStoreConformance, GroupsAndGrants) {
     NUBO_ASSIGN_OR_RETURN(hits, t.GrantsReaching(c, bob.id, groups, 5000));
     EXPECT_EQ(hits.size(), 2u);
 
+    NUBO_ASSIGN_OR_RETURN(bool may, t.MayHoldGrants(bob.id));
+    EXPECT_TRUE(may);
+    NUBO_ASSIGN_OR_RETURN(may, t.MayHoldGrants(alice.id));
+    EXPECT_FALSE(may);  // no grant names her, no group holds her
+    NUBO_RETURN_IF_ERROR(t.AddGroupMember(core.id, false, alice.id));
+    NUBO_ASSIGN_OR_RETURN(may, t.MayHoldGrants(alice.id));
+    EXPECT_TRUE(may);  // Core is in Team, which holds a grant
+    NUBO_RETURN_IF_ERROR(t.RemoveGroupMember(core.id, false, alice.id));
+
+    // Where bob keeps what he received in his own tree: one row per
+    // (user, node), replaced by the next placement.
+    NUBO_RETURN_IF_ERROR(t.PutShareMount({bob.id, a, other, "From Alice"}));
+    NUBO_RETURN_IF_ERROR(t.PutShareMount({bob.id, a, std::nullopt, "Renamed"}));
+    NUBO_RETURN_IF_ERROR(t.PutShareMount({bob.id, b, other, "B"}));
+    NUBO_ASSIGN_OR_RETURN(auto mounts, t.ListShareMounts(bob.id));
+    EXPECT_EQ(mounts.size(), 2u);
+    EXPECT_TRUE(mounts.size() == 2 && mounts[0].node_id == a && !mounts[0].parent_id &&
+                mounts[0].name == "Renamed" && mounts[1].node_id == b &&
+                mounts[1].parent_id == other && mounts[1].name == "B");
+    NUBO_ASSIGN_OR_RETURN(auto alices, t.ListShareMounts(alice.id));
+    EXPECT_TRUE(alices.empty());
+
     // Deleting the group takes its grant; deleting the subtree the other.
     NUBO_RETURN_IF_ERROR(t.DeleteGroup(team.id));
     NUBO_ASSIGN_OR_RETURN(auto left, t.ListNodeGrants(b));
@@ -896,6 +932,9 @@ TEST_P(MetaStoreConformance, GroupsAndGrants) {
     EXPECT_EQ(gone, 3);
     NUBO_ASSIGN_OR_RETURN(by, t.ListSharedBy(alice.id, 0, 10));
     EXPECT_TRUE(by.empty());
+    // The placements went with their nodes.
+    NUBO_ASSIGN_OR_RETURN(mounts, t.ListShareMounts(bob.id));
+    EXPECT_TRUE(mounts.empty());
     NUBO_ASSIGN_OR_RETURN(none, t.DanglingSharingRows(10));
     EXPECT_TRUE(none.empty());
     return Status::Ok();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -1486,6 +1487,14 @@ class SqliteTxn final : public WriteTxn {
     });
   }
   Result<std::vector<int64_t>> GroupsOfUser(int64_t user_id) override {
+    {
+      // Most users are in no group: an index probe says so, where the
+      // recursive query below builds temporary tables.
+      NUBO_PREPARE(p, c_, "SELECT 1 FROM group_members WHERE member_user = ? LIMIT 1");
+      p.Bind(1, user_id);
+      NUBO_ASSIGN_OR_RETURN(bool any, p.Step());
+      if (!any) return std::vector<int64_t>();
+    }
     // UNION (not UNION ALL): a membership cycle terminates.
     NUBO_PREPARE(
         s, c_,
@@ -1541,18 +1550,65 @@ class SqliteTxn final : public WriteTxn {
   Result<std::vector<SharedNode>> ListSharedWith(int64_t user_id,
                                                  const std::vector<int64_t>& groups, int64_t now_ms,
                                                  int64_t after_node, size_t limit) override {
+    // One walk per grantee (the user, then each group) along its
+    // (grantee, node_id) index, merged here: a single statement over all of
+    // them would group through a temporary b-tree, and this runs on every
+    // PROPFIND of a recipient's own tree (its received shares).
+    std::map<int64_t, SharedNode> merged;
+    auto walk = [&](bool group, int64_t grantee) -> Status {
+      NUBO_PREPARE(s, c_,
+                   group ? "SELECT g.node_id, g.role, g.may_reshare, g.created_by IS d.owner_id "
+                           "AND d.owner_id IS NOT NULL FROM grants g JOIN nodes n ON n.id = "
+                           "g.node_id JOIN drives d ON d.id = n.drive_id WHERE g.grantee_group = "
+                           "?1 AND g.node_id > ?2 AND (g.expires_at IS NULL OR g.expires_at > ?3) "
+                           "AND n.trash_root IS NULL AND d.owner_id IS NOT ?4 ORDER BY g.node_id "
+                           "LIMIT ?5"
+                         : "SELECT g.node_id, g.role, g.may_reshare, g.created_by IS d.owner_id "
+                           "AND d.owner_id IS NOT NULL FROM grants g JOIN nodes n ON n.id = "
+                           "g.node_id JOIN drives d ON d.id = n.drive_id WHERE g.grantee_user = "
+                           "?1 AND g.node_id > ?2 AND (g.expires_at IS NULL OR g.expires_at > ?3) "
+                           "AND n.trash_root IS NULL AND d.owner_id IS NOT ?4 ORDER BY g.node_id "
+                           "LIMIT ?5");
+      s.Bind(1, grantee).Bind(2, after_node).Bind(3, now_ms).Bind(4, user_id);
+      s.Bind(5, static_cast<int64_t>(limit));
+      for (;;) {
+        NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+        if (!row) return Status::Ok();
+        SharedNode x{s.Int(0), static_cast<int>(s.Int(1)), s.Int(2) != 0, s.Int(3) != 0};
+        auto [it, fresh] = merged.emplace(x.node_id, x);
+        if (!fresh) {
+          it->second.role = std::max(it->second.role, x.role);
+          it->second.may_reshare |= x.may_reshare;
+          it->second.owner_made &= x.owner_made;
+        }
+      }
+    };
+    NUBO_RETURN_IF_ERROR(walk(false, user_id));
+    for (int64_t g : groups) NUBO_RETURN_IF_ERROR(walk(true, g));
+    std::vector<SharedNode> out;
+    for (auto& [id, x] : merged) {
+      if (out.size() == limit) break;
+      out.push_back(x);
+    }
+    return out;
+  }
+  Result<bool> MayHoldGrants(int64_t user_id) override {
     NUBO_PREPARE(s, c_,
-                 "SELECT g.node_id, MAX(g.role), MAX(g.may_reshare) FROM grants g "
-                 "JOIN nodes n ON n.id = g.node_id JOIN drives d ON d.id = n.drive_id "
-                 "WHERE (g.grantee_user = ?1 OR g.grantee_group IN (SELECT value FROM "
-                 "json_each(?2))) AND (g.expires_at IS NULL OR g.expires_at > ?3) AND "
-                 "g.node_id > ?4 AND n.trash_root IS NULL AND d.owner_id IS NOT ?1 "
-                 "GROUP BY g.node_id ORDER BY g.node_id LIMIT ?5");
-    std::string list = IdList(groups);
-    s.Bind(1, user_id).Bind(2, list).Bind(3, now_ms).Bind(4, after_node);
-    s.Bind(5, static_cast<int64_t>(limit));
-    return Rows<SharedNode>(s, [](const Stmt& r) {
-      return SharedNode{r.Int(0), static_cast<int>(r.Int(1)), r.Int(2) != 0};
+                 "SELECT EXISTS (SELECT 1 FROM grants WHERE grantee_user = ?1) OR EXISTS (SELECT 1 "
+                 "FROM group_members WHERE member_user = ?1)");
+    s.Bind(1, user_id);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    return row && s.Int(0) != 0;
+  }
+  Result<std::vector<ShareMountRow>> ListShareMounts(int64_t user_id) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT user_id, node_id, parent_id, name FROM share_mounts WHERE user_id = ? "
+                 "ORDER BY node_id");
+    s.Bind(1, user_id);
+    return Rows<ShareMountRow>(s, [](const Stmt& r) {
+      ShareMountRow m{r.Int(0), r.Int(1), std::nullopt, r.Text(3)};
+      if (!r.IsNull(2)) m.parent_id = r.Int(2);
+      return m;
     });
   }
   Result<std::vector<GrantRow>> ListSharedBy(int64_t user_id, int64_t after_id,
@@ -1655,6 +1711,16 @@ class SqliteTxn final : public WriteTxn {
     s.Bind(1, id);
     NUBO_RETURN_IF_ERROR(s.Exec());
     return s.changes() ? Status::Ok() : Status::NotFound("no such grant");
+  }
+
+  Status PutShareMount(const ShareMountRow& m) override {
+    NUBO_PREPARE(s, c_,
+                 "INSERT OR REPLACE INTO share_mounts (user_id, node_id, parent_id, name) VALUES "
+                 "(?, ?, ?, ?)");
+    s.Bind(1, m.user_id).Bind(2, m.node_id);
+    BindOpt(s, 3, m.parent_id);
+    s.Bind(4, m.name);
+    return s.Exec();
   }
 
   Result<std::optional<LinkRow>> FindLink(const Digest& token_hash) override {
