@@ -12,6 +12,26 @@
 
 namespace nubo::dav {
 
+namespace {
+
+// MOVE of a received share's mount point (docs/sharing.md): the caller
+// renames or moves its own view of the share, within its own tree; the
+// owner's tree is untouched. Into another share is 409; onto an existing
+// name 412 (a mount point replaces nothing).
+http::Response MoveMountPoint(DavContext& c, const files::Resolved& dst) {
+  if (!dst.home_drive_id) return DavError(409);
+  const bool taken = dst.node && (dst.at_mount || !dst.mount_depth);
+  if (taken && dst.node->id != c.target.node->id) return DavError(412);
+  if ((dst.mount_depth && !dst.at_mount) || !dst.parent) return DavError(409);
+  Status st = c.files.PlaceMount(c.who(), c.target.node->id, *dst.parent, dst.name);
+  if (!st.ok()) return st.code() == Code::kAlreadyExists ? DavError(412) : DavError(st);
+  http::Response resp = http::Response::Empty(dst.node ? 204 : 201);
+  SetNodeHeaders(resp, *c.target.node);
+  return resp;
+}
+
+}  // namespace
+
 http::Response HandleCopyMove(DavContext& c) {
   const bool move = c.req.method == "MOVE";
   const files::Resolved& src = c.target;
@@ -33,15 +53,19 @@ http::Response HandleCopyMove(DavContext& c) {
   if (c.segments.empty() || dsegs.empty()) return DavError(403);  // the drive root
   auto dst = c.files.Resolve(c.who(), dsegs, c.drive, c.share_root);
   if (!dst.ok()) return DavError(dst.status().code() == Code::kInvalidArgument ? 400 : 500);
-  if (dst->path_key == src.path_key) return DavError(403);  // §9.8.5: same resource
+  if (move && src.at_mount) return MoveMountPoint(c, *dst);
+  // Paths compare within one drive (a received share in the caller's tree
+  // has its owner's paths).
+  const bool same_drive = dst->drive_id == src.drive_id;
+  if (same_drive && dst->path_key == src.path_key) return DavError(403);  // §9.8.5: same resource
   // Into itself or below it: the tree would contain itself.
-  if (dst->path_key.rfind(src.path_key + "/", 0) == 0) return DavError(409);
+  if (same_drive && dst->path_key.rfind(src.path_key + "/", 0) == 0) return DavError(409);
   if (!dst->parent) return DavError(409);  // §9.8.5: missing destination parent
   const bool existed = dst->node.has_value();
   if (existed) {
     if (!*overwrite) return DavError(412);
     // Replacing an ancestor of the source would delete the source itself.
-    if (src.path_key.rfind(dst->path_key + "/", 0) == 0) return DavError(409);
+    if (same_drive && src.path_key.rfind(dst->path_key + "/", 0) == 0) return DavError(409);
   }
   const files::Conflict conflict = *overwrite ? files::Conflict::kReplace : files::Conflict::kFail;
   Result<meta::NodeRow> r = move

@@ -13,6 +13,7 @@
 #include "dav/request_headers.h"
 #include "dav/xml_reader.h"
 #include "dav/xml_writer.h"
+#include "files/names.h"
 
 namespace nubo::dav {
 
@@ -123,6 +124,7 @@ class PropfindSource final : public http::BodySource {
     std::string href;  // percent-encoded, ends in "/"
     std::string path_key;
     std::string cursor;
+    int64_t home_folder = 0;  // a folder of the caller's own tree: its id (received shares join)
   };
 
   Status Produce() {
@@ -131,16 +133,23 @@ class PropfindSource final : public http::BodySource {
       started_ = true;
       w_.Open(kDavNs, "multistatus",
               {{"d", std::string(kDavNs)}, {"oc", std::string(kOcNs)}, {"nc", std::string(kNcNs)}});
-      const NodeRow& n = *c_.target.node;
+      NodeRow& n = *c_.target.node;
+      const bool home = c_.target.home_drive_id && n.drive_id == c_.target.home_drive_id;
+      // Folders of the caller's own tree carry the received shares below
+      // them in their ETags (Resolve worked them out for a PROPFIND).
+      if (home && n.folder()) env_.SetMountTags(&c_.target.mount_tags);
+      // A mount point shows the name it has in the caller's tree.
+      if (c_.target.at_mount) n.name = c_.segments.back();
       std::string href = c_.TargetHref();
       dead_.clear();
       if (need_dead_) {
         NUBO_ASSIGN_OR_RETURN(auto props, c_.files.DeadProps(c_.who(), n));
         if (!props.empty()) dead_[n.id] = std::move(props);
       }
-      WriteResponse(n, href, c_.target.path_key);
+      WriteResponse(n, href, c_.target.path_key, c_.target.at_mount);
       if (depth_ != Depth::kZero && n.folder()) {
-        frames_.push_back(Frame{n.public_id, std::move(href), c_.target.path_key, ""});
+        frames_.push_back(
+            Frame{n.public_id, std::move(href), c_.target.path_key, "", home ? n.id : 0});
       }
       return Status::Ok();
     }
@@ -168,11 +177,34 @@ class PropfindSource final : public http::BodySource {
         key += n.name_key;
         WriteResponse(n, href, key);
         if (depth_ == Depth::kInfinity && n.folder())
-          below.push_back(Frame{n.public_id, href, key, ""});
+          below.push_back(Frame{n.public_id, href, key, "", f.home_folder ? n.id : 0});
       }
       if (!page.next_cursor.empty()) {
         f.cursor = page.next_cursor;
         frames_.push_back(std::move(f));
+      } else if (f.home_folder) {
+        // The folder's own members are all out: the received shares that
+        // appear in it follow, under the names they have there (their
+        // keys are paths of the caller's tree, where no lock of theirs is).
+        NUBO_ASSIGN_OR_RETURN(auto mounts, c_.files.MountsIn(c_.who(), f.home_folder));
+        for (files::Mount& m : mounts) {
+          NodeRow& n = m.node;
+          n.name = m.name;
+          href = f.href;
+          AppendEncodedSegment(href, n.name);
+          if (n.folder()) href += '/';
+          key = parent_key;
+          key += '/';
+          key += files::NameKey(n.name);
+          dead_.clear();
+          if (need_dead_) {
+            NUBO_ASSIGN_OR_RETURN(auto props, c_.files.DeadProps(c_.who(), n));
+            if (!props.empty()) dead_[n.id] = std::move(props);
+          }
+          WriteResponse(n, href, key, true);
+          if (depth_ == Depth::kInfinity && n.folder())
+            below.push_back(Frame{n.public_id, href, key, ""});
+        }
       }
       for (auto& b : below) frames_.push_back(std::move(b));
       return Status::Ok();
@@ -242,8 +274,9 @@ class PropfindSource final : public http::BodySource {
     w_.Leaf(kDavNs, "status", code == 200 ? "HTTP/1.1 200 OK" : "HTTP/1.1 404 Not Found");
   }
 
-  void WriteResponse(const NodeRow& n, const std::string& href, const std::string& path_key) {
-    env_.Reset(n, path_key);
+  void WriteResponse(const NodeRow& n, const std::string& href, const std::string& path_key,
+                     bool mount_point = false) {
+    env_.Reset(n, path_key, mount_point);
     w_.Open(kDavNs, "response");
     w_.Leaf(kDavNs, "href", href);
     static const std::vector<meta::DeadProp> kNone;

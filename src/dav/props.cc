@@ -49,6 +49,9 @@ const std::vector<LiveProp> kLive = {
      [](XmlWriter& w, PropEnv& e) {
        std::string& v = e.Scratch();
        files::AppendNodeETag(v, e.node());
+       // An own folder with received shares below it changes its ETag
+       // when one of them changes (a sync client polls only the root).
+       if (const std::string* tag = e.MountTag()) v.insert(v.size() - 1, "-" + *tag);
        w.Leaf(kDavNs, "getetag", v);
      }},
     {kDavNs, "getlastmodified", true, Always,
@@ -107,7 +110,20 @@ const std::vector<LiveProp> kLive = {
      [](XmlWriter& w, PropEnv& e) { w.Leaf(kOcNs, "id", OcId(e.node().id)); }},
     {kOcNs, "permissions", false, Always,
      [](XmlWriter& w, PropEnv& e) {
-       w.Leaf(kOcNs, "permissions", OcPermissions(e.node(), e.Perms()));
+       std::string p = OcPermissions(e.node(), e.Perms());
+       if (e.ctx().target.home_drive_id && !e.OwnTree()) {
+         // A received share in the caller's own tree: S (shared); its
+         // mount point is M (mounted), which the caller may rename and
+         // move (N V: only its own view of it) but not delete.
+         if (e.MountPoint()) {
+           std::erase_if(p, [](char ch) { return ch == 'D' || ch == 'N' || ch == 'V'; });
+           p.insert(0, "SM");
+           p += "NV";
+         } else {
+           p.insert(0, "S");
+         }
+       }
+       w.Leaf(kOcNs, "permissions", p);
      }},
     {kOcNs, "size", false, Always,
      [](XmlWriter& w, PropEnv& e) { w.Leaf(kOcNs, "size", std::to_string(e.node().size)); }},
@@ -170,23 +186,32 @@ std::string OcPermissions(const NodeRow& node, authz::Perms p) {
 }
 
 bool PropEnv::OwnTree() const {
-  return c_.drive.empty() && c_.share_root.empty() && !c_.who().link();
+  return c_.target.home_drive_id != 0 && node_->drive_id == c_.target.home_drive_id;
+}
+
+const std::string* PropEnv::MountTag() const {
+  if (!mount_tags_ || !node_->folder()) return nullptr;
+  auto it = mount_tags_->find(node_->id);
+  return it == mount_tags_->end() ? nullptr : &it->second;
 }
 
 authz::Perms PropEnv::Perms() {
-  if (!drive_perms_) {
+  // A listing of the caller's own folder can hold received shares of
+  // other drives: the drive's permissions are kept per drive.
+  if (!drive_perms_ || drive_perms_->first != node_->drive_id) {
     auto d = c_.files.PermsOnDrive(c_.who(), node_->drive_id);
-    drive_perms_ = d.ok() ? *d : authz::Perms();
+    drive_perms_.emplace(node_->drive_id, d.ok() ? *d : authz::Perms());
   }
-  if (*drive_perms_ == authz::Perms::AllNode()) return *drive_perms_;
+  if (drive_perms_->second == authz::Perms::AllNode()) return drive_perms_->second;
   auto p = c_.files.PermsOn(c_.who(), *node_);
   return p.ok() ? *p : authz::Perms();
 }
 
-void PropEnv::Reset(const meta::NodeRow& node, std::string_view path_key) {
+void PropEnv::Reset(const meta::NodeRow& node, std::string_view path_key, bool mount_point) {
   node_ = &node;
   path_key_.assign(path_key);
   node_locks_.reset();
+  mount_point_ = mount_point;
 }
 
 const std::vector<meta::DavLockRow>& PropEnv::Locks() {

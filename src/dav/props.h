@@ -29,7 +29,14 @@ class PropEnv {
   PropEnv(DavContext& c, bool members) : c_(c), members_(members) {}
   // `node` must outlive the next Reset; `path_key` is its case-folded path
   // (c.target.path_key or below it).
-  void Reset(const meta::NodeRow& node, std::string_view path_key);
+  // `mount_point`: the node is a received share's mount point in the
+  // caller's own tree (docs/sharing.md).
+  void Reset(const meta::NodeRow& node, std::string_view path_key, bool mount_point = false);
+  bool MountPoint() const { return mount_point_; }
+  // Folders of the caller's own tree with received shares below them:
+  // the digest their ETag carries (Resolved::mount_tags).
+  void SetMountTags(const std::unordered_map<int64_t, std::string>* tags) { mount_tags_ = tags; }
+  const std::string* MountTag() const;
   const meta::NodeRow& node() const { return *node_; }
   // The unexpired locks covering the node (as CoveringLocks answers).
   const std::vector<meta::DavLockRow>& Locks();
@@ -37,8 +44,9 @@ class PropEnv {
   // The caller's permissions on the node (oc:permissions): the drive's
   // once when the caller holds all of it (an owner), else per node.
   authz::Perms Perms();
-  // Whether the node lies in the caller's own personal tree (its owner is
-  // the caller): oc:owner-id and the like.
+  // Whether the node lies in the caller's own personal drive (its owner
+  // is the caller), reached from that drive's root: oc:owner-id and the
+  // like.
   bool OwnTree() const;
   DavContext& ctx() { return c_; }
   // A buffer for formatting a value; cleared on every call.
@@ -57,7 +65,9 @@ class PropEnv {
   std::optional<std::unordered_map<std::string, std::vector<meta::DavLockRow>>> locks_by_path_;
   std::optional<std::vector<meta::DavLockRow>> node_locks_;
   std::optional<files::Usage> usage_;
-  std::optional<authz::Perms> drive_perms_;
+  std::optional<std::pair<int64_t, authz::Perms>> drive_perms_;  // (drive, perms)
+  bool mount_point_ = false;
+  const std::unordered_map<int64_t, std::string>* mount_tags_ = nullptr;
   std::string scratch_;
 };
 

@@ -97,7 +97,9 @@ Result<DavContext*> Prepare(DavContext& c) {
   if (n == 4 && AsciiLowerCopy(req.segments[3]) != AsciiLowerCopy(c.who().username)) {
     return Status::NotFound("no such file or folder");
   }
-  auto r = c.files.Resolve(c.who(), c.segments, c.drive, c.share_root);
+  // A PROPFIND's own folders carry the received shares below them in
+  // their ETags: worked out in the same read as the path.
+  auto r = c.files.Resolve(c.who(), c.segments, c.drive, c.share_root, req.method == "PROPFIND");
   if (!r.ok()) {
     if (r.status().code() == Code::kInvalidArgument && !Writes(req.method)) {
       return Status::NotFound("no such file or folder");

@@ -71,6 +71,10 @@ Status CheckQuotaHolds(meta::ReadTxn& txn, int64_t drive_id);
 // live sibling holding the name, if any (kOverwrite and kReplace decide
 // what to do with it); `ignore_id` is a node that may keep its own name
 // (renames).
+// "report.pdf" → "report (2).pdf" for k = 2; folders and dot-files keep
+// the number at the end ("photos (2)", ".bashrc (2)").
+std::string NumberedName(const std::string& name, bool folder, int k);
+
 Result<std::string> PlaceName(meta::ReadTxn& txn, const meta::NodeRow& parent,
                               const std::string& name, bool folder, Conflict conflict,
                               std::optional<meta::NodeRow>* existing, int64_t ignore_id = 0);

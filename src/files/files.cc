@@ -201,12 +201,12 @@ size_t NumberAt(const std::string& name, bool folder) {
   return dot == std::string::npos || dot == 0 ? name.size() : dot;
 }
 
-std::string Numbered(const std::string& name, bool folder, int k) {
+}  // namespace
+
+std::string NumberedName(const std::string& name, bool folder, int k) {
   const size_t at = NumberAt(name, folder);
   return name.substr(0, at) + " (" + std::to_string(k) + ")" + name.substr(at);
 }
-
-}  // namespace
 
 Result<std::string> PlaceName(meta::ReadTxn& txn, const NodeRow& parent, const std::string& name,
                               bool folder, Conflict conflict, std::optional<NodeRow>* existing,
@@ -245,7 +245,7 @@ Result<std::string> PlaceName(meta::ReadTxn& txn, const NodeRow& parent, const s
   // is caught here and skipped).
   for (size_t k = 1; k < taken.size() + 8; ++k) {
     if (k < taken.size() && taken[k]) continue;
-    std::string candidate = Numbered(name, folder, static_cast<int>(k));
+    std::string candidate = NumberedName(name, folder, static_cast<int>(k));
     if (candidate.size() > kMaxNameBytes) break;
     NUBO_ASSIGN_OR_RETURN(auto clash, txn.FindChild(parent.id, NameKey(candidate), 0));
     if (!clash) {
@@ -413,7 +413,8 @@ Result<Usage> Files::GetUsage(const Principal& who) {
 }
 
 Result<Resolved> Files::Resolve(const Principal& who, const std::vector<std::string>& segments,
-                                std::string_view drive_id, std::string_view share_root) {
+                                std::string_view drive_id, std::string_view share_root,
+                                bool mount_tags) {
   if (segments.size() > kMaxDepth) {
     return Status::InvalidArgument("paths have at most " + std::to_string(kMaxDepth) + " segments");
   }
@@ -429,6 +430,7 @@ Result<Resolved> Files::Resolve(const Principal& who, const std::vector<std::str
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
     authz::Checker check(t, who);
     std::optional<NodeRow> cur;
+    std::optional<meta::DriveRow> home;
     if (who.link() || !share_root.empty()) {
       // A public link's tree starts at the link's node, a received share's
       // at the shared node. Locks address paths from the drive's root, so
@@ -450,17 +452,42 @@ Result<Resolved> Files::Resolve(const Principal& who, const std::vector<std::str
       r.path_key = keys.empty() ? (prefix.empty() ? "/" : prefix) : prefix + r.path_key;
     } else {
       // The tree as a whole: what the caller may not list resolves to nothing.
-      NUBO_ASSIGN_OR_RETURN(auto d, DriveFor(t, who, drive_id, static_cast<int>(Action::kList)));
-      r.drive_id = d.id;
-      NUBO_ASSIGN_OR_RETURN(cur, t.GetNode(d.root_id, 0));
+      NUBO_ASSIGN_OR_RETURN(home, DriveFor(t, who, drive_id, static_cast<int>(Action::kList)));
+      r.drive_id = home->id;
+      if (drive_id.empty()) r.home_drive_id = home->id;
+      NUBO_ASSIGN_OR_RETURN(cur, t.GetNode(home->root_id, 0));
       if (!cur) return Status::Internal("drive root missing");
     }
+    std::optional<std::vector<Mount>> mounts;
     for (size_t i = 0; i < keys.size(); ++i) {
       if (!cur->folder()) return Status::Ok();  // a file has no members: nothing resolves below
       if (i + 1 == keys.size()) r.parent = cur;
       // The target carries the caller's favorite flag (oc:favorite).
       const int64_t viewer = i + 1 == keys.size() && !who.link() ? who.user_id : 0;
       NUBO_ASSIGN_OR_RETURN(auto next, t.FindChild(cur->id, keys[i], viewer));
+      if (!next && r.home_drive_id && r.mount_depth == 0) {
+        // Not an own item: perhaps a received share's mount point (own
+        // items win a name, so they are looked for first).
+        if (!mounts) {
+          NUBO_ASSIGN_OR_RETURN(mounts, AllMounts(t, check, who, *home));
+        }
+        for (const Mount& m : *mounts) {
+          if (m.parent_id != cur->id || NameKey(m.name) != keys[i]) continue;
+          next = m.node;
+          r.mount_depth = i + 1;
+          r.at_mount = i + 1 == keys.size();
+          r.drive_id = m.node.drive_id;
+          // From here on, paths (locks) are the owner's drive's.
+          NUBO_ASSIGN_OR_RETURN(auto above, t.Ancestors(m.node.id));
+          std::string key;
+          for (auto it = above.rbegin(); it != above.rend(); ++it) {
+            if (it->parent_id) key += "/" + it->name_key;
+          }
+          for (size_t j = i + 1; j < keys.size(); ++j) key += "/" + keys[j];
+          r.path_key = key.empty() ? "/" : key;
+          break;
+        }
+      }
       if (!next) return Status::Ok();
       cur = std::move(next);
     }
@@ -469,6 +496,12 @@ Result<Resolved> Files::Resolve(const Principal& who, const std::vector<std::str
     // free as any (its upload gets another name).
     if (!seen.ok() && who.link() && seen.code() == Code::kNotFound) return Status::Ok();
     NUBO_RETURN_IF_ERROR(seen);
+    if (mount_tags && r.home_drive_id && !r.mount_depth && cur->folder()) {
+      if (!mounts) {
+        NUBO_ASSIGN_OR_RETURN(mounts, AllMounts(t, check, who, *home));
+      }
+      NUBO_ASSIGN_OR_RETURN(r.mount_tags, TagsOf(t, *mounts));
+    }
     r.node = std::move(cur);
     return Status::Ok();
   }));

@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "auth/authz.h"
@@ -85,6 +86,10 @@ struct FilesOptions {
   // Versions may take at most this share of a drive's quota (per mille);
   // the oldest go first beyond it (files.versions_quota_share).
   int versions_quota_per_mille = 500;
+  // Where received shares appear in their recipient's own tree
+  // (sharing.share_folder): the folder's names below the personal root;
+  // empty, or a folder that does not exist: the root itself.
+  std::vector<std::string> share_folder;
 };
 
 // The strong ETag of a node: files "\"<first 32 hex digits of the BLAKE3
@@ -179,6 +184,27 @@ struct Resolved {
   std::optional<meta::NodeRow> parent;  // its parent, when that is a live folder
   std::string name;                     // the last segment as sent ("" for the root)
   std::string path_key;                 // "/" + case-folded names: how locks address URLs
+  // Resolved from the root of the caller's personal drive: that drive.
+  int64_t home_drive_id = 0;
+  // The path crossed a received share's mount point (docs/sharing.md):
+  // how many segments lead to it, the mount point included (the target
+  // and `path_key` are then in the owner's drive). 0: none.
+  size_t mount_depth = 0;
+  bool at_mount = false;  // the target is the mount point itself
+  // Asked for (Resolve's `mount_tags`) and the target is an own folder:
+  // for each folder of the caller's personal drive with received shares
+  // at or below it, a digest of those shares' ETags and names, which the
+  // folder's WebDAV ETag carries so that a sync client polling the root
+  // sees a change made inside a share (or a share appearing).
+  std::unordered_map<int64_t, std::string> mount_tags;
+};
+
+// A received share as it appears in its recipient's own tree.
+struct Mount {
+  std::string name;       // in the recipient's folder (collisions numbered)
+  int64_t parent_id = 0;  // that folder, a node of the recipient's personal drive
+  meta::NodeRow node;     // the shared node (its name as the owner keeps it)
+  bool placed = false;    // the recipient renamed or moved it
 };
 
 // WebDAV PROPPATCH: one instruction, in document order.
@@ -290,8 +316,23 @@ class Files {
   // valid name or there are more than kMaxDepth.
   // `share_root`: the public id of a node shared with the caller, whose
   // tree the segments then name (WebDAV /dav-shares/<id>/).
+  // `mount_tags`: when the target is a folder of the caller's own tree,
+  // fill Resolved::mount_tags in the same read (a PROPFIND's ETags).
   Result<Resolved> Resolve(const Principal& who, const std::vector<std::string>& segments,
-                           std::string_view drive_id = "", std::string_view share_root = "");
+                           std::string_view drive_id = "", std::string_view share_root = "",
+                           bool mount_tags = false);
+  // The received shares that appear in the caller's folder `folder_id` (a
+  // node of its personal drive), by name. See docs/sharing.md for where
+  // they appear and how colliding names are numbered.
+  Result<std::vector<Mount>> MountsIn(const Principal& who, int64_t folder_id);
+  // The path of each received share in the caller's own tree ("/Shared/
+  // Docs (2)"), by shared node id.
+  Result<std::unordered_map<int64_t, std::string>> MountPaths(const Principal& who);
+  // Renames or moves the mount point of the received share `node_id` to
+  // `name` in `parent` (a folder of the caller's personal drive). The
+  // owner's tree is untouched. AlreadyExists when the name is taken there.
+  Status PlaceMount(const Principal& who, int64_t node_id, const meta::NodeRow& parent,
+                    const std::string& name);
   Status Trash(const Principal& who, std::string_view id, const Conditions& cond = {});
   // Restores a trashed node to its parent, or to the drive root when that
   // parent is itself in the trash; a taken name gets " (n)".
@@ -523,6 +564,13 @@ class Files {
   // shared with it (where only what a grant reaches is the caller's).
   Result<std::vector<int64_t>> SearchDrives(meta::ReadTxn& t, const Principal& who,
                                             authz::Checker& check, bool with_shared = true);
+  // Every received share of the caller as it appears in its own tree
+  // (`home`: the caller's personal drive), by (parent, name).
+  Result<std::vector<Mount>> AllMounts(meta::ReadTxn& t, authz::Checker& check,
+                                       const Principal& who, const meta::DriveRow& home);
+  // Resolved::mount_tags for `all` (AllMounts').
+  Result<std::unordered_map<int64_t, std::string>> TagsOf(meta::ReadTxn& t,
+                                                          const std::vector<Mount>& all);
 
   meta::MetaStore& meta_;
   blob::ChunkStore& chunks_;

@@ -208,7 +208,12 @@ void RegisterSharingRoutes(http::Router& router, files::Files& files, share::Sha
             OcsValue out = OcsValue::Array();
             auto page = s->SharedWithMe(who, "", 200);
             if (!page.ok()) return Failure(req, page.status());
+            // Where each share is in the caller's own tree (the app opens it there).
+            auto mounted = f->MountPaths(who);
+            if (!mounted.ok()) return Failure(req, mounted.status());
             for (const auto& item : page->items) {
+              auto at = mounted->find(item.node.id);
+              const std::string target = at != mounted->end() ? at->second : "/" + item.node.name;
               OcsValue v = OcsValue::Object();
               v.Set("id", item.node.public_id)
                   .Set("share_type", 0)
@@ -227,8 +232,8 @@ void RegisterSharingRoutes(http::Router& router, files::Files& files, share::Sha
                   .Set("mimetype", item.node.mime)
                   .Set("item_source", item.node.id)
                   .Set("file_source", item.node.id)
-                  .Set("file_target", "/" + item.node.name)
-                  .Set("path", "/" + item.node.name);
+                  .Set("file_target", target)
+                  .Set("path", target);
               out.Push(std::move(v));
             }
             return OcsOk(req, std::move(out));

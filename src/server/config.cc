@@ -133,6 +133,31 @@ const std::vector<Setting>& Table() {
          c.sharee_search = std::string(v);
          return Status::Ok();
        }},
+      {"sharing.share_folder", "NUBO_SHARE_FOLDER", "",
+       "the folder of each user's own files (WebDAV and the Nextcloud clients) in which shares "
+       "received appear, e.g. Shared; empty: the top level. Where it does not exist, the top "
+       "level",
+       false,
+       [](Config& c, std::string_view v) -> Status {
+         std::vector<std::string> segs;
+         size_t at = 0;
+         while (at <= v.size()) {
+           size_t slash = v.find('/', at);
+           if (slash == std::string_view::npos) slash = v.size();
+           std::string_view seg = v.substr(at, slash - at);
+           at = slash + 1;
+           if (seg.empty()) continue;
+           if (seg == "." || seg == ".." || seg.size() > 255)
+             return Expect("expected a folder path");
+           for (unsigned char ch : seg) {
+             if (ch < 0x20 || ch == 0x7f || ch == '\\') return Expect("expected a folder path");
+           }
+           segs.emplace_back(seg);
+         }
+         if (segs.size() > 16) return Expect("expected at most 16 folder names");
+         c.share_folder = std::move(segs);
+         return Status::Ok();
+       }},
       {"sharing.users_create_drives", "NUBO_USERS_CREATE_DRIVES", "false",
        "users (not only administrators) may create shared drives, which they then manage", false,
        Bool(&Config::users_create_drives)},

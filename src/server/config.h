@@ -47,6 +47,9 @@ struct Config {
   int versions_quota_percent = 50;
   std::string sharee_search = "groups";  // all | groups | exact
   bool users_create_drives = false;
+  // Where received shares appear in a recipient's own tree: names of a
+  // folder below the root ("Shared"); empty: the root.
+  std::vector<std::string> share_folder;
   uint64_t argon2_ops = 3;
   uint64_t argon2_mem = 64ull << 20;
   bool basic_account_passwords = true;

@@ -1,0 +1,234 @@
+// Received shares in the recipient's own tree (docs/sharing.md, "Received
+// shares in your own tree"). A share is not copied or linked into the
+// recipient's drive: where it appears is computed from the grants that
+// reach the recipient, plus a share_mounts row once the recipient renamed
+// or moved it. So a grant, its revocation, a group joined or left, an
+// expiry or a move out of the shared folder shows at once, with no rows to
+// keep in step, and nothing the recipient does to a mount point touches the
+// owner's tree.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "files/access.h"
+#include "files/files.h"
+#include "files/names.h"
+#include "util/time.h"
+
+namespace nubo::files {
+
+using meta::NodeRow;
+
+namespace {
+
+// A recipient sees at most this many received shares in its tree (the
+// REST "shared with me" list pages through all of them).
+constexpr size_t kMaxMounts = 1000;
+
+// FNV-1a, 64 bits: a stable digest (ETags must survive restarts) of the
+// mounted shares' ETags; not a security boundary.
+uint64_t Fnv1a(std::string_view s, uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+}  // namespace
+
+Result<std::vector<Mount>> Files::AllMounts(meta::ReadTxn& t, authz::Checker& check,
+                                            const Principal& who, const meta::DriveRow& home) {
+  std::vector<Mount> out;
+  if (who.link() || !who.user_id) return out;
+  // Most requests come from someone nothing is shared with: index probes
+  // answer that, where resolving groups and the listing below build
+  // temporary tables.
+  NUBO_ASSIGN_OR_RETURN(bool may, t.MayHoldGrants(who.user_id));
+  if (!may) return out;
+  NUBO_ASSIGN_OR_RETURN(const std::vector<int64_t>* groups, check.Groups());
+  NUBO_ASSIGN_OR_RETURN(auto shared,
+                        t.ListSharedWith(who.user_id, *groups, UnixMillis(), 0, kMaxMounts));
+  if (shared.empty()) return out;
+  // The share folder: the configured path if it is a folder, else the root.
+  int64_t share_folder = home.root_id;
+  {
+    int64_t at = home.root_id;
+    bool found = true;
+    for (const std::string& seg : options_.share_folder) {
+      NUBO_ASSIGN_OR_RETURN(auto n, t.FindChild(at, NameKey(seg), 0));
+      if (!n || !n->folder()) {
+        found = false;
+        break;
+      }
+      at = n->id;
+    }
+    if (found) share_folder = at;
+  }
+  NUBO_ASSIGN_OR_RETURN(auto rows, t.ListShareMounts(who.user_id));
+  std::map<int64_t, meta::ShareMountRow> placed;
+  for (auto& r : rows) placed.emplace(r.node_id, std::move(r));
+  std::map<int64_t, bool> parent_ok;  // a placed parent: a live folder of `home`
+  for (const meta::SharedNode& s : shared) {
+    NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(s.node_id, who.user_id));
+    if (!n || !n->live() || n->drive_id == home.id) continue;
+    // A grant its drive's owner made holds as long as it exists (the
+    // listing left out expired ones); a reshare only while its maker may
+    // still share, which the checker decides.
+    if (!s.owner_made && !check.On(*n).ok()) continue;
+    Mount m;
+    m.parent_id = share_folder;
+    m.name = n->name;
+    if (auto p = placed.find(n->id); p != placed.end()) {
+      const auto& row = p->second;
+      bool ok = true;
+      if (row.parent_id) {
+        auto known = parent_ok.find(*row.parent_id);
+        if (known == parent_ok.end()) {
+          NUBO_ASSIGN_OR_RETURN(auto parent, t.GetNode(*row.parent_id, 0));
+          ok = parent && parent->live() && parent->folder() && parent->drive_id == home.id;
+          parent_ok.emplace(*row.parent_id, ok);
+        } else {
+          ok = known->second;
+        }
+      }
+      if (ok) {
+        m.parent_id = row.parent_id.value_or(share_folder);
+        m.name = row.name;
+        m.placed = true;
+      }
+    }
+    m.node = std::move(*n);
+    out.push_back(std::move(m));
+  }
+  // Names: own items keep theirs; then shares the recipient placed, then
+  // the others, each in the order the shared nodes were made; a taken name
+  // is numbered as a restore numbers it ("Docs (2)", "report (2).pdf").
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Mount& a, const Mount& b) { return a.placed > b.placed; });
+  std::set<std::pair<int64_t, std::string>> taken;
+  for (Mount& m : out) {
+    std::string name = m.name;
+    for (int k = 2;; ++k) {
+      const std::string key = NameKey(name);
+      bool free = !taken.count({m.parent_id, key});
+      if (free) {
+        NUBO_ASSIGN_OR_RETURN(auto own, t.FindChild(m.parent_id, key, 0));
+        free = !own;
+      }
+      if (free || k > 1000) break;
+      name = NumberedName(m.name, m.node.folder(), k);
+    }
+    taken.insert({m.parent_id, NameKey(name)});
+    m.name = std::move(name);
+  }
+  std::sort(out.begin(), out.end(), [](const Mount& a, const Mount& b) {
+    return std::tie(a.parent_id, a.name) < std::tie(b.parent_id, b.name);
+  });
+  return out;
+}
+
+Result<std::vector<Mount>> Files::MountsIn(const Principal& who, int64_t folder_id) {
+  std::vector<Mount> out;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    authz::Checker check(t, who);
+    NUBO_ASSIGN_OR_RETURN(auto home, DriveFor(t, who, "", static_cast<int>(Action::kList)));
+    NUBO_ASSIGN_OR_RETURN(auto all, AllMounts(t, check, who, home));
+    for (Mount& m : all) {
+      if (m.parent_id == folder_id) out.push_back(std::move(m));
+    }
+    return Status::Ok();
+  }));
+  return out;
+}
+
+Result<std::unordered_map<int64_t, std::string>> Files::TagsOf(meta::ReadTxn& t,
+                                                               const std::vector<Mount>& all) {
+  std::unordered_map<int64_t, std::string> out;
+  if (all.empty()) return out;
+  // Each folder from a mount's parent up to the root folds in the mount's
+  // name and ETag (mounts are sorted, so the digest is stable).
+  std::unordered_map<int64_t, uint64_t> digest;
+  std::unordered_map<int64_t, std::vector<int64_t>> chains;
+  for (const Mount& m : all) {
+    auto c = chains.find(m.parent_id);
+    if (c == chains.end()) {
+      // Parent by parent (key lookups; shares mostly sit one level down).
+      std::vector<int64_t> ids{m.parent_id};
+      for (int64_t at = m.parent_id; ids.size() <= kMaxDepth;) {
+        NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(at, 0));
+        if (!n || !n->parent_id) break;
+        at = *n->parent_id;
+        ids.push_back(at);
+      }
+      c = chains.emplace(m.parent_id, std::move(ids)).first;
+    }
+    const std::string part = m.name + '\n' + NodeETag(m.node) + '\n';
+    for (int64_t id : c->second) {
+      auto [it, fresh] = digest.emplace(id, 1469598103934665603ull);
+      it->second = Fnv1a(part, it->second);
+    }
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (const auto& [id, h] : digest) {
+    std::string s(16, '0');
+    for (int i = 0; i < 16; ++i) s[i] = kHex[(h >> (60 - 4 * i)) & 0xF];
+    out.emplace(id, std::move(s));
+  }
+  return out;
+}
+
+Result<std::unordered_map<int64_t, std::string>> Files::MountPaths(const Principal& who) {
+  std::unordered_map<int64_t, std::string> out;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    authz::Checker check(t, who);
+    NUBO_ASSIGN_OR_RETURN(auto home, DriveFor(t, who, "", static_cast<int>(Action::kList)));
+    NUBO_ASSIGN_OR_RETURN(auto all, AllMounts(t, check, who, home));
+    std::unordered_map<int64_t, std::string> folders;  // parent id → its path
+    for (const Mount& m : all) {
+      auto f = folders.find(m.parent_id);
+      if (f == folders.end()) {
+        NUBO_ASSIGN_OR_RETURN(auto above, t.Ancestors(m.parent_id));
+        std::string path;
+        for (auto it = above.rbegin(); it != above.rend(); ++it) {
+          if (it->parent_id) path += "/" + it->name;
+        }
+        f = folders.emplace(m.parent_id, std::move(path)).first;
+      }
+      out.emplace(m.node.id, f->second + "/" + m.name);
+    }
+    return Status::Ok();
+  }));
+  return out;
+}
+
+Status Files::PlaceMount(const Principal& who, int64_t node_id, const NodeRow& parent,
+                         const std::string& name) {
+  NUBO_ASSIGN_OR_RETURN(std::string valid, ValidateName(name));
+  return meta_.Write([&](meta::WriteTxn& t) -> Status {
+    authz::Checker check(t, who);
+    NUBO_ASSIGN_OR_RETURN(auto home, DriveFor(t, who, "", static_cast<int>(Action::kList)));
+    NUBO_ASSIGN_OR_RETURN(auto to, t.GetNode(parent.id, 0));
+    if (!to || !to->live() || !to->folder() || to->drive_id != home.id) {
+      return Status::Conflict("the destination folder does not exist in your own files");
+    }
+    NUBO_ASSIGN_OR_RETURN(auto all, AllMounts(t, check, who, home));
+    const std::string key = NameKey(valid);
+    bool mine = false;
+    for (const Mount& m : all) {
+      if (m.node.id == node_id) {
+        mine = true;
+      } else if (m.parent_id == to->id && NameKey(m.name) == key) {
+        return Status::AlreadyExists("\"" + valid + "\" already exists in this folder");
+      }
+    }
+    if (!mine) return NodeNotFound();
+    NUBO_ASSIGN_OR_RETURN(auto own, t.FindChild(to->id, key, 0));
+    if (own) return Status::AlreadyExists("\"" + valid + "\" already exists in this folder");
+    meta::ShareMountRow row{who.user_id, node_id, to->id, valid};
+    return t.PutShareMount(row);
+  });
+}
+
+}  // namespace nubo::files

@@ -1,0 +1,307 @@
+"""Received shares inside the recipient's own WebDAV tree (/dav/ and the
+Nextcloud clients' /remote.php/dav/files/USER/), the way Nextcloud mounts
+them: listed among the recipient's files, read and written through the
+grant's role, renamed and moved by the recipient without touching the
+owner's tree, colliding names numbered, gone with the grant, and the
+recipient's folder ETags changing with what changes inside a share (a sync
+client polls only the root). Ends with a real sync client (nextcloudcmd)
+receiving a share and a change made in it by its owner."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+import urllib.parse
+
+from harness import exchange
+from test_files import fake_id, start_with_users, stop_and_fsck
+
+FAST = {"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB"}
+PF_BODY = (b'<?xml version="1.0"?><d:propfind xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns" '
+           b'xmlns:nc="http://nextcloud.org/ns"><d:prop><d:getetag/><d:displayname/><oc:fileid/>'
+           b'<oc:permissions/><nc:mount-type/><oc:owner-id/></d:prop></d:propfind>')
+RESPONSE = re.compile(rb"<d:response>(.*?)</d:response>", re.S)
+
+
+def field(xml, name):
+    tag = name.encode()
+    m = re.search(rb"<%s>(.*?)</%s>|<%s/>" % (tag, tag, tag), xml, re.S)
+    if m and m.group(1) is None:
+        return ""
+    return m.group(1).decode() if m else None
+
+
+class ShareMountTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.srv, cls.admin, cls.users = start_with_users(("alice", "bob", "carol", "dave"), FAST)
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_and_fsck(cls.srv)
+
+    def dav(self, who, method, path, body=b"", headers=None):
+        h = dict(headers or {}, Authorization=who.auth)
+        return exchange(self.srv, method, path, h, body)
+
+    def listing(self, who, path, depth="1"):
+        """{href: response xml} of a PROPFIND."""
+        status, _, body = self.dav(who, "PROPFIND", path, PF_BODY, {"Depth": depth})
+        self.assertEqual(status, 207, body)
+        out = {}
+        for r in RESPONSE.findall(body):
+            out[urllib.parse.unquote(field(r, "d:href"))] = r
+        return out
+
+    def etag(self, who, path="/dav/"):
+        return field(self.listing(who, path, "0")[urllib.parse.unquote(path)], "d:getetag")
+
+    def grant(self, owner, node, **body):
+        status, _, g = owner.call("POST", "/nodes/%s/grants" % node, body)
+        self.assertEqual(status, 201, g)
+        return g
+
+    def test_a_share_is_used_through_the_recipients_own_tree(self):
+        u = self.users
+        alice, bob, carol, dave = u["alice"], u["bob"], u["carol"], u["dave"]
+        top = alice.mkdir(alice.root, "Project One")
+        f = alice.put(top["id"], "plan.txt", b"the plan")
+        self.grant(alice, top["id"], user="bob", role="editor")
+        g_carol = self.grant(alice, top["id"], user="carol", role="viewer")
+
+        root = self.listing(bob, "/dav/")
+        self.assertIn("/dav/Project One/", root)
+        entry = root["/dav/Project One/"]
+        # The owner's node itself: its file id, which never changes.
+        self.assertEqual(field(entry, "oc:fileid"), field(self.listing(alice, "/dav/")["/dav/Project One/"], "oc:fileid"))
+        self.assertEqual(field(entry, "nc:mount-type"), "shared")
+        perms = field(entry, "oc:permissions")
+        self.assertTrue(perms.startswith("SM"), perms)
+        self.assertNotIn("D", perms)  # the mount point is renamed or moved, never deleted
+        self.assertIn("C", perms)  # an editor creates inside
+        self.assertIn("SM", field(self.listing(carol, "/dav/")["/dav/Project One/"], "oc:permissions"))
+        self.assertNotIn("C", field(self.listing(carol, "/dav/")["/dav/Project One/"], "oc:permissions"))
+        # The share's members, under the mount point, in both trees of the account.
+        inside = self.listing(bob, "/dav/Project%20One/")
+        self.assertIn("/dav/Project One/plan.txt", inside)
+        self.assertEqual(field(inside["/dav/Project One/plan.txt"], "oc:permissions")[0], "S")
+        self.assertEqual(self.dav(bob, "GET", "/dav/Project%20One/plan.txt")[2], b"the plan")
+        self.assertEqual(self.dav(bob, "GET", "/remote.php/dav/files/bob/Project%20One/plan.txt")[2],
+                         b"the plan")
+        # Writes go where the role allows, into the owner's tree.
+        self.assertEqual(self.dav(bob, "PUT", "/dav/Project%20One/from-bob.txt", b"bob was here")[0], 201)
+        self.assertIn("from-bob.txt", [n["name"] for n in alice.list_all(top["id"])])
+        self.assertEqual(self.dav(carol, "PUT", "/dav/Project%20One/from-carol.txt", b"x")[0], 403)
+        self.assertEqual(self.dav(carol, "GET", "/dav/Project%20One/from-bob.txt")[2], b"bob was here")
+        # A MOVE inside the share moves the owner's file.
+        st = self.dav(bob, "MOVE", "/dav/Project%20One/from-bob.txt",
+                      headers={"Destination": "/dav/Project%20One/renamed.txt"})[0]
+        self.assertEqual(st, 201)
+        self.assertIn("renamed.txt", [n["name"] for n in alice.list_all(top["id"])])
+        # The mount point itself cannot be deleted; the owner's folder stays.
+        self.assertEqual(self.dav(bob, "DELETE", "/dav/Project%20One/")[0], 403)
+        self.assertEqual(alice.call("GET", "/nodes/%s" % top["id"])[0], 200)
+        # Someone the folder is not shared with: nothing there, as for any unknown name.
+        a = self.dav(dave, "PROPFIND", "/dav/Project%20One/", PF_BODY, {"Depth": "0"})
+        b = self.dav(dave, "PROPFIND", "/dav/No%20Such%20Thing/", PF_BODY, {"Depth": "0"})
+        self.assertEqual((a[0], a[2]), (b[0], b[2]))
+        self.assertEqual(a[0], 404)
+        self.assertNotIn("/dav/Project One/", self.listing(dave, "/dav/"))
+        # The owner's own tree shows its folder as its own.
+        mine = self.listing(alice, "/dav/")["/dav/Project One/"]
+        self.assertEqual(field(mine, "nc:mount-type"), "")
+        self.assertEqual(field(mine, "oc:owner-id"), "alice")
+        # Revoked: gone from Carol's tree at once.
+        alice.call("DELETE", "/grants/%s" % g_carol["id"])
+        self.assertNotIn("/dav/Project One/", self.listing(carol, "/dav/"))
+        self.assertEqual(self.dav(carol, "GET", "/dav/Project%20One/plan.txt")[0], 404)
+        self.assertEqual(alice.read(f["id"]), b"the plan")
+
+    def test_the_recipients_etags_follow_changes_inside_a_share(self):
+        u = self.users
+        alice, bob = u["alice"], u["bob"]
+        bob.mkdir(bob.root, "Etag Inbox")
+        before_share = self.etag(bob)
+        inbox_before = self.etag(bob, "/dav/Etag%20Inbox/")
+        top = alice.mkdir(alice.root, "Etag Share")
+        self.grant(alice, top["id"], user="bob", role="viewer")
+        e1 = self.etag(bob)
+        self.assertNotEqual(e1, before_share, "a new share must change the root's ETag")
+        self.assertEqual(self.etag(bob), e1, "nothing changed: the same ETag")
+        alice.put(top["id"], "news.txt", b"news")
+        e2 = self.etag(bob)
+        self.assertNotEqual(e2, e1, "a change inside a share must change the root's ETag")
+        # Moved into an own folder: that folder's ETag follows the share too.
+        st = self.dav(bob, "MOVE", "/dav/Etag%20Share/", headers={"Destination": "/dav/Etag%20Inbox/Etag%20Share/"})[0]
+        self.assertEqual(st, 201)
+        inbox1 = self.etag(bob, "/dav/Etag%20Inbox/")
+        self.assertNotEqual(inbox1, inbox_before)
+        alice.put(top["id"], "more.txt", b"more")
+        self.assertNotEqual(self.etag(bob, "/dav/Etag%20Inbox/"), inbox1)
+        # The owner's ETags carry no digest (no received share below them).
+        self.assertNotIn("-", self.etag(alice, "/dav/Etag%20Share/"))
+
+    def test_the_recipient_renames_and_moves_its_view_only(self):
+        u = self.users
+        alice, bob, carol = u["alice"], u["bob"], u["carol"]
+        top = alice.mkdir(alice.root, "Move Me")
+        alice.put(top["id"], "a.txt", b"a")
+        self.grant(alice, top["id"], user="bob", role="viewer")
+        other = carol.mkdir(carol.root, "Carol Share")
+        self.grant(carol, other["id"], user="bob", role="editor")
+        # Rename.
+        st = self.dav(bob, "MOVE", "/dav/Move%20Me/", headers={"Destination": "/dav/From%20Alice/"})[0]
+        self.assertEqual(st, 201)
+        self.assertEqual(self.dav(bob, "GET", "/dav/From%20Alice/a.txt")[2], b"a")
+        self.assertEqual(self.dav(bob, "GET", "/dav/Move%20Me/a.txt")[0], 404)
+        self.assertEqual(alice.call("GET", "/nodes/%s" % top["id"])[2]["name"], "Move Me")
+        # Move into an own folder, then back out under another name.
+        self.assertEqual(self.dav(bob, "MKCOL", "/dav/Received/")[0], 201)
+        st = self.dav(bob, "MOVE", "/dav/From%20Alice/", headers={"Destination": "/dav/Received/FA/"})[0]
+        self.assertEqual(st, 201)
+        self.assertIn("/dav/Received/FA/", self.listing(bob, "/dav/Received/"))
+        self.assertNotIn("/dav/From Alice/", self.listing(bob, "/dav/"))
+        self.assertEqual(self.dav(bob, "GET", "/remote.php/dav/files/bob/Received/FA/a.txt")[2], b"a")
+        # Onto a taken name (own or another share) is refused; into a share too.
+        self.assertEqual(self.dav(bob, "MKCOL", "/dav/Taken/")[0], 201)
+        self.assertEqual(self.dav(bob, "MOVE", "/dav/Received/FA/", headers={"Destination": "/dav/Taken/"})[0], 412)
+        self.assertEqual(self.dav(bob, "MOVE", "/dav/Received/FA/",
+                                  headers={"Destination": "/dav/Carol%20Share/"})[0], 412)
+        self.assertEqual(self.dav(bob, "MOVE", "/dav/Received/FA/",
+                                  headers={"Destination": "/dav/Carol%20Share/FA/"})[0], 409)
+        self.assertEqual(self.dav(bob, "MOVE", "/dav/Received/FA/",
+                                  headers={"Destination": "/dav/Nowhere/FA/"})[0], 409)
+        # The owner's tree is as it was.
+        self.assertEqual([n["name"] for n in alice.list_all(top["id"])], ["a.txt"])
+        self.assertEqual(alice.call("GET", "/nodes/%s" % top["id"])[2]["name"], "Move Me")
+        self.assertEqual(carol.list_all(other["id"]), [])
+        # The own folder holding it goes to the trash: the share returns to the top level.
+        received = [n for n in bob.list_all(bob.root) if n["name"] == "Received"][0]
+        bob.delete(received["id"])
+        self.assertIn("/dav/Move Me/", self.listing(bob, "/dav/"))
+
+    def test_colliding_names_are_numbered_and_own_items_win(self):
+        u = self.users
+        alice, bob, carol, dave = u["alice"], u["bob"], u["carol"], u["dave"]
+        dave.mkdir(dave.root, "Docs")
+        own = dave.mkdir(dave.root, "Docs Same")
+        dave.put(own["id"], "mine.txt", b"mine")
+        first = alice.mkdir(alice.root, "Docs Same")
+        alice.put(first["id"], "alice.txt", b"alice")
+        second = carol.mkdir(carol.root, "docs same")  # the same name, case aside
+        carol.put(second["id"], "carol.txt", b"carol")
+        rep = alice.put(alice.root, "report.pdf", b"%PDF-1.4 alice")
+        dave.put(dave.root, "report.pdf", b"%PDF-1.4 dave")
+        self.grant(alice, first["id"], user="dave", role="viewer")
+        self.grant(carol, second["id"], user="dave", role="viewer")
+        self.grant(alice, rep["id"], user="dave", role="viewer")
+        root = self.listing(dave, "/dav/")
+        self.assertIn("/dav/Docs Same/", root)
+        self.assertIn("/dav/Docs Same (2)/", root)
+        self.assertIn("/dav/docs same (3)/", root)
+        self.assertIn("/dav/report (2).pdf", root)
+        self.assertEqual(field(root["/dav/Docs Same (2)/"], "d:displayname"), "Docs Same (2)")
+        self.assertEqual(self.dav(dave, "GET", "/dav/Docs%20Same/mine.txt")[2], b"mine")
+        self.assertEqual(self.dav(dave, "GET", "/dav/Docs%20Same%20(2)/alice.txt")[2], b"alice")
+        self.assertEqual(self.dav(dave, "GET", "/dav/docs%20same%20(3)/carol.txt")[2], b"carol")
+        self.assertEqual(self.dav(dave, "GET", "/dav/report%20(2).pdf")[2], b"%PDF-1.4 alice")
+        self.assertEqual(self.dav(dave, "GET", "/dav/report.pdf")[2], b"%PDF-1.4 dave")
+        # The Nextcloud apps' share list points at the same places.
+        status, _, body = self.dav(dave, "GET", "/ocs/v2.php/apps/files_sharing/api/v1/shares"
+                                   "?shared_with_me=true&format=json", headers={"OCS-APIRequest": "true"})
+        self.assertEqual(status, 200, body)
+        targets = sorted(x["file_target"] for x in json.loads(body)["ocs"]["data"])
+        self.assertEqual(targets, ["/Docs Same (2)", "/docs same (3)", "/report (2).pdf"])
+
+    def test_group_shares_follow_membership(self):
+        u = self.users
+        alice, carol = u["alice"], u["carol"]
+        group = self.admin.call("POST", "/groups", {"name": "Mount Group"})[2]
+        self.assertEqual(self.admin.call("POST", "/groups/%s/members" % group["id"], {"user": "carol"})[0], 204)
+        top = alice.mkdir(alice.root, "For The Group")
+        alice.put(top["id"], "g.txt", b"group")
+        self.grant(alice, top["id"], group=group["id"], role="viewer")
+        self.assertEqual(self.dav(carol, "GET", "/dav/For%20The%20Group/g.txt")[2], b"group")
+        self.admin.call("DELETE", "/groups/%s/members/users/carol" % group["id"])
+        self.assertEqual(self.dav(carol, "GET", "/dav/For%20The%20Group/g.txt")[0], 404)
+        self.assertNotIn("/dav/For The Group/", self.listing(carol, "/dav/"))
+
+
+class ShareFolderTest(unittest.TestCase):
+    """sharing.share_folder: shares appear in that folder once it exists."""
+
+    def test_shares_appear_in_the_share_folder(self):
+        srv, _, users = start_with_users(("alice", "bob"), dict(FAST, NUBO_SHARE_FOLDER="Shared/With Me"))
+        try:
+            alice, bob = users["alice"], users["bob"]
+            top = alice.mkdir(alice.root, "Handout")
+            alice.put(top["id"], "h.txt", b"handout")
+            self.assertEqual(alice.call("POST", "/nodes/%s/grants" % top["id"], {"user": "bob", "role": "viewer"})[0],
+                             201)
+
+            def get(path):
+                return exchange(srv, "GET", path, {"Authorization": bob.auth}, b"")
+
+            # The folder does not exist yet: the top level.
+            self.assertEqual(get("/dav/Handout/h.txt")[2], b"handout")
+            shared = bob.mkdir(bob.root, "Shared")
+            bob.mkdir(shared["id"], "With Me")
+            self.assertEqual(get("/dav/Handout/h.txt")[0], 404)
+            self.assertEqual(get("/dav/Shared/With%20Me/Handout/h.txt")[2], b"handout")
+        finally:
+            stop_and_fsck(srv)
+
+
+class ShareMountSyncClientTest(unittest.TestCase):
+    """nextcloudcmd as the recipient: the share arrives with the first sync,
+    the owner's change with the next one (found through the root's ETag)."""
+
+    def test_a_sync_client_receives_a_share_and_its_changes(self):
+        tool = shutil.which("nextcloudcmd")
+        if not tool:
+            raise AssertionError("nextcloudcmd is missing: scripts/deps.sh test installs it")
+        srv, _, users = start_with_users(("alice", "bob"), FAST)
+        tmp = tempfile.TemporaryDirectory(prefix="nubo-mount-sync-")
+        try:
+            alice, bob = users["alice"], users["bob"]
+            top = alice.mkdir(alice.root, "Team Notes")
+            f = alice.put(top["id"], "notes.txt", b"first notes")
+            self.assertEqual(alice.call("POST", "/nodes/%s/grants" % top["id"], {"user": "bob", "role": "editor"})[0],
+                             201)
+            local = os.path.join(tmp.name, "bob")
+            os.makedirs(local)
+
+            def sync():
+                p = subprocess.run([tool, "--non-interactive", "-u", "bob", "-p", "bob password 1", local,
+                                    srv.url("")], capture_output=True, text=True, timeout=600,
+                                   env=dict(os.environ, HOME=tmp.name))
+                self.assertEqual(p.returncode, 0, p.stdout[-3000:] + p.stderr[-3000:])
+
+            sync()
+            with open(os.path.join(local, "Team Notes", "notes.txt"), "rb") as fh:
+                self.assertEqual(fh.read(), b"first notes")
+            # The owner changes the file and adds one; the recipient's next sync gets both.
+            alice.put(top["id"], "notes.txt", b"second notes, longer", expect=200, conflict="overwrite")
+            alice.put(top["id"], "added.txt", b"added")
+            sync()
+            with open(os.path.join(local, "Team Notes", "notes.txt"), "rb") as fh:
+                self.assertEqual(fh.read(), b"second notes, longer")
+            with open(os.path.join(local, "Team Notes", "added.txt"), "rb") as fh:
+                self.assertEqual(fh.read(), b"added")
+            # The recipient's new file lands in the owner's folder.
+            with open(os.path.join(local, "Team Notes", "from-bob.txt"), "wb") as fh:
+                fh.write(b"bob's file")
+            sync()
+            names = {n["name"]: n for n in alice.list_all(top["id"])}
+            self.assertIn("from-bob.txt", names)
+            self.assertEqual(alice.read(names["from-bob.txt"]["id"]), b"bob's file")
+            self.assertEqual(alice.read(f["id"]), b"second notes, longer")
+        finally:
+            tmp.cleanup()
+            stop_and_fsck(srv)
+
+
+if __name__ == "__main__":
+    unittest.main()
