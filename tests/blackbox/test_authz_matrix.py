@@ -576,7 +576,8 @@ def dav_fixtures(tree):
         pass
 
     def area(t, who):
-        return {"personal": t.dav_area, "drive": t.drive_area, "share": t.share_area}[tree][who.name]
+        return {"personal": t.dav_area, "drive": t.drive_area, "share": t.share_area,
+                "mount": t.mount_area}[tree][who.name]
 
     def mount_of(v):
         if "drive" in v:
@@ -988,11 +989,11 @@ def dav_cases(m, tree="personal"):
     """Every method of the WebDAV dispatch table, on mount `m` (for the
     "drive" tree, /dav-drives/<the fixture's drive>)."""
     F = dav_fixtures(tree)
-    mount = {"personal": lambda v, w: m.replace("{user}", w.name),
+    mount = {"personal": lambda v, w: m.replace("{user}", w.name), "mount": lambda v, w: m,
              "drive": lambda v, w: "/dav-drives/" + v["drive"],
              "share": lambda v, w: "/dav-shares/" + v["share"]}[tree]
     u = lambda v, w, p: dav_url(mount(v, w), p)  # noqa: E731
-    return {
+    cases = {
         "OPTIONS": [Case(lambda v, w: R("OPTIONS", u(v, w, v["path"]), {}, b""), F.dav, none=any_status)],
         "PROPFIND": [
             # Personal: nothing of Alice's named, Bob lists his own drive.
@@ -1044,6 +1045,48 @@ def dav_cases(m, tree="personal"):
             Case(lambda v, w: R("REPORT", u(v, w, v["dir"]) + "/", XML, FAVORITES), F.favorite,
                  "favorites, collection", ok=is_207)],
     }
+    if tree == "mount":
+        # Alice's work folder, which the sharing roles hold a grant on, as
+        # it appears in each recipient's own /dav/ tree (a received share's
+        # mount point has the shared folder's name): the same path works for
+        # Alice and for them, and each example needs what the REST route
+        # doing the same thing needs.
+        for method in cases:
+            # The tree's root is the caller's own: the personal rows have it.
+            cases[method] = [c for c in cases[method] if "drive root" not in c.label]
+            for case in cases[method]:
+                need = MOUNT_NEEDS.get((method, case.label))
+                assert need, "no MOUNT_NEEDS row for %s %s" % (method, case.label)
+                case.needs = need
+    return cases
+
+
+# What a recipient must hold for each WebDAV example through a received
+# share's mount point in its own tree (dav_cases with tree "mount").
+MOUNT_NEEDS = {
+    ("OPTIONS", ""): "read",
+    ("PROPFIND", "depth 0"): "read",
+    ("PROPFIND", "collection, depth 1"): "list",
+    ("PROPPATCH", ""): "modify",
+    ("MKCOL", ""): "create",
+    ("GET", "GET"): "read",
+    ("GET", "HEAD"): "read",
+    ("PUT", "overwrite"): "modify",
+    ("PUT", "create"): "create",
+    # Alice's lock: only she may use its token (a recipient sees a lock
+    # it may not use as a false If header or as someone else's lock).
+    ("PUT", "with the lock token in If"): "refused",
+    ("PATCH", ""): "modify",
+    ("DELETE", ""): "delete",
+    ("COPY", "to a new name"): "copy",
+    ("COPY", "over an existing file"): "copy",
+    ("MOVE", "to a new name"): "move",
+    ("MOVE", "over an existing file"): "move",
+    ("LOCK", "existing file"): "modify",
+    ("LOCK", "unmapped name"): "create",
+    ("UNLOCK", ""): "refused",
+    ("REPORT", "favorites, collection"): "list",
+}
 
 
 def nc_upload_cases():
@@ -1198,7 +1241,7 @@ def nc_cases():
         path = lambda v: "/" + v["path"]  # noqa: E731
         ex[("GET", sh)] = [
             Case(lambda v, w, sh=sh: ocs_req("GET", sh + "?path=" + q(path(v))), fx_ocs_shared,
-                 "the grants and links on her item", ok=ocs_ok, none=ocs_refused, needs="hidden"),
+                 "the grants and links on her item", ok=ocs_ok, none=ocs_refused, needs="share"),
             # Nothing named: Bob lists his own (a share made to him, a grant he made).
             Case(lambda v, w, sh=sh: ocs_req("GET", sh + "?shared_with_me=true"), internal(fx_grant_to_her),
                  "shared with oneself", ok=ocs_ok),
@@ -1526,6 +1569,8 @@ def examples():
         ex[(method, "/dav-drives/{drive}/{path...}")] = cases
     for method, cases in dav_cases("/dav-shares", tree="share").items():
         ex[(method, "/dav-shares/{node}/{path...}")] = cases
+    for method, cases in dav_cases("/dav", tree="mount").items():
+        ex[(method, "/dav/{path...}")] = ex[(method, "/dav/{path...}")] + cases
     for method, cases in nc_upload_cases().items():
         ex[(method, "/remote.php/dav/uploads/{user}/{path...}")] = cases
     for method, cases in nc_trash_cases().items():
@@ -1645,6 +1690,7 @@ def role_owner(t, key, access, case, v):
 #                     file for a recipient who may read it, else nothing
 #   "manage_or_hidden" -> manage on the grant's or link's node, else hidden
 #   "instant_owner_only" -> create, then 404: only the caller's own content
+#   "refused"      -> refused (4xx) to every recipient, Alice's data unchanged
 # A route without a row fails the test.
 NEED_ACTIONS = {
     "read": {"read"}, "list": {"list"}, "create": {"create"}, "delete": {"delete"}, "share": {"share"},
@@ -1742,9 +1788,11 @@ NEEDS = {
     ("GET", "/index.php/avatar/{user}/{size}"): "own",
     ("GET", "/avatar/{user}/{size}"): "own",
     # A preview by file id reaches Alice's file as the role allows (like
-    # the versions tree); by path it names the caller's own drive.
+    # the versions tree); by path it names the caller's own tree, where a
+    # received share appears under the shared folder's name (Alice's work
+    # folder for the sharing roles).
     ("GET", "/index.php/core/preview"): "read",
-    ("GET", "/index.php/core/preview.png"): "hidden",
+    ("GET", "/index.php/core/preview.png"): "read",
 }
 for _v in ("/ocs/v1.php", "/ocs/v2.php"):
     NEEDS.update({
@@ -1755,13 +1803,13 @@ for _v in ("/ocs/v1.php", "/ocs/v2.php"):
         ("GET", _v + "/apps/activity/api/v2/activity/{filter}"): "own",
         ("GET", _v + "/core/getapppassword"): "own",
         ("DELETE", _v + "/core/apppassword"): "own",
-        # The sharing API: listings of one's own (the listing by path,
-        # which names the caller's own tree, says "hidden" in its example);
-        # POST names an item by its path in the caller's own tree, which
-        # holds nothing of Alice's; PUT and DELETE name a grant or link like
-        # PATCH and DELETE /api/v1/grants|links/{id}.
+        # The sharing API: listings of one's own (the listing by path
+        # says "share" in its example); POST names an item by its path in
+        # the caller's own tree, where Alice's work folder is a received
+        # share of the sharing roles: sharing it needs share; PUT and DELETE
+        # name a grant or link like PATCH and DELETE /api/v1/grants|links/{id}.
         ("GET", _v + OCS_SHARES): "own",
-        ("POST", _v + OCS_SHARES): "hidden",
+        ("POST", _v + OCS_SHARES): "share",
         ("PUT", _v + OCS_SHARES + "/{id}"): "manage_or_hidden",
         ("DELETE", _v + OCS_SHARES + "/{id}"): "manage_or_hidden",
         ("GET", _v + OCS_SHAREES): "own",
@@ -2015,7 +2063,9 @@ class AuthzMatrixTest(unittest.TestCase):
         where = "%s %s %s as %s (%s)" % (key[0], key[1], case.label, role, need)
         owner = self.admin if access == "admin" else self.alice
         v = self.make(case, owner)
-        keeps = perms is None or "create" not in perms  # may change nothing of Alice's
+        # May change nothing of Alice's: "refused" examples are refused to
+        # every recipient (e.g. a lock of Alice's that only she may use).
+        keeps = perms is None or "create" not in perms or need == "refused"
         before = self.snapshot(v) if keeps else None
         r = case.build(v, actor)
         a = self.send(self.credential(actor, case), r)
@@ -2044,7 +2094,9 @@ class AuthzMatrixTest(unittest.TestCase):
                              "Alice's ids and unknown ids answer differently " + detail + " / %d %r" % (
                                  x[0], x[2][:300]))
             return
-        if need == "ok-if-manage":
+        if need == "refused":
+            self.assertTrue(400 <= a[0] < 500, "must be refused: " + detail)
+        elif need == "ok-if-manage":
             self.assertTrue(case.ok(a[0], a[2]), detail)
         elif need == "instant_owner_only":
             # Refused either way: the folder is not writable, or the content
@@ -2058,6 +2110,9 @@ class AuthzMatrixTest(unittest.TestCase):
         elif case.ok is upload_ok:
             # Multipart uploads answer per part.
             self.assertTrue(a[0] == 200 and all(i["status"] == 403 for i in json.loads(a[2])["items"]), detail)
+        elif case.none is ocs_refused:
+            # OCS answers a refusal in its envelope (v1: HTTP 200).
+            self.assertTrue(ocs_refused(a[0], a[2]), "a recipient without %s must be refused: %s" % (need, detail))
         else:
             self.assertEqual(a[0], 403, "a recipient without %s must get 403: %s" % (need, detail))
 
@@ -2146,6 +2201,7 @@ class AuthzMatrixTest(unittest.TestCase):
             self.api(self.admin, "POST", "/api/v1/admin/users", {"username": who.name, "password": who.password},
                      expect=201)
         self.work, self.dav_area, self.drive_area, self.share_area, self.probes = {}, {}, {}, {}, []
+        self.mount_area = {}
         drives = {}
         for who in (self.admin, self.alice, self.bob):
             drives[who.name] = self.api(who, "GET", "/api/v1/drives")["drives"][0]
@@ -2159,6 +2215,9 @@ class AuthzMatrixTest(unittest.TestCase):
             # outside the work folder, so the sharing roles reach nothing there.
             shared = self.box(who, root, who.prefix + "-shared")
             self.share_area[who.name] = ("", shared, shared)
+            # Below the work folder, reached from the root of /dav/: Alice's
+            # is shared with the recipients, who find it in their own trees.
+            self.mount_area[who.name] = (who.prefix + "-work", self.work[who.name], None)
             who.common_hash = self.put(who, self.work[who.name], "common.bin", COMMON)["hash"]
             who.playlist = self.api(who, "POST", "/api/v1/playlists", {"name": who.prefix + " own list"},
                                     expect=201)["id"]
