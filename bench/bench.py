@@ -1044,7 +1044,7 @@ def main():
     ap.add_argument("scenario", choices=["all", "peers", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8",
                                          "health", "storage", "files", "listing-ab", "listing-order-ab", "propfind-ab",
                                          "auth-storm", "zip-ab", "authz-cost", "sharing-cost",
-                                         "content-over-time", "groupware", "nextcloud", "media"],
+                                         "share-mounts", "content-over-time", "groupware", "nextcloud", "media"],
                     help="all = health + the peer suite s1..s8; peers = s1..s8; the rest run alone")
     ap.add_argument("--quick", action="store_true", help="suite: smaller sizes, one round (under 5 minutes)")
     ap.add_argument("--peers", default=None,
@@ -1077,6 +1077,7 @@ def main():
                     help="files: do not sha256 the download on the fly (the gate then rests on the node hash)")
     ap.add_argument("--rounds", type=int, default=None, help="rounds per scenario (default 3; --quick: 1)")
     ap.add_argument("--duration", type=int, default=5)
+    ap.add_argument("--shares", type=int, default=20, help="share-mounts: folders shared with the recipient")
     ap.add_argument("--thumb-files", type=int, default=30, help="media: 12-megapixel JPEGs to thumbnail")
     ap.add_argument("--docs", type=int, default=20000, help="media: text documents to index and search")
     ap.add_argument("--photos", type=int, default=5000, help="media: photos in the timeline")
@@ -1106,8 +1107,8 @@ def main():
         scenario_listing_order_ab(args)
     if args.scenario == "propfind-ab":
         scenario_propfind_ab(args)
-    if args.scenario in ("auth-storm", "zip-ab", "authz-cost", "sharing-cost", "content-over-time", "groupware",
-                         "nextcloud", "media"):
+    if args.scenario in ("auth-storm", "zip-ab", "authz-cost", "sharing-cost", "share-mounts", "content-over-time",
+                         "groupware", "nextcloud", "media"):
         # One file per scenario; they import this module as `bench`.
         sys.modules.setdefault("bench", sys.modules["__main__"])
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -1120,6 +1121,9 @@ def main():
         elif args.scenario == "sharing-cost":
             import sharing_cost
             sharing_cost.run(args)
+        elif args.scenario == "share-mounts":
+            import share_mounts
+            share_mounts.run(args)
         elif args.scenario == "groupware":
             import groupware
             groupware.run(args)
