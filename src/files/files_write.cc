@@ -564,6 +564,93 @@ Status ReplaceExisting(meta::WriteTxn& t, const Principal& who, const NodeRow& e
   return TrashNode(t, existing, who.user_id);
 }
 
+// Copies `src` (with its members unless `shallow`) into folder `dest` as
+// `as`, inside `t`: rows, not bytes (ARCHITECTURE.md §4.4) — each file row
+// takes one more reference on its manifest, in any drive. Charges nothing
+// and bumps nothing: the caller checks the quota and bumps `dest`'s
+// ancestors with `seq`. Depth-first with an explicit stack.
+Result<NodeRow> CloneInto(meta::WriteTxn& t, const Principal& who, const NodeRow& src,
+                          const NodeRow& dest, const std::string& as, bool shallow, int64_t seq) {
+  const int64_t now = UnixMillis();
+  auto clone = [&](const NodeRow& from, const NodeRow& to_parent,
+                   const std::string& name) -> Result<NodeRow> {
+    NodeRow c = NewChild(to_parent, name, from.kind, who.user_id, now);
+    c.manifest_id = from.manifest_id;
+    c.size = from.size;
+    c.mime = from.mime;
+    c.mtime_ms = from.mtime_ms;
+    c.tree_seq = seq;
+    if (c.manifest_id) NUBO_RETURN_IF_ERROR(content::AddManifestRef(t, *c.manifest_id));
+    if (shallow && !c.manifest_id) c.size = 0;  // a folder without its members
+    NUBO_RETURN_IF_ERROR(NameTaken(t.InsertNode(c), name));
+    NUBO_RETURN_IF_ERROR(t.CopyDeadProps(from.id, c.id));
+    return c;
+  };
+  NUBO_ASSIGN_OR_RETURN(NodeRow top, clone(src, dest, as));
+  std::vector<std::pair<int64_t, NodeRow>> stack;  // (source folder id, its copy)
+  if (src.folder() && !shallow) stack.emplace_back(src.id, top);
+  while (!stack.empty()) {
+    auto [from_id, to] = std::move(stack.back());
+    stack.pop_back();
+    int64_t after = 0;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(auto kids, t.ListChildrenById(from_id, after, 500, false));
+      if (kids.empty()) break;
+      after = kids.back().id;
+      for (const NodeRow& k : kids) {
+        NUBO_ASSIGN_OR_RETURN(NodeRow c, clone(k, to, k.name));
+        if (k.folder()) stack.emplace_back(k.id, c);
+      }
+    }
+  }
+  return top;
+}
+
+// Copies `src` into folder `dest` as `name` inside `t`, as COPY does: the
+// name placed by `conflict` (an existing node replaced goes to the trash),
+// locks at the destination checked, the destination drive's quota charged.
+// Returns the copy's top node.
+Result<NodeRow> CopyInto(meta::WriteTxn& t, const Principal& who, const NodeRow& src,
+                         const NodeRow& dest, const std::string& name, Conflict conflict,
+                         bool shallow, const Conditions& cond) {
+  std::optional<NodeRow> existing;
+  NUBO_ASSIGN_OR_RETURN(std::string final_name,
+                        PlaceName(t, dest, name, src.folder(), conflict, &existing));
+  if (existing) {
+    NUBO_RETURN_IF_ERROR(ReplaceExisting(t, who, *existing, src, cond));
+  } else {
+    NUBO_RETURN_IF_ERROR(CheckNewMemberLocks(t, who, dest, final_name, cond.lock_tokens));
+  }
+  const int64_t bytes = shallow && src.folder() ? 0 : static_cast<int64_t>(src.size);
+  NUBO_ASSIGN_OR_RETURN(int64_t src_props, t.DeadPropsBytes(src.id));
+  NUBO_RETURN_IF_ERROR(CheckQuota(t, dest.drive_id, bytes + src_props));
+  NUBO_ASSIGN_OR_RETURN(int64_t seq, t.NextChangeSeq(dest.drive_id));
+  NUBO_ASSIGN_OR_RETURN(NodeRow top, CloneInto(t, who, src, dest, final_name, shallow, seq));
+  NUBO_RETURN_IF_ERROR(t.BumpAncestors(dest.id, seq, bytes));
+  // The members' properties were counted by the copy itself: the whole
+  // must still fit now that they are known.
+  NUBO_RETURN_IF_ERROR(CheckQuotaHolds(t, dest.drive_id));
+  if (existing) NUBO_RETURN_IF_ERROR(TrimTrash(t, dest.drive_id, 100));
+  return top;
+}
+
+// A move into another drive (a received share to one's own files, one's
+// files into a shared drive): a node cannot change drives (its drive's
+// paths, quota and trash are its own), so the subtree is copied into the
+// destination by reference and the source goes to its own drive's trash
+// (recoverable there, as a delete through a share is), both inside `t`:
+// either both happen or neither. The copy has new ids (Nextcloud's clients
+// expect that of a move across storages), no versions and no locks.
+Result<NodeRow> MoveAcross(meta::WriteTxn& t, const Principal& who, const NodeRow& n,
+                           const NodeRow& dest, const std::string& name, Conflict conflict,
+                           const Conditions& cond) {
+  NUBO_RETURN_IF_ERROR(CheckNodeLocks(t, who, n, true, true, cond.lock_tokens));
+  NUBO_ASSIGN_OR_RETURN(NodeRow copy, CopyInto(t, who, n, dest, name, conflict, false, cond));
+  NUBO_RETURN_IF_ERROR(TrashNode(t, n, who.user_id));
+  NUBO_RETURN_IF_ERROR(TrimTrash(t, n.drive_id, 100));
+  return Reload(t, copy.id, who.user_id);
+}
+
 }  // namespace
 
 Result<NodeRow> Files::Update(const Principal& who, std::string_view id,
@@ -595,8 +682,11 @@ Result<NodeRow> Files::Update(const Principal& who, std::string_view id,
     if (renaming) NUBO_RETURN_IF_ERROR(check.Require(n, Action::kDelete));
     if (moving) {
       NUBO_ASSIGN_OR_RETURN(dest, AccessFolder(t, who, *parent_id, Action::kCreate));
-      if (dest.drive_id != n.drive_id)
-        return Status::Unsupported("moving between drives is not supported yet");
+      if (dest.drive_id != n.drive_id) {
+        NUBO_ASSIGN_OR_RETURN(out,
+                              MoveAcross(t, who, n, dest, name ? *name : n.name, conflict, cond));
+        return Status::Ok();
+      }
       // Cycle check (ARCHITECTURE.md §4.5): the destination must not be the
       // node or lie below it.
       NUBO_ASSIGN_OR_RETURN(bool cycle, IsAncestorOrSelf(t, n.id, dest.id));
@@ -652,65 +742,16 @@ Result<NodeRow> Files::Copy(const Principal& who, std::string_view id, std::stri
     NUBO_ASSIGN_OR_RETURN(NodeRow src, Access(t, who, id, Want::kLive, Action::kRead));
     NUBO_RETURN_IF_ERROR(CheckExpected(cond, src));
     NUBO_ASSIGN_OR_RETURN(NodeRow dest, AccessFolder(t, who, parent_id, Action::kCreate));
-    if (dest.drive_id != src.drive_id)
-      return Status::Unsupported("copying between drives is not supported yet");
-    if (src.folder()) {
+    // Into another drive too: content is shared by reference across drives,
+    // and the copy counts against the destination drive's quota.
+    if (src.folder() && dest.drive_id == src.drive_id) {
       NUBO_ASSIGN_OR_RETURN(bool cycle, IsAncestorOrSelf(t, src.id, dest.id));
       if (cycle)
         return Status::Conflict("cannot copy a folder into itself or one of its subfolders");
     }
-    std::optional<NodeRow> existing;
-    NUBO_ASSIGN_OR_RETURN(std::string final_name, PlaceName(t, dest, name ? *name : src.name,
-                                                            src.folder(), conflict, &existing));
-    if (existing) {
-      NUBO_RETURN_IF_ERROR(ReplaceExisting(t, who, *existing, src, cond));
-    } else {
-      NUBO_RETURN_IF_ERROR(CheckNewMemberLocks(t, who, dest, final_name, cond.lock_tokens));
-    }
-    const int64_t bytes = shallow && src.folder() ? 0 : static_cast<int64_t>(src.size);
-    NUBO_ASSIGN_OR_RETURN(int64_t src_props, t.DeadPropsBytes(src.id));
-    NUBO_RETURN_IF_ERROR(CheckQuota(t, dest.drive_id, bytes + src_props));
-    NUBO_ASSIGN_OR_RETURN(int64_t seq, t.NextChangeSeq(dest.drive_id));
-    const int64_t now = UnixMillis();
-    // Copy rows, not bytes (ARCHITECTURE.md §4.4): each file row takes one
-    // more reference on its manifest. Depth-first with an explicit stack.
-    auto clone = [&](const NodeRow& from, const NodeRow& to_parent,
-                     const std::string& as) -> Result<NodeRow> {
-      NodeRow c = NewChild(to_parent, as, from.kind, who.user_id, now);
-      c.manifest_id = from.manifest_id;
-      c.size = from.size;
-      c.mime = from.mime;
-      c.mtime_ms = from.mtime_ms;
-      c.tree_seq = seq;
-      if (c.manifest_id) NUBO_RETURN_IF_ERROR(content::AddManifestRef(t, *c.manifest_id));
-      if (shallow && !c.manifest_id) c.size = 0;  // a folder without its members
-      NUBO_RETURN_IF_ERROR(NameTaken(t.InsertNode(c), as));
-      NUBO_RETURN_IF_ERROR(t.CopyDeadProps(from.id, c.id));
-      return c;
-    };
-    NUBO_ASSIGN_OR_RETURN(NodeRow top, clone(src, dest, final_name));
-    std::vector<std::pair<int64_t, NodeRow>> stack;  // (source folder id, its copy)
-    if (src.folder() && !shallow) stack.emplace_back(src.id, top);
-    while (!stack.empty()) {
-      auto [from_id, to] = std::move(stack.back());
-      stack.pop_back();
-      int64_t after = 0;
-      for (;;) {
-        NUBO_ASSIGN_OR_RETURN(auto kids, t.ListChildrenById(from_id, after, 500, false));
-        if (kids.empty()) break;
-        after = kids.back().id;
-        for (const NodeRow& k : kids) {
-          NUBO_ASSIGN_OR_RETURN(NodeRow c, clone(k, to, k.name));
-          if (k.folder()) stack.emplace_back(k.id, c);
-        }
-      }
-    }
-    NUBO_RETURN_IF_ERROR(t.BumpAncestors(dest.id, seq, bytes));
-    // The members' properties were counted by the copy itself: the whole
-    // must still fit now that they are known.
-    NUBO_RETURN_IF_ERROR(CheckQuotaHolds(t, dest.drive_id));
-    if (existing) NUBO_RETURN_IF_ERROR(TrimTrash(t, dest.drive_id, 100));
-    NUBO_ASSIGN_OR_RETURN(out, Reload(t, top.id, who.user_id));
+    NUBO_ASSIGN_OR_RETURN(NodeRow copy, CopyInto(t, who, src, dest, name ? *name : src.name,
+                                                 conflict, shallow, cond));
+    NUBO_ASSIGN_OR_RETURN(out, Reload(t, copy.id, who.user_id));
     return Status::Ok();
   }));
   return out;
