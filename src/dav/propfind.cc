@@ -186,10 +186,16 @@ class PropfindSource final : public http::BodySource {
         // The folder's own members are all out: the received shares that
         // appear in it follow, under the names they have there (their
         // keys are paths of the caller's tree, where no lock of theirs is).
-        NUBO_ASSIGN_OR_RETURN(auto mounts, c_.files.MountsIn(c_.who(), f.home_folder));
-        for (files::Mount& m : mounts) {
-          NodeRow& n = m.node;
-          n.name = m.name;
+        if (!mounts_) {
+          // Once per response (a Depth-infinity listing meets many folders).
+          auto all = c_.files.Mounts(c_.who());
+          if (!all.ok()) return all.status();
+          mounts_ = std::move(*all);
+          for (files::Mount& m : *mounts_) m.node.name = m.name;
+        }
+        for (const files::Mount& m : *mounts_) {
+          if (m.parent_id != f.home_folder) continue;
+          const NodeRow& n = m.node;
           href = f.href;
           AppendEncodedSegment(href, n.name);
           if (n.folder()) href += '/';
@@ -355,6 +361,9 @@ class PropfindSource final : public http::BodySource {
   std::unordered_map<int64_t, std::vector<meta::DeadProp>> dead_;  // of the page being written
   std::vector<size_t> missing_;                                    // indexes into pr_.props
   std::vector<Frame> frames_;  // folders still to list (depth-first)
+  // The caller's received shares as they appear in its own tree, named
+  // there; loaded when the first own folder's members are out.
+  std::optional<std::vector<files::Mount>> mounts_;
 };
 
 }  // namespace

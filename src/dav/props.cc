@@ -226,7 +226,7 @@ const std::vector<meta::DavLockRow>& PropEnv::Locks() {
     if (top != "/" || !members_) paths = files::SelfAndAncestors(top);
     const std::string below = members_ ? top : "";
     locks_by_path_.emplace();
-    auto rows = c_.files.FindLocks(c_.who(), node_->drive_id, paths, below);
+    auto rows = c_.files.FindLocks(c_.who(), node_->drive_id, paths, below, node_);
     // A failed read shows no locks.
     if (rows.ok()) {
       for (auto& l : *rows) (*locks_by_path_)[l.path].push_back(std::move(l));

@@ -128,7 +128,10 @@ Result<DavContext*> Prepare(DavContext& c) {
         st.exists = true;
         st.etag = files::NodeETag(*res.node);
       }
-      auto locks = c.files.CoveringLocks(c.who(), res.drive_id, res.path_key);
+      // Through a received share, the node (or the folder an unmapped
+      // name lies in) vouches for the caller's own locks.
+      const meta::NodeRow* via = res.node ? &*res.node : res.parent ? &*res.parent : nullptr;
+      auto locks = c.files.CoveringLocks(c.who(), res.drive_id, res.path_key, via);
       if (locks.ok()) {
         for (const auto& l : *locks) st.lock_tokens.push_back(l.token);
       }

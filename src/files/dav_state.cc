@@ -50,8 +50,7 @@ Status Files::PatchDeadProps(const Principal& who, const NodeRow& node,
       // the owner's quota like file content (RFC 4918 §9.2.1: 507).
       if (static_cast<uint64_t>(after) > options_.max_props_bytes_per_node) {
         return Status::QuotaExceeded("the properties of one item may hold at most " +
-                                     std::to_string(options_.max_props_bytes_per_node) +
-                                     " bytes");
+                                     std::to_string(options_.max_props_bytes_per_node) + " bytes");
       }
       NUBO_RETURN_IF_ERROR(CheckQuotaHolds(t, n.drive_id));
     }
@@ -59,35 +58,62 @@ Status Files::PatchDeadProps(const Principal& who, const NodeRow& node,
   });
 }
 
+namespace {
+
+// Who may see the locks of a drive's paths: whoever may read the whole
+// drive sees them all; someone reaching `via` through a grant (a received
+// share) sees only its own, as a lock's root and owner name places outside
+// what was shared with it.
+Result<bool> LocksVisibility(meta::ReadTxn& t, const Principal& who, int64_t drive_id,
+                             const NodeRow* via) {
+  authz::Checker check(t, who);
+  Status whole = check.RequireDrive(drive_id, Action::kRead);
+  if (whole.ok()) return true;
+  if (!via || via->drive_id != drive_id) return whole;
+  NUBO_RETURN_IF_ERROR(check.Require(*via, Action::kRead));
+  return false;
+}
+
+void KeepOwn(std::vector<meta::DavLockRow>& locks, const Principal& who) {
+  std::erase_if(locks, [&](const meta::DavLockRow& l) { return l.user_id != who.user_id; });
+}
+
+}  // namespace
+
 Result<std::vector<meta::DavLockRow>> Files::FindLocks(const Principal& who, int64_t drive_id,
                                                        const std::vector<std::string>& paths,
-                                                       const std::string& below) {
+                                                       const std::string& below,
+                                                       const NodeRow* via) {
   std::vector<meta::DavLockRow> out;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_RETURN_IF_ERROR(authz::Checker(t, who).RequireDrive(drive_id, Action::kRead));
+    NUBO_ASSIGN_OR_RETURN(bool all, LocksVisibility(t, who, drive_id, via));
     NUBO_ASSIGN_OR_RETURN(out, t.FindDavLocks(drive_id, paths, below, UnixMillis()));
+    if (!all) KeepOwn(out, who);
     return Status::Ok();
   }));
   return out;
 }
 
 Result<std::vector<meta::DavLockRow>> Files::CoveringLocks(const Principal& who, int64_t drive_id,
-                                                           const std::string& path_key) {
+                                                           const std::string& path_key,
+                                                           const NodeRow* via) {
   std::vector<meta::DavLockRow> out;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_RETURN_IF_ERROR(authz::Checker(t, who).RequireDrive(drive_id, Action::kRead));
+    NUBO_ASSIGN_OR_RETURN(bool all, LocksVisibility(t, who, drive_id, via));
     NUBO_ASSIGN_OR_RETURN(out, files::CoveringLocks(t, drive_id, path_key, UnixMillis()));
+    if (!all) KeepOwn(out, who);
     return Status::Ok();
   }));
   return out;
 }
 
-Result<LockResult> Files::Lock(const Principal& who, const Resolved& target,
-                               const LockRequest& req, const Conditions& cond) {
+Result<LockResult> Files::Lock(const Principal& who, const Resolved& target, const LockRequest& req,
+                               const Conditions& cond) {
   // A lock belongs to an account (it is listed, refreshed and removed as
   // the account's): a public link's bearer has none.
   if (who.link()) return Status::PermissionDenied("locks need an account; links cannot lock");
-  if (!target.node && !target.parent) return Status::Conflict("the parent collection does not exist");
+  if (!target.node && !target.parent)
+    return Status::Conflict("the parent collection does not exist");
   LockResult out;
   NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
     const int64_t now = UnixMillis();
@@ -95,12 +121,13 @@ Result<LockResult> Files::Lock(const Principal& who, const Resolved& target,
     std::optional<NodeRow> parent;
     std::string path;
     if (target.node) {
-      NUBO_ASSIGN_OR_RETURN(node, Access(t, who, target.node->public_id, Want::kLive,
-                                         Action::kModify));
+      NUBO_ASSIGN_OR_RETURN(node,
+                            Access(t, who, target.node->public_id, Want::kLive, Action::kModify));
       NUBO_RETURN_IF_ERROR(CheckExpected(cond, *node));
       NUBO_ASSIGN_OR_RETURN(path, PathKeyOf(t, *node));
     } else {
-      NUBO_ASSIGN_OR_RETURN(parent, AccessFolder(t, who, target.parent->public_id, Action::kCreate));
+      NUBO_ASSIGN_OR_RETURN(parent,
+                            AccessFolder(t, who, target.parent->public_id, Action::kCreate));
       NUBO_ASSIGN_OR_RETURN(std::string ppath, PathKeyOf(t, *parent));
       NUBO_ASSIGN_OR_RETURN(std::string name, ValidateName(target.name));
       path = ChildKey(ppath, NameKey(name));
@@ -131,7 +158,8 @@ Result<LockResult> Files::Lock(const Principal& who, const Resolved& target,
       content::ManifestDraft empty;
       empty.hash = Blake3::Hash(std::string_view());
       NUBO_ASSIGN_OR_RETURN(int64_t manifest, content::AcquireManifest(t, empty, now));
-      NUBO_ASSIGN_OR_RETURN(auto made, AttachFile(t, who, u, manifest, 0, "application/octet-stream"));
+      NUBO_ASSIGN_OR_RETURN(auto made,
+                            AttachFile(t, who, u, manifest, 0, "application/octet-stream"));
       (void)made;
       out.created = true;
     }
@@ -158,8 +186,8 @@ Result<meta::DavLockRow> Files::RefreshLock(const Principal& who, const Resolved
   if (!target.node) return Status::NotFound("no lock covers this resource");
   meta::DavLockRow out;
   NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(NodeRow n, Access(t, who, target.node->public_id, Want::kLive,
-                                            Action::kModify));
+    NUBO_ASSIGN_OR_RETURN(NodeRow n,
+                          Access(t, who, target.node->public_id, Want::kLive, Action::kModify));
     NUBO_ASSIGN_OR_RETURN(std::string path, PathKeyOf(t, n));
     NUBO_ASSIGN_OR_RETURN(auto locks, files::CoveringLocks(t, n.drive_id, path, UnixMillis()));
     for (auto& l : locks) {
@@ -180,8 +208,8 @@ Status Files::Unlock(const Principal& who, const Resolved& target, const std::st
   if (who.link()) return Status::PermissionDenied("locks need an account; links cannot lock");
   if (!target.node) return Status::NotFound("the lock token does not cover this resource");
   return meta_.Write([&](meta::WriteTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(NodeRow n, Access(t, who, target.node->public_id, Want::kLive,
-                                            Action::kModify));
+    NUBO_ASSIGN_OR_RETURN(NodeRow n,
+                          Access(t, who, target.node->public_id, Want::kLive, Action::kModify));
     NUBO_ASSIGN_OR_RETURN(std::string path, PathKeyOf(t, n));
     NUBO_ASSIGN_OR_RETURN(auto locks, files::CoveringLocks(t, n.drive_id, path, UnixMillis()));
     for (const auto& l : locks) {

@@ -321,10 +321,10 @@ class Files {
   Result<Resolved> Resolve(const Principal& who, const std::vector<std::string>& segments,
                            std::string_view drive_id = "", std::string_view share_root = "",
                            bool mount_tags = false);
-  // The received shares that appear in the caller's folder `folder_id` (a
-  // node of its personal drive), by name. See docs/sharing.md for where
-  // they appear and how colliding names are numbered.
-  Result<std::vector<Mount>> MountsIn(const Principal& who, int64_t folder_id);
+  // The received shares as they appear in the caller's own tree, by
+  // (folder, name). See docs/sharing.md for where they appear and how
+  // colliding names are numbered.
+  Result<std::vector<Mount>> Mounts(const Principal& who);
   // The path of each received share in the caller's own tree ("/Shared/
   // Docs (2)"), by shared node id.
   Result<std::unordered_map<int64_t, std::string>> MountPaths(const Principal& who);
@@ -488,14 +488,18 @@ class Files {
   Status PatchDeadProps(const Principal& who, const meta::NodeRow& node,
                         const std::vector<PropOp>& ops, const Conditions& cond);
   // Unexpired locks of the drive whose path is one of `paths` or lies below
-  // `below` (when not empty), for lockdiscovery and the If header.
+  // `below` (when not empty), for lockdiscovery and the If header. The
+  // caller must read the whole drive, or read `via` (a node of that drive
+  // it reached through a grant): then only its own locks are answered.
   Result<std::vector<meta::DavLockRow>> FindLocks(const Principal& who, int64_t drive_id,
                                                   const std::vector<std::string>& paths,
-                                                  const std::string& below);
+                                                  const std::string& below,
+                                                  const meta::NodeRow* via = nullptr);
   // The unexpired locks covering `path_key` (its own and Depth-infinity
-  // ones above it), nearest first.
+  // ones above it), nearest first; `via` as for FindLocks.
   Result<std::vector<meta::DavLockRow>> CoveringLocks(const Principal& who, int64_t drive_id,
-                                                      const std::string& path_key);
+                                                      const std::string& path_key,
+                                                      const meta::NodeRow* via = nullptr);
   // Creates a lock on `target` after checking conflicts in the same
   // transaction (§6.2: shared locks coexist with shared locks only; a
   // Depth-infinity request conflicts with locks below). An unmapped target

@@ -129,15 +129,12 @@ Result<std::vector<Mount>> Files::AllMounts(meta::ReadTxn& t, authz::Checker& ch
   return out;
 }
 
-Result<std::vector<Mount>> Files::MountsIn(const Principal& who, int64_t folder_id) {
+Result<std::vector<Mount>> Files::Mounts(const Principal& who) {
   std::vector<Mount> out;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
     authz::Checker check(t, who);
     NUBO_ASSIGN_OR_RETURN(auto home, DriveFor(t, who, "", static_cast<int>(Action::kList)));
-    NUBO_ASSIGN_OR_RETURN(auto all, AllMounts(t, check, who, home));
-    for (Mount& m : all) {
-      if (m.parent_id == folder_id) out.push_back(std::move(m));
-    }
+    NUBO_ASSIGN_OR_RETURN(out, AllMounts(t, check, who, home));
     return Status::Ok();
   }));
   return out;

@@ -215,6 +215,90 @@ class ShareMountTest(unittest.TestCase):
         targets = sorted(x["file_target"] for x in json.loads(body)["ocs"]["data"])
         self.assertEqual(targets, ["/Docs Same (2)", "/docs same (3)", "/report (2).pdf"])
 
+    def test_moving_and_copying_between_drives(self):
+        u = self.users
+        alice, bob, carol = u["alice"], u["bob"], u["carol"]
+        top = alice.mkdir(alice.root, "Cross Drive")
+        doc = alice.put(top["id"], "doc.txt", b"document bytes")
+        sub = alice.mkdir(top["id"], "sub")
+        alice.put(sub["id"], "deep.txt", b"deep bytes")
+        self.grant(alice, top["id"], user="bob", role="editor")
+        self.grant(alice, top["id"], user="carol", role="viewer")
+        self.assertEqual(self.dav(bob, "MKCOL", "/dav/Mine%20Now/")[0], 201)
+        # An editor moves a file out of the share into its own folder: the
+        # bytes arrive, the owner's file goes to the owner's trash.
+        status, headers, _ = self.dav(bob, "MOVE", "/dav/Cross%20Drive/doc.txt",
+                                      headers={"Destination": "/dav/Mine%20Now/doc.txt"})
+        self.assertEqual(status, 201)
+        self.assertEqual(self.dav(bob, "GET", "/dav/Mine%20Now/doc.txt")[2], b"document bytes")
+        self.assertNotIn("doc.txt", [n["name"] for n in alice.list_all(top["id"])])
+        trashed = [n for n in alice.trash() if n["name"] == "doc.txt"]
+        self.assertEqual(len(trashed), 1)
+        self.assertEqual(alice.call("POST", "/nodes/%s/restore" % trashed[0]["id"])[0], 200)
+        # A folder with its members, over REST, into the recipient's root.
+        bob_root = bob.root
+        status, _, moved = bob.call("PATCH", "/nodes/%s" % sub["id"], {"parent_id": bob_root})
+        self.assertEqual(status, 200, moved)
+        self.assertEqual(self.dav(bob, "GET", "/dav/sub/deep.txt")[2], b"deep bytes")
+        self.assertEqual(alice.call("GET", "/nodes/%s" % sub["id"])[0], 404)  # trashed
+        # A viewer may copy out (read) but not move out (delete).
+        self.assertEqual(self.dav(carol, "MOVE", "/dav/Cross%20Drive/doc.txt",
+                                  headers={"Destination": "/dav/doc.txt"})[0], 403)
+        self.assertEqual(self.dav(carol, "COPY", "/dav/Cross%20Drive/doc.txt",
+                                  headers={"Destination": "/dav/doc-copy.txt"})[0], 201)
+        self.assertEqual(self.dav(carol, "GET", "/dav/doc-copy.txt")[2], b"document bytes")
+        self.assertEqual(alice.read(doc["id"]), b"document bytes")
+        # Into the share from one's own files: the owner's quota pays, and a
+        # quota that cannot hold it refuses the whole move (nothing changes).
+        self.assertEqual(self.dav(bob, "PUT", "/dav/mine.bin", b"m" * 5000)[0], 201)
+        st = self.admin.call("PATCH", "/admin/users/alice", {"quota_bytes": 4000})
+        self.assertEqual(st[0], 200, st)
+        self.assertEqual(self.dav(bob, "MOVE", "/dav/mine.bin", headers={"Destination": "/dav/Cross%20Drive/mine.bin"})[0],
+                         507)
+        self.assertEqual(self.dav(bob, "GET", "/dav/mine.bin")[2], b"m" * 5000)
+        self.assertEqual(self.dav(bob, "GET", "/dav/Cross%20Drive/mine.bin")[0], 404)
+        self.assertEqual(self.admin.call("PATCH", "/admin/users/alice", {"unlimited": True})[0], 200)
+        self.assertEqual(self.dav(bob, "MOVE", "/dav/mine.bin", headers={"Destination": "/dav/Cross%20Drive/mine.bin"})[0],
+                         201)
+        self.assertEqual(alice.read([n for n in alice.list_all(top["id"]) if n["name"] == "mine.bin"][0]["id"]),
+                         b"m" * 5000)
+        self.assertIn("mine.bin", [n["name"] for n in bob.trash()])
+
+    def test_a_recipient_locks_and_writes_with_its_own_token(self):
+        u = self.users
+        alice, bob = u["alice"], u["bob"]
+        top = alice.mkdir(alice.root, "Lock Share")
+        alice.put(top["id"], "edit.txt", b"v1")
+        alice.put(top["id"], "hers.txt", b"hers")
+        self.grant(alice, top["id"], user="bob", role="editor")
+        lockinfo = (b'<?xml version="1.0"?><d:lockinfo xmlns:d="DAV:"><d:lockscope><d:exclusive/></d:lockscope>'
+                    b'<d:locktype><d:write/></d:locktype><d:owner>bob</d:owner></d:lockinfo>')
+        status, headers, body = self.dav(bob, "LOCK", "/dav/Lock%20Share/edit.txt", lockinfo,
+                                         {"Depth": "0", "Timeout": "Second-600"})
+        self.assertEqual(status, 200, body)
+        token = headers["lock-token"].strip("<>")
+        # Its own lock is seen and honoured through the share (If header true).
+        st = self.dav(bob, "PUT", "/dav/Lock%20Share/edit.txt", b"v2", {"If": "(<%s>)" % token})[0]
+        self.assertIn(st, (200, 204))
+        self.assertEqual(self.dav(bob, "PUT", "/dav/Lock%20Share/edit.txt", b"v3")[0], 423)
+        prop = (b'<?xml version="1.0"?><d:propfind xmlns:d="DAV:"><d:prop><d:lockdiscovery/></d:prop>'
+                b'</d:propfind>')
+        body = self.dav(bob, "PROPFIND", "/dav/Lock%20Share/edit.txt", prop, {"Depth": "0"})[2]
+        self.assertIn(token.encode(), body)
+        # The owner's lock binds the recipient but is not shown to it (its
+        # root and owner name belong to the owner's tree).
+        status, headers, _ = self.dav(alice, "LOCK", "/dav/Lock%20Share/hers.txt", lockinfo.replace(b"bob", b"alice"),
+                                      {"Depth": "0"})
+        self.assertEqual(status, 200)
+        hers = headers["lock-token"].strip("<>")
+        body = self.dav(bob, "PROPFIND", "/dav/Lock%20Share/hers.txt", prop, {"Depth": "0"})[2]
+        self.assertNotIn(hers.encode(), body)
+        self.assertEqual(self.dav(bob, "PUT", "/dav/Lock%20Share/hers.txt", b"x")[0], 423)
+        self.assertIn(self.dav(bob, "PUT", "/dav/Lock%20Share/hers.txt", b"x", {"If": "(<%s>)" % hers})[0],
+                      (412, 423))
+        self.assertEqual(self.dav(alice, "GET", "/dav/Lock%20Share/hers.txt")[2], b"hers")
+        self.assertEqual(self.dav(alice, "GET", "/dav/Lock%20Share/edit.txt")[2], b"v2")
+
     def test_group_shares_follow_membership(self):
         u = self.users
         alice, carol = u["alice"], u["carol"]
