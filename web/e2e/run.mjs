@@ -213,7 +213,12 @@ async function main() {
     });
 
     await step('rename inline with F2', async () => {
+      // The listing may still be re-rendering after the way back (a fresh
+      // list element drops the keyboard focus): let it settle, then make
+      // sure the list holds the focus the key goes to.
+      await page.waitForLoadState('networkidle');
       await row('hello.txt').click();
+      await page.waitForFunction(() => document.activeElement?.getAttribute('role') === 'listbox');
       await page.keyboard.press('F2');
       const input = page.getByLabel('New name');
       await input.fill('greeting.txt');
