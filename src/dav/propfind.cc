@@ -187,10 +187,16 @@ class PropfindSource final : public http::BodySource {
         // appear in it follow, under the names they have there (their
         // keys are paths of the caller's tree, where no lock of theirs is).
         if (!mounts_) {
-          // Once per response (a Depth-infinity listing meets many folders).
-          auto all = c_.files.Mounts(c_.who());
-          if (!all.ok()) return all.status();
-          mounts_ = std::move(*all);
+          // Once per response (a Depth-infinity listing meets many
+          // folders); resolving the target may have worked them out.
+          if (c_.target.mounts) {
+            mounts_ = std::move(*c_.target.mounts);
+            c_.target.mounts.reset();
+          } else {
+            auto all = c_.files.Mounts(c_.who());
+            if (!all.ok()) return all.status();
+            mounts_ = std::move(*all);
+          }
           for (files::Mount& m : *mounts_) m.node.name = m.name;
         }
         for (const files::Mount& m : *mounts_) {

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "files/access.h"
+#include "files/locks.h"
 #include "files/names.h"
 #include "search/query.h"
 #include "util/ids.h"
@@ -444,12 +445,12 @@ Result<Resolved> Files::Resolve(const Principal& who, const std::vector<std::str
       }
       if (!cur || !cur->live()) return NodeNotFound();
       r.drive_id = cur->drive_id;
-      NUBO_ASSIGN_OR_RETURN(auto above, t.Ancestors(cur->id));
-      std::string prefix;
-      for (auto it = above.rbegin(); it != above.rend(); ++it) {
-        if (it->parent_id) prefix += "/" + it->name_key;
+      NUBO_ASSIGN_OR_RETURN(std::string prefix, PathKeyOf(t, *cur));
+      if (keys.empty()) {
+        r.path_key = std::move(prefix);
+      } else if (prefix != "/") {
+        r.path_key = prefix + r.path_key;
       }
-      r.path_key = keys.empty() ? (prefix.empty() ? "/" : prefix) : prefix + r.path_key;
     } else {
       // The tree as a whole: what the caller may not list resolves to nothing.
       NUBO_ASSIGN_OR_RETURN(home, DriveFor(t, who, drive_id, static_cast<int>(Action::kList)));
@@ -478,13 +479,8 @@ Result<Resolved> Files::Resolve(const Principal& who, const std::vector<std::str
           r.at_mount = i + 1 == keys.size();
           r.drive_id = m.node.drive_id;
           // From here on, paths (locks) are the owner's drive's.
-          NUBO_ASSIGN_OR_RETURN(auto above, t.Ancestors(m.node.id));
-          std::string key;
-          for (auto it = above.rbegin(); it != above.rend(); ++it) {
-            if (it->parent_id) key += "/" + it->name_key;
-          }
-          for (size_t j = i + 1; j < keys.size(); ++j) key += "/" + keys[j];
-          r.path_key = key.empty() ? "/" : key;
+          NUBO_ASSIGN_OR_RETURN(r.path_key, PathKeyOf(t, m.node));
+          for (size_t j = i + 1; j < keys.size(); ++j) r.path_key = ChildKey(r.path_key, keys[j]);
           break;
         }
       }
@@ -503,6 +499,7 @@ Result<Resolved> Files::Resolve(const Principal& who, const std::vector<std::str
       NUBO_ASSIGN_OR_RETURN(r.mount_tags, TagsOf(t, *mounts));
     }
     r.node = std::move(cur);
+    r.mounts = std::move(mounts);
     return Status::Ok();
   }));
   if (!segments.empty()) r.name = segments.back();

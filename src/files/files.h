@@ -178,6 +178,14 @@ inline constexpr size_t kMaxDepth = 256;
 
 // A path below a drive's root, resolved name by name (WebDAV addresses
 // nodes by path).
+// A received share as it appears in its recipient's own tree.
+struct Mount {
+  std::string name;       // in the recipient's folder (collisions numbered)
+  int64_t parent_id = 0;  // that folder, a node of the recipient's personal drive
+  meta::NodeRow node;     // the shared node (its name as the owner keeps it)
+  bool placed = false;    // the recipient renamed or moved it
+};
+
 struct Resolved {
   int64_t drive_id = 0;
   std::optional<meta::NodeRow> node;    // the target, when it exists (live)
@@ -197,14 +205,9 @@ struct Resolved {
   // folder's WebDAV ETag carries so that a sync client polling the root
   // sees a change made inside a share (or a share appearing).
   std::unordered_map<int64_t, std::string> mount_tags;
-};
-
-// A received share as it appears in its recipient's own tree.
-struct Mount {
-  std::string name;       // in the recipient's folder (collisions numbered)
-  int64_t parent_id = 0;  // that folder, a node of the recipient's personal drive
-  meta::NodeRow node;     // the shared node (its name as the owner keeps it)
-  bool placed = false;    // the recipient renamed or moved it
+  // The caller's received shares, when resolving needed them (so a
+  // PROPFIND lists them without working them out again).
+  std::optional<std::vector<Mount>> mounts;
 };
 
 // WebDAV PROPPATCH: one instruction, in document order.
@@ -330,9 +333,11 @@ class Files {
   Result<std::unordered_map<int64_t, std::string>> MountPaths(const Principal& who);
   // Renames or moves the mount point of the received share `node_id` to
   // `name` in `parent` (a folder of the caller's personal drive). The
-  // owner's tree is untouched. AlreadyExists when the name is taken there.
+  // owner's tree is untouched. AlreadyExists when the name is taken there;
+  // Locked when a lock on the folder it leaves or joins wants a token not
+  // in `lock_tokens`.
   Status PlaceMount(const Principal& who, int64_t node_id, const meta::NodeRow& parent,
-                    const std::string& name);
+                    const std::string& name, const std::vector<std::string>& lock_tokens);
   Status Trash(const Principal& who, std::string_view id, const Conditions& cond = {});
   // Restores a trashed node to its parent, or to the drive root when that
   // parent is itself in the trash; a taken name gets " (n)".

@@ -13,6 +13,7 @@
 
 #include "files/access.h"
 #include "files/files.h"
+#include "files/locks.h"
 #include "files/names.h"
 #include "util/time.h"
 
@@ -34,6 +35,27 @@ uint64_t Fnv1a(std::string_view s, uint64_t h = 1469598103934665603ull) {
     h *= 1099511628211ull;
   }
   return h;
+}
+
+// The folders from each mount's parent up to the root (parent first),
+// looked up once per parent (shares mostly sit in one folder, one level
+// down) and parent by parent: primary-key probes, where Ancestors' walk
+// builds a temporary table on every poll of the root.
+using Chains = std::unordered_map<int64_t, std::vector<NodeRow>>;
+Result<const std::vector<NodeRow>*> ChainOf(meta::ReadTxn& t, Chains& chains, int64_t parent_id) {
+  auto c = chains.find(parent_id);
+  if (c == chains.end()) {
+    std::vector<NodeRow> up;
+    for (int64_t at = parent_id; up.size() <= kMaxDepth;) {
+      NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(at, 0));
+      if (!n) break;
+      up.push_back(std::move(*n));
+      if (!up.back().parent_id) break;
+      at = *up.back().parent_id;
+    }
+    c = chains.emplace(parent_id, std::move(up)).first;
+  }
+  return &c->second;
 }
 
 }  // namespace
@@ -147,23 +169,12 @@ Result<std::unordered_map<int64_t, std::string>> Files::TagsOf(meta::ReadTxn& t,
   // Each folder from a mount's parent up to the root folds in the mount's
   // name and ETag (mounts are sorted, so the digest is stable).
   std::unordered_map<int64_t, uint64_t> digest;
-  std::unordered_map<int64_t, std::vector<int64_t>> chains;
+  Chains chains;
   for (const Mount& m : all) {
-    auto c = chains.find(m.parent_id);
-    if (c == chains.end()) {
-      // Parent by parent (key lookups; shares mostly sit one level down).
-      std::vector<int64_t> ids{m.parent_id};
-      for (int64_t at = m.parent_id; ids.size() <= kMaxDepth;) {
-        NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(at, 0));
-        if (!n || !n->parent_id) break;
-        at = *n->parent_id;
-        ids.push_back(at);
-      }
-      c = chains.emplace(m.parent_id, std::move(ids)).first;
-    }
+    NUBO_ASSIGN_OR_RETURN(const std::vector<NodeRow>* chain, ChainOf(t, chains, m.parent_id));
     const std::string part = m.name + '\n' + NodeETag(m.node) + '\n';
-    for (int64_t id : c->second) {
-      auto [it, fresh] = digest.emplace(id, 1469598103934665603ull);
+    for (const NodeRow& f : *chain) {
+      auto [it, fresh] = digest.emplace(f.id, 1469598103934665603ull);
       it->second = Fnv1a(part, it->second);
     }
   }
@@ -182,18 +193,14 @@ Result<std::unordered_map<int64_t, std::string>> Files::MountPaths(const Princip
     authz::Checker check(t, who);
     NUBO_ASSIGN_OR_RETURN(auto home, DriveFor(t, who, "", static_cast<int>(Action::kList)));
     NUBO_ASSIGN_OR_RETURN(auto all, AllMounts(t, check, who, home));
-    std::unordered_map<int64_t, std::string> folders;  // parent id → its path
+    Chains chains;
     for (const Mount& m : all) {
-      auto f = folders.find(m.parent_id);
-      if (f == folders.end()) {
-        NUBO_ASSIGN_OR_RETURN(auto above, t.Ancestors(m.parent_id));
-        std::string path;
-        for (auto it = above.rbegin(); it != above.rend(); ++it) {
-          if (it->parent_id) path += "/" + it->name;
-        }
-        f = folders.emplace(m.parent_id, std::move(path)).first;
+      NUBO_ASSIGN_OR_RETURN(const std::vector<NodeRow>* chain, ChainOf(t, chains, m.parent_id));
+      std::string path;
+      for (auto it = chain->rbegin(); it != chain->rend(); ++it) {
+        if (it->parent_id) path += "/" + it->name;
       }
-      out.emplace(m.node.id, f->second + "/" + m.name);
+      out.emplace(m.node.id, path + "/" + m.name);
     }
     return Status::Ok();
   }));
@@ -201,7 +208,7 @@ Result<std::unordered_map<int64_t, std::string>> Files::MountPaths(const Princip
 }
 
 Status Files::PlaceMount(const Principal& who, int64_t node_id, const NodeRow& parent,
-                         const std::string& name) {
+                         const std::string& name, const std::vector<std::string>& lock_tokens) {
   NUBO_ASSIGN_OR_RETURN(std::string valid, ValidateName(name));
   return meta_.Write([&](meta::WriteTxn& t) -> Status {
     authz::Checker check(t, who);
@@ -212,10 +219,10 @@ Status Files::PlaceMount(const Principal& who, int64_t node_id, const NodeRow& p
     }
     NUBO_ASSIGN_OR_RETURN(auto all, AllMounts(t, check, who, home));
     const std::string key = NameKey(valid);
-    bool mine = false;
+    const Mount* mine = nullptr;
     for (const Mount& m : all) {
       if (m.node.id == node_id) {
-        mine = true;
+        mine = &m;
       } else if (m.parent_id == to->id && NameKey(m.name) == key) {
         return Status::AlreadyExists("\"" + valid + "\" already exists in this folder");
       }
@@ -223,6 +230,12 @@ Status Files::PlaceMount(const Principal& who, int64_t node_id, const NodeRow& p
     if (!mine) return NodeNotFound();
     NUBO_ASSIGN_OR_RETURN(auto own, t.FindChild(to->id, key, 0));
     if (own) return Status::AlreadyExists("\"" + valid + "\" already exists in this folder");
+    // The mount point leaves one folder's members and joins another's: a
+    // lock on either (or above, depth infinity) asks for its token, as for
+    // any MOVE (RFC 4918 §7.4, §9.9.4).
+    NUBO_ASSIGN_OR_RETURN(auto from, t.GetNode(mine->parent_id, 0));
+    if (from) NUBO_RETURN_IF_ERROR(CheckNewMemberLocks(t, who, *from, mine->name, lock_tokens));
+    NUBO_RETURN_IF_ERROR(CheckNewMemberLocks(t, who, *to, valid, lock_tokens));
     meta::ShareMountRow row{who.user_id, node_id, to->id, valid};
     return t.PutShareMount(row);
   });

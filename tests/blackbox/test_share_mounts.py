@@ -298,6 +298,27 @@ class ShareMountTest(unittest.TestCase):
                       (412, 423))
         self.assertEqual(self.dav(alice, "GET", "/dav/Lock%20Share/hers.txt")[2], b"hers")
         self.assertEqual(self.dav(alice, "GET", "/dav/Lock%20Share/edit.txt")[2], b"v2")
+        # A mount point moving into (or out of) a folder the recipient locked
+        # needs that lock's token, as any new member does (RFC 4918 §7.4).
+        self.assertEqual(self.dav(bob, "MKCOL", "/dav/Locked%20Inbox/")[0], 201)
+        status, headers, body = self.dav(bob, "LOCK", "/dav/Locked%20Inbox/", lockinfo,
+                                         {"Depth": "infinity", "Timeout": "Second-600"})
+        self.assertEqual(status, 200, body)
+        inbox = headers["lock-token"].strip("<>")
+        into = {"Destination": "/dav/Locked%20Inbox/LS/"}
+        status, _, body = self.dav(bob, "MOVE", "/dav/Lock%20Share/", headers=into)
+        self.assertEqual(status, 423, body)
+        self.assertIn(b"lock-token-submitted", body)
+        self.assertIn("/dav/Lock Share/", self.listing(bob, "/dav/"))
+        # (The token is the destination's: a tagged list, RFC 4918 §10.4.2.)
+        tagged = "</dav/Locked%%20Inbox/> (<%s>)" % inbox
+        st = self.dav(bob, "MOVE", "/dav/Lock%20Share/", headers=dict(into, If=tagged))[0]
+        self.assertEqual(st, 201)
+        out = {"Destination": "/dav/Lock%20Share/"}
+        self.assertEqual(self.dav(bob, "MOVE", "/dav/Locked%20Inbox/LS/", headers=out)[0], 423)
+        st = self.dav(bob, "MOVE", "/dav/Locked%20Inbox/LS/", headers=dict(out, If=tagged))[0]
+        self.assertEqual(st, 201)
+        self.assertEqual(self.dav(bob, "GET", "/dav/Lock%20Share/edit.txt")[2], b"v2")
 
     def test_group_shares_follow_membership(self):
         u = self.users
