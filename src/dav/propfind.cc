@@ -75,6 +75,7 @@ class PropfindSource final : public http::BodySource {
       asked_.push_back(p);
       need_dead_ |= p == nullptr;
       favorites_ |= ns == kOcNs && name == "favorite";
+      checksums_ |= ns == kOcNs && name == "checksums";
     }
     if (pr_.kind == PropRequest::Kind::kAllprop) {
       for (const LiveProp& p : LiveProps()) {
@@ -158,11 +159,14 @@ class PropfindSource final : public http::BodySource {
       frames_.pop_back();
       NUBO_ASSIGN_OR_RETURN(
           files::Page page,
-          c_.files.List(
-              c_.who(), f.folder_id, meta::NodeSort::kName, false, f.cursor, kPage,
-              files::ListOptions{.bare = true, .dead_props = need_dead_, .favorites = favorites_}));
+          c_.files.List(c_.who(), f.folder_id, meta::NodeSort::kName, false, f.cursor, kPage,
+                        files::ListOptions{.bare = true,
+                                           .dead_props = need_dead_,
+                                           .favorites = favorites_,
+                                           .checksums = checksums_}));
       dead_.clear();
       for (auto& r : page.dead_props) dead_[r.node_id].push_back(std::move(r.prop));
+      if (checksums_) env_.SetChecksums(&page.checksums);
       std::vector<Frame> below;
       const std::string_view parent_key =
           f.path_key == "/" ? std::string_view() : std::string_view(f.path_key);
@@ -179,6 +183,7 @@ class PropfindSource final : public http::BodySource {
         if (depth_ == Depth::kInfinity && n.folder())
           below.push_back(Frame{n.public_id, href, key, "", f.home_folder ? n.id : 0});
       }
+      env_.SetChecksums(nullptr);  // the page ends here
       if (!page.next_cursor.empty()) {
         f.cursor = page.next_cursor;
         frames_.push_back(std::move(f));
@@ -362,6 +367,7 @@ class PropfindSource final : public http::BodySource {
   bool started_ = false, sent_first_ = false, done_ = false;
   bool need_dead_ = false;
   bool favorites_ = false;                // oc:favorite asked: listings fill the caller's flag
+  bool checksums_ = false;                // oc:checksums asked: listings read them per page
   std::vector<const LiveProp*> asked_;    // per pr_.props entry; nullptr: a dead property
   std::vector<const LiveProp*> allprop_;  // allprop (+ include), in table order
   std::unordered_map<int64_t, std::vector<meta::DeadProp>> dead_;  // of the page being written

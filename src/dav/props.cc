@@ -141,6 +141,20 @@ const std::vector<LiveProp> kLive = {
      [](XmlWriter& w, PropEnv& e) {
        w.Leaf(kOcNs, "owner-display-name", e.OwnTree() ? e.ctx().who().username : std::string());
      }},
+    // Checksums the upload was verified against (OC-Checksum, X-Checksum):
+    // one element holding "SHA1:<hex> MD5:<hex>", space-separated, as the
+    // clients pick the strongest they know out of the element's text.
+    {kOcNs, "checksums", false, FileOnly,
+     [](XmlWriter& w, PropEnv& e) {
+       const std::string& sums = e.Checksums();
+       if (sums.empty()) {
+         w.Empty(kOcNs, "checksums");
+         return;
+       }
+       w.Open(kOcNs, "checksums");
+       w.Leaf(kOcNs, "checksum", sums);
+       w.Close();
+     }},
     {kOcNs, "share-types", false, Always,
      [](XmlWriter& w, PropEnv&) { w.Empty(kOcNs, "share-types"); }},
     // Changes only when the server's data were restored from a backup
@@ -212,6 +226,20 @@ void PropEnv::Reset(const meta::NodeRow& node, std::string_view path_key, bool m
   path_key_.assign(path_key);
   node_locks_.reset();
   mount_point_ = mount_point;
+}
+
+const std::string& PropEnv::Checksums() {
+  node_checksums_.clear();
+  if (node_->folder() || !node_->manifest_id) return node_checksums_;
+  if (checksums_) {
+    auto it = checksums_->find(*node_->manifest_id);
+    return it == checksums_->end() ? node_checksums_ : it->second;
+  }
+  // A read failure shows none: the client then has nothing to compare,
+  // as before the file had any.
+  auto sums = c_.files.ContentChecksums(*node_->manifest_id);
+  if (sums.ok()) node_checksums_ = std::move(*sums);
+  return node_checksums_;
 }
 
 const std::vector<meta::DavLockRow>& PropEnv::Locks() {

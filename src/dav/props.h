@@ -37,6 +37,13 @@ class PropEnv {
   // the digest their ETag carries (Resolved::mount_tags).
   void SetMountTags(const std::unordered_map<int64_t, std::string>* tags) { mount_tags_ = tags; }
   const std::string* MountTag() const;
+  // The checksums of a page of members, read with the page (by manifest
+  // id; a file of the page missing from it has none). Null: each node's
+  // are read when asked for (the target, received shares).
+  void SetChecksums(const std::unordered_map<int64_t, std::string>* sums) { checksums_ = sums; }
+  // The file's verified client checksums ("SHA1:<hex> MD5:<hex>"; empty:
+  // none), oc:checksums.
+  const std::string& Checksums();
   const meta::NodeRow& node() const { return *node_; }
   // The unexpired locks covering the node (as CoveringLocks answers).
   const std::vector<meta::DavLockRow>& Locks();
@@ -68,6 +75,8 @@ class PropEnv {
   std::optional<std::pair<int64_t, authz::Perms>> drive_perms_;  // (drive, perms)
   bool mount_point_ = false;
   const std::unordered_map<int64_t, std::string>* mount_tags_ = nullptr;
+  const std::unordered_map<int64_t, std::string>* checksums_ = nullptr;
+  std::string node_checksums_;
   std::string scratch_;
 };
 

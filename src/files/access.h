@@ -17,6 +17,8 @@
 
 namespace nubo::files {
 
+class Checksum;
+
 using authz::Action;
 
 enum class Want {
@@ -78,5 +80,10 @@ std::string NumberedName(const std::string& name, bool folder, int k);
 Result<std::string> PlaceName(meta::ReadTxn& txn, const meta::NodeRow& parent,
                               const std::string& name, bool folder, Conflict conflict,
                               std::optional<meta::NodeRow>* existing, int64_t ignore_id = 0);
+
+// Keeps a verified client checksum (Checksum::Entry) with the manifest
+// the upload committed, in the commit's transaction; nothing when the
+// checksum is not one clients read back.
+Status KeepChecksum(meta::WriteTxn& txn, int64_t manifest_id, const Checksum& c);
 
 }  // namespace nubo::files

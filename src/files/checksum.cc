@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include "files/access.h"
 #include "util/strings.h"
 
 namespace nubo::files {
@@ -69,7 +70,43 @@ Status Checksum::Verify(const Blake3Digest& blake3) {
     return Status::InvalidArgument(algo_ + " checksum mismatch: the body hashes to " + got +
                                    ", the request said " + expected_ + "; nothing was stored");
   }
+  verified_ = true;
   return Status::Ok();
+}
+
+std::string Checksum::Entry() const {
+  if (!verified_ || !evp_) return "";
+  std::string name = algo_;
+  for (char& ch : name) {
+    if (ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
+  }
+  return name + ":" + expected_;
+}
+
+std::string Checksum::Merge(std::string_view stored, std::string_view entry) {
+  if (entry.empty()) return std::string(stored);
+  const std::string_view algo = entry.substr(0, entry.find(':') + 1);  // "SHA1:"
+  std::string out(entry);
+  while (!stored.empty()) {
+    const size_t sp = stored.find(' ');
+    const std::string_view e = stored.substr(0, sp);
+    if (!e.empty() && e.substr(0, algo.size()) != algo) {
+      out += ' ';
+      out += e;
+    }
+    if (sp == std::string_view::npos) break;
+    stored.remove_prefix(sp + 1);
+  }
+  return out;
+}
+
+Status KeepChecksum(meta::WriteTxn& txn, int64_t manifest_id, const Checksum& c) {
+  const std::string entry = c.Entry();
+  if (entry.empty()) return Status::Ok();
+  NUBO_ASSIGN_OR_RETURN(std::string stored, txn.ManifestChecksums(manifest_id));
+  std::string merged = Checksum::Merge(stored, entry);
+  if (merged == stored) return Status::Ok();
+  return txn.SetManifestChecksums(manifest_id, merged);
 }
 
 }  // namespace nubo::files

@@ -21,9 +21,20 @@ class Checksum {
   ~Checksum();
 
   void Update(const char* data, size_t len);
+  // False for BLAKE3, which Verify compares with the content hash alone.
+  bool NeedsBytes() const { return evp_ != nullptr; }
   // InvalidArgument naming the algorithm when the digest differs.
   // `blake3` is the content hash ingest computed.
   Status Verify(const Blake3Digest& blake3);
+  // After a successful Verify: the checksum as Nextcloud clients read it
+  // back (oc:checksums, OC-Checksum), "SHA1:<hex>"; empty for BLAKE3,
+  // which is the content's own hash and not something those clients know.
+  std::string Entry() const;
+
+  // `stored` (entries separated by spaces, as Entry() makes them) with
+  // `entry` added, replacing one of the same algorithm; at most one entry
+  // per algorithm, so the result stays short.
+  static std::string Merge(std::string_view stored, std::string_view entry);
 
  private:
   Checksum() = default;
@@ -31,6 +42,7 @@ class Checksum {
   std::string expected_;  // lower-case hex
   struct Evp;
   std::unique_ptr<Evp> evp_;  // null for blake3
+  bool verified_ = false;
 };
 
 }  // namespace nubo::files

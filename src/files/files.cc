@@ -668,6 +668,16 @@ Result<Page> Files::List(const Principal& who, std::string_view folder_id, meta:
       for (const NodeRow& n : page.items) ids.push_back(n.id);
       NUBO_ASSIGN_OR_RETURN(page.dead_props, t.ListDeadProps(ids));
     }
+    if (options.checksums) {
+      std::vector<int64_t> ids;
+      for (const NodeRow& n : page.items) {
+        if (n.manifest_id) ids.push_back(*n.manifest_id);
+      }
+      if (!ids.empty()) {
+        NUBO_ASSIGN_OR_RETURN(auto sums, t.ListManifestChecksums(ids));
+        for (auto& [id, v] : sums) page.checksums.emplace(id, std::move(v));
+      }
+    }
     page.folder = std::move(folder);
     return Status::Ok();
   }));

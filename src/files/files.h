@@ -114,6 +114,8 @@ struct ListOptions {
   bool dead_props = false;
   // With bare: still fill the caller's favorite flag (oc:favorite).
   bool favorites = false;
+  // Also read the page's files' verified client checksums (Page::checksums).
+  bool checksums = false;
 };
 
 struct Page {
@@ -121,6 +123,8 @@ struct Page {
   std::string next_cursor;                     // empty: no more
   std::optional<meta::NodeRow> folder;         // List: the listed folder, read in the same snapshot
   std::vector<meta::NodeDeadProp> dead_props;  // ListOptions::dead_props: by node id
+  // ListOptions::checksums: by manifest id, for the files that have any.
+  std::unordered_map<int64_t, std::string> checksums;
 };
 
 struct UploadRequest {
@@ -170,6 +174,9 @@ struct DriveInfo {
 struct FileContent {
   meta::NodeRow node;
   std::vector<meta::ManifestChunk> chunks;
+  // OpenContent's `want_checksums`: the verified client checksums kept
+  // with the content ("SHA1:<hex> MD5:<hex>"; empty: none).
+  std::string checksums;
 };
 
 // Paths have at most this many segments: deeper ones are refused before
@@ -299,7 +306,12 @@ class Files {
   Result<UploadResult> InstantUpload(const Principal& who, const UploadRequest& req,
                                      const meta::Digest& hash);
 
-  Result<FileContent> OpenContent(const Principal& who, std::string_view id);
+  Result<FileContent> OpenContent(const Principal& who, std::string_view id,
+                                  bool want_checksums = false);
+  // The verified client checksums kept with a manifest (FileContent::
+  // checksums). No authorization: for a node the caller was allowed to
+  // read (a PROPFIND's).
+  Result<std::string> ContentChecksums(int64_t manifest_id);
 
   // Rename and/or move. Conflict kOverwrite is not allowed here.
   Result<meta::NodeRow> Update(const Principal& who, std::string_view id,

@@ -370,6 +370,7 @@ class IngestUpload final : public Upload {
           auto r = files_.AttachFile(t, who_, req_, manifest_id, draft.size, mime, reservation_id_);
           if (!r.ok()) return r.status();
           out = std::move(*r);
+          if (checksum_) NUBO_RETURN_IF_ERROR(KeepChecksum(t, manifest_id, *checksum_));
           // The file now counts itself: its reservation ends with it.
           if (reservation_id_) NUBO_RETURN_IF_ERROR(t.DeleteReservation(reservation_id_));
           return Status::Ok();
@@ -538,15 +539,28 @@ Result<UploadResult> Files::InstantUpload(const Principal& who, const UploadRequ
   return out;
 }
 
-Result<FileContent> Files::OpenContent(const Principal& who, std::string_view id) {
+Result<FileContent> Files::OpenContent(const Principal& who, std::string_view id,
+                                       bool want_checksums) {
   FileContent fc;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(fc.node, Access(t, who, id, Want::kLive, Action::kRead));
     if (fc.node.folder()) return Status::InvalidArgument("\"" + fc.node.name + "\" is a folder");
     NUBO_ASSIGN_OR_RETURN(fc.chunks, t.ManifestChunks(*fc.node.manifest_id));
+    if (want_checksums) {
+      NUBO_ASSIGN_OR_RETURN(fc.checksums, t.ManifestChecksums(*fc.node.manifest_id));
+    }
     return Status::Ok();
   }));
   return fc;
+}
+
+Result<std::string> Files::ContentChecksums(int64_t manifest_id) {
+  std::string out;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(out, t.ManifestChecksums(manifest_id));
+    return Status::Ok();
+  }));
+  return out;
 }
 
 namespace {

@@ -137,13 +137,16 @@ Result<std::vector<ManifestChunk>> FinalChunks(meta::MetaStore& meta, blob::Chun
 
 // BLAKE3 of the content `list` describes, read back from the store (a
 // hash state saved by another build, or parts joined by concatenation).
-Result<meta::Digest> HashChunks(blob::ChunkStore& chunks, const std::vector<ManifestChunk>& list) {
+// `also`: fed the same bytes (a client checksum to verify).
+Result<meta::Digest> HashChunks(blob::ChunkStore& chunks, const std::vector<ManifestChunk>& list,
+                                Checksum* also = nullptr) {
   Blake3 h;
   std::string buf;
   for (const auto& c : list) {
     buf.resize(c.size);
     NUBO_RETURN_IF_ERROR(chunks.Read(c.hash, 0, c.size, buf.data()));
     h.Update(buf);
+    if (also) also->Update(buf.data(), buf.size());
   }
   return h.Final();
 }
@@ -606,7 +609,8 @@ Result<UploadResult> UploadSessions::Complete(const Principal& who, std::string_
 
 Result<ConcatResult> UploadSessions::Concat(const Principal& who, SessionSpec spec,
                                             const std::vector<std::string>& part_ids,
-                                            std::optional<meta::Digest> whole_hash) {
+                                            std::optional<meta::Digest> whole_hash,
+                                            Checksum* checksum) {
   if (part_ids.empty()) return Status::InvalidArgument("a concatenation needs partial uploads");
   if (part_ids.size() > kMaxParts) {
     return Status::InvalidArgument("at most " + std::to_string(kMaxParts) + " partial uploads");
@@ -631,12 +635,14 @@ Result<ConcatResult> UploadSessions::Concat(const Principal& who, SessionSpec sp
     parts.push_back(std::move(p));
   }
   spec.length = draft.size;
-  NUBO_ASSIGN_OR_RETURN(UploadSessionRow final_s, Create(who, spec));
-  if (whole_hash) {
+  // A SHA-1 or MD5 to verify reads the bytes even when the BLAKE3 is known.
+  if (whole_hash && !(checksum && checksum->NeedsBytes())) {
     draft.hash = *whole_hash;
   } else {
-    NUBO_ASSIGN_OR_RETURN(draft.hash, HashChunks(files_.chunks(), draft.chunks));
+    NUBO_ASSIGN_OR_RETURN(draft.hash, HashChunks(files_.chunks(), draft.chunks, checksum));
   }
+  if (checksum) NUBO_RETURN_IF_ERROR(checksum->Verify(draft.hash));
+  NUBO_ASSIGN_OR_RETURN(UploadSessionRow final_s, Create(who, spec));
   const std::string mime = DetectMime(final_s.name, Head(files_.chunks(), draft.chunks));
   const int64_t now = UnixMillis();
   ConcatResult out;
@@ -655,6 +661,7 @@ Result<ConcatResult> UploadSessions::Concat(const Principal& who, SessionSpec sp
     NUBO_ASSIGN_OR_RETURN(UploadSessionRow cur, LoadSession(t, who, final_s.public_id));
     NUBO_ASSIGN_OR_RETURN(out.file, files_.AttachFile(t, who, TargetOf(cur), manifest, draft.size,
                                                       mime, cur.reservation_id));
+    if (checksum) NUBO_RETURN_IF_ERROR(KeepChecksum(t, manifest, *checksum));
     if (cur.reservation_id) {
       Status del = t.DeleteReservation(cur.reservation_id);
       if (!del.ok() && del.code() != Code::kNotFound) return del;

@@ -122,9 +122,13 @@ class UploadSessions {
   // without copying their chunks; the parts end. `whole_hash`: the
   // concatenation's BLAKE3 when the caller knows it (from hash states
   // continued part to part); otherwise the parts' bytes are read to hash.
+  // `checksum`: a client's whole-content checksum, verified before anything
+  // is committed (its bytes read when it is not BLAKE3) and kept with the
+  // content (KeepChecksum).
   Result<ConcatResult> Concat(const Principal& who, SessionSpec spec,
                               const std::vector<std::string>& part_ids,
-                              std::optional<meta::Digest> whole_hash = std::nullopt);
+                              std::optional<meta::Digest> whole_hash = std::nullopt,
+                              Checksum* checksum = nullptr);
   // A delta upload of `plan` (whose sizes add up to spec.length; the
   // whole-content BLAKE3 is spec.target.checksum, required).
   Result<DeltaState> CreateDelta(const Principal& who, SessionSpec spec,

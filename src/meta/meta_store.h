@@ -509,6 +509,13 @@ class ReadTxn {
   virtual Result<std::optional<ManifestRow>> GetManifest(int64_t id) = 0;
   // The manifest's chunk list in order.
   virtual Result<std::vector<ManifestChunk>> ManifestChunks(int64_t manifest_id) = 0;
+  // The verified client checksums kept with a manifest ("SHA1:<hex>
+  // MD5:<hex>"; empty: none, or no such manifest).
+  virtual Result<std::string> ManifestChecksums(int64_t manifest_id) = 0;
+  // The same for many manifests at once (a listing page): (id, checksums)
+  // of those that have any.
+  virtual Result<std::vector<std::pair<int64_t, std::string>>> ListManifestChecksums(
+      const std::vector<int64_t>& manifest_ids) = 0;
   virtual Result<std::optional<ChunkRow>> GetChunk(const Digest& hash) = 0;
 
   // Keyset pages (ascending), for fsck and GC: at most `limit` rows after
@@ -839,6 +846,8 @@ class WriteTxn : public ReadTxn {
   virtual Result<int64_t> InsertManifest(const Digest& hash, uint64_t size,
                                          const std::vector<ManifestChunk>& chunks) = 0;
   virtual Status SetManifestRefs(int64_t id, int64_t refs) = 0;
+  // Replaces the manifest's verified client checksums (ManifestChecksums).
+  virtual Status SetManifestChecksums(int64_t id, const std::string& checksums) = 0;
   // Removes the manifest and its chunk list.
   virtual Status DeleteManifest(int64_t id) = 0;
 

@@ -119,6 +119,47 @@ TEST_P(MetaStoreConformance, ManifestsChunksAndPins) {
                   .ok());
 }
 
+TEST_P(MetaStoreConformance, ManifestChecksumsAreKeptReplacedAndGoWithTheManifest) {
+  int64_t a = 0, b = 0;
+  ASSERT_TRUE(store_
+                  ->Write([&](WriteTxn& t) -> Status {
+                    NUBO_ASSIGN_OR_RETURN(a, t.InsertManifest(D("ca"), 0, {}));
+                    NUBO_ASSIGN_OR_RETURN(b, t.InsertManifest(D("cb"), 0, {}));
+                    NUBO_ASSIGN_OR_RETURN(std::string none, t.ManifestChecksums(a));
+                    EXPECT_EQ(none, "");
+                    NUBO_RETURN_IF_ERROR(t.SetManifestChecksums(a, "SHA1:aa"));
+                    NUBO_RETURN_IF_ERROR(t.SetManifestChecksums(a, "MD5:bb SHA1:aa"));
+                    EXPECT_EQ(t.SetManifestChecksums(999999, "SHA1:aa").code(), Code::kNotFound);
+                    return Status::Ok();
+                  })
+                  .ok());
+  ASSERT_TRUE(store_
+                  ->Read([&](ReadTxn& t) -> Status {
+                    NUBO_ASSIGN_OR_RETURN(std::string sums, t.ManifestChecksums(a));
+                    EXPECT_EQ(sums, "MD5:bb SHA1:aa");
+                    NUBO_ASSIGN_OR_RETURN(auto listed, t.ListManifestChecksums({a, b, 999999}));
+                    EXPECT_EQ(listed.size(), 1u);  // b has none, 999999 does not exist
+                    if (!listed.empty()) {
+                      EXPECT_EQ(listed[0].first, a);
+                      EXPECT_EQ(listed[0].second, "MD5:bb SHA1:aa");
+                    }
+                    return Status::Ok();
+                  })
+                  .ok());
+  ASSERT_TRUE(store_
+                  ->Write([&](WriteTxn& t) -> Status {
+                    NUBO_RETURN_IF_ERROR(t.SetManifestChecksums(a, ""));  // cleared
+                    NUBO_ASSIGN_OR_RETURN(std::string sums, t.ManifestChecksums(a));
+                    EXPECT_EQ(sums, "");
+                    NUBO_RETURN_IF_ERROR(t.SetManifestChecksums(b, "SHA1:cc"));
+                    NUBO_RETURN_IF_ERROR(t.DeleteManifest(b));
+                    NUBO_ASSIGN_OR_RETURN(auto gone, t.ListManifestChecksums({b}));
+                    EXPECT_TRUE(gone.empty());
+                    return Status::Ok();
+                  })
+                  .ok());
+}
+
 TEST_P(MetaStoreConformance, UniqueViolationsAreAlreadyExists) {
   Status st = store_->Write([](WriteTxn& t) -> Status {
     NUBO_RETURN_IF_ERROR(t.InsertChunk({D("a"), 1, 0, 0}));

@@ -247,8 +247,12 @@ Result<files::UploadResult> ChunkedUploads::Assemble(const auth::Principal& who,
     Blake3 state;
     if (last.ok() && state.RestoreState(last->hasher)) whole = state.Final();
   }
+  std::unique_ptr<files::Checksum> checksum;
+  if (!req.checksum.empty()) {
+    NUBO_ASSIGN_OR_RETURN(checksum, files::Checksum::Parse(req.checksum));
+  }
   NUBO_ASSIGN_OR_RETURN(files::ConcatResult done,
-                        sessions_.Concat(who, std::move(spec), ids, whole));
+                        sessions_.Concat(who, std::move(spec), ids, whole, checksum.get()));
   // The parts ended with the concatenation; the folder row goes too.
   Status st = meta_.Write([&](meta::WriteTxn& t) -> Status {
     Status d = t.DeleteNcUpload(u.id);

@@ -39,6 +39,7 @@ struct AssembleRequest {
   bool overwrite = true;
   std::optional<int64_t> mtime_ms;
   std::optional<uint64_t> total_length;  // OC-Total-Length, checked against the parts
+  std::string checksum;                  // OC-Checksum ("SHA1:<hex>"): verified, then kept
 };
 
 class ChunkedUploads {

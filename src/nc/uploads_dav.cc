@@ -156,6 +156,9 @@ Response Move(ChunkedUploads& up, Request& req) {
     if (!n) return TreeError(Status::InvalidArgument("OC-Total-Length must be a byte count"));
     a.total_length = *n;
   }
+  // The whole file's checksum (the client sends it with the MOVE): a
+  // mismatch is 400 and the chunks stay for another try.
+  if (auto v = h.Get("OC-Checksum")) a.checksum = std::string(Trim(*v));
   auto done = up.Assemble(*req.principal, u->name, a);
   if (!done.ok()) {
     if (done.status().code() == Code::kAlreadyExists) return Response::Empty(412);

@@ -24,7 +24,7 @@ NC_PROPS = (b'<?xml version="1.0"?><d:propfind xmlns:d="DAV:" xmlns:oc="http://o
             b'xmlns:nc="http://nextcloud.org/ns"><d:prop><d:getetag/><d:resourcetype/><d:getlastmodified/>'
             b'<d:getcontentlength/><oc:fileid/><oc:id/><oc:permissions/><oc:size/><oc:favorite/>'
             b'<oc:owner-id/><oc:owner-display-name/><oc:share-types/><oc:data-fingerprint/>'
-            b'<nc:has-preview/><nc:mount-type/><nc:is-encrypted/></d:prop></d:propfind>')
+            b'<nc:has-preview/><nc:mount-type/><nc:is-encrypted/><oc:checksums/></d:prop></d:propfind>')
 
 
 def nc_users(names):
@@ -225,6 +225,55 @@ class PropertiesTest(unittest.TestCase):
         status, hdrs, _ = a.raw("GET", files_url("alice", "props/a.txt"))
         self.assertEqual(hdrs["etag"], f[D + "getetag"].text)
 
+    def checksums(self, c, path, depth="0"):
+        """{href: oc:checksums text ("" when none)} of the files at/below path."""
+        out = {}
+        for href, props in propfind(c, path, depth).items():
+            if OC + "checksums" in props:
+                el = props[OC + "checksums"].find(OC + "checksum")
+                out[href] = el.text if el is not None else ""
+        return out
+
+    def test_checksums_are_kept_answered_and_follow_the_content(self):
+        a, b = self.alice, self.bob
+        body = b"checksummed content\n"
+        sha1 = hashlib.sha1(body).hexdigest()
+        md5 = hashlib.md5(body).hexdigest()
+        a.raw("MKCOL", files_url("alice", "sums"))
+        self.assertEqual(a.raw("PUT", files_url("alice", "sums/a.txt"), body,
+                               {"OC-Checksum": "SHA1:" + sha1})[0], 201)
+        a.raw("PUT", files_url("alice", "sums/plain.txt"), b"no checksum sent")
+        # A wrong one stores nothing (and keeps nothing).
+        status, _, _ = a.raw("PUT", files_url("alice", "sums/bad.txt"), b"other",
+                             {"OC-Checksum": "SHA1:" + sha1})
+        self.assertEqual(status, 400)
+        base = "/remote.php/dav/files/alice/sums/"
+        # Depth 0 (the target) and Depth 1 (a listing page) agree.
+        self.assertEqual(self.checksums(a, files_url("alice", "sums/a.txt")), {base + "a.txt": "SHA1:" + sha1})
+        listed = self.checksums(a, files_url("alice", "sums") + "/", "1")
+        self.assertEqual(listed, {base + "a.txt": "SHA1:" + sha1, base + "plain.txt": ""})
+        # The download says it (one entry, as the clients verify it).
+        status, hdrs, got = a.raw("GET", files_url("alice", "sums/a.txt"))
+        self.assertEqual((status, got, hdrs.get("oc-checksum")), (200, body, "SHA1:" + sha1))
+        self.assertNotIn("oc-checksum", a.raw("GET", files_url("alice", "sums/plain.txt"))[1])
+        # The same content sent again with MD5: both are known, the newest first.
+        self.assertEqual(a.raw("PUT", files_url("alice", "sums/copy.txt"), body,
+                               {"OC-Checksum": "MD5:" + md5})[0], 201)
+        both = "MD5:%s SHA1:%s" % (md5, sha1)
+        self.assertEqual(self.checksums(a, files_url("alice", "sums/a.txt")), {base + "a.txt": both})
+        self.assertEqual(a.raw("GET", files_url("alice", "sums/a.txt"))[1]["oc-checksum"], "MD5:" + md5)
+        # A server-side copy has them (same content); a new version without one has none.
+        self.assertEqual(a.raw("COPY", files_url("alice", "sums/a.txt"), None,
+                               {"Destination": files_url("alice", "sums/b.txt")})[0], 201)
+        self.assertEqual(self.checksums(a, files_url("alice", "sums/b.txt")), {base + "b.txt": both})
+        self.assertIn(a.raw("PUT", files_url("alice", "sums/b.txt"), b"changed")[0], (200, 204))
+        self.assertEqual(self.checksums(a, files_url("alice", "sums/b.txt")), {base + "b.txt": ""})
+        self.assertNotIn("oc-checksum", a.raw("GET", files_url("alice", "sums/b.txt"))[1])
+        # /dav/ answers the same property; another user learns nothing of the file.
+        dav = propfind(a, "/dav/sums/a.txt", "0")["/dav/sums/a.txt"]
+        self.assertEqual(dav[OC + "checksums"].find(OC + "checksum").text, both)
+        self.assertEqual(b.raw("GET", "/dav/sums/a.txt")[0], 404)
+
     def test_favorites_proppatch_and_filter_files(self):
         a = self.alice
         a.raw("MKCOL", files_url("alice", "fav"))
@@ -314,6 +363,33 @@ class ChunkedUploadTest(unittest.TestCase):
         self.assertEqual(ghdrs["etag"], hdrs["etag"])
         # The upload folder is gone.
         self.assertEqual(a.raw("PROPFIND", chunk_url("alice", "up-1"), None, {"Depth": "0"})[0], 404)
+
+    def test_checksum_on_the_move_is_verified_and_kept(self):
+        a = self.alice
+        parts = {n: os.urandom(50000 + n) for n in range(1, 4)}
+        whole = b"".join(parts[n] for n in sorted(parts))
+        self.assertEqual(a.raw("MKCOL", chunk_url("alice", "up-sum"))[0], 201)
+        for n in (2, 1, 3):
+            self.assertEqual(a.raw("PUT", chunk_url("alice", "up-sum", str(n)), parts[n])[0], 201)
+        # A wrong checksum: 400, no file, the chunks stay for another try.
+        wrong = "SHA1:" + hashlib.sha1(whole + b"x").hexdigest()
+        status, _, body = self.move(a, "up-sum", "summed.bin", {"OC-Checksum": wrong})
+        self.assertEqual(status, 400, body)
+        self.assertIn(b"mismatch", body)
+        self.assertEqual(a.raw("GET", files_url("alice", "summed.bin"))[0], 404)
+        self.assertEqual(self.move(a, "up-sum", "summed.bin", {"OC-Checksum": "CRC9:00"})[0], 400)
+        right = "SHA1:" + hashlib.sha1(whole).hexdigest()
+        status, hdrs, body = self.move(a, "up-sum", "summed.bin", {"OC-Checksum": right})
+        self.assertEqual(status, 201, body)
+        status, ghdrs, got = a.raw("GET", files_url("alice", "summed.bin"))
+        self.assertEqual((got == whole, ghdrs.get("oc-checksum")), (True, right))
+        # In order (the hash chained from chunk to chunk) verifies the same way.
+        self.assertEqual(a.raw("MKCOL", chunk_url("alice", "up-sum2"))[0], 201)
+        for n in (1, 2, 3):
+            self.assertEqual(a.raw("PUT", chunk_url("alice", "up-sum2", str(n)), parts[n])[0], 201)
+        md5 = "MD5:" + hashlib.md5(whole).hexdigest()
+        self.assertEqual(self.move(a, "up-sum2", "summed2.bin", {"OC-Checksum": md5})[0], 201)
+        self.assertEqual(a.raw("GET", files_url("alice", "summed2.bin"))[1].get("oc-checksum"), md5)
 
     def test_v1_zero_padded_names_from_zero_and_overwrite_with_if_match(self):
         a = self.alice

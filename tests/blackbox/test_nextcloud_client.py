@@ -188,9 +188,7 @@ class SyncClientTest(unittest.TestCase):
             f.write("original")
         self.sync()
         time.sleep(1.1)  # a distinct modification time
-        # (Sizes differ: with equal sizes and equal mtimes to the second the
-        # client takes both sides as equal unless the server names a
-        # checksum it knows.)
+        # (Sizes differ here; the next test has equal sizes and times.)
         with open(path, "w") as f:
             f.write("changed on the client, longer")
         status, _, _ = self.alice.raw("PUT", "/remote.php/dav/files/alice/conflict.txt", b"changed on the server")
@@ -203,6 +201,35 @@ class SyncClientTest(unittest.TestCase):
             self.assertEqual(f.read(), "changed on the server")
         with open(os.path.join(self.local, copies[0])) as f:
             self.assertEqual(f.read(), "changed on the client, longer")
+
+    def test_b_same_size_and_time_is_a_conflict_when_the_server_has_a_checksum(self):
+        # Both sides change a file to the same size at the same second. The
+        # client takes that as "unchanged" unless the server names a checksum
+        # (oc:checksums, kept from the OC-Checksum the change was uploaded
+        # with): then it compares and keeps both.
+        path = os.path.join(self.local, "twins.txt")
+        with open(path, "w") as f:
+            f.write("version zero")
+        self.sync()
+        mtime = int(time.time()) + 5
+        server = b"server side!"
+        client = "client side!"
+        self.assertEqual(len(server), len(client))
+        with open(path, "w") as f:
+            f.write(client)
+        os.utime(path, (mtime, mtime))
+        status, _, _ = self.alice.raw("PUT", "/remote.php/dav/files/alice/twins.txt", server,
+                                      {"X-OC-MTime": str(mtime),
+                                       "OC-Checksum": "SHA1:" + hashlib.sha1(server).hexdigest()})
+        self.assertEqual(status, 204)
+        self.sync()
+        names = os.listdir(self.local)
+        copies = [n for n in names if n.startswith("twins") and "conflict" in n.lower()]
+        self.assertEqual(len(copies), 1, names)
+        with open(path) as f:
+            self.assertEqual(f.read(), server.decode())
+        with open(os.path.join(self.local, copies[0])) as f:
+            self.assertEqual(f.read(), client)
 
     def test_d_login_flow_app_password_syncs(self):
         """Login Flow v2 as the client runs it (start, the user grants in the

@@ -324,6 +324,28 @@ class SqliteTxn final : public WriteTxn {
     }
     return out;
   }
+  Result<std::string> ManifestChecksums(int64_t manifest_id) override {
+    NUBO_PREPARE(s, c_, "SELECT checksums FROM manifests WHERE id = ? AND checksums IS NOT NULL");
+    s.Bind(1, manifest_id);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    return row ? s.Text(0) : std::string();
+  }
+  Result<std::vector<std::pair<int64_t, std::string>>> ListManifestChecksums(
+      const std::vector<int64_t>& manifest_ids) override {
+    // One statement for any number of ids: they travel as one JSON array.
+    std::string ids = "[";
+    for (int64_t id : manifest_ids) {
+      if (ids.size() > 1) ids += ',';
+      ids += std::to_string(id);
+    }
+    ids += ']';
+    NUBO_PREPARE(s, c_,
+                 "SELECT id, checksums FROM manifests WHERE id IN (SELECT value FROM json_each(?)) "
+                 "AND checksums IS NOT NULL");
+    s.Bind(1, ids);
+    return Rows<std::pair<int64_t, std::string>>(
+        s, [](const Stmt& r) { return std::make_pair(r.Int(0), r.Text(1)); });
+  }
   Result<std::optional<ChunkRow>> GetChunk(const Digest& hash) override {
     NUBO_PREPARE(s, c_, "SELECT hash, size, refs, orphaned_at FROM chunks WHERE hash = ?");
     s.Bind(1, hash);
@@ -2013,6 +2035,18 @@ class SqliteTxn final : public WriteTxn {
   Status SetManifestRefs(int64_t id, int64_t refs) override {
     NUBO_PREPARE(s, c_, "UPDATE manifests SET refs = ? WHERE id = ?");
     s.Bind(1, refs).Bind(2, id);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    if (s.changes() == 0) return Status::NotFound("no manifest " + std::to_string(id));
+    return Status::Ok();
+  }
+  Status SetManifestChecksums(int64_t id, const std::string& checksums) override {
+    NUBO_PREPARE(s, c_, "UPDATE manifests SET checksums = ? WHERE id = ?");
+    if (checksums.empty()) {
+      s.BindNull(1);
+    } else {
+      s.Bind(1, checksums);
+    }
+    s.Bind(2, id);
     NUBO_RETURN_IF_ERROR(s.Exec());
     if (s.changes() == 0) return Status::NotFound("no manifest " + std::to_string(id));
     return Status::Ok();
