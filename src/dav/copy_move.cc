@@ -23,8 +23,8 @@ http::Response MoveMountPoint(DavContext& c, const files::Resolved& dst) {
   const bool taken = dst.node && (dst.at_mount || !dst.mount_depth);
   if (taken && dst.node->id != c.target.node->id) return DavError(412);
   if ((dst.mount_depth && !dst.at_mount) || !dst.parent) return DavError(409);
-  Status st = c.files.PlaceMount(c.who(), c.target.node->id, *dst.parent, dst.name,
-                                 c.cond.lock_tokens);
+  Status st =
+      c.files.PlaceMount(c.who(), c.target.node->id, *dst.parent, dst.name, c.cond.lock_tokens);
   if (!st.ok()) return st.code() == Code::kAlreadyExists ? DavError(412) : DavError(st);
   http::Response resp = http::Response::Empty(dst.node ? 204 : 201);
   SetNodeHeaders(resp, *c.target.node);
