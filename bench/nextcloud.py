@@ -2,13 +2,17 @@
 measured from one run of one build.
 
   1. nextcloudcmd (Debian's nextcloud-desktop-cmd) initial sync of 5,000
-     small files in 50 folders, then the no-op resync: wall time and the
+     small files in 50 folders with nc.bulk_upload off (BEFORE: a PUT per
+     file) and on (AFTER: 100 files to a POST), each into a fresh server
+     from a fresh client journal; then the no-op resync: wall time and the
      server's CPU seconds (utime + stime from /proc) for each, and the
      requests the resync made. The resync runs against the same data
      twice: with http.quickack off (BEFORE) and on (AFTER), alternating,
      median of --rounds each.
-     Gate: after the initial sync, a PROPFIND of every folder lists 100
-     files, and the resync transfers nothing (no PUT, no GET of a file).
+     Gate: after each initial sync, a PROPFIND of every folder lists 100
+     files, both servers hold the same paths and sizes and the same bytes
+     in a sample, and the resync transfers nothing (no PUT, no GET of a
+     file).
   2. PROPFIND Depth 1 of a folder of 1,000 files: the property set
      nextcloudcmd asks on /remote.php/dav/files/<user>/ vs a plain
      <allprop/> PROPFIND on /dav/ of the same folder, one keep-alive
@@ -84,9 +88,10 @@ class Conn:
             self.c = None
 
 
-def start(tmp, quickack=True):
+def start(tmp, quickack=True, bulk=True):
     os.makedirs(tmp, exist_ok=True)
-    env = dict(FAST_ARGON2, NUBO_ACCESS_LOG="true", NUBO_HTTP_QUICKACK="true" if quickack else "false")
+    env = dict(FAST_ARGON2, NUBO_ACCESS_LOG="true", NUBO_HTTP_QUICKACK="true" if quickack else "false",
+               NUBO_NC_BULK_UPLOAD="true" if bulk else "false")
     return Nubo(tmp, env=env)
 
 
@@ -123,41 +128,76 @@ def requests_between(lines, a, b):
     return out
 
 
+def listing(srv):
+    """{path: size} of every file the account holds, after the gate that
+    each folder lists its 100 files."""
+    c = Conn(srv.port, basic(*USER))
+    out = {}
+    try:
+        for d in range(50):
+            folder = "/remote.php/dav/files/%s/folder%%20%02d/" % (USER[0], d)
+            st, _, body = c.req("PROPFIND", folder, b"", {"Depth": "1"})
+            if st != 207 or body.count(b"<d:response>") != 101:
+                raise SystemExit("gate: folder %02d does not list 100 files after the initial sync" % d)
+            for resp in body.split(b"<d:response>")[2:]:  # the folder's own comes first
+                href = re.search(rb"<d:href>([^<]+)</d:href>", resp).group(1)
+                size = re.search(rb"<d:getcontentlength>(\d+)<", resp)
+                out[urllib.parse.unquote(href.decode())] = int(size.group(1)) if size else None
+        # A sample of the bytes, against the local files.
+        for d, i in ((0, 0), (17, 42), (49, 99)):
+            st, _, got = c.req("GET", "/remote.php/dav/files/%s/folder%%20%02d/file%%20%03d.txt" % (USER[0], d, i))
+            out["sha256 %d/%d" % (d, i)] = hashlib.sha256(got).hexdigest() if st == 200 else st
+    finally:
+        c.close()
+    return out
+
+
 def scenario_sync(args, tmp, rows):
     if not shutil.which("nextcloudcmd"):
         raise SystemExit("nextcloudcmd is missing: scripts/deps.sh bench installs it")
     local = os.path.join(tmp, "local")
-    home = os.path.join(tmp, "home")
-    os.makedirs(home)
     for d in range(50):
         folder = os.path.join(local, "folder %02d" % d)
         os.makedirs(folder)
         for i in range(100):
             with open(os.path.join(folder, "file %03d.txt" % i), "wb") as f:
                 f.write(os.urandom(200 + (i * 37) % 1800))
-    data = os.path.join(tmp, "sync-data")
+    # The initial sync, without the bulk upload (one PUT per file, the
+    # client's parallel jobs) and with it (100 files to a POST, one at a
+    # time), each into a fresh server from a fresh client journal.
+    initial, initial_cpu, seen = {}, {}, {}
+    for kind, bulk in (("before", False), ("after", True)):
+        for name in os.listdir(local):
+            if name.startswith(".sync_"):
+                os.remove(os.path.join(local, name))
+        home = os.path.join(tmp, "home-" + kind)
+        os.makedirs(home)
+        data = os.path.join(tmp, "sync-data-" + kind)
+        srv = start(data, quickack=True, bulk=bulk)
+        try:
+            setup(srv)
+            c0 = cpu_seconds(srv.proc.pid)
+            initial[kind] = nextcloudcmd(srv.port, local, home)
+            initial_cpu[kind] = cpu_seconds(srv.proc.pid) - c0
+            seen[kind] = listing(srv)
+            # Settle: a second sync re-lists the folders whose ETags the first changed.
+            nextcloudcmd(srv.port, local, home)
+        finally:
+            srv.stop()
+    # Equivalence: the same files, sizes and sampled bytes either way.
+    if seen["before"] != seen["after"] or len(seen["after"]) != 5003:
+        raise SystemExit("gate: the bulk upload stored something else than one PUT per file")
+    b, a = initial["before"], initial["after"]
+    rows.append(("nextcloudcmd initial sync, 5,000 files: wall s (PUT per file vs bulk upload)",
+                 "%.1f" % b, "%.1f" % a, "%.2f (speed)" % (b / a)))
+    rows.append(("nextcloudcmd initial sync, 5,000 files: server CPU s (PUT per file vs bulk upload)",
+                 "%.1f" % initial_cpu["before"], "%.1f" % initial_cpu["after"],
+                 "%.2f (time)" % (initial_cpu["after"] / initial_cpu["before"])))
+    home = os.path.join(tmp, "home-after")
+    data = os.path.join(tmp, "sync-data-after")
     results = {"before": [], "after": []}
     cpu = {"before": [], "after": []}
     served = {"before": [], "after": []}  # the requests' time at the server (access log)
-    srv = start(data, quickack=True)
-    try:
-        setup(srv)
-        c0 = cpu_seconds(srv.proc.pid)
-        initial = nextcloudcmd(srv.port, local, home)
-        initial_cpu = cpu_seconds(srv.proc.pid) - c0
-        c = Conn(srv.port, basic(*USER))
-        for d in range(50):
-            st, _, body = c.req("PROPFIND", "/remote.php/dav/files/%s/folder%%20%02d/" % (USER[0], d), b"",
-                                {"Depth": "1"})
-            if st != 207 or body.count(b"<d:response>") != 101:
-                raise SystemExit("gate: folder %02d does not list 100 files after the initial sync" % d)
-        c.close()
-        # Settle: a second sync re-lists the folders whose ETags the first changed.
-        nextcloudcmd(srv.port, local, home)
-    finally:
-        srv.stop()
-    rows.append(("nextcloudcmd initial sync, 5,000 files: wall s / server CPU s", "", "%.1f / %.1f" % (
-        initial, initial_cpu), ""))
     resync_requests = None
     for rep in range(args.rounds):
         for kind in (("before", "after") if rep % 2 == 0 else ("after", "before")):
@@ -319,9 +359,14 @@ def run(args):
     tmp = tempfile.mkdtemp(prefix="nubo-bench-nc-", dir=args.tmpdir)
     rows = []
     try:
-        scenario_propfind(args, tmp, rows)
-        scenario_upload(args, tmp, rows)
-        scenario_sync(args, tmp, rows)
+        # NUBO_BENCH_NC_PARTS (e.g. "sync") runs some of the three.
+        parts = os.environ.get("NUBO_BENCH_NC_PARTS", "propfind,upload,sync").split(",")
+        if "propfind" in parts:
+            scenario_propfind(args, tmp, rows)
+        if "upload" in parts:
+            scenario_upload(args, tmp, rows)
+        if "sync" in parts:
+            scenario_sync(args, tmp, rows)
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)

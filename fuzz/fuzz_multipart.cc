@@ -1,7 +1,9 @@
-// Fuzzes the streaming multipart/form-data parser (RFC 7578 over RFC 2046 §5.1).
+// Fuzzes the streaming multipart/form-data parser (RFC 7578 over RFC 2046 §5.1), and its
+// multipart/related mode (RFC 2387: no Content-Disposition, the other fields kept; the Nextcloud
+// bulk upload).
 //
-// Input: byte 0 seeds the write sizes, the rest is a body whose boundary is "AaB03x" (RFC 7578's
-// example). The body is parsed three times: in one write, a byte at a time, and in pieces whose
+// Input: byte 0 seeds the write sizes (its low bit: related mode), the rest is a body whose
+// boundary is "AaB03x" (RFC 7578's example). The body is parsed three times: in one write, a byte at a time, and in pieces whose
 // sizes derive from byte 0. Property: the parts, their bytes and the final status do not depend
 // on how the body was split. A part named "fail-begin" / "fail-end" makes the handler fail, so
 // error propagation is covered too.
@@ -9,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fuzz/fuzz_check.h"
@@ -20,6 +23,7 @@ struct Part {
   std::string name;
   std::optional<std::string> filename;
   std::string content_type;
+  std::vector<std::pair<std::string, std::string>> fields;
   std::string data;
   bool ended = false;
   bool operator==(const Part&) const = default;
@@ -29,7 +33,7 @@ class Recorder : public nubo::http::MultipartHandler {
  public:
   nubo::Status OnPartBegin(const nubo::http::MultipartPart& p) override {
     FUZZ_CHECK(parts.empty() || parts.back().ended);
-    parts.push_back({p.name, p.filename, p.content_type, "", false});
+    parts.push_back({p.name, p.filename, p.content_type, p.fields, "", false});
     if (p.name == "fail-begin") return nubo::Status::Aborted("handler refused the part");
     return nubo::Status::Ok();
   }
@@ -54,18 +58,19 @@ struct Outcome {
 };
 
 // Small limits so the corpus reaches them.
-nubo::http::MultipartLimits Limits() {
+nubo::http::MultipartLimits Limits(bool related = false) {
   nubo::http::MultipartLimits l;
   l.max_header_bytes = 256;
   l.max_parts = 8;
+  l.form_data = !related;
   return l;
 }
 
 // Feeds `body` in pieces of next_size() bytes (0 means "the rest"), then Finish()es.
 template <typename NextSize>
-Outcome Run(std::string_view body, NextSize next_size) {
+Outcome Run(std::string_view body, bool related, NextSize next_size) {
   Recorder r;
-  nubo::http::MultipartParser p("AaB03x", r, Limits());
+  nubo::http::MultipartParser p("AaB03x", r, Limits(related));
   nubo::Status st;
   while (!body.empty()) {
     size_t n = next_size();
@@ -90,11 +95,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint8_t seed = data[0];
   std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
 
-  Outcome whole = Run(body, [] { return size_t{0}; });
-  Outcome bytewise = Run(body, [] { return size_t{1}; });
+  const bool related = (seed & 1) != 0;
+  Outcome whole = Run(body, related, [] { return size_t{0}; });
+  Outcome bytewise = Run(body, related, [] { return size_t{1}; });
   uint32_t x = seed;
   const uint32_t max_piece = 1 + seed % 97;
-  Outcome pieces = Run(body, [&] {
+  Outcome pieces = Run(body, related, [&] {
     x = x * 1103515245u + 12345u;
     return size_t{1} + (x >> 16) % max_piece;
   });
@@ -120,5 +126,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto boundary =
       nubo::http::MultipartParser::BoundaryFromContentType(body.substr(0, body.find('\r')));
   if (boundary.ok()) FUZZ_CHECK(!boundary->empty() && boundary->size() <= 70);
+  auto related_boundary = nubo::http::MultipartParser::BoundaryFromContentType(
+      body.substr(0, body.find('\r')), "multipart/related");
+  if (related_boundary.ok()) {
+    FUZZ_CHECK(!related_boundary->empty() && related_boundary->size() <= 70);
+    FUZZ_CHECK(!boundary.ok());  // one type or the other
+  }
   return 0;
 }

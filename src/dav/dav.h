@@ -11,7 +11,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
+namespace nubo::authz {
+class Perms;
+}
 namespace nubo::files {
 class Files;
 }
@@ -38,5 +42,13 @@ void RegisterDavRoutes(http::Router& router, files::Files& files, DavOptions opt
 // ETag): harmless to other clients, so every tree that changes a node sends
 // them.
 void SetNodeHeaders(http::Response& r, const meta::NodeRow& n);
+
+// oc:id: the file id padded to eight digits and the instance id, as
+// Nextcloud clients expect ("00000042" + instance).
+std::string OcId(int64_t file_id);
+// oc:permissions letters for a node (Nextcloud's: S shared, R shareable,
+// M mounted, G readable, D deletable, N renamable, V movable, W writable
+// file, C/K create files/folders in a folder).
+std::string OcPermissions(const meta::NodeRow& node, authz::Perms p);
 
 }  // namespace nubo::dav

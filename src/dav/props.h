@@ -96,14 +96,6 @@ struct LiveProp {
 inline constexpr std::string_view kOcNs = "http://owncloud.org/ns";
 inline constexpr std::string_view kNcNs = "http://nextcloud.org/ns";
 
-// oc:id: the file id padded to eight digits and the instance id, as
-// Nextcloud clients expect ("00000042" + instance).
-std::string OcId(int64_t file_id);
-// oc:permissions letters for a node (Nextcloud's: S shared, R shareable,
-// M mounted, G readable, D deletable, N renamable, V movable, W writable
-// file, C/K create files/folders in a folder).
-std::string OcPermissions(const meta::NodeRow& node, authz::Perms p);
-
 const std::vector<LiveProp>& LiveProps();
 const LiveProp* FindLiveProp(std::string_view ns, std::string_view name);
 

@@ -193,7 +193,7 @@ Status ParseContentDisposition(std::string_view v, MultipartPart* part) {
 }
 
 // Parses a part's header lines (CRLF-separated, no final CRLF; may be empty).
-Status ParseHeaderBlock(std::string_view block, MultipartPart* part) {
+Status ParseHeaderBlock(std::string_view block, bool form_data, MultipartPart* part) {
   struct Field {
     std::string_view name;
     std::string value;
@@ -235,31 +235,37 @@ Status ParseHeaderBlock(std::string_view block, MultipartPart* part) {
       if (have_type) return Invalid("part has two Content-Type headers");
       have_type = true;
       part->content_type = std::string(value);
+    } else {
+      // RFC 7578 §4.8: form-data ignores any other field. That includes
+      // Content-Transfer-Encoding, which §4.7 forbids senders to use and no deployed sender
+      // emits. Other multipart types carry metadata in them: kept for the caller.
+      part->fields.emplace_back(std::string(f.name), std::string(value));
     }
-    // RFC 7578 §4.8: any other field is ignored. That includes Content-Transfer-Encoding, which
-    // §4.7 forbids senders to use and no deployed sender emits.
   }
-  if (!have_disposition) return Invalid("part has no Content-Disposition header (RFC 7578 §4.2)");
+  if (form_data && !have_disposition) {
+    return Invalid("part has no Content-Disposition header (RFC 7578 §4.2)");
+  }
   return Status::Ok();
 }
 
 }  // namespace
 
-Result<std::string> MultipartParser::BoundaryFromContentType(std::string_view content_type) {
+Result<std::string> MultipartParser::BoundaryFromContentType(std::string_view content_type,
+                                                             std::string_view type) {
   std::string_view v = Trim(content_type);
   size_t semi = v.find(';');
-  if (!IEquals(Trim(v.substr(0, semi)), "multipart/form-data")) {
-    return Invalid("Content-Type is not multipart/form-data");
+  const std::string kind(type);
+  if (!IEquals(Trim(v.substr(0, semi)), type)) {
+    return Invalid("Content-Type is not " + kind);
   }
-  if (semi == std::string_view::npos)
-    return Invalid("multipart/form-data has no boundary parameter");
+  if (semi == std::string_view::npos) return Invalid(kind + " has no boundary parameter");
   NUBO_ASSIGN_OR_RETURN(std::vector<Param> params, ParseParams(v.substr(semi), "Content-Type"));
   for (Param& p : params) {
     if (p.name != "boundary") continue;
     NUBO_RETURN_IF_ERROR(ValidateBoundary(p.value));
     return std::move(p.value);
   }
-  return Invalid("multipart/form-data has no boundary parameter");
+  return Invalid(kind + " has no boundary parameter");
 }
 
 MultipartParser::MultipartParser(std::string boundary, MultipartHandler& handler,
@@ -438,7 +444,8 @@ Status MultipartParser::Headers(std::string_view in, size_t* used, bool* more) {
   }
   MultipartPart part;
   NUBO_RETURN_IF_ERROR(
-      ParseHeaderBlock(end >= 2 ? in.substr(2, end - 2) : std::string_view(), &part));
+      ParseHeaderBlock(end >= 2 ? in.substr(2, end - 2) : std::string_view(), limits_.form_data,
+                       &part));
   *used = end + 4;
   state_ = State::kData;
   header_scanned_ = 0;

@@ -14,6 +14,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "util/status.h"
 
@@ -28,6 +30,9 @@ struct MultipartPart {
   // control characters (via filename*): callers validate before using it as a path.
   std::optional<std::string> filename;
   std::string content_type;  // part Content-Type, "" when absent
+  // Every other header field of the part, names and values as sent (values trimmed), in order:
+  // multipart/related bodies (RFC 2387) carry their per-part metadata there.
+  std::vector<std::pair<std::string, std::string>> fields;
 };
 
 // Receives the parts of one body, in order: OnPartBegin, zero or more OnPartData (never with
@@ -46,14 +51,18 @@ struct MultipartLimits {
   // Per part's header block: its header lines with their CRLFs plus the empty line ending them.
   size_t max_header_bytes = 16 << 10;
   size_t max_parts = 100000;
+  // multipart/form-data (RFC 7578): every part names its field in a Content-Disposition. Off for
+  // other multipart bodies (multipart/related), whose parts need not have one.
+  bool form_data = true;
 };
 
 class MultipartParser {
  public:
   // The boundary parameter of a "multipart/form-data; boundary=..." value (quoted or token,
   // 1..70 chars per RFC 2046 §5.1.1). InvalidArgument (reason in message) when the type is not
-  // multipart/form-data or the boundary is missing/invalid.
-  static Result<std::string> BoundaryFromContentType(std::string_view content_type);
+  // `type` or the boundary is missing/invalid.
+  static Result<std::string> BoundaryFromContentType(std::string_view content_type,
+                                                     std::string_view type = "multipart/form-data");
 
   // `handler` must outlive the parser. An invalid `boundary` (see BoundaryFromContentType) makes
   // the first Write()/Finish() return InvalidArgument.

@@ -511,3 +511,61 @@ TEST(Multipart, BoundaryFromContentType) {
 
 }  // namespace
 }  // namespace nubo::http
+
+namespace nubo::http {
+namespace {
+
+// multipart/related (RFC 2387), as Nextcloud clients send a bulk upload: no Content-Disposition,
+// the metadata in other header fields, which reach the handler in order.
+class FieldRecorder : public MultipartHandler {
+ public:
+  Status OnPartBegin(const MultipartPart& p) override {
+    fields.push_back(p.fields);
+    data.emplace_back();
+    return Status::Ok();
+  }
+  Status OnPartData(const char* d, size_t len) override {
+    data.back().append(d, len);
+    return Status::Ok();
+  }
+  Status OnPartEnd() override { return Status::Ok(); }
+  std::vector<std::vector<std::pair<std::string, std::string>>> fields;
+  std::vector<std::string> data;
+};
+
+TEST(MultipartRelated, PartsWithoutDispositionCarryTheirFields) {
+  auto boundary = MultipartParser::BoundaryFromContentType(
+      "multipart/related; boundary=\"boundary_.oOo._x1\"", "multipart/related");
+  ASSERT_TRUE(boundary.ok());
+  EXPECT_EQ(*boundary, "boundary_.oOo._x1");
+  // form-data is not related, and the reverse.
+  EXPECT_FALSE(MultipartParser::BoundaryFromContentType("multipart/related; boundary=a").ok());
+  EXPECT_FALSE(MultipartParser::BoundaryFromContentType("multipart/form-data; boundary=a",
+                                                        "multipart/related")
+                   .ok());
+  const std::string body =
+      "\r\n--boundary_.oOo._x1\r\n"
+      "Content-Length: 3\r\nX-File-Path: /a b.txt\r\nX-File-Mtime:  17 \r\n\r\n"
+      "abc\r\n--boundary_.oOo._x1\r\nX-File-Path: /c\r\n\r\n\r\n--boundary_.oOo._x1--\r\n";
+  FieldRecorder r;
+  MultipartLimits limits;
+  limits.form_data = false;
+  MultipartParser p(*boundary, r, limits);
+  ASSERT_TRUE(p.Write(body.data(), body.size()).ok());
+  ASSERT_TRUE(p.Finish().ok());
+  ASSERT_EQ(r.fields.size(), 2u);
+  using F = std::pair<std::string, std::string>;
+  EXPECT_EQ(r.fields[0], (std::vector<F>{{"Content-Length", "3"},
+                                         {"X-File-Path", "/a b.txt"},
+                                         {"X-File-Mtime", "17"}}));
+  EXPECT_EQ(r.data[0], "abc");
+  EXPECT_EQ(r.fields[1], (std::vector<F>{{"X-File-Path", "/c"}}));
+  EXPECT_EQ(r.data[1], "");
+  // The same body as form-data is refused: its parts name no field.
+  FieldRecorder f;
+  MultipartParser strict(*boundary, f);
+  EXPECT_EQ(strict.Write(body.data(), body.size()).code(), Code::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace nubo::http

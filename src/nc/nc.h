@@ -44,6 +44,7 @@ struct NcDeps {
   ChunkedUploads& uploads;
   share::Sharing& sharing;        // the OCS sharing API's model
   media::Thumbnails& thumbnails;  // /index.php/core/preview
+  bool bulk_upload = true;        // advertise and serve /remote.php/dav/bulk
 };
 
 void RegisterNcRoutes(http::Router& router, NcDeps deps);

@@ -19,6 +19,7 @@
 namespace nubo::nc {
 
 void RegisterUploadRoutes(http::Router& router, ChunkedUploads& uploads);
+void RegisterBulkUploadRoutes(http::Router& router, files::Files& files);
 void RegisterTrashbinRoutes(http::Router& router, files::Files& files);
 void RegisterVersionsRoutes(http::Router& router, files::Files& files);
 void RegisterSharingRoutes(http::Router& router, files::Files& files, share::Sharing& sharing);
@@ -44,7 +45,7 @@ Response StatusPhp(const Request&) {
   return r;
 }
 
-OcsValue Capabilities() {
+OcsValue Capabilities(bool bulk_upload) {
   OcsValue version = OcsValue::Object();
   version.Set("major", kMajor)
       .Set("minor", kMinor)
@@ -55,9 +56,11 @@ OcsValue Capabilities() {
       .Set("extendedSupport", false);
   OcsValue core = OcsValue::Object();
   core.Set("pollinterval", 60).Set("webdav-root", "remote.php/webdav");
-  // Chunked upload (v2 on /remote.php/dav/uploads/); no bulk upload.
+  // Chunked upload (v2 on /remote.php/dav/uploads/) and bulk upload
+  // (/remote.php/dav/bulk: the desktop client's way with small files).
   OcsValue dav = OcsValue::Object();
   dav.Set("chunking", "1.0");
+  if (bulk_upload) dav.Set("bulkupload", "1.0");
   OcsValue files = OcsValue::Object();
   files.Set("bigfilechunking", true)
       .Set("undelete", true)
@@ -209,7 +212,7 @@ void RegisterNcRoutes(http::Router& router, NcDeps deps) {
   for (const char* v : {"/ocs/v1.php", "/ocs/v2.php"}) {
     const std::string base = v;
     router.Add("GET", base + "/cloud/capabilities",
-               [](Request& req) { return OcsOk(req, Capabilities()); });
+               [bulk = deps.bulk_upload](Request& req) { return OcsOk(req, Capabilities(bulk)); });
     auto user_answer = [meta, files](Request& req, std::string_view id) -> Response {
       const auth::Principal& who = *req.principal;
       // Oneself, or an administrator; anyone else is not there.
@@ -388,6 +391,7 @@ void RegisterNcRoutes(http::Router& router, NcDeps deps) {
     return r;
   });
   RegisterUploadRoutes(router, deps.uploads);
+  if (deps.bulk_upload) RegisterBulkUploadRoutes(router, deps.files);
   RegisterTrashbinRoutes(router, deps.files);
   RegisterVersionsRoutes(router, deps.files);
   RegisterSharingRoutes(router, deps.files, deps.sharing);

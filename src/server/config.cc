@@ -165,6 +165,10 @@ const std::vector<Setting>& Table() {
        "serve the Nextcloud client API (status.php, OCS, Login Flow v2, chunked uploads, "
        "trash bin); the files trees under /remote.php/ stay either way",
        false, Bool(&Config::nc_enabled)},
+      {"nc.bulk_upload", "NUBO_NC_BULK_UPLOAD", "true",
+       "advertise and serve the Nextcloud bulk upload (the desktop client then sends small "
+       "files 100 to a request)",
+       false, Bool(&Config::nc_bulk_upload)},
       {"jobs.workers", "NUBO_JOBS_WORKERS", "1",
        "background job threads (text extraction, thumbnails ahead of time); 0: this node runs "
        "none",

@@ -36,6 +36,7 @@ struct Config {
   uint64_t max_upload = 0;  // 0: unlimited
   bool dav_propfind_infinity = false;
   bool nc_enabled = true;  // the Nextcloud client surface (src/nc)
+  bool nc_bulk_upload = true;  // its bulk upload (/remote.php/dav/bulk)
   int job_workers = 1;     // background job threads (0: none run here)
   uint64_t job_lease_ms = 300'000;
   std::string media_helper;  // empty: nubo-derive next to this binary

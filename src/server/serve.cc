@@ -271,7 +271,8 @@ int RunServe(const Config& cfg) {
   api::RegisterMediaRoutes(router, {meta, files, thumbnails});
   if (cfg.nc_enabled) {
     nc::RegisterNcRoutes(router,
-                         {meta, authn, files, login_flows, nc_uploads, sharing, thumbnails});
+                         {meta, authn, files, login_flows, nc_uploads, sharing, thumbnails,
+                          cfg.nc_bulk_upload});
   }
   metrics.AddCounter("nubo_thumbnails_made_total", "Thumbnails made by the media helper.",
                      [&thumbnails] { return thumbnails.made(); });

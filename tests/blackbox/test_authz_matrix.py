@@ -155,6 +155,21 @@ def upload_ok(status, body):
     return status == 200 and all(200 <= r["status"] < 300 for r in json.loads(body)["items"])
 
 
+def bulk_ok(status, body):
+    """A Nextcloud bulk upload answers per file, keyed by its path."""
+    if status != 200:
+        return False
+    answers = json.loads(body)
+    return bool(answers) and all(a["error"] is False for a in answers.values())
+
+
+def bulk_refused(status, body):
+    if status != 200:
+        return False
+    answers = json.loads(body)
+    return bool(answers) and all(a["error"] is True and 400 <= a["status"] < 500 for a in answers.values())
+
+
 def search_empty(status, body):
     return status == 200 and json.loads(body)["items"] == []
 
@@ -1115,6 +1130,30 @@ def nc_upload_cases():
     }
 
 
+NC_BULK_BOUNDARY = "matrix_bulk.oOo.boundary"
+
+
+def bulk_body(path, data):
+    """A bulk upload (multipart/related) of one file at `path`, from the
+    caller's files root, as the desktop client frames it."""
+    head = "--%s\r\nContent-Length: %d\r\nX-File-Mtime: 1700000000\r\nX-File-Path: /%s\r\n\r\n" % (
+        NC_BULK_BOUNDARY, len(data), path)
+    return head.encode() + data + ("\r\n--%s--\r\n" % NC_BULK_BOUNDARY).encode()
+
+
+def nc_bulk_cases():
+    """Nextcloud's bulk upload: paths in the caller's own files tree, so a
+    path of Alice's names nothing in Bob's; a share's recipient reaches
+    Alice's work folder through its mount point (the "mount" tree)."""
+    F = dav_fixtures("mount")
+    H = {"Content-Type": 'multipart/related; boundary="%s"' % NC_BULK_BOUNDARY}
+    return [
+        Case(lambda v, w: R("POST", "/remote.php/dav/bulk", H, bulk_body(v["path"], b"bulk overwritten")), F.dav,
+             "overwrite", none=bulk_refused, ok=bulk_ok, needs="modify"),
+        Case(lambda v, w: R("POST", "/remote.php/dav/bulk", H, bulk_body(v["dir"] + "/bulk-new.txt", b"bulk new")),
+             F.dav, "create", none=bulk_refused, ok=bulk_ok, needs="create")]
+
+
 def nc_trash_cases():
     """Every method of the trash tree (/remote.php/dav/trashbin/<user>/),
     whose items are named by the trashed node's id. "Her trash bin": Alice's
@@ -1573,6 +1612,7 @@ def examples():
         ex[(method, "/dav/{path...}")] = ex[(method, "/dav/{path...}")] + cases
     for method, cases in nc_upload_cases().items():
         ex[(method, "/remote.php/dav/uploads/{user}/{path...}")] = cases
+    ex[("POST", "/remote.php/dav/bulk")] = nc_bulk_cases()
     for method, cases in nc_trash_cases().items():
         ex[(method, "/remote.php/dav/trashbin/{user}/{path...}")] = cases
     for method, cases in nc_versions_cases().items():
@@ -2107,6 +2147,10 @@ class AuthzMatrixTest(unittest.TestCase):
         elif case.none is batch_refused:
             self.assertTrue(batch_refused(a[0], a[2]) and all(
                 r["status"] == 403 for r in json.loads(a[2])["results"]), detail)
+        elif case.ok is bulk_ok:
+            # A bulk upload answers per file, with the status a PUT would have had.
+            self.assertTrue(a[0] == 200 and all(x["error"] and x["status"] == 403
+                                                for x in json.loads(a[2]).values()), detail)
         elif case.ok is upload_ok:
             # Multipart uploads answer per part.
             self.assertTrue(a[0] == 200 and all(i["status"] == 403 for i in json.loads(a[2])["items"]), detail)

@@ -500,6 +500,128 @@ class ChunkedUploadTest(unittest.TestCase):
         self.assertEqual(a.raw("GET", files_url("alice", "resumed.bin"))[2], b"".join(data))
 
 
+BULK = "bulk_.oOo._boundary42"
+
+
+def bulk_request(files, boundary=BULK):
+    """A bulk upload body: files are (path, bytes, extra headers)."""
+    out = b""
+    for path, data, extra in files:
+        head = {"Content-Length": str(len(data)), "Content-Type": "application/octet-stream",
+                "X-File-MD5": hashlib.md5(data).hexdigest(), "X-File-Mtime": "1600000000", "X-File-Path": path}
+        head.update(extra)
+        out += ("\r\n--%s\r\n" % boundary).encode()
+        out += "".join("%s: %s\r\n" % (k, v) for k, v in head.items() if v is not None).encode("utf-8")
+        out += b"\r\n" + data
+    return out + ("\r\n--%s--\r\n" % boundary).encode()
+
+
+class BulkUploadTest(unittest.TestCase):
+    """POST /remote.php/dav/bulk, the desktop client's way with small files
+    (the client itself drives it in test_nextcloud_client.py)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv, cls.admin, users = nc_users(["alice", "bob"])
+        cls.alice, cls.bob = users["alice"], users["bob"]
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_and_fsck(cls.srv)
+
+    def bulk(self, c, files, ctype='multipart/related; boundary="%s"' % BULK):
+        status, _, body = c.raw("POST", "/remote.php/dav/bulk", bulk_request(files), {"Content-Type": ctype})
+        return status, (json.loads(body) if status == 200 else body)
+
+    def test_capability_and_per_file_answers(self):
+        a = self.alice
+        caps = json.loads(a.raw("GET", "/ocs/v2.php/cloud/capabilities?format=json",
+                                None, {"OCS-APIRequest": "true"})[2])
+        self.assertEqual(caps["ocs"]["data"]["capabilities"]["dav"]["bulkupload"], "1.0")
+        self.assertEqual(a.raw("MKCOL", files_url("alice", "bulk"))[0], 201)
+        a.raw("PUT", files_url("alice", "bulk/old.txt"), b"old content")
+        old_etag = propfind(a, files_url("alice", "bulk/old.txt"), "0")[
+            "/remote.php/dav/files/alice/bulk/old.txt"][D + "getetag"].text
+        good = b"a small file\n"
+        status, answers = self.bulk(a, [
+            ("/bulk/one.txt", good, {}),
+            ("/bulk/ünïcode ø.txt", b"second", {}),
+            ("/missing/three.txt", b"three", {}),
+            ("/bulk/bad-md5.txt", b"four", {"X-File-MD5": hashlib.md5(b"other").hexdigest()}),
+            ("/bulk/old.txt", b"replaced", {"If-Match": '"not-the-etag"'}),
+            ("/bulk/../escape.txt", b"x", {}),
+            ("/bulk", b"onto a folder", {}),
+            ("/bulk/empty.txt", b"", {}),
+        ])
+        self.assertEqual(status, 200, answers)
+        self.assertEqual(set(answers), {"/bulk/one.txt", "/bulk/ünïcode ø.txt", "/missing/three.txt",
+                                        "/bulk/bad-md5.txt", "/bulk/old.txt", "/bulk/../escape.txt", "/bulk",
+                                        "/bulk/empty.txt"})
+        ok = answers["/bulk/one.txt"]
+        self.assertIs(ok["error"], False)
+        self.assertEqual(ok["X-OC-MTime"], "accepted")
+        self.assertTrue(ok["fileid"].endswith("ocnubo"))
+        self.assertEqual(ok["permissions"], "RGDNVW")
+        props = propfind(a, files_url("alice", "bulk/one.txt"), "0")["/remote.php/dav/files/alice/bulk/one.txt"]
+        self.assertEqual(props[D + "getetag"].text, ok["etag"])
+        self.assertEqual(props[OC + "id"].text, ok["fileid"])
+        self.assertEqual(props[D + "getlastmodified"].text, "Sun, 13 Sep 2020 12:26:40 GMT")
+        # The client's MD5 was verified and is kept.
+        self.assertEqual(props[OC + "checksums"].find(OC + "checksum").text, "MD5:" + hashlib.md5(good).hexdigest())
+        self.assertEqual(a.raw("GET", files_url("alice", "bulk/one.txt"))[2], good)
+        self.assertEqual(a.raw("GET", files_url("alice", "bulk/ünïcode ø.txt"))[2], b"second")
+        self.assertIs(answers["/bulk/empty.txt"]["error"], False)
+        for path, status_code in (("/missing/three.txt", 409), ("/bulk/bad-md5.txt", 400),
+                                  ("/bulk/old.txt", 412), ("/bulk/../escape.txt", 400), ("/bulk", 409)):
+            self.assertIs(answers[path]["error"], True, path)
+            self.assertEqual(answers[path]["status"], status_code, (path, answers[path]))
+            self.assertTrue(answers[path]["message"], path)
+        self.assertIn("md5", answers["/bulk/bad-md5.txt"]["message"])
+        # Nothing of the refused files exists; the old file is as it was.
+        self.assertEqual(a.raw("GET", files_url("alice", "bulk/bad-md5.txt"))[0], 404)
+        self.assertEqual(a.raw("GET", files_url("alice", "bulk/old.txt"))[2], b"old content")
+        # The same path twice in one request: the last part wins, as with PUTs in order.
+        status, answers = self.bulk(a, [("/bulk/twice.txt", b"first", {}), ("/bulk/other.txt", b"o", {}),
+                                        ("/bulk/twice.txt", b"second", {})])
+        self.assertIs(answers["/bulk/twice.txt"]["error"], False, answers)
+        self.assertEqual(a.raw("GET", files_url("alice", "bulk/twice.txt"))[2], b"second")
+        # Many files at once (commits overlap): every one lands with its bytes.
+        many = [("/bulk/many %03d.txt" % i, os.urandom(100 + i), {}) for i in range(120)]
+        status, answers = self.bulk(a, many)
+        self.assertEqual(len(answers), 120)
+        self.assertTrue(all(x["error"] is False for x in answers.values()), answers)
+        for path, data, _ in many[::17]:
+            self.assertEqual(a.raw("GET", files_url("alice", path[1:]))[2], data)
+        # With the right ETag, a changed file replaces the old one.
+        status, answers = self.bulk(a, [("/bulk/old.txt", b"replaced", {"If-Match": old_etag})])
+        self.assertIs(answers["/bulk/old.txt"]["error"], False, answers)
+        self.assertEqual(a.raw("GET", files_url("alice", "bulk/old.txt"))[2], b"replaced")
+
+    def test_malformed_bodies_and_another_user(self):
+        a, b = self.alice, self.bob
+        # Not multipart/related, no boundary, a part without a path: 400, nothing stored.
+        self.assertEqual(self.bulk(a, [("/x.txt", b"x", {})], "multipart/form-data; boundary=" + BULK)[0], 400)
+        self.assertEqual(self.bulk(a, [("/x.txt", b"x", {})], "multipart/related")[0], 400)
+        status, body = self.bulk(a, [("/y.txt", b"y", {}), (None, b"no path", {})])
+        self.assertEqual(status, 400, body)
+        self.assertIn(b"X-File-Path", body)
+        self.assertEqual(a.raw("GET", files_url("alice", "x.txt"))[0], 404)
+        # A body cut short keeps the complete files before it, nothing of the cut one.
+        whole = bulk_request([("/kept.txt", b"kept", {}), ("/cut.txt", b"0123456789" * 100, {})])
+        status, _, _ = a.raw("POST", "/remote.php/dav/bulk", whole[:-600],
+                             {"Content-Type": 'multipart/related; boundary="%s"' % BULK})
+        self.assertEqual(status, 400)
+        self.assertEqual(a.raw("GET", files_url("alice", "kept.txt"))[2], b"kept")
+        self.assertEqual(a.raw("GET", files_url("alice", "cut.txt"))[0], 404)
+        # Paths are the caller's own: Bob's upload lands in Bob's tree.
+        status, answers = self.bulk(b, [("/kept.txt", b"bob's", {})])
+        self.assertIs(answers["/kept.txt"]["error"], False)
+        self.assertEqual(a.raw("GET", files_url("alice", "kept.txt"))[2], b"kept")
+        self.assertEqual(b.raw("GET", files_url("bob", "kept.txt"))[2], b"bob's")
+        self.assertEqual(a.raw("POST", "/remote.php/dav/bulk", bulk_request([("/z", b"z", {})]),
+                               {"Content-Type": 'multipart/related; boundary="%s"' % BULK}, auth=False)[0], 401)
+
+
 class LoginFlowTest(unittest.TestCase):
     def test_flow_poll_once_grant_and_expiry(self):
         srv, admin, users = nc_users(["alice"])
@@ -724,6 +846,22 @@ class SwitchedOffTest(unittest.TestCase):
             # The files tree is WebDAV: it stays.
             self.assertEqual(a.raw("PUT", files_url("alice", "still.txt"), b"here")[0], 201)
             self.assertEqual(a.raw("GET", files_url("alice", "still.txt"))[2], b"here")
+        finally:
+            stop_and_fsck(srv)
+
+
+    def test_bulk_upload_false_removes_only_the_bulk_upload(self):
+        srv, admin, users = start_with_users(["alice"], env=dict(FAST, NUBO_NC_BULK_UPLOAD="false"))
+        try:
+            a = users["alice"]
+            a.api_prefix = False
+            caps = json.loads(a.raw("GET", "/ocs/v2.php/cloud/capabilities?format=json", None,
+                                    {"OCS-APIRequest": "true"})[2])["ocs"]["data"]["capabilities"]
+            self.assertEqual(caps["dav"], {"chunking": "1.0"})
+            status, _, _ = a.raw("POST", "/remote.php/dav/bulk", bulk_request([("/b.txt", b"b", {})]),
+                                 {"Content-Type": 'multipart/related; boundary="%s"' % BULK})
+            self.assertIn(status, (404, 405))
+            self.assertEqual(a.raw("GET", files_url("alice", "b.txt"))[0], 404)
         finally:
             stop_and_fsck(srv)
 
