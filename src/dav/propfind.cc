@@ -76,6 +76,7 @@ class PropfindSource final : public http::BodySource {
       need_dead_ |= p == nullptr;
       favorites_ |= ns == kOcNs && name == "favorite";
       checksums_ |= ns == kOcNs && name == "checksums";
+      share_types_ |= ns == kOcNs && name == "share-types";
     }
     if (pr_.kind == PropRequest::Kind::kAllprop) {
       for (const LiveProp& p : LiveProps()) {
@@ -163,10 +164,12 @@ class PropfindSource final : public http::BodySource {
                         files::ListOptions{.bare = true,
                                            .dead_props = need_dead_,
                                            .favorites = favorites_,
-                                           .checksums = checksums_}));
+                                           .checksums = checksums_,
+                                           .share_types = share_types_}));
       dead_.clear();
       for (auto& r : page.dead_props) dead_[r.node_id].push_back(std::move(r.prop));
       if (checksums_) env_.SetChecksums(&page.checksums);
+      if (share_types_) env_.SetShareTypes(&page.share_types);
       std::vector<Frame> below;
       const std::string_view parent_key =
           f.path_key == "/" ? std::string_view() : std::string_view(f.path_key);
@@ -184,6 +187,7 @@ class PropfindSource final : public http::BodySource {
           below.push_back(Frame{n.public_id, href, key, "", f.home_folder ? n.id : 0});
       }
       env_.SetChecksums(nullptr);  // the page ends here
+      env_.SetShareTypes(nullptr);
       if (!page.next_cursor.empty()) {
         f.cursor = page.next_cursor;
         frames_.push_back(std::move(f));
@@ -368,6 +372,7 @@ class PropfindSource final : public http::BodySource {
   bool need_dead_ = false;
   bool favorites_ = false;                // oc:favorite asked: listings fill the caller's flag
   bool checksums_ = false;                // oc:checksums asked: listings read them per page
+  bool share_types_ = false;              // oc:share-types asked: the same
   std::vector<const LiveProp*> asked_;    // per pr_.props entry; nullptr: a dead property
   std::vector<const LiveProp*> allprop_;  // allprop (+ include), in table order
   std::unordered_map<int64_t, std::vector<meta::DeadProp>> dead_;  // of the page being written

@@ -133,14 +133,12 @@ const std::vector<LiveProp> kLive = {
      [](DavContext& c, const NodeRow& n, bool set, std::string_view value) {
        return c.files.SetFavorite(c.who(), n.public_id, set && value == "1");
      }},
+    // A received share shows who shared it (its drive's owner; nobody for
+    // a shared drive).
     {kOcNs, "owner-id", false, Always,
-     [](XmlWriter& w, PropEnv& e) {
-       w.Leaf(kOcNs, "owner-id", e.OwnTree() ? e.ctx().who().username : std::string());
-     }},
+     [](XmlWriter& w, PropEnv& e) { w.Leaf(kOcNs, "owner-id", e.Owner().first); }},
     {kOcNs, "owner-display-name", false, Always,
-     [](XmlWriter& w, PropEnv& e) {
-       w.Leaf(kOcNs, "owner-display-name", e.OwnTree() ? e.ctx().who().username : std::string());
-     }},
+     [](XmlWriter& w, PropEnv& e) { w.Leaf(kOcNs, "owner-display-name", e.Owner().second); }},
     // Checksums the upload was verified against (OC-Checksum, X-Checksum):
     // one element holding "SHA1:<hex> MD5:<hex>", space-separated, as the
     // clients pick the strongest they know out of the element's text.
@@ -155,8 +153,19 @@ const std::vector<LiveProp> kLive = {
        w.Leaf(kOcNs, "checksum", sums);
        w.Close();
      }},
+    // The caller's shares of the node (all of them on its own drive): the
+    // clients' "shared" badge.
     {kOcNs, "share-types", false, Always,
-     [](XmlWriter& w, PropEnv&) { w.Empty(kOcNs, "share-types"); }},
+     [](XmlWriter& w, PropEnv& e) {
+       const std::vector<int>& kinds = e.ShareTypes();
+       if (kinds.empty()) {
+         w.Empty(kOcNs, "share-types");
+         return;
+       }
+       w.Open(kOcNs, "share-types");
+       for (int k : kinds) w.Leaf(kOcNs, "share-type", std::to_string(k));
+       w.Close();
+     }},
     // Changes only when the server's data were restored from a backup
     // (clients then re-check everything): never, so far.
     {kOcNs, "data-fingerprint", false, Always,
@@ -240,6 +249,32 @@ const std::string& PropEnv::Checksums() {
   auto sums = c_.files.ContentChecksums(*node_->manifest_id);
   if (sums.ok()) node_checksums_ = std::move(*sums);
   return node_checksums_;
+}
+
+const std::vector<int>& PropEnv::ShareTypes() {
+  node_share_types_.clear();
+  if (share_types_) {
+    auto it = share_types_->find(node_->id);
+    return it == share_types_->end() ? node_share_types_ : it->second;
+  }
+  // A read failure shows none.
+  auto kinds = c_.files.ShareTypes(c_.who(), *node_);
+  if (kinds.ok()) node_share_types_ = std::move(*kinds);
+  return node_share_types_;
+}
+
+const std::pair<std::string, std::string>& PropEnv::Owner() {
+  const int64_t drive = OwnTree() ? 0 : node_->drive_id;
+  if (!owner_ || owner_->first != drive) {
+    std::pair<std::string, std::string> names;
+    if (drive == 0) {
+      names = {c_.who().username, c_.who().username};
+    } else if (auto o = c_.files.DriveOwner(drive); o.ok()) {
+      names = std::move(*o);
+    }
+    owner_.emplace(drive, std::move(names));
+  }
+  return owner_->second;
 }
 
 const std::vector<meta::DavLockRow>& PropEnv::Locks() {

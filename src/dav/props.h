@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "auth/authz.h"
@@ -44,6 +45,14 @@ class PropEnv {
   // The file's verified client checksums ("SHA1:<hex> MD5:<hex>"; empty:
   // none), oc:checksums.
   const std::string& Checksums();
+  // The same for the kinds of shares on a page's nodes (oc:share-types).
+  void SetShareTypes(const std::unordered_map<int64_t, std::vector<int>>* kinds) {
+    share_types_ = kinds;
+  }
+  const std::vector<int>& ShareTypes();
+  // oc:owner-id and oc:owner-display-name: the caller in its own tree,
+  // else the account owning the node's drive (per drive, once).
+  const std::pair<std::string, std::string>& Owner();
   const meta::NodeRow& node() const { return *node_; }
   // The unexpired locks covering the node (as CoveringLocks answers).
   const std::vector<meta::DavLockRow>& Locks();
@@ -77,6 +86,9 @@ class PropEnv {
   const std::unordered_map<int64_t, std::string>* mount_tags_ = nullptr;
   const std::unordered_map<int64_t, std::string>* checksums_ = nullptr;
   std::string node_checksums_;
+  const std::unordered_map<int64_t, std::vector<int>>* share_types_ = nullptr;
+  std::vector<int> node_share_types_;
+  std::optional<std::pair<int64_t, std::pair<std::string, std::string>>> owner_;  // (drive, names)
   std::string scratch_;
 };
 

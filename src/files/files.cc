@@ -668,6 +668,15 @@ Result<Page> Files::List(const Principal& who, std::string_view folder_id, meta:
       for (const NodeRow& n : page.items) ids.push_back(n.id);
       NUBO_ASSIGN_OR_RETURN(page.dead_props, t.ListDeadProps(ids));
     }
+    if (options.share_types && !page.items.empty()) {
+      NUBO_ASSIGN_OR_RETURN(auto drive, t.GetDrive(folder.drive_id));
+      const int64_t by = drive && drive->owner_id == who.user_id ? 0 : who.user_id;
+      std::vector<int64_t> ids;
+      ids.reserve(page.items.size());
+      for (const NodeRow& n : page.items) ids.push_back(n.id);
+      NUBO_ASSIGN_OR_RETURN(auto kinds, t.ListShareTypes(ids, by, UnixMillis()));
+      for (const auto& [id, kind] : kinds) page.share_types[id].push_back(kind);
+    }
     if (options.checksums) {
       std::vector<int64_t> ids;
       for (const NodeRow& n : page.items) {
@@ -725,6 +734,34 @@ Result<Page> Files::ListTrash(const Principal& who, std::string_view cursor, siz
     page.next_cursor = EncodePairCursor("t1", last.trashed_at_ms.value_or(0), last.id);
   }
   return page;
+}
+
+Result<std::vector<int>> Files::ShareTypes(const Principal& who, const NodeRow& node) {
+  std::vector<int> out;
+  if (who.link() || !who.user_id) return out;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto drive, t.GetDrive(node.drive_id));
+    const int64_t by = drive && drive->owner_id == who.user_id ? 0 : who.user_id;
+    NUBO_ASSIGN_OR_RETURN(auto kinds, t.ListShareTypes({node.id}, by, UnixMillis()));
+    for (const auto& [id, kind] : kinds) out.push_back(kind);
+    return Status::Ok();
+  }));
+  return out;
+}
+
+Result<std::pair<std::string, std::string>> Files::DriveOwner(int64_t drive_id) {
+  std::pair<std::string, std::string> out;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto drive, t.GetDrive(drive_id));
+    if (!drive || !drive->owner_id) return Status::Ok();
+    NUBO_ASSIGN_OR_RETURN(auto user, t.GetUser(*drive->owner_id));
+    if (user) {
+      out.first = user->username;
+      out.second = user->display_name.empty() ? user->username : user->display_name;
+    }
+    return Status::Ok();
+  }));
+  return out;
 }
 
 Result<authz::Perms> Files::PermsOn(const Principal& who, const NodeRow& node) {

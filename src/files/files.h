@@ -116,6 +116,8 @@ struct ListOptions {
   bool favorites = false;
   // Also read the page's files' verified client checksums (Page::checksums).
   bool checksums = false;
+  // Also read the kinds of shares on the page's nodes (Page::share_types).
+  bool share_types = false;
 };
 
 struct Page {
@@ -125,6 +127,9 @@ struct Page {
   std::vector<meta::NodeDeadProp> dead_props;  // ListOptions::dead_props: by node id
   // ListOptions::checksums: by manifest id, for the files that have any.
   std::unordered_map<int64_t, std::string> checksums;
+  // ListOptions::share_types: by node id, for the nodes that have any
+  // (ShareTypes).
+  std::unordered_map<int64_t, std::vector<int>> share_types;
 };
 
 struct UploadRequest {
@@ -312,6 +317,14 @@ class Files {
   // checksums). No authorization: for a node the caller was allowed to
   // read (a PROPFIND's).
   Result<std::string> ContentChecksums(int64_t manifest_id);
+  // The kinds of unexpired shares on `node` (Nextcloud's oc:share-types:
+  // 0 a user, 1 a group, 3 a link): every share when the caller owns the
+  // node's drive, else those the caller made. For a node the caller was
+  // allowed to read.
+  Result<std::vector<int>> ShareTypes(const Principal& who, const meta::NodeRow& node);
+  // The name and display name of the account owning a personal drive
+  // (empty for a shared drive): oc:owner-id of what others see.
+  Result<std::pair<std::string, std::string>> DriveOwner(int64_t drive_id);
 
   // Rename and/or move. Conflict kOverwrite is not allowed here.
   Result<meta::NodeRow> Update(const Principal& who, std::string_view id,

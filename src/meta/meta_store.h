@@ -763,6 +763,11 @@ class ReadTxn {
   // nothing is shared with it (two index probes, where resolving groups and
   // ListSharedWith build temporary tables).
   virtual Result<bool> MayHoldGrants(int64_t user_id) = 0;
+  // The kinds of unexpired shares on each of `node_ids` that have any —
+  // 0: a grant to a user, 1: to a group, 3: a link (Nextcloud's share
+  // types) — made by `created_by` (0: by anyone), by node id then kind.
+  virtual Result<std::vector<std::pair<int64_t, int>>> ListShareTypes(
+      const std::vector<int64_t>& node_ids, int64_t created_by, int64_t now_ms) = 0;
   // The user's renamed or moved received shares, by node id.
   virtual Result<std::vector<ShareMountRow>> ListShareMounts(int64_t user_id) = 0;
   // Grants on nodes of drives the user owns, or that the user created,

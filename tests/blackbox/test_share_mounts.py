@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 import unittest
 import urllib.parse
 
@@ -332,6 +333,54 @@ class ShareMountTest(unittest.TestCase):
         self.admin.call("DELETE", "/groups/%s/members/users/carol" % group["id"])
         self.assertEqual(self.dav(carol, "GET", "/dav/For%20The%20Group/g.txt")[0], 404)
         self.assertNotIn("/dav/For The Group/", self.listing(carol, "/dav/"))
+
+
+    def test_share_types_and_owner_for_the_sync_clients(self):
+        u = self.users
+        alice, bob, dave = u["alice"], u["bob"], u["dave"]
+        body = (b'<?xml version="1.0"?><d:propfind xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns"><d:prop>'
+                b'<oc:share-types/><oc:owner-id/><oc:owner-display-name/></d:prop></d:propfind>')
+
+        def props(who, path, depth="1"):
+            status, _, data = self.dav(who, "PROPFIND", path, body, {"Depth": depth})
+            self.assertEqual(status, 207, data)
+            out = {}
+            for r in RESPONSE.findall(data):
+                href = urllib.parse.unquote(field(r, "d:href"))
+                kinds = sorted(int(k) for k in re.findall(rb"<oc:share-type>(\d+)</oc:share-type>", r))
+                out[href] = (kinds, field(r, "oc:owner-id"), field(r, "oc:owner-display-name"))
+            return out
+
+        top = alice.mkdir(alice.root, "Badges")
+        plain = alice.mkdir(alice.root, "Badges Not Shared")
+        shared_file = alice.put(top["id"], "f.txt", b"f")
+        group = self.admin.call("POST", "/groups", {"name": "Badge Group"})[2]
+        self.grant(alice, top["id"], user="bob", role="manager", may_reshare=True)
+        self.grant(alice, top["id"], group=group["id"], role="viewer")
+        self.assertEqual(alice.call("POST", "/nodes/%s/links" % shared_file["id"], {"role": "view"})[0], 201)
+        # A grant counts until it expires.
+        self.grant(alice, plain["id"], user="dave", role="viewer", expires_at=int(time.time() * 1000) + 800)
+        self.assertEqual(props(alice, "/dav/")["/dav/Badges Not Shared/"][0], [0])
+        time.sleep(1)
+        mine = props(alice, "/dav/")
+        name = mine["/dav/Badges/"][2]
+        self.assertTrue(name)
+        self.assertEqual(mine["/dav/Badges/"], ([0, 1], "alice", name))
+        self.assertEqual(mine["/dav/Badges Not Shared/"][0], [])
+        self.assertEqual(props(alice, "/dav/Badges/f.txt", "0")["/dav/Badges/f.txt"][0], [3])
+        # The listing page and the single node agree.
+        self.assertEqual(props(alice, "/dav/Badges/")["/dav/Badges/f.txt"][0], [3])
+        # Bob sees who shared it, and only the shares he made himself.
+        self.assertEqual(props(bob, "/dav/")["/dav/Badges/"], ([], "alice", name))
+        self.assertEqual(props(bob, "/dav/Badges/")["/dav/Badges/f.txt"], ([], "alice", name))
+        self.assertEqual(props(bob, "/dav/Badges/", "0")["/dav/Badges/"], ([], "alice", name))
+        self.grant(bob, top["id"], user="dave", role="viewer")
+        self.assertEqual(props(bob, "/dav/")["/dav/Badges/"][0], [0])
+        # Alice, owning the drive, sees Bob's reshare too (one more user share).
+        self.assertEqual(props(alice, "/dav/")["/dav/Badges/"][0], [0, 1])
+        self.assertEqual(props(dave, "/dav/")["/dav/Badges/"][1:], ("alice", name))
+        # In one's own tree one is the owner.
+        self.assertEqual(props(bob, "/dav/", "0")["/dav/"][1], "bob")
 
 
 class ShareFolderTest(unittest.TestCase):

@@ -1614,6 +1614,33 @@ class SqliteTxn final : public WriteTxn {
     }
     return out;
   }
+  Result<std::vector<std::pair<int64_t, int>>> ListShareTypes(const std::vector<int64_t>& node_ids,
+                                                              int64_t created_by,
+                                                              int64_t now_ms) override {
+    // One statement for any number of ids: they travel as one JSON array.
+    std::string ids = "[";
+    for (int64_t id : node_ids) {
+      if (ids.size() > 1) ids += ',';
+      ids += std::to_string(id);
+    }
+    ids += ']';
+    NUBO_PREPARE(s, c_,
+                 // Each arm can probe its (partial) index by node.
+                 "WITH ids(id) AS (SELECT value FROM json_each(?1)) "
+                 "SELECT g.node_id, 0 FROM grants g JOIN ids ON g.node_id = ids.id "
+                 "WHERE g.grantee_user IS NOT NULL AND (?2 = 0 OR g.created_by = ?2) "
+                 "AND (g.expires_at IS NULL OR g.expires_at > ?3) "
+                 "UNION SELECT g.node_id, 1 FROM grants g JOIN ids ON g.node_id = ids.id "
+                 "WHERE g.grantee_group IS NOT NULL AND (?2 = 0 OR g.created_by = ?2) "
+                 "AND (g.expires_at IS NULL OR g.expires_at > ?3) "
+                 "UNION SELECT l.node_id, 3 FROM links l JOIN ids ON l.node_id = ids.id "
+                 "WHERE (?2 = 0 OR l.created_by = ?2) AND (l.expires_at IS NULL OR l.expires_at > ?3) "
+                 "ORDER BY 1, 2");
+    s.Bind(1, ids).Bind(2, created_by).Bind(3, now_ms);
+    return Rows<std::pair<int64_t, int>>(s, [](const Stmt& r) {
+      return std::make_pair(r.Int(0), static_cast<int>(r.Int(1)));
+    });
+  }
   Result<bool> MayHoldGrants(int64_t user_id) override {
     NUBO_PREPARE(s, c_,
                  "SELECT EXISTS (SELECT 1 FROM grants WHERE grantee_user = ?1) OR EXISTS (SELECT 1 "
