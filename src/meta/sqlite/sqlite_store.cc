@@ -129,6 +129,18 @@ constexpr const char* kNodeCols = NUBO_NODE_COLS;
 constexpr int kNodeColCount = 23;
 constexpr const char* kNodeSelect = "SELECT " NUBO_NODE_COLS " FROM nodes n ";
 
+// Ids as one JSON array ("[1,2,3]"): a statement reads any number of
+// them through json_each(?).
+std::string JsonIds(const std::vector<int64_t>& ids) {
+  std::string out = "[";
+  for (int64_t id : ids) {
+    if (out.size() > 1) out += ',';
+    out += std::to_string(id);
+  }
+  out += ']';
+  return out;
+}
+
 std::optional<int64_t> OptInt(const Stmt& s, int col) {
   return s.IsNull(col) ? std::nullopt : std::optional<int64_t>(s.Int(col));
 }
@@ -332,13 +344,7 @@ class SqliteTxn final : public WriteTxn {
   }
   Result<std::vector<std::pair<int64_t, std::string>>> ListManifestChecksums(
       const std::vector<int64_t>& manifest_ids) override {
-    // One statement for any number of ids: they travel as one JSON array.
-    std::string ids = "[";
-    for (int64_t id : manifest_ids) {
-      if (ids.size() > 1) ids += ',';
-      ids += std::to_string(id);
-    }
-    ids += ']';
+    const std::string ids = JsonIds(manifest_ids);
     NUBO_PREPARE(s, c_,
                  "SELECT id, checksums FROM manifests WHERE id IN (SELECT value FROM json_each(?)) "
                  "AND checksums IS NOT NULL");
@@ -1136,13 +1142,7 @@ class SqliteTxn final : public WriteTxn {
   }
 
   Result<std::vector<NodeDeadProp>> ListDeadProps(const std::vector<int64_t>& node_ids) override {
-    // One statement for any number of ids: they travel as one JSON array.
-    std::string ids = "[";
-    for (int64_t id : node_ids) {
-      if (ids.size() > 1) ids += ',';
-      ids += std::to_string(id);
-    }
-    ids += ']';
+    const std::string ids = JsonIds(node_ids);
     NUBO_PREPARE(s, c_,
                  "SELECT node_id, ns, name, value FROM dead_props "
                  "WHERE node_id IN (SELECT value FROM json_each(?)) ORDER BY node_id, ns, name");
@@ -1617,13 +1617,7 @@ class SqliteTxn final : public WriteTxn {
   Result<std::vector<std::pair<int64_t, int>>> ListShareTypes(const std::vector<int64_t>& node_ids,
                                                               int64_t created_by,
                                                               int64_t now_ms) override {
-    // One statement for any number of ids: they travel as one JSON array.
-    std::string ids = "[";
-    for (int64_t id : node_ids) {
-      if (ids.size() > 1) ids += ',';
-      ids += std::to_string(id);
-    }
-    ids += ']';
+    const std::string ids = JsonIds(node_ids);
     NUBO_PREPARE(s, c_,
                  // Each arm can probe its (partial) index by node.
                  "WITH ids(id) AS (SELECT value FROM json_each(?1)) "
