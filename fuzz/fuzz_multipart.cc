@@ -3,10 +3,10 @@
 // bulk upload).
 //
 // Input: byte 0 seeds the write sizes (its low bit: related mode), the rest is a body whose
-// boundary is "AaB03x" (RFC 7578's example). The body is parsed three times: in one write, a byte at a time, and in pieces whose
-// sizes derive from byte 0. Property: the parts, their bytes and the final status do not depend
-// on how the body was split. A part named "fail-begin" / "fail-end" makes the handler fail, so
-// error propagation is covered too.
+// boundary is "AaB03x" (RFC 7578's example). The body is parsed three times: in one write, a byte
+// at a time, and in pieces whose sizes derive from byte 0. Property: the parts, their bytes and the
+// final status do not depend on how the body was split. A part named "fail-begin" / "fail-end"
+// makes the handler fail, so error propagation is covered too.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -56,7 +56,7 @@ TEST(OpenApi, DocumentAndRouterAgree) {
     RegisterDeltaRoutes(router, files, uploads);
     share::Sharing sharing(*meta);
     auth::LinkVerifier links(*meta, limiter, sessions->signer());
-    RegisterShareRoutes(router, sharing, links, false);
+    RegisterShareRoutes(router, sharing, files, links, false);
     auth::LoginFlows flows(*meta);
     RegisterLoginFlowRoutes(router, flows);
     media::Thumbnails thumbnails(*meta, chunks, {});

@@ -1,5 +1,7 @@
 #include "api/share_routes.h"
 
+#include "files/files.h"
+
 #include "api/json.h"
 #include "api/node_json.h"
 #include "api/route_options.h"
@@ -178,8 +180,8 @@ constexpr http::RouteOptions kAdminJson = JsonRoute(http::Access::kAdmin, 16 << 
 
 }  // namespace
 
-void RegisterShareRoutes(http::Router& router, Sharing& sharing, auth::LinkVerifier& links,
-                         bool secure_cookies) {
+void RegisterShareRoutes(http::Router& router, Sharing& sharing, files::Files& files,
+                         auth::LinkVerifier& links, bool secure_cookies) {
   Sharing* s = &sharing;
   auth::LinkVerifier* lv = &links;
 
@@ -424,12 +426,24 @@ void RegisterShareRoutes(http::Router& router, Sharing& sharing, auth::LinkVerif
                ",\"role\":" + JsonQuote(role ? authz::RoleName(*role) : "viewer") +
                ",\"permissions\":" + PermsJson(it.perms) +
                ",\"owner\":{\"username\":" + JsonQuote(it.owner) +
-               ",\"display_name\":" + JsonQuote(it.owner_name) + "}}";
+               ",\"display_name\":" + JsonQuote(it.owner_name) +
+               "},\"hidden\":" + (it.hidden ? "true" : "false") + "}";
         }
         j += "],\"next_cursor\":" + NextCursor(page.next_cursor);
         return Response::Json(200, j + "}\n");
       },
       kRead);
+  // Shows again (or removes) a received share in the caller's own WebDAV
+  // tree; the grant itself is the owner's to change.
+  router.Add(
+      "PUT", "/api/v1/shared-with-me/{id}",
+      [f = &files](Request& req) {
+        NUBO_OR_ERROR(body, ParseObject(req.body, {{"hidden", JsonType::kBool}}));
+        auto hidden = body.Get("hidden");
+        if (!hidden) return Done(Status::InvalidArgument("\"hidden\" (true or false) is required"));
+        return Done(f->HideMount(Who(req), req.Param("id"), *hidden == "true"));
+      },
+      kJson);
   router.Add(
       "GET", "/api/v1/shared-by-me",
       [s](Request& req) {

@@ -14,10 +14,14 @@ namespace nubo::http {
 class Router;
 }
 
+namespace nubo::files {
+class Files;
+}
+
 namespace nubo::api {
 
 // Also: public links (management, the bearer's link info and unlock).
-void RegisterShareRoutes(http::Router& router, share::Sharing& sharing, auth::LinkVerifier& links,
-                         bool secure_cookies);
+void RegisterShareRoutes(http::Router& router, share::Sharing& sharing, files::Files& files,
+                         auth::LinkVerifier& links, bool secure_cookies);
 
 }  // namespace nubo::api

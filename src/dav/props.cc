@@ -113,12 +113,13 @@ const std::vector<LiveProp> kLive = {
        std::string p = OcPermissions(e.node(), e.Perms());
        if (e.ctx().target.home_drive_id && !e.OwnTree()) {
          // A received share in the caller's own tree: S (shared); its
-         // mount point is M (mounted), which the caller may rename and
-         // move (N V: only its own view of it) but not delete.
+         // mount point is M (mounted), which the caller may rename, move
+         // and delete (D N V: only its own view of it; a DELETE removes
+         // the share from the caller's tree, as the clients expect).
          if (e.MountPoint()) {
            std::erase_if(p, [](char ch) { return ch == 'D' || ch == 'N' || ch == 'V'; });
            p.insert(0, "SM");
-           p += "NV";
+           p += "DNV";
          } else {
            p.insert(0, "S");
          }

@@ -196,6 +196,7 @@ struct Mount {
   int64_t parent_id = 0;  // that folder, a node of the recipient's personal drive
   meta::NodeRow node;     // the shared node (its name as the owner keeps it)
   bool placed = false;    // the recipient renamed or moved it
+  bool hidden = false;    // the recipient removed it from its tree (AllMounts' with_hidden)
 };
 
 struct Resolved {
@@ -363,6 +364,12 @@ class Files {
   // in `lock_tokens`.
   Status PlaceMount(const Principal& who, int64_t node_id, const meta::NodeRow& parent,
                     const std::string& name, const std::vector<std::string>& lock_tokens);
+  // Removes the received share `node_id` (public id) from the caller's
+  // tree, or shows it again (`hidden` false) where and as it was; the
+  // grant is untouched. NotFound unless it is shared with the caller;
+  // Locked as PlaceMount for the folder it leaves.
+  Status HideMount(const Principal& who, std::string_view node_id, bool hidden,
+                   const std::vector<std::string>& lock_tokens = {});
   Status Trash(const Principal& who, std::string_view id, const Conditions& cond = {});
   // Restores a trashed node to its parent, or to the drive root when that
   // parent is itself in the trash; a taken name gets " (n)".
@@ -599,9 +606,11 @@ class Files {
   Result<std::vector<int64_t>> SearchDrives(meta::ReadTxn& t, const Principal& who,
                                             authz::Checker& check, bool with_shared = true);
   // Every received share of the caller as it appears in its own tree
-  // (`home`: the caller's personal drive), by (parent, name).
+  // (`home`: the caller's personal drive), by (parent, name); with
+  // `with_hidden`, then those the caller removed from it (Mount::hidden).
   Result<std::vector<Mount>> AllMounts(meta::ReadTxn& t, authz::Checker& check,
-                                       const Principal& who, const meta::DriveRow& home);
+                                       const Principal& who, const meta::DriveRow& home,
+                                       bool with_hidden = false);
   // Resolved::mount_tags for `all` (AllMounts').
   Result<std::unordered_map<int64_t, std::string>> TagsOf(meta::ReadTxn& t,
                                                           const std::vector<Mount>& all);

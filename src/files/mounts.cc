@@ -61,7 +61,8 @@ Result<const std::vector<NodeRow>*> ChainOf(meta::ReadTxn& t, Chains& chains, in
 }  // namespace
 
 Result<std::vector<Mount>> Files::AllMounts(meta::ReadTxn& t, authz::Checker& check,
-                                            const Principal& who, const meta::DriveRow& home) {
+                                            const Principal& who, const meta::DriveRow& home,
+                                            bool with_hidden) {
   std::vector<Mount> out;
   if (who.link() || !who.user_id) return out;
   // Most requests come from someone nothing is shared with: index probes
@@ -92,6 +93,7 @@ Result<std::vector<Mount>> Files::AllMounts(meta::ReadTxn& t, authz::Checker& ch
   std::map<int64_t, meta::ShareMountRow> placed;
   for (auto& r : rows) placed.emplace(r.node_id, std::move(r));
   std::map<int64_t, bool> parent_ok;  // a placed parent: a live folder of `home`
+  std::vector<Mount> hidden;          // with_hidden: after the others
   for (const meta::SharedNode& s : shared) {
     NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(s.node_id, who.user_id));
     if (!n || !n->live() || n->drive_id == home.id) continue;
@@ -104,7 +106,20 @@ Result<std::vector<Mount>> Files::AllMounts(meta::ReadTxn& t, authz::Checker& ch
     m.name = n->name;
     if (auto p = placed.find(n->id); p != placed.end()) {
       const auto& row = p->second;
-      bool ok = true;
+      if (row.hidden) {
+        // Removed from the tree by its recipient: no name, no place.
+        if (!with_hidden) continue;
+        m.hidden = true;
+        m.placed = !row.name.empty();
+        if (m.placed) {
+          m.name = row.name;
+          m.parent_id = row.parent_id.value_or(share_folder);
+        }
+        m.node = std::move(*n);
+        hidden.push_back(std::move(m));
+        continue;
+      }
+      bool ok = !row.name.empty();
       if (row.parent_id) {
         auto known = parent_ok.find(*row.parent_id);
         if (known == parent_ok.end()) {
@@ -148,6 +163,7 @@ Result<std::vector<Mount>> Files::AllMounts(meta::ReadTxn& t, authz::Checker& ch
   std::sort(out.begin(), out.end(), [](const Mount& a, const Mount& b) {
     return std::tie(a.parent_id, a.name) < std::tie(b.parent_id, b.name);
   });
+  for (Mount& m : hidden) out.push_back(std::move(m));
   return out;
 }
 
@@ -238,6 +254,44 @@ Status Files::PlaceMount(const Principal& who, int64_t node_id, const NodeRow& p
     NUBO_RETURN_IF_ERROR(CheckNewMemberLocks(t, who, *to, valid, lock_tokens));
     meta::ShareMountRow row{who.user_id, node_id, to->id, valid};
     return t.PutShareMount(row);
+  });
+}
+
+Status Files::HideMount(const Principal& who, std::string_view node_id, bool hidden,
+                        const std::vector<std::string>& lock_tokens) {
+  return meta_.Write([&](meta::WriteTxn& t) -> Status {
+    authz::Checker check(t, who);
+    NUBO_ASSIGN_OR_RETURN(auto home, DriveFor(t, who, "", static_cast<int>(Action::kList)));
+    if (node_id.size() > 64) return NodeNotFound();
+    NUBO_ASSIGN_OR_RETURN(auto n, t.GetNodeByPublicId(std::string(node_id), 0));
+    if (!n) return NodeNotFound();
+    NUBO_ASSIGN_OR_RETURN(auto all, AllMounts(t, check, who, home, /*with_hidden=*/true));
+    const Mount* mine = nullptr;
+    for (const Mount& m : all) {
+      if (m.node.id == n->id) mine = &m;
+    }
+    // Not a share of the caller's (or not one its tree can show).
+    if (!mine) return NodeNotFound();
+    if (mine->hidden == hidden) return Status::Ok();
+    NUBO_ASSIGN_OR_RETURN(auto rows, t.ListShareMounts(who.user_id));
+    std::optional<meta::ShareMountRow> row;
+    for (auto& r : rows) {
+      if (r.node_id == n->id) row = std::move(r);
+    }
+    if (hidden) {
+      // The mount point leaves its folder's members: a lock there (or
+      // above, depth infinity) asks for its token (RFC 4918 §7.4).
+      NUBO_ASSIGN_OR_RETURN(auto from, t.GetNode(mine->parent_id, 0));
+      if (from) NUBO_RETURN_IF_ERROR(CheckNewMemberLocks(t, who, *from, mine->name, lock_tokens));
+      if (!row) row = meta::ShareMountRow{who.user_id, n->id, std::nullopt, ""};
+      row->hidden = true;
+      return t.PutShareMount(*row);
+    }
+    // Shown again where it was, under the name it had (numbered if that is
+    // taken now); a share never placed has no row left.
+    if (!row || row->name.empty()) return t.DeleteShareMount(who.user_id, n->id);
+    row->hidden = false;
+    return t.PutShareMount(*row);
   });
 }
 

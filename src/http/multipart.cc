@@ -443,9 +443,8 @@ Status MultipartParser::Headers(std::string_view in, size_t* used, bool* more) {
     return Status::Ok();
   }
   MultipartPart part;
-  NUBO_RETURN_IF_ERROR(
-      ParseHeaderBlock(end >= 2 ? in.substr(2, end - 2) : std::string_view(), limits_.form_data,
-                       &part));
+  NUBO_RETURN_IF_ERROR(ParseHeaderBlock(end >= 2 ? in.substr(2, end - 2) : std::string_view(),
+                                        limits_.form_data, &part));
   *used = end + 4;
   state_ = State::kData;
   header_scanned_ = 0;

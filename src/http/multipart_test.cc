@@ -555,9 +555,9 @@ TEST(MultipartRelated, PartsWithoutDispositionCarryTheirFields) {
   ASSERT_TRUE(p.Finish().ok());
   ASSERT_EQ(r.fields.size(), 2u);
   using F = std::pair<std::string, std::string>;
-  EXPECT_EQ(r.fields[0], (std::vector<F>{{"Content-Length", "3"},
-                                         {"X-File-Path", "/a b.txt"},
-                                         {"X-File-Mtime", "17"}}));
+  EXPECT_EQ(r.fields[0],
+            (std::vector<F>{
+                {"Content-Length", "3"}, {"X-File-Path", "/a b.txt"}, {"X-File-Mtime", "17"}}));
   EXPECT_EQ(r.data[0], "abc");
   EXPECT_EQ(r.fields[1], (std::vector<F>{{"X-File-Path", "/c"}}));
   EXPECT_EQ(r.data[1], "");

@@ -384,7 +384,8 @@ struct ShareMountRow {
   int64_t user_id = 0;
   int64_t node_id = 0;               // the shared node
   std::optional<int64_t> parent_id;  // a folder of the recipient's drive; none: the share folder
-  std::string name;
+  std::string name;                  // empty: never placed (a row only to hide it)
+  bool hidden = false;               // kept out of the recipient's tree (migration 0019)
 };
 
 // A public link (migration 0009).
@@ -962,6 +963,8 @@ class WriteTxn : public ReadTxn {
   virtual Status DeleteGrant(int64_t id) = 0;
   // Inserts or replaces the row of (user_id, node_id).
   virtual Status PutShareMount(const ShareMountRow& row) = 0;
+  // Removes the row of (user_id, node_id), if any.
+  virtual Status DeleteShareMount(int64_t user_id, int64_t node_id) = 0;
   // Fills `row.id`.
   virtual Status InsertLink(LinkRow& row) = 0;
   // Writes role, password_hash, expires_at, max_downloads and label.

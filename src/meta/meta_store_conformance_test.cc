@@ -964,6 +964,15 @@ TEST_P(MetaStoreConformance, GroupsAndGrants) {
                 mounts[1].parent_id == other && mounts[1].name == "B");
     NUBO_ASSIGN_OR_RETURN(auto alices, t.ListShareMounts(alice.id));
     EXPECT_TRUE(alices.empty());
+    // Hidden (removed from his tree), then the row gone again.
+    NUBO_RETURN_IF_ERROR(t.PutShareMount({bob.id, b, other, "B", true}));
+    NUBO_ASSIGN_OR_RETURN(mounts, t.ListShareMounts(bob.id));
+    EXPECT_TRUE(mounts.size() == 2 && !mounts[0].hidden && mounts[1].hidden);
+    NUBO_RETURN_IF_ERROR(t.DeleteShareMount(bob.id, b));
+    NUBO_RETURN_IF_ERROR(t.DeleteShareMount(bob.id, b));  // none left: no error
+    NUBO_ASSIGN_OR_RETURN(mounts, t.ListShareMounts(bob.id));
+    EXPECT_TRUE(mounts.size() == 1 && mounts[0].node_id == a);
+    NUBO_RETURN_IF_ERROR(t.PutShareMount({bob.id, b, other, "B"}));
 
     // Deleting the group takes its grant; deleting the subtree the other.
     NUBO_RETURN_IF_ERROR(t.DeleteGroup(team.id));

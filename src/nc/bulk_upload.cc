@@ -15,8 +15,8 @@
 #include <mutex>
 #include <optional>
 #include <set>
-#include <thread>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -181,8 +181,8 @@ class BulkSink final : public http::BodySink, public http::MultipartHandler {
     if (checksum) {
       u.checksum = std::string(*checksum);
     } else if (md5 && !md5->empty()) {
-      u.checksum = md5->find(':') == std::string_view::npos ? "md5:" + std::string(*md5)
-                                                            : std::string(*md5);
+      u.checksum =
+          md5->find(':') == std::string_view::npos ? "md5:" + std::string(*md5) : std::string(*md5);
     }
     if (mtime) {
       auto secs = ParseUint64(*mtime);

@@ -35,9 +35,9 @@ struct Config {
   uint64_t maintenance_interval_ms = 3'600'000;
   uint64_t max_upload = 0;  // 0: unlimited
   bool dav_propfind_infinity = false;
-  bool nc_enabled = true;  // the Nextcloud client surface (src/nc)
+  bool nc_enabled = true;      // the Nextcloud client surface (src/nc)
   bool nc_bulk_upload = true;  // its bulk upload (/remote.php/dav/bulk)
-  int job_workers = 1;     // background job threads (0: none run here)
+  int job_workers = 1;         // background job threads (0: none run here)
   uint64_t job_lease_ms = 300'000;
   std::string media_helper;  // empty: nubo-derive next to this binary
   std::string media_ffmpeg = "ffmpeg";

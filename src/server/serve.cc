@@ -250,7 +250,7 @@ int RunServe(const Config& cfg) {
   files::UploadSessions uploads(files, static_cast<int64_t>(cfg.upload_session_ttl_ms));
   api::RegisterTusRoutes(router, files, uploads);
   api::RegisterDeltaRoutes(router, files, uploads);
-  api::RegisterShareRoutes(router, sharing, links, cfg.secure_cookies);
+  api::RegisterShareRoutes(router, sharing, files, links, cfg.secure_cookies);
   dav::DavOptions dopt;
   dopt.allow_depth_infinity = cfg.dav_propfind_infinity;
   dav::RegisterDavRoutes(router, files, dopt);
@@ -270,9 +270,8 @@ int RunServe(const Config& cfg) {
   media::Thumbnails thumbnails(meta, chunks, topt);
   api::RegisterMediaRoutes(router, {meta, files, thumbnails});
   if (cfg.nc_enabled) {
-    nc::RegisterNcRoutes(router,
-                         {meta, authn, files, login_flows, nc_uploads, sharing, thumbnails,
-                          cfg.nc_bulk_upload});
+    nc::RegisterNcRoutes(router, {meta, authn, files, login_flows, nc_uploads, sharing, thumbnails,
+                                  cfg.nc_bulk_upload});
   }
   metrics.AddCounter("nubo_thumbnails_made_total", "Thumbnails made by the media helper.",
                      [&thumbnails] { return thumbnails.made(); });

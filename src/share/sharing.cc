@@ -1,6 +1,7 @@
 #include "share/sharing.h"
 
 #include <algorithm>
+#include <set>
 
 #include "auth/links.h"
 #include "files/names.h"
@@ -747,6 +748,13 @@ Result<SharedPage> Sharing::SharedWithMe(const Principal& who, std::string_view 
       rows.resize(limit);
       page.next_cursor = EncodeCursor('w', rows.back().node_id);
     }
+    std::set<int64_t> hidden;
+    if (!rows.empty()) {
+      NUBO_ASSIGN_OR_RETURN(auto mounts, t.ListShareMounts(who.user_id));
+      for (const meta::ShareMountRow& m : mounts) {
+        if (m.hidden) hidden.insert(m.node_id);
+      }
+    }
     for (const meta::SharedNode& s : rows) {
       NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(s.node_id, who.user_id));
       if (!n) continue;
@@ -762,6 +770,7 @@ Result<SharedPage> Sharing::SharedWithMe(const Principal& who, std::string_view 
           item.owner_name = owner->display_name;
         }
       }
+      item.hidden = hidden.count(n->id) != 0;
       item.node = std::move(*n);
       page.items.push_back(std::move(item));
     }

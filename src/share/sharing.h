@@ -58,6 +58,7 @@ struct SharedItem {
   authz::Perms perms;      // effective, all grants reaching it counted
   std::string owner;       // the drive owner's username
   std::string owner_name;  // and display name
+  bool hidden = false;     // its recipient removed it from its own tree
 };
 
 struct SharedPage {

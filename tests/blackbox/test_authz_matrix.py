@@ -886,6 +886,18 @@ def fx_grant_to_her(t, who):
     return {"id": g["id"]}
 
 
+def fx_share_to_her(t, who):
+    """A folder of the grantee's shared with `who`: an item of her "shared
+    with me", which she may remove from her own tree and show again."""
+    giver = t.grantee
+    root = t.api(giver, "GET", "/api/v1/drives")["drives"][0]["root_id"]
+    node = t.box(giver, root)
+    t.api(giver, "POST", "/api/v1/nodes/%s/grants" % node, {"user": who.name, "role": "viewer"}, expect=201)
+    t.probe(who, "GET", "/api/v1/shared-with-me?limit=500")
+    t.probe(who, "PROPFIND", "/dav/", dict(XML, Depth="1"), ALLPROP)
+    return {"id": node}
+
+
 def fx_login_flow(t, who):
     """A Login Flow v2 waiting for its grant, started by a client (no
     account). It belongs to nobody until someone grants it: its login token
@@ -1556,6 +1568,9 @@ def examples():
         ("DELETE", "/api/v1/links/{id}"): [Case(lambda v, w: J("DELETE", "/api/v1/links/%s" % v["id"]), fx_link)],
         ("GET", "/api/v1/sharees"): [Case(lambda v, w: J("GET", "/api/v1/sharees?q=a&limit=5"))],
         ("GET", "/api/v1/shared-with-me"): [Case(lambda v, w: J("GET", "/api/v1/shared-with-me?limit=50"))],
+        ("PUT", "/api/v1/shared-with-me/{id}"): [
+            Case(lambda v, w: J("PUT", "/api/v1/shared-with-me/%s" % v["id"], {"hidden": True}), fx_share_to_her,
+                 "removed from her tree")],
         ("GET", "/api/v1/shared-by-me"): [Case(lambda v, w: J("GET", "/api/v1/shared-by-me?limit=50"))],
         # --- the account itself
         ("GET", "/api/v1/me"): [Case(lambda v, w: J("GET", "/api/v1/me"))],
@@ -1820,6 +1835,8 @@ NEEDS = {
     ("DELETE", "/api/v1/links/{id}"): "manage_or_hidden",
     ("GET", "/api/v1/sharees"): "own",
     ("GET", "/api/v1/shared-with-me"): "own",
+    # A share made to Alice alone: nobody else reaches it.
+    ("PUT", "/api/v1/shared-with-me/{id}"): "hidden",
     ("GET", "/api/v1/shared-by-me"): "own",
     ("GET", "/api/v1/me"): "own",
     ("POST", "/api/v1/auth/logout"): "own",

@@ -80,7 +80,7 @@ class ShareMountTest(unittest.TestCase):
         self.assertEqual(field(entry, "nc:mount-type"), "shared")
         perms = field(entry, "oc:permissions")
         self.assertTrue(perms.startswith("SM"), perms)
-        self.assertNotIn("D", perms)  # the mount point is renamed or moved, never deleted
+        self.assertTrue(perms.endswith("DNV"), perms)  # renamed, moved, deleted: the own view only
         self.assertIn("C", perms)  # an editor creates inside
         self.assertIn("SM", field(self.listing(carol, "/dav/")["/dav/Project One/"], "oc:permissions"))
         self.assertNotIn("C", field(self.listing(carol, "/dav/")["/dav/Project One/"], "oc:permissions"))
@@ -101,9 +101,14 @@ class ShareMountTest(unittest.TestCase):
                       headers={"Destination": "/dav/Project%20One/renamed.txt"})[0]
         self.assertEqual(st, 201)
         self.assertIn("renamed.txt", [n["name"] for n in alice.list_all(top["id"])])
-        # The mount point itself cannot be deleted; the owner's folder stays.
-        self.assertEqual(self.dav(bob, "DELETE", "/dav/Project%20One/")[0], 403)
+        # Deleting the mount point removes the share from Bob's tree only
+        # (test_removed_from_the_tree_and_shown_again); the owner's folder stays.
+        self.assertEqual(self.dav(bob, "DELETE", "/dav/Project%20One/")[0], 204)
+        self.assertNotIn("/dav/Project One/", self.listing(bob, "/dav/"))
         self.assertEqual(alice.call("GET", "/nodes/%s" % top["id"])[0], 200)
+        self.assertEqual([n["name"] for n in alice.list_all(top["id"])], ["plan.txt", "renamed.txt"])
+        self.assertEqual(bob.call("PUT", "/shared-with-me/%s" % top["id"], {"hidden": False})[0], 204)
+        self.assertIn("/dav/Project One/", self.listing(bob, "/dav/"))
         # Someone the folder is not shared with: nothing there, as for any unknown name.
         a = self.dav(dave, "PROPFIND", "/dav/Project%20One/", PF_BODY, {"Depth": "0"})
         b = self.dav(dave, "PROPFIND", "/dav/No%20Such%20Thing/", PF_BODY, {"Depth": "0"})
@@ -383,6 +388,62 @@ class ShareMountTest(unittest.TestCase):
         self.assertEqual(props(bob, "/dav/", "0")["/dav/"][1], "bob")
 
 
+    def test_removed_from_the_tree_and_shown_again(self):
+        u = self.users
+        alice, bob, carol = u["alice"], u["bob"], u["carol"]
+        top = alice.mkdir(alice.root, "Leave Me")
+        alice.put(top["id"], "x.txt", b"x")
+        placed = carol.mkdir(carol.root, "Carol Placed")
+        self.grant(alice, top["id"], user="bob", role="editor")
+        self.grant(carol, placed["id"], user="bob", role="viewer")
+
+        def shared_with_bob():
+            items = bob.call("GET", "/shared-with-me")[2]["items"]
+            return {i["node"]["id"]: i["hidden"] for i in items}
+
+        self.assertFalse(shared_with_bob()[top["id"]])
+        before = self.etag(bob)
+        # A lock on the folder holding it asks for its token.
+        lockinfo = (b'<?xml version="1.0"?><d:lockinfo xmlns:d="DAV:"><d:lockscope><d:exclusive/></d:lockscope>'
+                    b'<d:locktype><d:write/></d:locktype><d:owner>bob</d:owner></d:lockinfo>')
+        self.assertEqual(self.dav(bob, "MKCOL", "/dav/Kept/")[0], 201)
+        self.assertEqual(self.dav(bob, "MOVE", "/dav/Carol%20Placed/", headers={"Destination": "/dav/Kept/CP/"})[0],
+                         201)
+        status, headers, _ = self.dav(bob, "LOCK", "/dav/Kept/", lockinfo, {"Depth": "infinity"})
+        self.assertEqual(status, 200)
+        token = headers["lock-token"].strip("<>")
+        self.assertEqual(self.dav(bob, "DELETE", "/dav/Kept/CP/")[0], 423)
+        self.assertEqual(self.dav(bob, "DELETE", "/dav/Kept/CP/", headers={"If": "</dav/Kept/> (<%s>)" % token})[0],
+                         204)
+        self.assertEqual(self.dav(bob, "UNLOCK", "/dav/Kept/", headers={"Lock-Token": "<%s>" % token})[0], 204)
+        # Removed: gone from the tree (and the root's ETag changed), still shared.
+        self.assertEqual(self.dav(bob, "DELETE", "/dav/Leave%20Me/")[0], 204)
+        self.assertNotIn("/dav/Leave Me/", self.listing(bob, "/dav/"))
+        self.assertNotIn("/dav/Kept/CP/", self.listing(bob, "/dav/Kept/"))
+        self.assertNotEqual(self.etag(bob), before)
+        self.assertEqual(self.dav(bob, "GET", "/dav/Leave%20Me/x.txt")[0], 404)
+        self.assertEqual(shared_with_bob()[top["id"]], True)
+        self.assertEqual(bob.call("GET", "/nodes/%s/children" % top["id"])[0], 200)  # the grant holds
+        self.assertEqual(alice.read(alice.list_all(top["id"])[0]["id"]), b"x")
+        # Its name is free for Bob's own things meanwhile.
+        self.assertEqual(self.dav(bob, "MKCOL", "/dav/Leave%20Me/")[0], 201)
+        # Shown again: the placed one where Bob had put it, the other numbered.
+        self.assertEqual(bob.call("PUT", "/shared-with-me/%s" % top["id"], {"hidden": False})[0], 204)
+        self.assertEqual(bob.call("PUT", "/shared-with-me/%s" % placed["id"], {"hidden": False})[0], 204)
+        self.assertEqual(bob.call("PUT", "/shared-with-me/%s" % placed["id"], {"hidden": False})[0], 204)
+        self.assertIn("/dav/Leave Me (2)/", self.listing(bob, "/dav/"))
+        self.assertEqual(self.dav(bob, "GET", "/dav/Leave%20Me%20(2)/x.txt")[2], b"x")
+        self.assertIn("/dav/Kept/CP/", self.listing(bob, "/dav/Kept/"))
+        self.assertFalse(shared_with_bob()[top["id"]])
+        # Removing twice is no error; what is not shared with the caller is not there.
+        self.assertEqual(bob.call("PUT", "/shared-with-me/%s" % top["id"], {"hidden": True})[0], 204)
+        self.assertEqual(bob.call("PUT", "/shared-with-me/%s" % top["id"], {"hidden": True})[0], 204)
+        self.assertEqual(bob.call("PUT", "/shared-with-me/%s" % top["id"], {"hidden": "yes"})[0], 400)
+        self.assertEqual(carol.call("PUT", "/shared-with-me/%s" % top["id"], {"hidden": False})[0], 404)
+        self.assertEqual(alice.call("PUT", "/shared-with-me/%s" % top["id"], {"hidden": True})[0], 404)
+        self.assertEqual(bob.call("PUT", "/shared-with-me/%s" % fake_id(), {"hidden": True})[0], 404)
+
+
 class ShareFolderTest(unittest.TestCase):
     """sharing.share_folder: shares appear in that folder once it exists."""
 
@@ -426,6 +487,10 @@ class ShareMountSyncClientTest(unittest.TestCase):
                              201)
             local = os.path.join(tmp.name, "bob")
             os.makedirs(local)
+            # (Bob has a file of his own: a sync that would delete everything
+            # makes the client stop and ask.)
+            with open(os.path.join(local, "own.txt"), "wb") as fh:
+                fh.write(b"bob's own")
 
             def sync():
                 p = subprocess.run([tool, "--non-interactive", "-u", "bob", "-p", "bob password 1", local,
@@ -452,6 +517,21 @@ class ShareMountSyncClientTest(unittest.TestCase):
             self.assertIn("from-bob.txt", names)
             self.assertEqual(alice.read(names["from-bob.txt"]["id"]), b"bob's file")
             self.assertEqual(alice.read(f["id"]), b"second notes, longer")
+            # The recipient deletes the shared folder on its desktop: the share
+            # leaves its tree (and stays away), the owner's folder stays whole.
+            shutil.rmtree(os.path.join(local, "Team Notes"))
+            sync()
+            sync()
+            self.assertFalse(os.path.exists(os.path.join(local, "Team Notes")))
+            self.assertEqual(sorted(n["name"] for n in alice.list_all(top["id"])),
+                             ["added.txt", "from-bob.txt", "notes.txt"])
+            items = bob.call("GET", "/shared-with-me")[2]["items"]
+            self.assertEqual([(i["node"]["id"], i["hidden"]) for i in items], [(top["id"], True)])
+            # Shown again, it comes back with the next sync.
+            self.assertEqual(bob.call("PUT", "/shared-with-me/%s" % top["id"], {"hidden": False})[0], 204)
+            sync()
+            with open(os.path.join(local, "Team Notes", "notes.txt"), "rb") as fh:
+                self.assertEqual(fh.read(), b"second notes, longer")
         finally:
             tmp.cleanup()
             stop_and_fsck(srv)

@@ -1618,22 +1618,22 @@ class SqliteTxn final : public WriteTxn {
                                                               int64_t created_by,
                                                               int64_t now_ms) override {
     const std::string ids = JsonIds(node_ids);
-    NUBO_PREPARE(s, c_,
-                 // Each arm can probe its (partial) index by node.
-                 "WITH ids(id) AS (SELECT value FROM json_each(?1)) "
-                 "SELECT g.node_id, 0 FROM grants g JOIN ids ON g.node_id = ids.id "
-                 "WHERE g.grantee_user IS NOT NULL AND (?2 = 0 OR g.created_by = ?2) "
-                 "AND (g.expires_at IS NULL OR g.expires_at > ?3) "
-                 "UNION SELECT g.node_id, 1 FROM grants g JOIN ids ON g.node_id = ids.id "
-                 "WHERE g.grantee_group IS NOT NULL AND (?2 = 0 OR g.created_by = ?2) "
-                 "AND (g.expires_at IS NULL OR g.expires_at > ?3) "
-                 "UNION SELECT l.node_id, 3 FROM links l JOIN ids ON l.node_id = ids.id "
-                 "WHERE (?2 = 0 OR l.created_by = ?2) AND (l.expires_at IS NULL OR l.expires_at > ?3) "
-                 "ORDER BY 1, 2");
+    NUBO_PREPARE(
+        s, c_,
+        // Each arm can probe its (partial) index by node.
+        "WITH ids(id) AS (SELECT value FROM json_each(?1)) "
+        "SELECT g.node_id, 0 FROM grants g JOIN ids ON g.node_id = ids.id "
+        "WHERE g.grantee_user IS NOT NULL AND (?2 = 0 OR g.created_by = ?2) "
+        "AND (g.expires_at IS NULL OR g.expires_at > ?3) "
+        "UNION SELECT g.node_id, 1 FROM grants g JOIN ids ON g.node_id = ids.id "
+        "WHERE g.grantee_group IS NOT NULL AND (?2 = 0 OR g.created_by = ?2) "
+        "AND (g.expires_at IS NULL OR g.expires_at > ?3) "
+        "UNION SELECT l.node_id, 3 FROM links l JOIN ids ON l.node_id = ids.id "
+        "WHERE (?2 = 0 OR l.created_by = ?2) AND (l.expires_at IS NULL OR l.expires_at > ?3) "
+        "ORDER BY 1, 2");
     s.Bind(1, ids).Bind(2, created_by).Bind(3, now_ms);
-    return Rows<std::pair<int64_t, int>>(s, [](const Stmt& r) {
-      return std::make_pair(r.Int(0), static_cast<int>(r.Int(1)));
-    });
+    return Rows<std::pair<int64_t, int>>(
+        s, [](const Stmt& r) { return std::make_pair(r.Int(0), static_cast<int>(r.Int(1))); });
   }
   Result<bool> MayHoldGrants(int64_t user_id) override {
     NUBO_PREPARE(s, c_,
@@ -1644,12 +1644,13 @@ class SqliteTxn final : public WriteTxn {
     return row && s.Int(0) != 0;
   }
   Result<std::vector<ShareMountRow>> ListShareMounts(int64_t user_id) override {
-    NUBO_PREPARE(s, c_,
-                 "SELECT user_id, node_id, parent_id, name FROM share_mounts WHERE user_id = ? "
-                 "ORDER BY node_id");
+    NUBO_PREPARE(
+        s, c_,
+        "SELECT user_id, node_id, parent_id, name, hidden FROM share_mounts WHERE user_id = ? "
+        "ORDER BY node_id");
     s.Bind(1, user_id);
     return Rows<ShareMountRow>(s, [](const Stmt& r) {
-      ShareMountRow m{r.Int(0), r.Int(1), std::nullopt, r.Text(3)};
+      ShareMountRow m{r.Int(0), r.Int(1), std::nullopt, r.Text(3), r.Int(4) != 0};
       if (!r.IsNull(2)) m.parent_id = r.Int(2);
       return m;
     });
@@ -1758,11 +1759,16 @@ class SqliteTxn final : public WriteTxn {
 
   Status PutShareMount(const ShareMountRow& m) override {
     NUBO_PREPARE(s, c_,
-                 "INSERT OR REPLACE INTO share_mounts (user_id, node_id, parent_id, name) VALUES "
-                 "(?, ?, ?, ?)");
+                 "INSERT OR REPLACE INTO share_mounts (user_id, node_id, parent_id, name, hidden) "
+                 "VALUES (?, ?, ?, ?, ?)");
     s.Bind(1, m.user_id).Bind(2, m.node_id);
     BindOpt(s, 3, m.parent_id);
-    s.Bind(4, m.name);
+    s.Bind(4, m.name).Bind(5, int64_t{m.hidden ? 1 : 0});
+    return s.Exec();
+  }
+  Status DeleteShareMount(int64_t user_id, int64_t node_id) override {
+    NUBO_PREPARE(s, c_, "DELETE FROM share_mounts WHERE user_id = ? AND node_id = ?");
+    s.Bind(1, user_id).Bind(2, node_id);
     return s.Exec();
   }
 
