@@ -264,6 +264,8 @@ export interface SharedItem {
     username: string;
     display_name: string;
   };
+  /** the caller removed it from its own WebDAV tree (PUT /shared-with-me/{id} shows it again) */
+  hidden: boolean;
 }
 
 export interface SharedWithMe {
@@ -1409,6 +1411,17 @@ export interface Operations {
     body: undefined;
     response: SharedWithMe;
   };
+  /** Removes a received share from the caller's own WebDAV tree, or shows it again where it was; the grant is untouched */
+  "PUT /api/v1/shared-with-me/{id}": {
+    path: {
+      id: string;
+    };
+    query: Record<never, never>;
+    body: {
+      hidden: boolean;
+    };
+    response: void;
+  };
   /** Grants on the caller's nodes and grants the caller made */
   "GET /api/v1/shared-by-me": {
     path: Record<never, never>;
@@ -1889,6 +1902,7 @@ export const OPERATION_KEYS: readonly OperationKey[] = [
   "DELETE /api/v1/grants/{id}",
   "PATCH /api/v1/grants/{id}",
   "GET /api/v1/shared-with-me",
+  "PUT /api/v1/shared-with-me/{id}",
   "GET /api/v1/shared-by-me",
   "GET /api/v1/nodes/{id}/links",
   "POST /api/v1/nodes/{id}/links",
