@@ -60,7 +60,10 @@ def propfind(c, path, depth="1", body=NC_PROPS):
     return props_by_href(data)
 
 
-class DiscoveryTest(unittest.TestCase):
+class AliceAndBob(unittest.TestCase):
+    """One server per test class, with the accounts alice and bob (the
+    Nextcloud paths as given)."""
+
     @classmethod
     def setUpClass(cls):
         cls.srv, cls.admin, users = nc_users(["alice", "bob"])
@@ -70,6 +73,8 @@ class DiscoveryTest(unittest.TestCase):
     def tearDownClass(cls):
         stop_and_fsck(cls.srv)
 
+
+class DiscoveryTest(AliceAndBob):
     def test_status_php(self):
         status, hdrs, body = self.alice.raw("GET", "/status.php", auth=False)
         self.assertEqual(status, 200)
@@ -157,16 +162,7 @@ class DiscoveryTest(unittest.TestCase):
         self.assertEqual(self.bob.raw("DELETE", "/ocs/v2.php/core/apppassword?format=json")[0], 403)
 
 
-class PropertiesTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.srv, cls.admin, users = nc_users(["alice", "bob"])
-        cls.alice, cls.bob = users["alice"], users["bob"]
-
-    @classmethod
-    def tearDownClass(cls):
-        stop_and_fsck(cls.srv)
-
+class PropertiesTest(AliceAndBob):
     def test_fileid_stable_across_rename_and_move_never_reused(self):
         a = self.alice
         self.assertEqual(a.raw("MKCOL", files_url("alice", "p1"))[0], 201)
@@ -321,16 +317,7 @@ def chunk_url(user, upload, chunk=""):
     return "/remote.php/dav/uploads/%s/%s%s" % (user, upload, "/" + chunk if chunk else "")
 
 
-class ChunkedUploadTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.srv, cls.admin, users = nc_users(["alice", "bob"])
-        cls.alice, cls.bob = users["alice"], users["bob"]
-
-    @classmethod
-    def tearDownClass(cls):
-        stop_and_fsck(cls.srv)
-
+class ChunkedUploadTest(AliceAndBob):
     def move(self, c, upload, dest, headers=None):
         h = {"Destination": "http://127.0.0.1:%d%s" % (self.srv.port, files_url(c.user, dest))}
         h.update(headers or {})
@@ -516,18 +503,9 @@ def bulk_request(files, boundary=BULK):
     return out + ("\r\n--%s--\r\n" % boundary).encode()
 
 
-class BulkUploadTest(unittest.TestCase):
+class BulkUploadTest(AliceAndBob):
     """POST /remote.php/dav/bulk, the desktop client's way with small files
     (the client itself drives it in test_nextcloud_client.py)."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.srv, cls.admin, users = nc_users(["alice", "bob"])
-        cls.alice, cls.bob = users["alice"], users["bob"]
-
-    @classmethod
-    def tearDownClass(cls):
-        stop_and_fsck(cls.srv)
 
     def bulk(self, c, files, ctype='multipart/related; boundary="%s"' % BULK):
         status, _, body = c.raw("POST", "/remote.php/dav/bulk", bulk_request(files), {"Content-Type": ctype})
