@@ -43,9 +43,11 @@ class ContentTest : public ::testing::Test {
 
   // Ingests `data` in `piece`-sized writes and pins it as `pin`.
   Result<ManifestDraft> Put(std::string_view data, const std::string& pin,
-                            blob::ChunkStore* store = nullptr, size_t piece = 100003) {
+                            blob::ChunkStore* store = nullptr, size_t piece = 100003,
+                            size_t inline_max = 0) {
     blob::ChunkStore& cs = store ? *store : chunks_;
     Ingest in(cs);
+    in.InlineUpTo(inline_max);
     for (size_t pos = 0; pos < data.size(); pos += piece) {
       NUBO_RETURN_IF_ERROR(in.Write(data.data() + pos, std::min(piece, data.size() - pos)));
     }
@@ -404,6 +406,114 @@ TEST_F(ContentTest, FsckFindsCorruptionAndWrongCountsAndRepairsCounts) {
   bool missing = false;
   for (auto& p : r.problems) missing |= p.find("is missing") != std::string::npos;
   EXPECT_TRUE(missing);
+}
+
+size_t StoredChunks(blob::ChunkStore& store) {
+  size_t n = 0;
+  EXPECT_TRUE(store
+                  .ForEach([&](const meta::Digest&, const blob::ChunkInfo&) {
+                    ++n;
+                    return Status::Ok();
+                  })
+                  .ok());
+  return n;
+}
+
+// Tiny files (storage.inline_max): the bytes commit in the chunk's row and
+// never touch the chunk store; reading, dedup, fsck and GC treat the row
+// like any chunk.
+TEST_F(ContentTest, TinyContentLivesInItsRow) {
+  const std::string small = Random(4096, 41);
+  auto d = Put(small, "s", nullptr, 1000, /*inline_max=*/8192);
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  ASSERT_EQ(d->chunks.size(), 1u);
+  ASSERT_TRUE(d->chunks[0].data.has_value());
+  EXPECT_EQ(StoredChunks(chunks_), 0u);  // no chunk file at all
+  auto back = ReadAll(d->hash);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_TRUE(*back == small);
+  auto mid = ReadAll(d->hash, 1000, 2000);  // a range inside it
+  ASSERT_TRUE(mid.ok());
+  EXPECT_TRUE(*mid == small.substr(1000, 2000));
+  FsckReport r = Check();
+  EXPECT_TRUE(r.clean());
+  EXPECT_EQ(r.inline_chunks, 1u);
+  EXPECT_EQ(r.bytes_verified, 4096u);
+
+  // The same bytes again: the same manifest, one more reference.
+  ASSERT_TRUE(Put(small, "s2", nullptr, 1000, 8192).ok());
+  ASSERT_TRUE(meta_
+                  ->Read([&](meta::ReadTxn& t) -> Status {
+                    NUBO_ASSIGN_OR_RETURN(auto m, t.FindManifest(d->hash));
+                    EXPECT_EQ(m->refs, 2);
+                    NUBO_ASSIGN_OR_RETURN(auto c, t.GetChunk(d->hash));
+                    EXPECT_TRUE(c->inline_data);
+                    EXPECT_EQ(c->refs, 1);
+                    return Status::Ok();
+                  })
+                  .ok());
+
+  // One byte over the limit goes to the chunk store as before.
+  auto big = Put(Random(8193, 42), "b", nullptr, 1000, 8192);
+  ASSERT_TRUE(big.ok());
+  EXPECT_FALSE(big->chunks[0].data.has_value());
+  EXPECT_EQ(StoredChunks(chunks_), 1u);
+
+  // Silent corruption of the row is found.
+  std::string bad = small;
+  bad[7] ^= 1;
+  ASSERT_TRUE(meta_->Write([&](meta::WriteTxn& t) { return t.SetChunkData(d->hash, bad); }).ok());
+  r = Check();
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_NE(r.problems[0].find("inline chunk"), std::string::npos) << r.problems[0];
+  EXPECT_NE(r.problems[0].find("is corrupt"), std::string::npos) << r.problems[0];
+  ASSERT_TRUE(meta_->Write([&](meta::WriteTxn& t) { return t.SetChunkData(d->hash, small); }).ok());
+
+  // Released, the row (and with it the bytes) goes at the next GC.
+  ASSERT_TRUE(Unpin("s").ok());
+  ASSERT_TRUE(Unpin("s2").ok());
+  auto gc = CollectGarbage(*meta_, chunks_, 0, UnixMillis() + 1000);
+  ASSERT_TRUE(gc.ok());
+  EXPECT_EQ(gc->chunks_deleted, 1u);
+  EXPECT_EQ(gc->bytes_freed, 4096u);
+  ASSERT_TRUE(meta_
+                  ->Read([&](meta::ReadTxn& t) -> Status {
+                    NUBO_ASSIGN_OR_RETURN(auto c, t.GetChunk(d->hash));
+                    EXPECT_FALSE(c.has_value());
+                    return Status::Ok();
+                  })
+                  .ok());
+  EXPECT_TRUE(Check().clean());
+}
+
+// A chunk stored as a file, then orphaned, may lose its file to GC at any
+// moment; the same bytes uploaded again as a tiny file revive the row with
+// the bytes in it, so nothing depends on the file any more.
+TEST_F(ContentTest, TinyUploadRevivesAnOrphanedChunkRowWithItsBytes) {
+  const std::string small = Random(3000, 43);
+  auto d = Put(small, "f");  // inline off: a chunk file
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(StoredChunks(chunks_), 1u);
+  ASSERT_TRUE(Unpin("f").ok());
+  ASSERT_TRUE(chunks_.Delete(d->hash).ok());  // GC's file deletion, before its row's
+  auto again = Put(small, "i", nullptr, 1000, 8192);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  auto back = ReadAll(d->hash);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_TRUE(*back == small);
+  FsckReport r = Check();
+  EXPECT_TRUE(r.clean()) << (r.problems.empty() ? "" : r.problems[0]);
+  EXPECT_EQ(r.inline_chunks, 1u);
+}
+
+// The empty file has no chunk at all, inline or not.
+TEST_F(ContentTest, EmptyContentHasNoChunk) {
+  auto d = Put("", "e", nullptr, 1000, 8192);
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->chunks.empty());
+  auto back = ReadAll(d->hash);
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(back->empty());
 }
 
 TEST_F(ContentTest, FailedChunkWritesCommitNothing) {

@@ -18,6 +18,7 @@ struct FsckReport {
   std::vector<std::string> problems;  // each a human-readable finding
   uint64_t manifests = 0;
   uint64_t chunks = 0;
+  uint64_t inline_chunks = 0;  // of `chunks`, kept in their rows (storage.inline_max)
   uint64_t bytes_verified = 0;
   uint64_t unreferenced_files = 0;  // leftovers GC will sweep; not a problem
   uint64_t repaired = 0;

@@ -43,6 +43,7 @@ Result<GcStats> CollectGarbage(meta::MetaStore& meta, blob::ChunkStore& chunks, 
           return Status::Ok();
         }
         NUBO_RETURN_IF_ERROR(txn.DeleteChunk(cand.hash));
+        if (row->inline_data) stats.bytes_freed += row->size;  // its bytes went with the row
         if (info.ok()) {
           Status del = chunks.Delete(cand.hash);
           if (!del.ok() && del.code() != Code::kNotFound) return del;

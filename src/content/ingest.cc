@@ -14,8 +14,7 @@ constexpr uint64_t kBatchBytes = 64 << 20;
 }  // namespace
 
 Ingest::Ingest(blob::ChunkStore& chunks, ChunkerParams params, Sync sync)
-    : chunks_(chunks),
-      cdc_(params) {
+    : chunks_(chunks), cdc_(params) {
   if (sync == Sync::kBatched) {
     auto pipe = std::make_unique<PipelinedBatch>(chunks.NewBatch());
     pipe_ = pipe.get();
@@ -60,7 +59,20 @@ Status Ingest::Write(const char* data, size_t len) {
 
 Result<ManifestDraft> Ingest::Finish() {
   if (failed_) return Status::Internal("ingest already failed");
-  Status st = cdc_.Finish([this](std::string_view c) { return StoreChunk(c); });
+  // A whole stream no longer than inline_max_ is one chunk that travels
+  // with the manifest's transaction instead of through the chunk store.
+  const bool keep_inline = inline_max_ > 0 && first_seq_ == 0 && draft_.chunks.empty() &&
+                           cdc_.Pending().size() <= inline_max_;
+  Status st = cdc_.Finish([this, keep_inline](std::string_view c) {
+    if (!keep_inline) return StoreChunk(c);
+    meta::ManifestChunk mc;
+    mc.hash = Blake3::Hash(c);
+    mc.size = static_cast<uint32_t>(c.size());
+    mc.data = std::string(c);
+    draft_.chunks.push_back(std::move(mc));
+    draft_.size += c.size();
+    return Status::Ok();
+  });
   if (st.ok()) st = batch_->Commit();
   if (!st.ok()) {
     failed_ = true;
@@ -128,6 +140,7 @@ Result<int64_t> CommitManifest(meta::MetaStore& meta, blob::ChunkStore& chunks,
       // check cannot interleave with it). Refuse rather than commit a
       // manifest over missing bytes; the client retries the upload.
       for (const auto& c : draft.chunks) {
+        if (c.data) continue;  // its bytes commit with this transaction
         NUBO_ASSIGN_OR_RETURN(auto row, txn.GetChunk(c.hash));
         if (row && row->refs > 0) continue;
         auto info = chunks.Stat(c.hash);

@@ -40,6 +40,11 @@ class Ingest {
   Status Write(const char* data, size_t len);
   // Ends the stream: stores the last chunk and returns the manifest.
   Result<ManifestDraft> Finish();
+  // A stream of at most `bytes` in all (never resumed) is not written to
+  // the chunk store: Finish returns its one chunk with the bytes in
+  // ManifestChunk::data, and CommitManifest keeps them in the chunk's row,
+  // so the metadata commit alone makes the upload durable. 0: never.
+  void InlineUpTo(size_t bytes) { inline_max_ = bytes; }
 
   // ---- Streams received in several requests (upload sessions) ----
   // Before any Write: the stream's first `offset` bytes arrived earlier.
@@ -74,7 +79,8 @@ class Ingest {
   Blake3 whole_;
   ManifestDraft draft_;
   uint32_t first_seq_ = 0;  // seq of draft_.chunks[0] (Resume)
-  size_t handed_ = 0;       // chunks already returned by Flush
+  size_t inline_max_ = 0;
+  size_t handed_ = 0;  // chunks already returned by Flush
   std::set<Blake3Digest> pinned_;
   bool failed_ = false;
 };

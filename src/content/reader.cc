@@ -3,15 +3,45 @@
 #include <fcntl.h>
 
 #include <algorithm>
+#include <cstring>
 
 namespace nubo::content {
+
+namespace {
+
+// An inline chunk's bytes (copied from the manifest's list: at most
+// storage.inline_max of them) behind the ChunkReader interface; no file.
+class InlineReader final : public blob::ChunkReader {
+ public:
+  explicit InlineReader(std::string bytes) : bytes_(std::move(bytes)) {}
+  uint64_t size() const override { return bytes_.size(); }
+  Status ReadAt(uint64_t offset, size_t len, char* out) override {
+    if (offset > bytes_.size() || len > bytes_.size() - offset) {
+      return Status::Corruption("read past the end of an inline chunk");
+    }
+    std::memcpy(out, bytes_.data() + offset, len);
+    return Status::Ok();
+  }
+
+ private:
+  std::string bytes_;
+};
+
+}  // namespace
+
+Status ReadChunk(blob::ChunkStore& store, const meta::ManifestChunk& c, uint64_t offset, size_t len,
+                 char* out) {
+  if (!c.data) return store.Read(c.hash, offset, len, out);
+  return InlineReader(*c.data).ReadAt(offset, len, out);
+}
 
 ManifestReader::ManifestReader(blob::ChunkStore& store, std::vector<meta::ManifestChunk> chunks,
                                uint64_t pos, uint64_t end)
     : store_(&store), chunks_(std::move(chunks)), pos_(pos), end_(end) {
   // First chunk whose end lies beyond pos.
-  auto it = std::upper_bound(chunks_.begin(), chunks_.end(), pos_,
-                             [](uint64_t p, const meta::ManifestChunk& c) { return p < c.offset + c.size; });
+  auto it = std::upper_bound(
+      chunks_.begin(), chunks_.end(), pos_,
+      [](uint64_t p, const meta::ManifestChunk& c) { return p < c.offset + c.size; });
   index_ = static_cast<size_t>(it - chunks_.begin());
 }
 
@@ -51,7 +81,8 @@ Result<size_t> ManifestReader::Read(char* buf, size_t cap) {
     if (index_ >= chunks_.size()) return Status::Corruption("manifest ends before its size");
     const auto& c = chunks_[index_];
     uint64_t in_chunk = pos_ - c.offset;
-    size_t n = static_cast<size_t>(std::min<uint64_t>({cap - done, c.size - in_chunk, end_ - pos_}));
+    size_t n =
+        static_cast<size_t>(std::min<uint64_t>({cap - done, c.size - in_chunk, end_ - pos_}));
     NUBO_RETURN_IF_ERROR(OpenCurrent());
     NUBO_RETURN_IF_ERROR(open_->ReadAt(in_chunk, n, buf + done));
     done += n;
@@ -67,7 +98,11 @@ Status ManifestReader::OpenCurrent(bool hold) {
   if (hold && open_) held_.push_back(std::move(open_));
   open_.reset();
   open_index_ = SIZE_MAX;
-  NUBO_ASSIGN_OR_RETURN(open_, store_->Open(c.hash));
+  if (c.data) {
+    open_ = std::make_unique<InlineReader>(*c.data);
+  } else {
+    NUBO_ASSIGN_OR_RETURN(open_, store_->Open(c.hash));
+  }
   open_index_ = index_;
   if (open_->size() != c.size) {
     return Status::Corruption("chunk " + DigestHex(c.hash) + " has the wrong size");

@@ -13,12 +13,19 @@
 
 namespace nubo::content {
 
+// Copies bytes [offset, offset + len) of chunk `c` into `out`, from its
+// inline bytes (ManifestChunk::data) or else from `store`. Corruption when
+// the inline bytes are shorter than asked.
+Status ReadChunk(blob::ChunkStore& store, const meta::ManifestChunk& c, uint64_t offset, size_t len,
+                 char* out);
+
 class ManifestReader {
  public:
   // Reads [first, first + length) of content described by `chunks` (in
   // order, contiguous). InvalidArgument if the range is outside `size`.
-  static Result<ManifestReader> Open(blob::ChunkStore& store, std::vector<meta::ManifestChunk> chunks,
-                                     uint64_t size, uint64_t first, uint64_t length);
+  static Result<ManifestReader> Open(blob::ChunkStore& store,
+                                     std::vector<meta::ManifestChunk> chunks, uint64_t size,
+                                     uint64_t first, uint64_t length);
   // Loads the chunk list of manifest `hash` from `meta`. NotFound if unknown.
   static Result<ManifestReader> OpenByHash(meta::MetaStore& meta, blob::ChunkStore& store,
                                            const meta::Digest& hash);

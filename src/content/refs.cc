@@ -22,14 +22,20 @@ Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft,
     NUBO_RETURN_IF_ERROR(txn.SetManifestRefs(existing->id, existing->refs + 1));
     return existing->id;
   }
-  std::map<meta::Digest, uint32_t> sizes;
-  for (const auto& c : draft.chunks) sizes[c.hash] = c.size;
-  for (const auto& [hash, size] : sizes) {
+  std::map<meta::Digest, const meta::ManifestChunk*> distinct;
+  for (const auto& c : draft.chunks) distinct.emplace(c.hash, &c);
+  for (const auto& [hash, c] : distinct) {
     NUBO_ASSIGN_OR_RETURN(auto row, txn.GetChunk(hash));
     if (row) {
       NUBO_RETURN_IF_ERROR(txn.SetChunkRefs(hash, row->refs + 1, std::nullopt));
+      // An orphaned row's file may be gone already (GC deletes files
+      // outside the row's transaction): the inline bytes take its place.
+      if (c->data && !row->inline_data && row->refs == 0) {
+        NUBO_RETURN_IF_ERROR(txn.SetChunkData(hash, *c->data));
+      }
     } else {
-      NUBO_RETURN_IF_ERROR(txn.InsertChunk(meta::ChunkRow{hash, size, 1, std::nullopt}));
+      NUBO_RETURN_IF_ERROR(txn.InsertChunk(meta::ChunkRow{hash, c->size, 1, std::nullopt}));
+      if (c->data) NUBO_RETURN_IF_ERROR(txn.SetChunkData(hash, *c->data));
     }
   }
   NUBO_ASSIGN_OR_RETURN(int64_t id, txn.InsertManifest(draft.hash, draft.size, draft.chunks));

@@ -73,6 +73,9 @@ struct FilesOptions {
   // Uploads are refused (507) when the chunk store's file system would
   // keep less than this free (storage.min_free); 0: no floor.
   uint64_t min_free_bytes = 0;
+  // Uploads in one request of at most this many bytes keep their content
+  // in the metadata store (storage.inline_max; content/ingest.h InlineUpTo).
+  uint64_t inline_max_bytes = 0;
   // Quota reservations of uploads in progress expire when not refreshed
   // for this long (a process that died holding one).
   int64_t reservation_ttl_ms = 10 * 60 * 1000;

@@ -321,7 +321,9 @@ class IngestUpload final : public Upload {
         reserved_(reserved),
         quota_(quota),
         credit_(credit),
-        refreshed_ms_(UnixMillis()) {}
+        refreshed_ms_(UnixMillis()) {
+    ingest_.InlineUpTo(files.options().inline_max_bytes);
+  }
 
   ~IngestUpload() override { Abort(); }
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "content/reader.h"
 #include "media/music.h"
 #include "media/photos.h"
 #include "search/extract.h"
@@ -34,7 +35,7 @@ Result<std::string> DeriveJob::ExtractText(const meta::NodeRow& node,
         size_t n = std::min<uint64_t>(c.size, kMaxInlineRead - bytes.size());
         size_t at = bytes.size();
         bytes.resize(at + n);
-        NUBO_RETURN_IF_ERROR(chunks_.Read(c.hash, 0, n, bytes.data() + at));
+        NUBO_RETURN_IF_ERROR(content::ReadChunk(chunks_, c, 0, n, bytes.data() + at));
       }
       return kind == search::TextKind::kHtml ? search::HtmlText(bytes) : search::PlainText(bytes);
     }

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <filesystem>
 
+#include "content/reader.h"
 #include "util/fs.h"
 #include "util/posix_error.h"
 #include "util/time.h"
@@ -89,7 +90,7 @@ Result<std::string> Thumbnails::Materialize(const std::vector<meta::ManifestChun
   Status st;
   for (const meta::ManifestChunk& c : chunks) {
     buf.resize(c.size);
-    st = chunks_.Read(c.hash, 0, c.size, buf.data());
+    st = content::ReadChunk(chunks_, c, 0, c.size, buf.data());
     if (st.ok()) st = WriteAll(fd, buf.data(), c.size, path);
     if (!st.ok()) break;
   }
@@ -267,7 +268,8 @@ Result<int64_t> Thumbnails::CollectOrphans(int64_t stray_grace_ms) {
     if (it->path().filename().string().rfind("derive-", 0) != 0) continue;
     std::error_code fec;
     if (!it->is_regular_file(fec)) continue;
-    auto age = std::chrono::duration_cast<std::chrono::milliseconds>(now - it->last_write_time(fec));
+    auto age =
+        std::chrono::duration_cast<std::chrono::milliseconds>(now - it->last_write_time(fec));
     if (fec || age.count() < stray_grace_ms) continue;
     if (fs::remove(it->path(), fec)) ++removed;
   }

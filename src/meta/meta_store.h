@@ -37,6 +37,10 @@ struct ManifestChunk {
   Digest hash{};
   uint64_t offset = 0;  // of the chunk's first byte in the content
   uint32_t size = 0;
+  // The chunk's bytes when the metadata store keeps them (an inline chunk,
+  // storage.inline_max); nullopt: they are in the chunk store. Filled by
+  // ManifestChunks; content/reader.h reads either kind.
+  std::optional<std::string> data;
 };
 
 struct ChunkRow {
@@ -44,6 +48,7 @@ struct ChunkRow {
   uint64_t size = 0;
   int64_t refs = 0;                       // distinct manifests listing the chunk
   std::optional<int64_t> orphaned_at_ms;  // set when refs dropped to 0
+  bool inline_data = false;               // bytes kept in the row (read only; SetChunkData)
 };
 
 struct UserRow {
@@ -518,6 +523,8 @@ class ReadTxn {
   virtual Result<std::vector<std::pair<int64_t, std::string>>> ListManifestChecksums(
       const std::vector<int64_t>& manifest_ids) = 0;
   virtual Result<std::optional<ChunkRow>> GetChunk(const Digest& hash) = 0;
+  // An inline chunk's bytes; nullopt when the row keeps none (or is absent).
+  virtual Result<std::optional<std::string>> ChunkData(const Digest& hash) = 0;
 
   // Keyset pages (ascending), for fsck and GC: at most `limit` rows after
   // the given key (none: from the start).
@@ -861,6 +868,9 @@ class WriteTxn : public ReadTxn {
   virtual Status SetChunkRefs(const Digest& hash, int64_t refs,
                               std::optional<int64_t> orphaned_at_ms) = 0;
   virtual Status DeleteChunk(const Digest& hash) = 0;
+  // Keeps `data` (the chunk's bytes) in its row: the chunk becomes inline,
+  // readable without the chunk store. NotFound without a row.
+  virtual Status SetChunkData(const Digest& hash, const std::string& data) = 0;
 
   // AlreadyExists if `name` is pinned.
   virtual Status InsertPin(const std::string& name, int64_t manifest_id) = 0;

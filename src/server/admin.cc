@@ -56,6 +56,9 @@ Status Unpin(meta::MetaStore& m, const std::string& name) {
 // deduplication and shared references get exercised.
 std::string Generate(uint64_t seed, uint64_t i, uint64_t max_size) {
   uint64_t size = SplitMix64(seed ^ (i * 7919)) % (max_size + 1);
+  // One in four is tiny (up to 12 KiB): around storage.inline_max's
+  // default, so kills land in both the inline and the chunk-file commit.
+  if (SplitMix64(seed + i) % 4 == 0) size %= 12 << 10;
   std::string out(size, '\0');
   constexpr size_t kBlock = 16 << 10;
   for (size_t off = 0; off < size; off += kBlock) {
@@ -68,8 +71,10 @@ std::string Generate(uint64_t seed, uint64_t i, uint64_t max_size) {
   return out;
 }
 
-Result<content::ManifestDraft> IngestBytes(blob::ChunkStore& c, std::string_view bytes) {
+Result<content::ManifestDraft> IngestBytes(blob::ChunkStore& c, std::string_view bytes,
+                                           uint64_t inline_max = 0) {
   content::Ingest in(c);
+  in.InlineUpTo(inline_max);
   // Feed in uneven pieces, as a network would.
   size_t pos = 0, step = 65521;
   while (pos < bytes.size()) {
@@ -248,10 +253,10 @@ int RunFsck(const Config& cfg, bool repair) {
   if (!r.ok()) return Fail("fsck", r.status());
   for (const auto& p : r->problems) std::printf("PROBLEM %s\n", p.c_str());
   std::printf(
-      "fsck: %llu manifests, %llu chunks, %s verified, %llu unreferenced files, "
+      "fsck: %llu manifests, %llu chunks (%llu inline), %s verified, %llu unreferenced files, "
       "%zu problems, %llu repaired\n",
       static_cast<unsigned long long>(r->manifests), static_cast<unsigned long long>(r->chunks),
-      FormatBytes(r->bytes_verified).c_str(),
+      static_cast<unsigned long long>(r->inline_chunks), FormatBytes(r->bytes_verified).c_str(),
       static_cast<unsigned long long>(r->unreferenced_files), r->problems.size(),
       static_cast<unsigned long long>(r->repaired));
   // Derived media: every thumbnail row has its file.
@@ -397,7 +402,7 @@ int RunDebugChurn(const Config& cfg, uint64_t seed, uint64_t max_size, int keep)
   std::sort(live.begin(), live.end());
   for (uint64_t i = next;; ++i) {
     std::string bytes = Generate(seed, i, max_size);
-    auto d = IngestBytes(*s->chunks, bytes);
+    auto d = IngestBytes(*s->chunks, bytes, cfg.inline_max);
     if (!d.ok()) return Fail("debug churn", d.status());
     if (Status p = Pin(*s->meta, *s->chunks, *d, "f" + std::to_string(i)); !p.ok()) {
       return Fail("debug churn", p);

@@ -222,6 +222,10 @@ const std::vector<Setting>& Table() {
       {"storage.min_free", "NUBO_STORAGE_MIN_FREE", "100MiB",
        "uploads are refused (507) when they would leave less free disk space than this", false,
        Bytes(&Config::min_free, 0, 1ull << 50)},
+      {"storage.inline_max", "NUBO_STORAGE_INLINE_MAX", "8KiB",
+       "files up to this size are kept in the metadata database instead of a chunk file (one "
+       "commit makes them durable); 0 turns it off, at most 64KiB",
+       false, Bytes(&Config::inline_max, 0, 64 << 10)},
       {"auth.lockout", "NUBO_LOCKOUT", "5m", "how long a lockout lasts (429 + Retry-After)", false,
        Duration(&Config::lockout_ms, 1000, 24ull * 3'600'000)},
       {"auth.secure_cookies", "NUBO_SECURE_COOKIES", "false",

@@ -62,6 +62,7 @@ struct Config {
   uint64_t argon2_threads = 1;
   uint64_t argon2_queue = 4;
   uint64_t min_free = 100ull << 20;
+  uint64_t inline_max = 8 << 10;
   std::string log_level = "info";
   bool access_log = true;
   bool quickack = true;

@@ -234,6 +234,7 @@ int RunServe(const Config& cfg) {
   fopt.max_upload = cfg.max_upload;
   fopt.trash_retention_ms = static_cast<int64_t>(cfg.trash_retention_ms);
   fopt.min_free_bytes = cfg.min_free;
+  fopt.inline_max_bytes = cfg.inline_max;
   fopt.tmp_dir = (fs::path(cfg.data_dir) / "tmp").string();
   fopt.users_create_drives = cfg.users_create_drives;
   fopt.share_folder = cfg.share_folder;

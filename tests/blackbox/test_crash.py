@@ -6,6 +6,7 @@ commit was acknowledged must read back byte-identical (ARCHITECTURE.md
 §4.1). NUBO_CRASH_TRIALS raises the count for soak runs (bench/README.md)."""
 import os
 import random
+import re
 import subprocess
 import tempfile
 import time
@@ -43,6 +44,7 @@ class CrashTest(unittest.TestCase):
             env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
             total_committed = 0
             killed_mid_work = 0
+            inline_seen = 0  # tiny files kept in their chunk rows (storage.inline_max)
             for trial in range(trials):
                 out_path = os.path.join(tmp, "churn.out")
                 err_path = os.path.join(tmp, "churn.err")
@@ -77,6 +79,9 @@ class CrashTest(unittest.TestCase):
 
                 fsck = nubo(data, "fsck")
                 self.assertEqual(fsck.returncode, 0, "trial %d: fsck\n%s%s" % (trial, fsck.stdout, fsck.stderr))
+                inline = re.search(r"\((\d+) inline\)", fsck.stdout)
+                self.assertIsNotNone(inline, fsck.stdout)
+                inline_seen = max(inline_seen, int(inline.group(1)))
                 verify = nubo(data, "debug", "verify", "--seed", str(SEED), "--max-size", str(max_size))
                 self.assertEqual(verify.returncode, 0, "trial %d:\n%s%s" % (trial, verify.stdout, verify.stderr))
                 pinned = {l.split()[1][1:] for l in verify.stdout.splitlines() if l.startswith("ok ")}
@@ -93,6 +98,8 @@ class CrashTest(unittest.TestCase):
             print("%d trials, %d killed mid-work, %d acknowledged commits"
                   % (trials, killed_mid_work, total_committed))
             self.assertEqual(killed_mid_work, trials)  # every kill landed mid-work
+            # The kills reached the inline commit too, not only chunk files.
+            self.assertGreater(inline_seen, 0)
 
     def wait_first_commit(self, p, out_path, err_path, trial):
         """Returns once churn has acknowledged a commit (a complete

@@ -1977,6 +1977,83 @@ def corpus_range_headers():
     return out
 
 
+def chunk_files(data_dir):
+    return sum(len(files) for _, _, files in os.walk(os.path.join(data_dir, "chunks")))
+
+
+class TinyFilesInlineTest(FsckMixin, unittest.TestCase):
+    """Files up to storage.inline_max (8 KiB by default) keep their bytes in
+    the metadata database: no chunk file is written for them, and reads,
+    ranges, copies, versions, a move into a shared drive, trash and GC treat
+    them like any file; fsck hashes their bytes where they are."""
+
+    def test_tiny_files_live_in_the_database(self):
+        srv, a = start_server()
+        try:
+            base = chunk_files(srv.data)
+            tiny = random.Random(5).randbytes(4096)
+            f = a.put(a.root, "tiny.bin", tiny)
+            self.assertEqual(chunk_files(srv.data), base)  # no chunk file for it
+            self.assertEqual(a.read(f["id"]), tiny)
+            status, hdrs, part = a.content(f["id"], {"Range": "bytes=100-199,4000-"})
+            self.assertEqual(status, 206)
+            self.assertEqual([p[4] for p in parse_byteranges(hdrs["content-type"], part)],
+                             [tiny[100:200], tiny[4000:]])
+            self.assertEqual(a.raw("GET", "/dav/tiny.bin")[2], tiny)
+            # The same bytes under another name: one stored copy (same ETag).
+            twin = a.put(a.root, "twin.bin", tiny)
+            self.assertEqual(twin["etag"], f["etag"])
+            status, _, cp = a.call("POST", "/nodes/%s/copy" % f["id"], {"parent_id": a.root, "name": "copy.bin"})
+            self.assertEqual(status, 201, cp)
+            self.assertEqual(a.read(cp["id"]), tiny)
+            # One byte over the limit is a chunk file as before.
+            a.put(a.root, "over.bin", random.Random(6).randbytes(8193))
+            self.assertEqual(chunk_files(srv.data), base + 1)
+            # Overwritten, the old bytes stay as a version.
+            newer = random.Random(7).randbytes(3000)
+            a.put(a.root, "tiny.bin", newer, expect=200, conflict="overwrite")
+            status, _, vs = a.call("GET", "/nodes/%s/versions" % f["id"])
+            self.assertEqual((status, len(vs["items"])), (200, 1), vs)
+            status, _, old = a.raw("GET", "/nodes/%s/versions/%s/content" % (f["id"], vs["items"][0]["id"]))
+            self.assertEqual((status, old), (200, tiny))
+            # Moved into a shared drive (a copy of the rows, the bytes by reference).
+            status, _, team = a.call("POST", "/drives", {"name": "Team"})
+            self.assertEqual(status, 201, team)
+            status, _, moved = a.call("PATCH", "/nodes/%s" % twin["id"], {"parent_id": team["root_id"]})
+            self.assertEqual(status, 200, moved)
+            self.assertEqual(a.read(moved["id"]), tiny)
+            a.api_prefix = False
+            self.assertEqual(a.raw("GET", "/dav-drives/%s/twin.bin" % team["id"])[2], tiny)
+            a.api_prefix = True
+            # A ZIP of the root carries it.
+            status, _, z = a.raw("GET", "/nodes/%s/zip" % a.root)
+            self.assertEqual(status, 200)
+            with zipfile.ZipFile(io.BytesIO(z)) as zf:
+                self.assertEqual(zf.read("files/copy.bin"), tiny)
+                self.assertEqual(zf.read("files/tiny.bin"), newer)
+            self.assertEqual(chunk_files(srv.data), base + 1)
+            code = srv.terminate()
+            self.assertEqual(code, 0)
+            p = run_fsck(srv.data)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertRegex(p.stdout, r"\((\d+) inline\)")
+            self.assertGreaterEqual(int(re.search(r"\((\d+) inline\)", p.stdout).group(1)), 2)
+        finally:
+            srv.close()
+
+    def test_off_writes_chunk_files(self):
+        srv, a = start_server({"NUBO_STORAGE_INLINE_MAX": "0"})
+        try:
+            base = chunk_files(srv.data)
+            tiny = random.Random(8).randbytes(100)
+            f = a.put(a.root, "t.bin", tiny)
+            self.assertEqual(chunk_files(srv.data), base + 1)
+            self.assertEqual(a.read(f["id"]), tiny)
+            self.assert_clean_shutdown_and_fsck(srv)
+        finally:
+            srv.close()
+
+
 class SendfileParityTest(FsckMixin, unittest.TestCase):
     """The same file served by a server that sends content from its chunk
     files (sendfile) and by one that copies it through a buffer

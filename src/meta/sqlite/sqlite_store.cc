@@ -93,6 +93,7 @@ ManifestRow ManifestFrom(const Stmt& s) {
 ChunkRow ChunkFrom(const Stmt& s) {
   ChunkRow r{s.Hash(0), static_cast<uint64_t>(s.Int(1)), s.Int(2), std::nullopt};
   if (!s.IsNull(3)) r.orphaned_at_ms = s.Int(3);
+  r.inline_data = s.Int(4) != 0;
   return r;
 }
 
@@ -322,9 +323,11 @@ class SqliteTxn final : public WriteTxn {
     return One<ManifestRow>(s, ManifestFrom);
   }
   Result<std::vector<ManifestChunk>> ManifestChunks(int64_t manifest_id) override {
+    // Inline chunks' bytes come along (tiny files: one read answers all).
     NUBO_PREPARE(s, c_,
-                 "SELECT seq, chunk_hash, offset, size FROM manifest_chunks WHERE manifest_id = ? "
-                 "ORDER BY seq");
+                 "SELECT m.seq, m.chunk_hash, m.offset, m.size, c.data FROM manifest_chunks m "
+                 "LEFT JOIN chunks c ON c.hash = m.chunk_hash WHERE m.manifest_id = ? "
+                 "ORDER BY m.seq");
     s.Bind(1, manifest_id);
     std::vector<ManifestChunk> out;
     for (;;) {
@@ -333,6 +336,7 @@ class SqliteTxn final : public WriteTxn {
       out.push_back(ManifestChunk{static_cast<uint32_t>(s.Int(0)), s.Hash(1),
                                   static_cast<uint64_t>(s.Int(2)),
                                   static_cast<uint32_t>(s.Int(3))});
+      if (!s.IsNull(4)) out.back().data = s.Blob(4);
     }
     return out;
   }
@@ -353,9 +357,17 @@ class SqliteTxn final : public WriteTxn {
         s, [](const Stmt& r) { return std::make_pair(r.Int(0), r.Text(1)); });
   }
   Result<std::optional<ChunkRow>> GetChunk(const Digest& hash) override {
-    NUBO_PREPARE(s, c_, "SELECT hash, size, refs, orphaned_at FROM chunks WHERE hash = ?");
+    NUBO_PREPARE(
+        s, c_, "SELECT hash, size, refs, orphaned_at, data IS NOT NULL FROM chunks WHERE hash = ?");
     s.Bind(1, hash);
     return One<ChunkRow>(s, ChunkFrom);
+  }
+  Result<std::optional<std::string>> ChunkData(const Digest& hash) override {
+    NUBO_PREPARE(s, c_, "SELECT data FROM chunks WHERE hash = ? AND data IS NOT NULL");
+    s.Bind(1, hash);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return std::optional<std::string>();
+    return std::optional<std::string>(s.Blob(0));
   }
   Result<std::vector<ManifestRow>> ListManifests(int64_t after_id, size_t limit) override {
     NUBO_PREPARE(s, c_,
@@ -374,23 +386,25 @@ class SqliteTxn final : public WriteTxn {
       }
     };
     if (after) {
-      NUBO_PREPARE(
-          s, c_,
-          "SELECT hash, size, refs, orphaned_at FROM chunks WHERE hash > ? ORDER BY hash LIMIT ?");
+      NUBO_PREPARE(s, c_,
+                   "SELECT hash, size, refs, orphaned_at, data IS NOT NULL FROM chunks WHERE hash "
+                   "> ? ORDER BY hash LIMIT ?");
       s.Bind(1, *after).Bind(2, static_cast<int64_t>(limit));
       NUBO_RETURN_IF_ERROR(collect(s));
     } else {
-      NUBO_PREPARE(s, c_, "SELECT hash, size, refs, orphaned_at FROM chunks ORDER BY hash LIMIT ?");
+      NUBO_PREPARE(s, c_,
+                   "SELECT hash, size, refs, orphaned_at, data IS NOT NULL FROM chunks ORDER BY "
+                   "hash LIMIT ?");
       s.Bind(1, static_cast<int64_t>(limit));
       NUBO_RETURN_IF_ERROR(collect(s));
     }
     return out;
   }
   Result<std::vector<ChunkRow>> ListOrphanChunks(int64_t before_ms, size_t limit) override {
-    NUBO_PREPARE(
-        s, c_,
-        "SELECT hash, size, refs, orphaned_at FROM chunks WHERE refs = 0 AND orphaned_at <= ? "
-        "ORDER BY orphaned_at LIMIT ?");
+    NUBO_PREPARE(s, c_,
+                 "SELECT hash, size, refs, orphaned_at, data IS NOT NULL FROM chunks WHERE refs = "
+                 "0 AND orphaned_at <= ? "
+                 "ORDER BY orphaned_at LIMIT ?");
     s.Bind(1, before_ms).Bind(2, static_cast<int64_t>(limit));
     return Rows<ChunkRow>(s, ChunkFrom);
   }
@@ -2111,6 +2125,13 @@ class SqliteTxn final : public WriteTxn {
   Status DeleteChunk(const Digest& hash) override {
     NUBO_PREPARE(s, c_, "DELETE FROM chunks WHERE hash = ?");
     s.Bind(1, hash);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    if (s.changes() == 0) return Status::NotFound("no chunk " + DigestHex(hash));
+    return Status::Ok();
+  }
+  Status SetChunkData(const Digest& hash, const std::string& data) override {
+    NUBO_PREPARE(s, c_, "UPDATE chunks SET data = ? WHERE hash = ?");
+    s.BindBlob(1, data).Bind(2, hash);
     NUBO_RETURN_IF_ERROR(s.Exec());
     if (s.changes() == 0) return Status::NotFound("no chunk " + DigestHex(hash));
     return Status::Ok();
