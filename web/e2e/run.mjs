@@ -687,7 +687,7 @@ async function main() {
       const tr = tableRow('Team');
       await tr.waitFor();
       assert.match(await text(tr), new RegExp(`Team.*${ADMIN.user}.*Editor`));
-      await tr.getByRole('button', { name: 'Team' }).click();
+      await tr.getByRole('button', { name: 'Team', exact: true }).click();
       await page.waitForURL(new RegExp(`/files/${share.team.id}$`));
       await waitRows(['docs', 'plan.txt']);
       assert.deepEqual(await page.locator('.crumbs li').allTextContents(), ['Shared with me', 'Team']);
@@ -699,6 +699,23 @@ async function main() {
       const mine = (await childrenOfTeam()).find((n) => n.name === 'from-bob.txt');
       assert.ok(mine, "the file is in the administrator's folder");
       assert.equal(await admin.text(`/api/v1/nodes/${mine.id}/content`), 'bob was here\n');
+    });
+
+    await step('Bob hides the share from his own files and shows it again', async () => {
+      const bob = await apiSession(nubo.url, BOB.user, BOB.pass);
+      const hidden = async () =>
+        (await bob.call('GET', '/api/v1/shared-with-me')).items.find((i) => i.node.id === share.team.id).hidden;
+      await page.getByRole('link', { name: 'Shared', exact: true }).click();
+      await title('Shared with me — nubo');
+      const tr = tableRow('Team');
+      await tr.getByRole('button', { name: 'Hide Team from my files' }).click();
+      await tr.getByRole('button', { name: 'Show Team in my files again' }).waitFor();
+      assert.match(await text(tr), /Hidden/);
+      await page.getByText('A hidden share stays shared with you').waitFor();
+      assert.equal(await hidden(), true, 'the server keeps it hidden');
+      await tr.getByRole('button', { name: 'Show Team in my files again' }).click();
+      await tr.getByRole('button', { name: 'Hide Team from my files' }).waitFor();
+      assert.equal(await hidden(), false, 'and shows it again');
     });
 
     // The visitor: a fresh context, no cookies. The step helpers (and failure

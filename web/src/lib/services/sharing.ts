@@ -72,6 +72,11 @@ export function sharedWithMe(cursor?: string | null): Promise<SharedWithMe> {
   return api.call('GET /api/v1/shared-with-me', { query: { limit: 200, cursor: cursor ?? undefined } });
 }
 
+/** Leaves a received share out of the caller's own files (hidden) or puts it back; the grant stays. */
+export function setShareHidden(id: string, hidden: boolean): Promise<void> {
+  return api.call('PUT /api/v1/shared-with-me/{id}', { path: { id }, body: { hidden } });
+}
+
 export function sharedByMe(cursor?: string | null): Promise<SharedByMe> {
   return api.call('GET /api/v1/shared-by-me', { query: { limit: 200, cursor: cursor ?? undefined } });
 }
