@@ -655,6 +655,19 @@ async function main() {
       share.dropUrl = await dialog.getByTestId('link-url').inputValue();
       assert.notEqual(share.dropUrl, share.viewUrl);
       assert.match(await text(dialog.locator('li[data-role=drop]')), /Upload only \(file drop\).*no password/);
+      // Edited in place: a label and an expiry; the address stays the same.
+      const hint = share.dropUrl.slice(-4);
+      await dialog.getByRole('button', { name: `Edit the link …${hint}` }).click();
+      const edit = dialog.getByTestId('link-edit');
+      await edit.locator('input[name=edit-label]').fill('inbox');
+      await edit.locator('input[name=edit-expires]').fill('2099-12-31');
+      await edit.getByRole('button', { name: 'Save' }).click();
+      await edit.waitFor({ state: 'detached' });
+      assert.match(await text(dialog.locator('li[data-role=drop]')), /Upload only \(file drop\) · inbox/);
+      const drop = (await admin.call('GET', `/api/v1/nodes/${share.team.id}/links`)).items.find((l) => l.role === 'drop');
+      assert.equal(drop.label, 'inbox');
+      assert.equal(drop.token_hint, hint);
+      assert.equal(new Date(drop.expires_at).getFullYear(), 2099);
       await page.keyboard.press('Escape');
       await shareDialog().waitFor({ state: 'detached' });
       const links = (await admin.call('GET', `/api/v1/nodes/${share.team.id}/links`)).items;

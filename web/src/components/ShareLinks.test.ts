@@ -4,7 +4,7 @@ import { tick } from 'svelte';
 import ShareLinks from './ShareLinks.svelte';
 import { ShareModel } from '../lib/state/share-model.svelte';
 import type { SharingApi } from '../lib/services/sharing';
-import type { Link, LinkSpec, Node } from '../lib/api/schema.gen';
+import type { Link, LinkPatch, LinkSpec, Node } from '../lib/api/schema.gen';
 
 afterEach(cleanup);
 
@@ -38,6 +38,15 @@ const made = (spec: LinkSpec): Link => ({
 
 async function setup() {
   const createLink = vi.fn(async (_node: string, spec: LinkSpec) => made(spec));
+  const updateLink = vi.fn(async (_id: string, patch: LinkPatch): Promise<Link> => {
+    const { token: _t, url: _u, ...stored } = made({ role: 'view', password: 'long enough', max_downloads: 5 });
+    return {
+      ...stored,
+      has_password: patch.password === '' ? false : stored.has_password,
+      max_downloads: patch.max_downloads === 0 ? null : (patch.max_downloads ?? stored.max_downloads),
+      label: patch.label ?? stored.label,
+    };
+  });
   const api: SharingApi = {
     grants: async () => [],
     addGrant: async () => Promise.reject(new Error('unused')),
@@ -45,6 +54,7 @@ async function setup() {
     removeGrant: async () => undefined,
     links: async () => [],
     createLink,
+    updateLink,
     removeLink: async () => undefined,
     groups: async () => [],
     sharees: async () => [],
@@ -53,7 +63,7 @@ async function setup() {
   await model.load();
   const copy = vi.fn(async () => true);
   const r = render(ShareLinks, { props: { model, copy } });
-  return { ...r, createLink, copy };
+  return { ...r, createLink, updateLink, copy };
 }
 
 const field = (c: HTMLElement, name: string) => c.querySelector(`[name="${name}"]`) as HTMLInputElement;
@@ -89,5 +99,46 @@ describe('ShareLinks', () => {
     expect(copy).toHaveBeenCalledWith('https://cloud.example/s/' + TOKEN);
     // The form is empty again for the next link.
     expect(field(container, 'link-password').value).toBe('');
+  });
+
+  it('edits a link in place: only what changed is sent, and the list shows the answer', async () => {
+    const { container, updateLink, getByRole, findByRole } = await setup();
+    await fireEvent.input(field(container, 'link-password'), { target: { value: 'long enough' } });
+    await fireEvent.input(field(container, 'link-max'), { target: { value: '5' } });
+    await fireEvent.submit(container.querySelector('[data-testid=link-form]')!);
+    await tick();
+    await fireEvent.click(getByRole('button', { name: 'Edit the link …c0de' }));
+    const form = container.querySelector('[data-testid=link-edit]')!;
+    // Filled with the link's values; the password is never shown.
+    expect(field(container, 'edit-max').value).toBe('5');
+    expect(field(container, 'edit-password').value).toBe('');
+    // A bad value is caught before the server.
+    await fireEvent.input(field(container, 'edit-max'), { target: { value: 'many' } });
+    await fireEvent.submit(form);
+    expect((await findByRole('alert')).textContent).toBe('Downloads: a whole number, at least 1.');
+    expect(updateLink).not.toHaveBeenCalled();
+    // No limit, no password, a label.
+    await fireEvent.input(field(container, 'edit-max'), { target: { value: '' } });
+    await fireEvent.click(field(container, 'edit-no-password'));
+    await fireEvent.input(field(container, 'edit-label'), { target: { value: 'for the press' } });
+    await fireEvent.submit(form);
+    await tick();
+    expect(updateLink).toHaveBeenCalledWith('l1', { password: '', max_downloads: 0, label: 'for the press' });
+    await tick();
+    expect(container.querySelector('[data-testid=link-edit]')).toBeNull();
+    const row = container.querySelector('li[data-hint=c0de]')!;
+    expect(row.textContent).toMatch(/for the press/);
+    expect(row.textContent).toMatch(/no password · no expiry · downloads: 0/);
+  });
+
+  it('closes an edit that changes nothing without asking the server', async () => {
+    const { container, updateLink, getByRole } = await setup();
+    await fireEvent.submit(container.querySelector('[data-testid=link-form]')!);
+    await tick();
+    await fireEvent.click(getByRole('button', { name: 'Edit the link …c0de' }));
+    await fireEvent.submit(container.querySelector('[data-testid=link-edit]')!);
+    await tick();
+    expect(updateLink).not.toHaveBeenCalled();
+    expect(container.querySelector('[data-testid=link-edit]')).toBeNull();
   });
 });

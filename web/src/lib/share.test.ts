@@ -4,6 +4,8 @@ import {
   dayValue,
   endOfDay,
   grantSpec,
+  linkEditForm,
+  linkPatch,
   linkSpec,
   pathWithin,
   publicRoute,
@@ -11,6 +13,7 @@ import {
   type GrantForm,
   type LinkForm,
 } from './share';
+import type { Link } from './api/schema.gen';
 
 const NOW = new Date(2030, 3, 1, 12, 0).getTime(); // April 1, 2030, noon (local)
 
@@ -135,5 +138,64 @@ describe('links and paths', () => {
     expect(pathWithin([], 'team')).toEqual([]);
     // Already relative (the server starts below the link): kept as it is.
     expect(pathWithin(path.slice(2), 'team').map((p) => p.name)).toEqual(['docs']);
+  });
+});
+
+describe('linkPatch', () => {
+  const link = (extra: Partial<Link> = {}): Link => ({
+    id: 'l1',
+    node_id: 'n1',
+    role: 'view',
+    has_password: true,
+    expires_at: new Date(2030, 4, 1, 23, 59, 59, 999).getTime(),
+    max_downloads: 10,
+    downloads: 2,
+    label: 'press',
+    token_hint: 'c0de',
+    created: 0,
+    ...extra,
+  });
+
+  it('fills the form with the link and sends nothing when nothing changes', () => {
+    const f = linkEditForm(link());
+    expect(f).toEqual({
+      role: 'view',
+      password: '',
+      removePassword: false,
+      expires: '2030-05-01',
+      maxDownloads: '10',
+      label: 'press',
+    });
+    expect(linkPatch(link(), f, NOW)).toEqual({ ok: true, value: {} });
+  });
+
+  it('sends only the changed fields, with 0 and "" for "none"', () => {
+    const f = { ...linkEditForm(link()), role: 'edit' as const, expires: '', maxDownloads: '', removePassword: true };
+    expect(linkPatch(link(), f, NOW)).toEqual({
+      ok: true,
+      value: { role: 'edit', password: '', expires_at: 0, max_downloads: 0 },
+    });
+    const g = { ...linkEditForm(link()), password: 'a new secret', expires: '2030-06-30', maxDownloads: ' 3 ', label: ' ' };
+    expect(linkPatch(link(), g, NOW)).toEqual({
+      ok: true,
+      value: {
+        password: 'a new secret',
+        expires_at: new Date(2030, 5, 30, 23, 59, 59, 999).getTime(),
+        max_downloads: 3,
+        label: '',
+      },
+    });
+    // No password to remove: nothing to send.
+    const h = { ...linkEditForm(link({ has_password: false })), removePassword: true };
+    expect(linkPatch(link({ has_password: false }), h, NOW)).toEqual({ ok: true, value: {} });
+  });
+
+  it('refuses what the server would refuse', () => {
+    const f = linkEditForm(link());
+    expect(linkPatch(link(), { ...f, password: 'short' }, NOW)).toEqual({ ok: false, error: 'share.passwordShort' });
+    expect(linkPatch(link(), { ...f, expires: '2030-03-01' }, NOW)).toEqual({ ok: false, error: 'share.pastDate' });
+    expect(linkPatch(link(), { ...f, expires: '2030-02-31' }, NOW)).toEqual({ ok: false, error: 'share.badDate' });
+    expect(linkPatch(link(), { ...f, maxDownloads: '0' }, NOW)).toEqual({ ok: false, error: 'share.badMax' });
+    expect(linkPatch(link(), { ...f, label: 'x'.repeat(201) }, NOW)).toEqual({ ok: false, error: 'share.labelLong' });
   });
 });

@@ -2,7 +2,7 @@
 // bodies the server accepts (its limits checked here first, so the user gets
 // a precise message before a round trip), dates of <input type=date>, the
 // public link's route and the part of a path that lies inside a share.
-import type { GrantSpec, LinkRole, LinkSpec, PathEntry, Role } from './api/schema.gen';
+import type { GrantSpec, Link, LinkPatch, LinkRole, LinkSpec, PathEntry, Role } from './api/schema.gen';
 import type { MessageKey } from './i18n/en';
 
 /** The names of grant roles and link roles in the UI. */
@@ -93,24 +93,97 @@ export interface LinkForm {
   label: string;
 }
 
+function linkPassword(password: string): Outcome<string> {
+  const n = utf8Length(password);
+  if (n < 8) return { ok: false, error: 'share.passwordShort' };
+  if (n > 256) return { ok: false, error: 'share.passwordLong' };
+  return { ok: true, value: password };
+}
+
+function maxDownloads(value: string): Outcome<number> {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) {
+    return { ok: false, error: 'share.badMax' };
+  }
+  return { ok: true, value: Number(value) };
+}
+
+/** The form that edits an existing link: a new password, or none at all. */
+export interface LinkEditForm extends LinkForm {
+  removePassword: boolean;
+}
+
+/** The edit form filled with what `link` allows now (its password is stored hashed: never shown). */
+export function linkEditForm(link: Link): LinkEditForm {
+  return {
+    role: link.role,
+    password: '',
+    removePassword: false,
+    expires: link.expires_at ? dayValue(link.expires_at) : '',
+    maxDownloads: link.max_downloads !== null ? String(link.max_downloads) : '',
+    label: link.label,
+  };
+}
+
+/**
+ * The body of PATCH /links/{id} with only what the form changes on `link`
+ * (an empty object when nothing does), or what is wrong with it. Clearing
+ * the expiry or the download limit sends 0, removing the password "" (the
+ * server's way of saying "none").
+ */
+export function linkPatch(link: Link, form: LinkEditForm, now = Date.now()): Outcome<LinkPatch> {
+  const patch: LinkPatch = {};
+  if (form.role !== link.role) patch.role = form.role;
+  if (form.removePassword) {
+    if (link.has_password) patch.password = '';
+  } else if (form.password !== '') {
+    const pw = linkPassword(form.password);
+    if (!pw.ok) return pw;
+    patch.password = pw.value;
+  }
+  const expires = form.expires.trim();
+  if (expires !== (link.expires_at ? dayValue(link.expires_at) : '')) {
+    if (expires === '') {
+      patch.expires_at = 0;
+    } else {
+      const exp = expiry(expires, now);
+      if (!exp.ok) return exp;
+      patch.expires_at = exp.value;
+    }
+  }
+  const max = form.maxDownloads.trim();
+  if (max !== (link.max_downloads !== null ? String(link.max_downloads) : '')) {
+    if (max === '') {
+      patch.max_downloads = 0;
+    } else {
+      const m = maxDownloads(max);
+      if (!m.ok) return m;
+      patch.max_downloads = m.value;
+    }
+  }
+  const label = form.label.trim();
+  if (label !== link.label) {
+    if (utf8Length(label) > 200) return { ok: false, error: 'share.labelLong' };
+    patch.label = label;
+  }
+  return { ok: true, value: patch };
+}
+
 /** The body of POST /nodes/{id}/links for the form, or what is wrong with it. */
 export function linkSpec(form: LinkForm, now = Date.now()): Outcome<LinkSpec> {
   const spec: LinkSpec = { role: form.role };
   if (form.password !== '') {
-    const n = utf8Length(form.password);
-    if (n < 8) return { ok: false, error: 'share.passwordShort' };
-    if (n > 256) return { ok: false, error: 'share.passwordLong' };
-    spec.password = form.password;
+    const pw = linkPassword(form.password);
+    if (!pw.ok) return pw;
+    spec.password = pw.value;
   }
   const exp = expiry(form.expires, now);
   if (!exp.ok) return exp;
   if (exp.value !== undefined) spec.expires_at = exp.value;
   const max = form.maxDownloads.trim();
   if (max !== '') {
-    if (!/^\d+$/.test(max) || Number(max) < 1 || !Number.isSafeInteger(Number(max))) {
-      return { ok: false, error: 'share.badMax' };
-    }
-    spec.max_downloads = Number(max);
+    const m = maxDownloads(max);
+    if (!m.ok) return m;
+    spec.max_downloads = m.value;
   }
   const label = form.label.trim();
   if (utf8Length(label) > 200) return { ok: false, error: 'share.labelLong' };

@@ -8,6 +8,7 @@ import type {
   GrantSpec,
   Group,
   Link,
+  LinkPatch,
   LinkSpec,
   Sharee,
   SharedByMe,
@@ -21,6 +22,7 @@ export interface SharingApi {
   removeGrant(id: string): Promise<void>;
   links(nodeId: string): Promise<Link[]>;
   createLink(nodeId: string, spec: LinkSpec): Promise<Link>;
+  updateLink(id: string, patch: LinkPatch): Promise<Link>;
   removeLink(id: string): Promise<void>;
   /** the groups one may share with: every group for administrators, one's own for others */
   groups(): Promise<Group[]>;
@@ -58,6 +60,9 @@ export const sharing: SharingApi = {
   },
   createLink(id, spec) {
     return api.call('POST /api/v1/nodes/{id}/links', { path: { id }, body: spec });
+  },
+  updateLink(id, patch) {
+    return api.call('PATCH /api/v1/links/{id}', { path: { id }, body: patch });
   },
   removeLink(id) {
     return api.call('DELETE /api/v1/links/{id}', { path: { id } });

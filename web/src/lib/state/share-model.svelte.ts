@@ -4,7 +4,18 @@
 // server shows a token once; it is stored hashed). The API comes in as an
 // object, so tests hand it a fake; failures go through the one error funnel,
 // with the sharing-specific ones (no such user, shared already) worded here.
-import type { Grant, GrantPatch, GrantSpec, Group, Link, LinkSpec, Node, Role, Sharee } from '../api/schema.gen';
+import type {
+  Grant,
+  GrantPatch,
+  GrantSpec,
+  Group,
+  Link,
+  LinkPatch,
+  LinkSpec,
+  Node,
+  Role,
+  Sharee,
+} from '../api/schema.gen';
 import type { SharingApi } from '../services/sharing';
 import { ApiError } from '../api/client';
 import { handleError } from '../services/errors';
@@ -96,6 +107,15 @@ export class ShareModel {
       this.links = [...this.links, stored];
       this.fresh = url ? { id: link.id, url: absoluteUrl(this.origin, url) } : null;
     }, 'create link');
+  }
+
+  /** Changes what a link allows (its token stays); true when it worked. */
+  async updateLink(link: Link, patch: LinkPatch): Promise<boolean> {
+    return this.run(async () => {
+      const l = await this.api.updateLink(link.id, patch);
+      this.links = this.links.map((x) => (x.id === l.id ? l : x));
+      toasts.push('success', t('share.linkSaved'));
+    }, 'change link');
   }
 
   async deleteLink(link: Link): Promise<boolean> {

@@ -3,7 +3,7 @@ import { ShareModel } from './share-model.svelte';
 import { toasts } from './toasts.svelte';
 import { ApiError } from '../api/client';
 import type { SharingApi } from '../services/sharing';
-import type { Grant, GrantPatch, GrantSpec, Link, LinkSpec, Node } from '../api/schema.gen';
+import type { Grant, GrantPatch, GrantSpec, Link, LinkPatch, LinkSpec, Node } from '../api/schema.gen';
 
 const folder: Node = {
   id: 'team',
@@ -50,6 +50,7 @@ function fakeApi() {
     createLink: vi.fn(async (_node: string, spec: LinkSpec) =>
       link('l2', { role: spec.role, has_password: !!spec.password, token: 'f'.repeat(36) + 'beef', url: '/s/' + 'f'.repeat(36) + 'beef' }),
     ),
+    updateLink: vi.fn(async (id: string, patch: LinkPatch) => link(id, { label: patch.label ?? '' })),
     removeLink: vi.fn(async (_id: string) => undefined),
     groups: vi.fn(async () => [{ id: 'grp', name: 'Staff', created: 0 }]),
     sharees: vi.fn(async (q: string) =>
