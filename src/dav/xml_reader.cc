@@ -213,7 +213,14 @@ Result<XmlElement> ParseXml(std::string_view body, const XmlLimits& limits) {
   // Encoding: nullptr lets expat follow the BOM / declaration (UTF-8,
   // UTF-16, ISO-8859-1, US-ASCII); anything else is UNKNOWN_ENCODING since no
   // unknown-encoding handler is installed.
-  std::unique_ptr<XML_ParserStruct, ParserDeleter> parser(XML_ParserCreateNS(nullptr, kNsSep));
+  // One parser per thread, reset for each body: creating one allocates
+  // its tables anew, a cost every PROPFIND of a polling client paid.
+  // XML_ParserReset clears the handlers (set again below) and every state
+  // of the previous document, and keeps the namespace separator.
+  thread_local std::unique_ptr<XML_ParserStruct, ParserDeleter> parser;
+  if (!parser || !XML_ParserReset(parser.get(), nullptr)) {
+    parser.reset(XML_ParserCreateNS(nullptr, kNsSep));
+  }
   if (!parser) return Status::ResourceExhausted("cannot allocate XML parser");
   XML_Parser p = parser.get();
 

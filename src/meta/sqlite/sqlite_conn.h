@@ -184,6 +184,13 @@ class Conn {
     }
     return Stmt(db_, it->second);
   }
+  // Runs a statement without results through the statement cache: what
+  // every transaction says (BEGIN, COMMIT, SAVEPOINT …) is parsed once per
+  // connection instead of once per call, as Exec would.
+  Status Run(const char* sql) {
+    NUBO_ASSIGN_OR_RETURN(Stmt s, Prepare(sql));
+    return s.Exec();
+  }
   sqlite3* db() { return db_; }
 
  private:

@@ -2230,11 +2230,11 @@ class SqliteStore final : public MetaStore {
 
   Status Read(const std::function<Status(ReadTxn&)>& fn) override {
     NUBO_ASSIGN_OR_RETURN(std::unique_ptr<Conn> c, Acquire());
-    Status st = c->Exec("BEGIN");
+    Status st = c->Run("BEGIN");
     if (st.ok()) {
       SqliteTxn txn(*c);
       st = fn(txn);
-      Status end = c->Exec(st.ok() ? "COMMIT" : "ROLLBACK");
+      Status end = st.ok() ? c->Run("COMMIT") : c->Run("ROLLBACK");
       if (st.ok()) st = end;
     }
     Release(std::move(c));
@@ -2260,7 +2260,7 @@ class SqliteStore final : public MetaStore {
   // commit). Equivalent to running them one after the other.
   void RunWrites(WriteBatch& batch) {
     std::lock_guard lock(writer_mu_);
-    Status begin = writer_->Exec("BEGIN IMMEDIATE");
+    Status begin = writer_->Run("BEGIN IMMEDIATE");
     if (!begin.ok()) {
       for (auto* e : batch) e->result = begin;
       return;
@@ -2274,7 +2274,7 @@ class SqliteStore final : public MetaStore {
         continue;
       }
       if (!single) {
-        e->result = writer_->Exec("SAVEPOINT w");
+        e->result = writer_->Run("SAVEPOINT w");
         if (!e->result.ok()) continue;
       }
       try {
@@ -2291,8 +2291,8 @@ class SqliteStore final : public MetaStore {
         if (e->result.ok()) e->result = Status::Unavailable("the transaction was rolled back");
         continue;
       }
-      if (!e->result.ok()) (void)writer_->Exec("ROLLBACK TO w");
-      (void)writer_->Exec("RELEASE w");
+      if (!e->result.ok()) (void)writer_->Run("ROLLBACK TO w");
+      (void)writer_->Run("RELEASE w");
     }
     if (lost) {
       for (auto* e : batch) {
@@ -2307,7 +2307,7 @@ class SqliteStore final : public MetaStore {
       (void)writer_->Exec("ROLLBACK");
       return;
     }
-    Status commit = writer_->Exec("COMMIT");
+    Status commit = writer_->Run("COMMIT");
     if (!commit.ok()) {
       (void)writer_->Exec("ROLLBACK");
       for (auto* e : batch) {
