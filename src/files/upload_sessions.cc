@@ -11,6 +11,7 @@
 #include "content/fastcdc.h"
 #include "content/in_flight.h"
 #include "content/ingest.h"
+#include "content/reader.h"
 #include "content/refs.h"
 #include "files/access.h"
 #include "files/checksum.h"
@@ -144,7 +145,7 @@ Result<meta::Digest> HashChunks(blob::ChunkStore& chunks, const std::vector<Mani
   std::string buf;
   for (const auto& c : list) {
     buf.resize(c.size);
-    NUBO_RETURN_IF_ERROR(chunks.Read(c.hash, 0, c.size, buf.data()));
+    NUBO_RETURN_IF_ERROR(content::ReadChunk(chunks, c, 0, c.size, buf.data()));
     h.Update(buf);
     if (also) also->Update(buf.data(), buf.size());
   }
@@ -158,7 +159,7 @@ std::string Head(blob::ChunkStore& chunks, const std::vector<ManifestChunk>& lis
     if (head.size() >= kHeadBytes) break;
     const size_t want = std::min<size_t>(c.size, kHeadBytes - head.size());
     std::string piece(want, '\0');
-    if (!chunks.Read(c.hash, 0, want, piece.data()).ok()) break;
+    if (!content::ReadChunk(chunks, c, 0, want, piece.data()).ok()) break;
     head += piece;
   }
   return head;
@@ -265,7 +266,7 @@ class SessionAppendImpl final : public SessionAppend {
     std::string buf;
     for (const auto& c : list) {
       buf.resize(c.size);
-      NUBO_RETURN_IF_ERROR(files_.chunks().Read(c.hash, 0, c.size, buf.data()));
+      NUBO_RETURN_IF_ERROR(content::ReadChunk(files_.chunks(), c, 0, c.size, buf.data()));
       h.Update(buf);
     }
     h.Update(tail);

@@ -157,6 +157,31 @@ class DeltaTest(unittest.TestCase):
         self.assertEqual(out.hexdigest(), sha256_file(new))
         self.assertLessEqual(fetched, 2 * MAX_CHUNK)
 
+    def test_a_tiny_files_chunk_kept_in_the_database_counts_as_present(self):
+        # A file of a few KiB keeps its bytes in its chunk row (storage.inline_max),
+        # not in a chunk file; a delta upload of the same bytes finds the chunk
+        # present, sends nothing, and the new file reads back (ranges too).
+        path = os.path.join(self.tmp.name, "tiny.txt")
+        data = os.urandom(3000)
+        with open(path, "wb") as f:
+            f.write(data)
+        first = self.ann.put(self.ann.root, "tiny-a.txt", data)
+        d = Delta(self.ann)
+        plan, state = d.start(path, "tiny-b.txt")
+        self.assertEqual(state["needed"], [])
+        node = d.commit(state)
+        self.assertEqual(node["etag"], first["etag"])
+        self.assertEqual(self.ann.read(node["id"]), data)
+        status, _, part = self.ann.content(node["id"], {"Range": "bytes=10-19"})
+        self.assertEqual((status, part), (206, data[10:20]))
+        # And a tus-style concatenation path: a new version of it by delta, one byte changed.
+        data2 = data[:-1] + bytes([data[-1] ^ 1])
+        with open(path, "wb") as f:
+            f.write(data2)
+        plan, state = d.start(path, "tiny-b.txt", conflict="overwrite")
+        self.assertEqual(d.send_needed(path, plan, state), len(data2))
+        self.assertEqual(self.ann.read(d.commit(state)["id"]), data2)
+
     def test_another_accounts_chunks_must_be_uploaded(self):
         secret = self.path("secret.bin")
         write_random(secret, 3 << 20, 2)

@@ -183,13 +183,17 @@ Result<std::optional<UploadSessionRow>> GetUploadSession(Conn& c, const std::str
 }
 
 Result<std::vector<ManifestChunk>> UploadSessionChunks(Conn& c, int64_t session_id) {
+  // A chunk the session found present may be inline (storage.inline_max):
+  // its bytes come along, as in ManifestChunks.
   NUBO_PREPARE(s, c,
-               "SELECT seq, chunk_hash, offset, size FROM upload_session_chunks "
-               "WHERE session_id = ? ORDER BY seq");
+               "SELECT u.seq, u.chunk_hash, u.offset, u.size, k.data FROM upload_session_chunks u "
+               "LEFT JOIN chunks k ON k.hash = u.chunk_hash WHERE u.session_id = ? ORDER BY u.seq");
   s.Bind(1, session_id);
   return Rows<ManifestChunk>(s, [](const Stmt& r) {
-    return ManifestChunk{static_cast<uint32_t>(r.Int(0)), r.Hash(1),
-                         static_cast<uint64_t>(r.Int(2)), static_cast<uint32_t>(r.Int(3))};
+    ManifestChunk m{static_cast<uint32_t>(r.Int(0)), r.Hash(1), static_cast<uint64_t>(r.Int(2)),
+                    static_cast<uint32_t>(r.Int(3))};
+    if (!r.IsNull(4)) m.data = r.Blob(4);
+    return m;
   });
 }
 
