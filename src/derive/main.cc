@@ -9,6 +9,9 @@
 //   nubo-derive photo IN OUT                  EXIF facts, one "key=value" a line
 //   nubo-derive audio IN OUT                  tags (TagLib), likewise; IN's
 //                                             extension names the format
+//   nubo-derive cover IN OUT                  the picture embedded in an
+//                                             audio file (front cover first),
+//                                             as stored (JPEG, PNG, …)
 //   nubo-derive serve CPU_SECONDS             the same requests, one per
 //                                             line on stdin (fields split by
 //                                             tabs), answers on stdout
@@ -24,10 +27,20 @@
 #include <unistd.h>
 #include <vips/vips.h>
 
+#include <taglib/attachedpictureframe.h>
 #include <taglib/audioproperties.h>
 #include <taglib/fileref.h>
+#include <taglib/flacfile.h>
+#include <taglib/flacpicture.h>
+#include <taglib/id3v2tag.h>
+#include <taglib/mp4file.h>
+#include <taglib/mp4tag.h>
+#include <taglib/mpegfile.h>
+#include <taglib/opusfile.h>
 #include <taglib/tag.h>
 #include <taglib/tpropertymap.h>
+#include <taglib/vorbisfile.h>
+#include <taglib/xiphcomment.h>
 #include <exiv2/exiv2.hpp>
 
 #include <poppler-document.h>
@@ -254,8 +267,67 @@ Outcome Audio(const char* in, const char* out) {
   return WriteAll(out, facts) ? Outcome{} : Outcome{kFailed, "cannot write the tags"};
 }
 
+// The front cover among `pictures` (a FLAC or Xiph list), else the first.
+TagLib::ByteVector PickPicture(const TagLib::List<TagLib::FLAC::Picture*>& pictures) {
+  for (const TagLib::FLAC::Picture* p : pictures) {
+    if (p && p->type() == TagLib::FLAC::Picture::FrontCover) return p->data();
+  }
+  return pictures.isEmpty() || !pictures.front() ? TagLib::ByteVector() : pictures.front()->data();
+}
+
+// The picture embedded in an audio file, as it is stored there: ID3v2
+// APIC frames (MP3), FLAC picture blocks, MP4 "covr" atoms, and the
+// METADATA_BLOCK_PICTURE of Ogg Vorbis and Opus comments. TagLib 1.13 has
+// no format-neutral picture API, so the extension picks the reader.
+Outcome Cover(const char* in, const char* out) {
+  std::string path(in);
+  std::string ext =
+      path.substr(path.rfind('.') == std::string::npos ? path.size() : path.rfind('.') + 1);
+  for (char& c : ext) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  TagLib::ByteVector data;
+  if (ext == "mp3") {
+    TagLib::MPEG::File f(in, /*readProperties=*/false);
+    if (!f.isValid()) return {kUndecodable, "not an MP3 file TagLib reads"};
+    if (TagLib::ID3v2::Tag* tag = f.ID3v2Tag(); tag && tag->frameListMap().contains("APIC")) {
+      const TagLib::ID3v2::FrameList& frames = tag->frameListMap()["APIC"];
+      const TagLib::ID3v2::AttachedPictureFrame* pick = nullptr;
+      for (const TagLib::ID3v2::Frame* fr : frames) {
+        auto* pic = dynamic_cast<const TagLib::ID3v2::AttachedPictureFrame*>(fr);
+        if (!pic) continue;
+        if (!pick || pic->type() == TagLib::ID3v2::AttachedPictureFrame::FrontCover) pick = pic;
+        if (pic->type() == TagLib::ID3v2::AttachedPictureFrame::FrontCover) break;
+      }
+      if (pick) data = pick->picture();
+    }
+  } else if (ext == "flac") {
+    TagLib::FLAC::File f(in, /*readProperties=*/false);
+    if (!f.isValid()) return {kUndecodable, "not a FLAC file TagLib reads"};
+    data = PickPicture(f.pictureList());
+  } else if (ext == "m4a" || ext == "mp4" || ext == "aac") {
+    TagLib::MP4::File f(in, /*readProperties=*/false);
+    if (!f.isValid() || !f.tag()) return {kUndecodable, "not an MP4 file TagLib reads"};
+    TagLib::MP4::CoverArtList covers = f.tag()->item("covr").toCoverArtList();
+    if (!covers.isEmpty()) data = covers.front().data();
+  } else if (ext == "ogg" || ext == "oga") {
+    TagLib::Ogg::Vorbis::File f(in, /*readProperties=*/false);
+    if (!f.isValid() || !f.tag()) return {kUndecodable, "not an Ogg Vorbis file TagLib reads"};
+    data = PickPicture(f.tag()->pictureList());
+  } else if (ext == "opus") {
+    TagLib::Ogg::Opus::File f(in, /*readProperties=*/false);
+    if (!f.isValid() || !f.tag()) return {kUndecodable, "not an Opus file TagLib reads"};
+    data = PickPicture(f.tag()->pictureList());
+  } else {
+    return {kUndecodable, "no embedded pictures in this format"};
+  }
+  if (data.isEmpty()) return {kUndecodable, "no embedded picture"};
+  return WriteAll(out, std::string(data.data(), data.size()))
+             ? Outcome{}
+             : Outcome{kFailed, "cannot write the picture"};
+}
+
 // One request: {"thumb", IN, OUT, BOX, MAX_PIXELS}, {"text", KIND, IN,
-// OUT, MAX_BYTES}, {"photo", IN, OUT} or {"audio", IN, OUT}.
+// OUT, MAX_BYTES}, {"photo", IN, OUT}, {"audio", IN, OUT} or {"cover", IN,
+// OUT}.
 Outcome Dispatch(const std::vector<std::string>& a) {
   if (a.size() == 5 && a[0] == "thumb") {
     int box = std::atoi(a[3].c_str());
@@ -271,6 +343,7 @@ Outcome Dispatch(const std::vector<std::string>& a) {
   }
   if (a.size() == 3 && a[0] == "photo") return Photo(a[1].c_str(), a[2].c_str());
   if (a.size() == 3 && a[0] == "audio") return Audio(a[1].c_str(), a[2].c_str());
+  if (a.size() == 3 && a[0] == "cover") return Cover(a[1].c_str(), a[2].c_str());
   return {kUsage, "unknown request"};
 }
 
@@ -320,8 +393,8 @@ int main(int argc, char** argv) {
     int cpu = std::atoi(args[1].c_str());
     return cpu > 0 ? Serve(cpu) : kUsage;
   }
-  if (!args.empty() &&
-      (args[0] == "thumb" || args[0] == "text" || args[0] == "photo" || args[0] == "audio")) {
+  if (!args.empty() && (args[0] == "thumb" || args[0] == "text" || args[0] == "photo" ||
+                        args[0] == "audio" || args[0] == "cover")) {
     Outcome o = Dispatch(args);
     if (!o.message.empty()) std::fprintf(stderr, "%s\n", o.message.c_str());
     return o.status;
@@ -331,6 +404,7 @@ int main(int argc, char** argv) {
                "       nubo-derive text pdf|office IN OUT MAX_BYTES\n"
                "       nubo-derive photo IN OUT\n"
                "       nubo-derive audio IN OUT\n"
+               "       nubo-derive cover IN OUT\n"
                "       nubo-derive serve CPU_SECONDS\n");
   return kUsage;
 }

@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "content/reader.h"
+#include "media/music.h"
 #include "util/fs.h"
 #include "util/posix_error.h"
 #include "util/time.h"
@@ -51,6 +52,8 @@ bool Previewable(std::string_view name, std::string_view mime) {
       "image/heic", "image/heif", "image/avif", "image/svg+xml", "image/jxl"};
   if (std::find(kImages.begin(), kImages.end(), m) != kImages.end()) return true;
   if (m == "application/pdf" || IsVideo(m)) return true;
+  // Audio: the picture embedded in its tags (an album cover), when it has one.
+  if (IsAudio(name, m)) return true;
   std::string n = Lower(name);
   size_t dot = n.rfind('.');
   std::string ext = dot == std::string::npos ? "" : n.substr(dot + 1);
@@ -156,10 +159,28 @@ Result<std::string> Thumbnails::Make(const meta::NodeRow& node,
     NUBO_RETURN_IF_ERROR(record(1, 0));
     return Status::NotFound("no preview for this file (too large)");
   }
-  NUBO_ASSIGN_OR_RETURN(std::string input, Materialize(chunks));
+  const bool audio = IsAudio(node.name, Lower(node.mime));
+  // TagLib picks the audio format by the file name's extension.
+  NUBO_ASSIGN_OR_RETURN(std::string input,
+                        Materialize(chunks, audio ? AudioSuffix(node.name) : ""));
   TempFile in{input}, frame, out{input + ".webp"};
   std::string source = input;
-  if (IsVideo(Lower(node.mime))) {
+  if (audio) {
+    // The embedded cover, as stored (JPEG or PNG), then the same path as
+    // an image: a hostile picture meets the same limits as any image.
+    frame.path = input + ".cover";
+    NUBO_ASSIGN_OR_RETURN(jobs::IsolateResult r, helpers_.Run({"cover", input, frame.path}));
+    if (r.exit_code == kUndecodable || r.exit_code == kTooLarge || r.timed_out ||
+        r.signal == SIGXCPU || r.signal == SIGKILL) {
+      NUBO_RETURN_IF_ERROR(record(1, 0));
+      return Status::NotFound("no preview for this file (no embedded picture)");
+    }
+    if (r.exit_code != 0) {
+      return Status::Internal("cover helper failed (status " + std::to_string(r.exit_code) +
+                              "): " + r.stderr_tail);
+    }
+    source = frame.path;
+  } else if (IsVideo(Lower(node.mime))) {
     // A representative frame (of the first 50) as PNG, then the same path
     // as an image. Fixed arguments, no shell; "-nostdin" so it never reads
     // a terminal.

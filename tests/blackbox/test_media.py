@@ -162,6 +162,31 @@ class MediaTest(unittest.TestCase):
         self.assertIn("immutable", h2["cache-control"])
         self.assertEqual(self.thumb(self.alice, node["id"], size="huge")[0], 400)
 
+    def test_audio_files_show_their_embedded_cover(self):
+        cover = self.file("cover.png")
+        ffmpeg_image(cover, "300x200")
+        made = {}
+        for name, codec in (("cover.mp3", []), ("cover.flac", []), ("cover.m4a", ["-c:a", "aac"])):
+            path = self.file(name)
+            run([tool("ffmpeg"), "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",
+                 "sine=frequency=440:duration=1", "-i", cover, "-map", "0:a", "-map", "1:v", *codec,
+                 "-c:v", "copy", "-disposition:v", "attached_pic", "-y", path])
+            made[name] = self.alice.put(self.alice.root, name, read(path))
+        for name, node in made.items():
+            self.assertEqual(self.alice.node(node["id"])["name"], name)
+            status, h, data = self.thumb(self.alice, node["id"])
+            self.assertEqual(status, 200, (name, data[:200]))
+            self.assertEqual(h["content-type"], "image/webp")
+            self.assertEqual(webp_size(data), (256, 171), name)  # the 300x200 picture, fitted
+        # No picture in its tags: no thumbnail (404, as for any file without one).
+        plain = self.file("plain.mp3")
+        run([tool("ffmpeg"), "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",
+             "sine=frequency=440:duration=1", "-y", plain])
+        node = self.alice.put(self.alice.root, "plain.mp3", read(plain))
+        self.assertEqual(self.thumb(self.alice, node["id"])[0], 404)
+        # Another user cannot see the cover of a file that is not theirs.
+        self.assertEqual(self.thumb(self.bob, made["cover.mp3"]["id"])[0], 404)
+
     def test_public_links_show_thumbnails_only_where_they_may_read(self):
         path = self.file("shared.png")
         ffmpeg_image(path, "300x300")

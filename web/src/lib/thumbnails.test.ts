@@ -4,12 +4,13 @@ import { etagValue, forgetThumbFailures, hasThumbnail, markThumbFailed, thumbFai
 afterEach(forgetThumbFailures);
 
 describe('thumbnails', () => {
-  it('are asked for images, videos and PDFs only', () => {
+  it('are asked for images, videos, PDFs and audio (covers) only', () => {
     const file = (mime: string) => ({ kind: 'file', mime });
     expect(hasThumbnail(file('image/png'))).toBe(true);
     expect(hasThumbnail(file('IMAGE/JPEG'))).toBe(true);
     expect(hasThumbnail(file('video/mp4'))).toBe(true);
     expect(hasThumbnail(file('application/pdf'))).toBe(true);
+    expect(hasThumbnail(file('audio/mpeg'))).toBe(true);
     expect(hasThumbnail(file('text/plain'))).toBe(false);
     expect(hasThumbnail(file('application/zip'))).toBe(false);
     expect(hasThumbnail({ kind: 'folder', mime: 'image/png' })).toBe(false);

@@ -8,11 +8,11 @@
 /** The small thumbnail fits 256×256 pixels, the large one 1024×1024. */
 export type ThumbSize = 'small' | 'large';
 
-/** Whether the server may have a preview of the file: images, videos and PDFs. */
+/** Whether the server may have a preview of the file: images, videos, PDFs and audio (its embedded cover). */
 export function hasThumbnail(node: { kind: string; mime: string }): boolean {
   if (node.kind !== 'file') return false;
   const m = node.mime.toLowerCase();
-  return m.startsWith('image/') || m.startsWith('video/') || m === 'application/pdf';
+  return m.startsWith('image/') || m.startsWith('video/') || m.startsWith('audio/') || m === 'application/pdf';
 }
 
 /** An ETag header value as the thumbnail's `v` parameter: without W/ and quotes. */
