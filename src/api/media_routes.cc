@@ -258,7 +258,8 @@ void RegisterMediaRoutes(http::Router& router, MediaRoutesDeps deps) {
                ",\"duration_ms\":" + std::to_string(a.duration_ms) + ",\"first_track\":" +
                (page.items[i].first.public_id.empty() ? std::string("null")
                                                       : NodeJson(page.items[i].first)) +
-               "}";
+               ",\"cover\":" +
+               (page.items[i].cover ? NodeJson(*page.items[i].cover) : std::string("null")) + "}";
         }
         return Response::Json(200, j + "]" + NextCursor(page.next_cursor) + "}\n");
       },

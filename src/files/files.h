@@ -470,6 +470,9 @@ class Files {
   struct AlbumItem {
     meta::AlbumRow album;
     meta::NodeRow first;  // the first track's node
+    // A picture file named like a cover (cover.jpg, folder.png, …) in the
+    // first track's folder, readable by the caller.
+    std::optional<meta::NodeRow> cover;
   };
   struct AlbumPage {
     std::vector<AlbumItem> items;

@@ -15,6 +15,11 @@ namespace nubo::files {
 
 namespace {
 
+// Picture files music players take as the album's cover when they lie
+// beside its tracks, in the order they are looked for.
+constexpr const char* kCoverNames[] = {"cover.jpg",   "cover.jpeg", "cover.png", "folder.jpg",
+                                       "folder.jpeg", "folder.png", "front.jpg", "front.png"};
+
 constexpr size_t kMaxPlaylistItems = 10000;
 constexpr size_t kMaxPlaylistName = 255;
 
@@ -133,6 +138,20 @@ Result<Files::AlbumPage> Files::Albums(const Principal& who, std::optional<std::
     }
     page.items.push_back(std::move(item));
   }
+  // A cover picture beside the first track, if the caller may read it.
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    for (AlbumItem& item : page.items) {
+      if (item.first.public_id.empty() || !item.first.parent_id) continue;
+      for (const char* name : kCoverNames) {
+        NUBO_ASSIGN_OR_RETURN(auto hit,
+                              t.FindChild(*item.first.parent_id, NameKey(name), who.user_id));
+        if (!hit || hit->folder() || !authz::Check(t, who, *hit, Action::kRead).ok()) continue;
+        item.cover = std::move(*hit);
+        break;
+      }
+    }
+    return Status::Ok();
+  }));
   return page;
 }
 

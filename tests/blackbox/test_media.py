@@ -511,6 +511,22 @@ class MusicTest(unittest.TestCase):
         stop_and_fsck(cls.srv)
         cls.tmp.cleanup()
 
+    def test_album_cover_from_a_picture_beside_the_tracks(self):
+        g = self.gina
+        albums = g.call("GET", "/music/albums")[2]["items"]
+        self.assertEqual([a["cover"] for a in albums], [None] * len(albums))
+        path = os.path.join(self.tmp.name, "folder.png")
+        ffmpeg_image(path, "200x200")
+        pic = g.put(self.folder["id"], "Folder.PNG", read(path))  # names compare case-folded
+        albums = g.call("GET", "/music/albums")[2]["items"]
+        self.assertGreater(len(albums), 1)
+        self.assertEqual({a["cover"]["id"] for a in albums}, {pic["id"]})
+        self.assertEqual(g.raw("GET", "/nodes/%s/thumbnail" % pic["id"])[0], 200)
+        # Trashed, it is no cover any more.
+        self.assertEqual(g.delete(pic["id"]), 204)
+        albums = g.call("GET", "/music/albums")[2]["items"]
+        self.assertEqual([a["cover"] for a in albums], [None] * len(albums))
+
     def test_library_groups_and_orders(self):
         g = self.gina
         tracks = g.call("GET", "/music/tracks")[2]["items"]

@@ -1073,6 +1073,8 @@ export interface Operations {
         tracks: number;
         duration_ms: number;
         first_track: Node | null;
+        /** a picture file named like a cover (cover.jpg, folder.png, front.jpg, ...) beside the first track; the web UI shows its thumbnail, else the first track's (its embedded picture) */
+        cover: Node | null;
       }>;
       next_cursor: string | null;
     };
