@@ -139,16 +139,21 @@ Result<Files::AlbumPage> Files::Albums(const Principal& who, std::optional<std::
     page.items.push_back(std::move(item));
   }
   // A cover picture beside the first track, if the caller may read it.
+  // Albums often share a folder (singles, compilations): one look per folder.
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    std::map<int64_t, std::optional<meta::NodeRow>> by_folder;
     for (AlbumItem& item : page.items) {
       if (item.first.public_id.empty() || !item.first.parent_id) continue;
-      for (const char* name : kCoverNames) {
-        NUBO_ASSIGN_OR_RETURN(auto hit,
-                              t.FindChild(*item.first.parent_id, NameKey(name), who.user_id));
-        if (!hit || hit->folder() || !authz::Check(t, who, *hit, Action::kRead).ok()) continue;
-        item.cover = std::move(*hit);
-        break;
+      auto [it, fresh] = by_folder.try_emplace(*item.first.parent_id);
+      if (fresh) {
+        for (const char* name : kCoverNames) {
+          NUBO_ASSIGN_OR_RETURN(auto hit, t.FindChild(it->first, NameKey(name), who.user_id));
+          if (!hit || hit->folder() || !authz::Check(t, who, *hit, Action::kRead).ok()) continue;
+          it->second = std::move(*hit);
+          break;
+        }
       }
+      item.cover = it->second;
     }
     return Status::Ok();
   }));
