@@ -43,7 +43,9 @@ Result<GcStats> CollectGarbage(meta::MetaStore& meta, blob::ChunkStore& chunks, 
           return Status::Ok();
         }
         NUBO_RETURN_IF_ERROR(txn.DeleteChunk(cand.hash));
-        if (row->inline_data) stats.bytes_freed += row->size;  // its bytes went with the row
+        // Inline bytes go with the row (a file of the same chunk, left by
+        // a resumable upload, is deleted below and counted there instead).
+        if (row->inline_data && !info.ok()) stats.bytes_freed += row->size;
         if (info.ok()) {
           Status del = chunks.Delete(cand.hash);
           if (!del.ok() && del.code() != Code::kNotFound) return del;

@@ -9,22 +9,26 @@ namespace nubo::content {
 
 namespace {
 
-// An inline chunk's bytes (copied from the manifest's list: at most
-// storage.inline_max of them) behind the ChunkReader interface; no file.
+Status CopyInline(std::string_view bytes, uint64_t offset, size_t len, char* out) {
+  if (offset > bytes.size() || len > bytes.size() - offset) {
+    return Status::Corruption("read past the end of an inline chunk");
+  }
+  std::memcpy(out, bytes.data() + offset, len);
+  return Status::Ok();
+}
+
+// An inline chunk's bytes behind the ChunkReader interface; no file. It
+// views the bytes in the reader's own chunk list (which outlives it).
 class InlineReader final : public blob::ChunkReader {
  public:
-  explicit InlineReader(std::string bytes) : bytes_(std::move(bytes)) {}
+  explicit InlineReader(std::string_view bytes) : bytes_(bytes) {}
   uint64_t size() const override { return bytes_.size(); }
   Status ReadAt(uint64_t offset, size_t len, char* out) override {
-    if (offset > bytes_.size() || len > bytes_.size() - offset) {
-      return Status::Corruption("read past the end of an inline chunk");
-    }
-    std::memcpy(out, bytes_.data() + offset, len);
-    return Status::Ok();
+    return CopyInline(bytes_, offset, len, out);
   }
 
  private:
-  std::string bytes_;
+  std::string_view bytes_;
 };
 
 }  // namespace
@@ -32,7 +36,7 @@ class InlineReader final : public blob::ChunkReader {
 Status ReadChunk(blob::ChunkStore& store, const meta::ManifestChunk& c, uint64_t offset, size_t len,
                  char* out) {
   if (!c.data) return store.Read(c.hash, offset, len, out);
-  return InlineReader(*c.data).ReadAt(offset, len, out);
+  return CopyInline(*c.data, offset, len, out);
 }
 
 ManifestReader::ManifestReader(blob::ChunkStore& store, std::vector<meta::ManifestChunk> chunks,
