@@ -125,7 +125,8 @@ class ByteRangesSource final : public http::BodySource {
 
 }  // namespace
 
-Response ContentResponse(files::Files& files, Request& req, const files::FileContent& fc, int64_t user) {
+Response ContentResponse(files::Files& files, Request& req, const files::FileContent& fc,
+                         int64_t user, const DownloadMeter* meter) {
   const NodeRow& n = fc.node;
   http::Validators v;
   v.etag = files::NodeETag(n);
@@ -158,6 +159,13 @@ Response ContentResponse(files::Files& files, Request& req, const files::FileCon
     r = http::ErrorResponse(416, Code::kRangeNotSatisfiable, "range outside the file");
     r.headers.Set("Content-Range", "bytes */" + std::to_string(n.size));
     return r;
+  }
+  const bool first_byte = spec.kind == http::RangeSpec::Kind::kFull ||
+                          std::any_of(spec.ranges.begin(), spec.ranges.end(),
+                                      [](const http::ByteRange& b) { return b.first == 0; });
+  if (meter && *meter && req.method == "GET" && first_byte && req.principal &&
+      req.principal->link()) {
+    if (Status st = (*meter)(*req.principal); !st.ok()) return http::ErrorResponse(st);
   }
   const bool attachment = req.Query("download").has_value() || !files::InlineSafe(n.mime);
   r.headers.Set("Content-Disposition", http::ContentDisposition(attachment, n.name));

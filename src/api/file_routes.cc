@@ -239,9 +239,9 @@ class MultipartSink final : public http::BodySink, public http::MultipartHandler
 
 // ---- Downloads ----
 
-Response Download(Files& files, Request& req) {
+Response Download(Files& files, Request& req, const api::DownloadMeter* meter = nullptr) {
   NUBO_OR_ERROR(fc, files.OpenContent(Who(req), req.Param("id")));
-  return ContentResponse(files, req, fc, Who(req).user_id);
+  return ContentResponse(files, req, fc, Who(req).user_id, meter);
 }
 
 class ZipSource final : public http::BodySource {
@@ -303,15 +303,12 @@ std::string RunBatchItem(Files& files, const auth::Principal& user, const BatchO
   return ItemResult(id, r.status(), 200, r.ok() ? &*r : nullptr);
 }
 
-// A download through a public link counts against the link's limit (a
-// whole-file GET or a range from its first byte; HEAD and later ranges do
-// not). Others' downloads count nothing.
-Status CountDownload(const FileRouteHooks& hooks, const Request& req) {
+// A ZIP through a public link counts against the link's limit (a file's
+// content counts in ContentResponse, which sees its ranges). Others'
+// downloads count nothing.
+Status CountZip(const FileRouteHooks& hooks, const Request& req) {
   if (!req.principal || !req.principal->link() || !hooks.on_download) return Status::Ok();
   if (req.method != "GET") return Status::Ok();
-  if (auto range = req.headers.Get("Range")) {
-    if (Trim(*range).rfind("bytes=0-", 0) != 0) return Status::Ok();
-  }
   return hooks.on_download(*req.principal);
 }
 
@@ -548,10 +545,7 @@ void RegisterFileRoutes(http::Router& router, Files& files, FileRouteHooks hooks
 
   both(
       "GET", "/api/v1/nodes/{id}/content",
-      [f, on_download](Request& req) {
-        if (Status st = CountDownload(*on_download, req); !st.ok()) return http::ErrorResponse(st);
-        return Download(*f, req);
-      },
+      [f, on_download](Request& req) { return Download(*f, req, &on_download->on_download); },
       kRead);
 
   both(
@@ -694,7 +688,7 @@ void RegisterFileRoutes(http::Router& router, Files& files, FileRouteHooks hooks
       "GET", "/api/v1/nodes/{id}/zip",
       [f, on_download](Request& req) {
         NUBO_OR_ERROR(n, f->Get(Who(req), req.Param("id")));
-        if (Status st = CountDownload(*on_download, req); !st.ok()) return http::ErrorResponse(st);
+        if (Status st = CountZip(*on_download, req); !st.ok()) return http::ErrorResponse(st);
         return ZipResponse(*f, req, {n.public_id}, n.parent_id ? n.name : std::string("files"));
       },
       kRead);

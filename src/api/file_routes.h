@@ -5,10 +5,7 @@
 // files::Files, which WebDAV shares.
 #pragma once
 
-#include <functional>
-
-#include "auth/principal.h"
-#include "util/status.h"
+#include "api/download_meter.h"
 
 namespace nubo::files {
 class Files;
@@ -23,7 +20,7 @@ namespace nubo::api {
 struct FileRouteHooks {
   // A public link's bearer downloads (content or ZIP): counts it, or
   // refuses once the link's limit is reached (share::Sharing::TakeDownload).
-  std::function<Status(const auth::Principal&)> on_download;
+  DownloadMeter on_download;
 };
 
 // Also registers, under /api/v1/public/{token}/, the node routes a public

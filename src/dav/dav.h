@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <string>
 
+#include "api/download_meter.h"
+
 namespace nubo::authz {
 class Perms;
 }
@@ -34,6 +36,9 @@ struct DavOptions {
   uint64_t max_xml_body = 1 << 20;
   uint64_t max_lock_timeout_s = 7 * 24 * 3600;
   uint64_t default_lock_timeout_s = 3600;
+  // A GET through a public link's tree takes one of its downloads, exactly
+  // as over REST (api::ContentResponse says which requests count).
+  api::DownloadMeter on_download;
 };
 
 void RegisterDavRoutes(http::Router& router, files::Files& files, DavOptions options);

@@ -16,7 +16,7 @@ http::Response HandleGet(DavContext& c) {
   }
   auto fc = c.files.OpenContent(c.who(), c.target.node->public_id, /*want_checksums=*/true);
   if (!fc.ok()) return DavError(fc.status());
-  http::Response r = api::ContentResponse(c.files, c.req, *fc, c.who().user_id);
+  http::Response r = api::ContentResponse(c.files, c.req, *fc, c.who().user_id, &c.opt.on_download);
   // Nextcloud clients verify a download against OC-Checksum: one entry,
   // "SHA1:<hex>" (a checksum the upload was verified against; the newest
   // comes first).

@@ -254,6 +254,7 @@ int RunServe(const Config& cfg) {
   api::RegisterShareRoutes(router, sharing, files, links, cfg.secure_cookies);
   dav::DavOptions dopt;
   dopt.allow_depth_infinity = cfg.dav_propfind_infinity;
+  dopt.on_download = [&sharing](const auth::Principal& who) { return sharing.TakeDownload(who); };
   dav::RegisterDavRoutes(router, files, dopt);
   groupware::Collections collections(meta, {});
   groupdav::RegisterGroupDavRoutes(router, collections, {});

@@ -206,6 +206,40 @@ class LinksTest(unittest.TestCase):
         self.alice.call("PATCH", "/links/%s" % l["id"], {"max_downloads": 0})
         self.assertEqual(get()[0], 200)
 
+    def test_download_limit_counts_every_way_to_the_bytes(self):
+        """Whatever delivers a file's first byte is a download: a suffix range
+        as long as the file, a multi-range that includes byte 0, and a GET
+        over public WebDAV each take one; a range past byte 0 and a HEAD do
+        not. Before, all three of the first went through uncounted."""
+        top, f, _, _ = self.tree("Limited ways")
+        l = self.link(top, role="view", max_downloads=3)
+        t = l["token"]
+        url = P + t + "/nodes/%s/content" % f["id"]
+        left = lambda: self.pub("GET", P + t)[2]["downloads_left"]  # noqa
+        status, _, body = self.anon.raw("GET", url, headers={"Range": "bytes=-1000"}, auth=False)
+        self.assertEqual((status, body), (206, b"bytes of a"))
+        self.assertEqual(left(), 2)
+        status, hdrs, body = self.anon.raw("GET", url, headers={"Range": "bytes=1-,0-0"}, auth=False)
+        self.assertEqual(status, 206)
+        self.assertIn("multipart/byteranges", hdrs["content-type"])
+        self.assertEqual(left(), 1)
+        self.assertEqual(self.anon.raw("GET", url, headers={"Range": "bytes=3-"}, auth=False)[0], 206)
+        self.assertEqual(self.dav("HEAD", "/public.php/webdav/a.txt", headers=basic(t))[0], 200)
+        self.assertEqual(left(), 1)
+        self.assertEqual(self.dav("GET", "/public.php/webdav/a.txt", headers=basic(t))[2], b"bytes of a")
+        self.assertEqual(left(), 0)
+        status, _, body = self.dav("GET", "/public.php/webdav/sub/b.txt", headers=basic(t))
+        self.assertEqual(status, 403, body)
+        self.assertIn(b"download limit", body)
+        self.assertEqual(self.anon.raw("GET", url, headers={"Range": "bytes=-1000"}, auth=False)[0], 403)
+        # Past byte 0 stays open (a player seeking in what it began).
+        self.assertEqual(self.anon.raw("GET", url, headers={"Range": "bytes=2-4"}, auth=False)[2], b"tes")
+        # A conditional GET that answers 304 delivers nothing and takes nothing.
+        self.alice.call("PATCH", "/links/%s" % l["id"], {"max_downloads": 5})
+        etag = self.anon.raw("HEAD", url, auth=False)[1]["etag"]
+        self.assertEqual(self.anon.raw("GET", url, headers={"If-None-Match": etag}, auth=False)[0], 304)
+        self.assertEqual(left(), 2)
+
     def test_file_drop(self):
         a = self.alice
         box = a.mkdir(a.root, "Inbox")["id"]

@@ -166,6 +166,7 @@ export const de: Record<MessageKey, string> = {
   'viewer.zoomReset': 'Eingepasst',
   'viewer.truncated': 'Nur das erste MiB wird angezeigt. Lade die Datei herunter, um alles zu sehen.',
   'viewer.noPreview': 'Für diesen Dateityp gibt es keine Vorschau.',
+  'viewer.counted': 'Dieser Link hat ein Download-Limit: Das Ansehen dieser Datei zählt als ein Download.',
 
   'trash.title': 'Papierkorb',
   'trash.empty': 'Der Papierkorb ist leer.',

@@ -166,6 +166,7 @@ export const en = {
   'viewer.zoomReset': 'Actual fit',
   'viewer.truncated': 'Only the first MiB is shown. Download the file to see all of it.',
   'viewer.noPreview': 'No preview for this type of file.',
+  'viewer.counted': 'This link has a download limit: viewing this file counts as one download.',
 
   'trash.title': 'Trash',
   'trash.empty': 'The trash is empty.',
