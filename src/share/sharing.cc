@@ -77,6 +77,21 @@ Result<meta::GroupRow> VisibleGroup(meta::ReadTxn& t, const Principal& who, std:
 
 Status AdminOnly(const Principal& who) { return authz::CheckAdmin(who); }
 
+// A group the caller may make a grantee or a drive member. Where the whole
+// directory is open (sharee search "all"), any group; otherwise only the
+// caller's own groups, nested ones included (administrators: any) — as
+// Nextcloud's "share only within your groups" does. Another group answers
+// exactly like one that does not exist: the grant's answer would otherwise
+// hand its name to whoever learnt its id.
+Result<meta::GroupRow> ShareableGroup(meta::ReadTxn& t, const Principal& who, ShareeSearch mode,
+                                      std::string_view id) {
+  if (mode != ShareeSearch::kAll) return VisibleGroup(t, who, id);
+  if (id.empty() || id.size() > 64) return GroupHidden();
+  NUBO_ASSIGN_OR_RETURN(auto g, t.GetGroupByPublicId(std::string(id)));
+  if (!g) return GroupHidden();
+  return std::move(*g);
+}
+
 // Resolves a member reference to (is_group, id).
 Result<std::pair<bool, int64_t>> ResolveMember(meta::ReadTxn& t, const MemberRef& m) {
   if (m.user.empty() == m.group_id.empty()) {
@@ -334,6 +349,17 @@ Status Sharing::SetDriveMember(const Principal& who, std::string_view drive_id, 
   return meta_.Write([&](meta::WriteTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(auto d, VisibleDrive(t, who, drive_id));
     if (!d.second) return Denied("only the drive's managers change its members");
+    if (!m.group_id.empty() && m.user.empty()) {
+      // A group already among the members is known to the managers (the
+      // member list names it); a new one must be shareable.
+      NUBO_ASSIGN_OR_RETURN(auto members, t.ListDriveMembers(d.first.id));
+      const bool listed = std::any_of(members.begin(), members.end(), [&](const auto& x) {
+        return x.is_group && x.public_id == m.group_id;
+      });
+      if (!listed) {
+        NUBO_RETURN_IF_ERROR(ShareableGroup(t, who, options_.sharee_search, m.group_id).status());
+      }
+    }
     NUBO_ASSIGN_OR_RETURN(auto member, ResolveMember(t, m));
     NUBO_RETURN_IF_ERROR(
         t.SetDriveMember(d.first.id, member.first, member.second, static_cast<int>(role)));
@@ -393,11 +419,11 @@ Result<meta::GrantRow> Sharing::Grant(const Principal& who, std::string_view nod
       g.grantee_public_id = u->public_id;
       g.grantee_name = u->username;
     } else {
-      NUBO_ASSIGN_OR_RETURN(auto grp, t.GetGroupByPublicId(spec.group_id));
-      if (!grp) return GroupHidden();
-      g.grantee_group = grp->id;
-      g.grantee_public_id = grp->public_id;
-      g.grantee_name = grp->name;
+      NUBO_ASSIGN_OR_RETURN(auto grp,
+                            ShareableGroup(t, who, options_.sharee_search, spec.group_id));
+      g.grantee_group = grp.id;
+      g.grantee_public_id = grp.public_id;
+      g.grantee_name = grp.name;
     }
     // An expired grant to the same grantee is replaced, not in the way.
     NUBO_ASSIGN_OR_RETURN(auto existing, t.ListNodeGrants(n.id));

@@ -701,6 +701,8 @@ def fx_drive_member_user(t, who):
 def fx_drive_member_group(t, who):
     v = fx_drive(t, who)
     g = t.api(t.admin, "POST", "/api/v1/groups", {"name": "drive group %d" % t.n()}, expect=201)
+    if who is not t.admin:  # one adds one's own groups (sharee search "groups")
+        t.api(t.admin, "POST", "/api/v1/groups/%s/members" % g["id"], {"user": who.name}, expect=204)
     t.api(who, "POST", "/api/v1/drives/%s/members" % v["id"], {"group": g["id"], "role": "viewer"}, expect=204)
     v["member"] = g["id"]
     return v
@@ -868,9 +870,14 @@ def fx_ocs_shared(t, who):
 
 
 def fx_ocs_group(t, who):
-    """An item of its own and a group (the administrator's) to share it with."""
+    """An item of its own and a group (the administrator's) to share it with;
+    the owner and the recipients belong to it (one shares with one's own
+    groups), so what refuses a recipient is its role, not the group."""
     v = fx_ocs_item(t, who)
     v["_group"] = t.api(t.admin, "POST", "/api/v1/groups", {"name": "ocs group %d" % t.n()}, expect=201)["id"]
+    for member in [who] + list(t.recipients.values()):
+        if member is not t.admin:
+            t.api(t.admin, "POST", "/api/v1/groups/%s/members" % v["_group"], {"user": member.name}, expect=204)
     return v
 
 
@@ -1991,6 +1998,8 @@ class AuthzMatrixTest(unittest.TestCase):
         outer = self.api(self.admin, "POST", "/api/v1/groups", {"name": "matrix outer"}, expect=201)
         inner = self.api(self.admin, "POST", "/api/v1/groups", {"name": "matrix inner"}, expect=201)
         self.api(self.admin, "POST", "/api/v1/groups/%s/members" % outer["id"], {"group": inner["id"]}, expect=204)
+        # Alice shares with her own group (sharee search "groups").
+        self.api(self.admin, "POST", "/api/v1/groups/%s/members" % outer["id"], {"user": "alice"}, expect=204)
         for role in SHARING_ROLES:
             who = Actor("r-" + role, "recipient password 1", "r-" + role)
             self.api(self.admin, "POST", "/api/v1/admin/users", {"username": who.name, "password": who.password},

@@ -331,6 +331,8 @@ class ShareMountTest(unittest.TestCase):
         alice, carol = u["alice"], u["carol"]
         group = self.admin.call("POST", "/groups", {"name": "Mount Group"})[2]
         self.assertEqual(self.admin.call("POST", "/groups/%s/members" % group["id"], {"user": "carol"})[0], 204)
+        # One shares with one's own groups; one's own folder is no share to oneself.
+        self.assertEqual(self.admin.call("POST", "/groups/%s/members" % group["id"], {"user": "alice"})[0], 204)
         top = alice.mkdir(alice.root, "For The Group")
         alice.put(top["id"], "g.txt", b"group")
         self.grant(alice, top["id"], group=group["id"], role="viewer")
@@ -360,6 +362,7 @@ class ShareMountTest(unittest.TestCase):
         plain = alice.mkdir(alice.root, "Badges Not Shared")
         shared_file = alice.put(top["id"], "f.txt", b"f")
         group = self.admin.call("POST", "/groups", {"name": "Badge Group"})[2]
+        self.admin.call("POST", "/groups/%s/members" % group["id"], {"user": "alice"})
         self.grant(alice, top["id"], user="bob", role="manager", may_reshare=True)
         self.grant(alice, top["id"], group=group["id"], role="viewer")
         self.assertEqual(alice.call("POST", "/nodes/%s/links" % shared_file["id"], {"role": "view"})[0], 201)

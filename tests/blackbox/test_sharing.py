@@ -41,6 +41,52 @@ class SharingTest(unittest.TestCase):
                          "%s %s" % (method, path_fmt))
         return a[0]
 
+    def test_groups_one_may_share_with(self):
+        """With the directory closed (sharee search "groups", the default) a
+        user shares with, and adds to a drive, only groups it belongs to
+        (nested ones too); another group answers exactly like none, so its
+        name does not come back in the grant. Administrators may use any."""
+        admin, alice, bob = self.admin, self.u("alice"), self.u("bob")
+        top = alice.mkdir(alice.root, "For a group")["id"]
+        theirs = admin.call("POST", "/groups", {"name": "Board of secrets"})[2]
+        outer = admin.call("POST", "/groups", {"name": "Outer circle"})[2]
+        inner = admin.call("POST", "/groups", {"name": "Inner circle"})[2]
+        admin.call("POST", "/groups/%s/members" % theirs["id"], {"user": "bob"})
+        admin.call("POST", "/groups/%s/members" % outer["id"], {"group": inner["id"]})
+        admin.call("POST", "/groups/%s/members" % inner["id"], {"user": "alice"})
+        body = {"group": theirs["id"], "role": "viewer"}
+        a = alice.raw("POST", "/nodes/%s/grants" % top, body)
+        b = alice.raw("POST", "/nodes/%s/grants" % top, dict(body, group=fake_id()))
+        self.assertEqual((a[0], a[1].get("content-type"), a[2]), (b[0], b[1].get("content-type"), b[2]))
+        self.assertEqual(a[0], 404)
+        self.assertNotIn(b"secrets", a[2])
+        self.assertEqual(self.same_as_unknown(bob, "GET", "/nodes/%s", top), 404)
+        # Her own group through nesting: allowed, and its members get in.
+        g = self.grant(alice, top, group=outer["id"], role="viewer")
+        self.assertEqual(g["grantee"]["name"], "Outer circle")
+        self.assertNotIn(top, [i["node"]["id"] for i in alice.call("GET", "/shared-with-me")[2]["items"]])
+        # A shared drive she manages: the same rule for its members.
+        d = admin.call("POST", "/drives", {"name": "Circle drive"})
+        self.assertEqual(d[0], 201, d[2])
+        did = d[2]["id"]
+        self.assertEqual(admin.call("POST", "/drives/%s/members" % did, {"user": "alice", "role": "manager"})[0], 204)
+        self.assertEqual(alice.call("POST", "/drives/%s/members" % did, dict(body, role="viewer"))[0], 404)
+        self.assertEqual(alice.call("POST", "/drives/%s/members" % did,
+                                    {"group": inner["id"], "role": "viewer"})[0], 204)
+        # Once a member (an administrator added it), its role is hers to change.
+        self.assertEqual(admin.call("POST", "/drives/%s/members" % did, dict(body, role="viewer"))[0], 204)
+        self.assertEqual(alice.call("POST", "/drives/%s/members" % did, dict(body, role="editor"))[0], 204)
+        roles = {m["name"]: m["role"] for m in alice.call("GET", "/drives/%s/members" % did)[2]["items"]}
+        self.assertEqual(roles.get("Board of secrets"), "editor", roles)
+        # An administrator shares with any group.
+        admin_root = admin.call("GET", "/drives")[2]["drives"][0]["root_id"]
+        own = admin.mkdir(admin_root, "Admin's for the board")["id"]
+        board = self.grant(admin, own, group=theirs["id"], role="viewer")
+        self.assertEqual(bob.call("GET", "/nodes/%s" % own)[0], 200)
+        # Leave the others' "shared with me" as it was.
+        self.assertEqual(admin.call("DELETE", "/grants/%s" % board["id"])[0], 204)
+        self.assertEqual(alice.call("DELETE", "/grants/%s" % g["id"])[0], 204)
+
     def test_groups_nest_and_refuse_cycles(self):
         admin, carol = self.admin, self.u("carol")
         team = admin.call("POST", "/groups", {"name": "Nest Team"})[2]
@@ -98,6 +144,8 @@ class SharingTest(unittest.TestCase):
         inner = admin.call("POST", "/groups", {"name": "Writers inner"})[2]
         admin.call("POST", "/groups/%s/members" % outer["id"], {"group": inner["id"]})
         admin.call("POST", "/groups/%s/members" % inner["id"], {"user": "carol"})
+        # One shares with one's own groups (sharee search "groups", the default).
+        admin.call("POST", "/groups/%s/members" % outer["id"], {"user": "alice"})
         self.grant(alice, sub, group=outer["id"], role="editor")
         self.grant(alice, project, user="bob", role="editor", expect=409)  # one grant per grantee and node
         self.grant(alice, project, user="alice", role="viewer", expect=400)
@@ -245,6 +293,7 @@ class SharingTest(unittest.TestCase):
         # Through a group: Carol's reshare ends when she leaves the group.
         crew = admin.call("POST", "/groups", {"name": "Chain crew"})[2]
         admin.call("POST", "/groups/%s/members" % crew["id"], {"user": "carol"})
+        admin.call("POST", "/groups/%s/members" % crew["id"], {"user": "alice"})
         self.grant(alice, top, group=crew["id"], role="editor", may_reshare=True)
         self.grant(carol, top, user="erin", role="viewer")
         self.assertEqual(erin.read(f["id"]), b"chain bytes")
@@ -403,13 +452,21 @@ class ShareeSearchTest(unittest.TestCase):
             for name in ("sam", "sally", "sue", "zed"):
                 admin.call("POST", "/admin/users", {"username": name, "password": name + " password 1"})
             team = admin.call("POST", "/groups", {"name": "Sailors"})[2]
-            admin.call("POST", "/groups", {"name": "Secret society"})
+            secret = admin.call("POST", "/groups", {"name": "Secret society"})[2]
             for name in ("sam", "sally"):
                 admin.call("POST", "/groups/%s/members" % team["id"], {"user": name})
             admin.call("PATCH", "/admin/users/sue", {"active": False})
             sam = Client(srv, "sam", "sam password 1")
             # Administrators list every account anyway: the whole directory.
             self.assertEqual(self.names(admin, "sa"), [("user", "sally"), ("user", "sam"), ("group", "Sailors")])
+            # Sharing with a group follows the same door: any group where
+            # the directory is open, else only one's own.
+            sam_root = sam.call("GET", "/drives")[2]["drives"][0]["root_id"]
+            box = sam.mkdir(sam_root, "box")["id"]
+            own = sam.call("POST", "/nodes/%s/grants" % box, {"group": team["id"], "role": "viewer"})
+            self.assertEqual(own[0], 201, own[2])
+            other = sam.call("POST", "/nodes/%s/grants" % box, {"group": secret["id"], "role": "viewer"})
+            self.assertEqual(other[0], 201 if mode == "all" else 404, other[2])
             return self.names(sam, "s"), self.names(sam, "zed"), self.names(sam, "Sailors"), self.names(sam, "")
         finally:
             srv.terminate()
