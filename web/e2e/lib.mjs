@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import net from 'node:net';
+import zlib from 'node:zlib';
 
 export const WEB = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = join(WEB, 'dist');
@@ -365,4 +366,37 @@ export function makeRun({ prefix = '', page = () => undefined } = {}) {
   }
 
   return { steps, problems, step, until, enforceStrictStyles, watchedPage, finish };
+}
+
+/** A real PNG (8-bit RGB, a colour gradient), deflated with zlib. */
+export function png(width, height) {
+  const chunk = (type, data) => {
+    const head = Buffer.alloc(4);
+    head.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(zlib.crc32(body));
+    return Buffer.concat([head, body, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // truecolour
+  const stride = width * 3 + 1;
+  const raw = Buffer.alloc(stride * height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const o = y * stride + 1 + x * 3;
+      raw[o] = Math.round((x * 255) / width);
+      raw[o + 1] = Math.round((y * 255) / height);
+      raw[o + 2] = 160;
+    }
+  }
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', zlib.deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }

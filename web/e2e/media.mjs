@@ -18,10 +18,9 @@
 // the page is held to style-src 'self', failures save a screenshot to
 // e2e/artifacts/, the last line is "N passed, N failed" and the exit code is
 // non-zero when any step failed.
-import zlib from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import assert from 'node:assert/strict';
-import { makeRun, startNubo, uiOrigin, launchChromium, apiSession, setupAdmin } from './lib.mjs';
+import { makeRun, startNubo, uiOrigin, launchChromium, apiSession, setupAdmin, png } from './lib.mjs';
 
 const ADMIN = { user: 'admin', pass: 'correct horse 1' };
 const LINK_PASS = 'link password 1';
@@ -43,38 +42,6 @@ function uniqueWord(prefix) {
   return prefix + [...randomBytes(10)].map((b) => String.fromCharCode(97 + (b % 26))).join('');
 }
 
-/** A real PNG (8-bit RGB, a colour gradient), deflated with zlib. */
-function png(width, height) {
-  const chunk = (type, data) => {
-    const head = Buffer.alloc(4);
-    head.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(zlib.crc32(body));
-    return Buffer.concat([head, body, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 2; // truecolour
-  const stride = width * 3 + 1;
-  const raw = Buffer.alloc(stride * height);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const o = y * stride + 1 + x * 3;
-      raw[o] = Math.round((x * 255) / width);
-      raw[o + 1] = Math.round((y * 255) / height);
-      raw[o + 2] = 160;
-    }
-  }
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', zlib.deflateSync(raw)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
 
 /** The decoded size of the <img> under `locator` once it has loaded (0×0 while it has not). */
 async function imageSize(locator) {

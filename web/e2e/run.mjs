@@ -37,7 +37,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { makeRun, startNubo, uiOrigin, launchChromium, zipEntries, apiSession } from './lib.mjs';
+import { makeRun, startNubo, uiOrigin, launchChromium, zipEntries, apiSession, png } from './lib.mjs';
 
 const ADMIN = { user: 'admin', pass: 'correct horse 1', next: 'battery staple 2' };
 const BOB = { user: 'bob', pass: 'bobs password 1' };
@@ -792,6 +792,31 @@ async function main() {
       assert.equal(await admin.text(`/api/v1/nodes/${byName['dropped-in.txt']}/content`), 'dropped in\n');
       assert.equal(await admin.text(`/api/v1/nodes/${byName['plan.txt']}/content`), 'the plan\n');
       assert.equal(await page.getByText('the plan').count(), 0);
+    });
+
+    await step('a link with a download limit shows photos from previews and says what counts', async () => {
+      const photo = await admin.put(share.team.id, 'view.png', png(320, 200));
+      const link = await admin.call('POST', `/api/v1/nodes/${share.team.id}/links`, { role: 'view', max_downloads: 5 });
+      const left = async () => (await admin.call('GET', `/api/v1/nodes/${share.team.id}/links`)).items.find((l) => l.id === link.id);
+      await page.goto(new URL(link.url, page.url()).href);
+      await page.getByText('5 downloads left').waitFor();
+      await tableRow('view.png').getByRole('button', { name: 'view.png', exact: true }).click();
+      const img = page.getByTestId('viewer').locator('img');
+      await img.waitFor();
+      await until('the photo decoded', () => img.evaluate((i) => i.complete && i.naturalWidth > 0), true, 10000);
+      assert.match(await img.getAttribute('src'), new RegExp(`/nodes/${photo.id}/thumbnail\\?size=large`));
+      assert.equal(await page.getByTestId('viewer-counted').count(), 0, 'a photo costs nothing');
+      await page.keyboard.press('Escape');
+      await page.getByTestId('viewer').waitFor({ state: 'hidden' });
+      assert.equal((await left()).downloads, 0);
+      // A text is its bytes: the viewer says so, and it counts once.
+      await tableRow('plan.txt').getByRole('button', { name: 'plan.txt', exact: true }).click();
+      await page.getByTestId('viewer-text').waitFor();
+      await page.getByTestId('viewer-counted').waitFor();
+      await page.keyboard.press('Escape');
+      assert.equal((await left()).downloads, 1);
+      await admin.call('DELETE', `/api/v1/links/${link.id}`);
+      await admin.call('DELETE', `/api/v1/nodes/${photo.id}`);
     });
 
     await step('a revoked or unknown link says it does not exist', async () => {
