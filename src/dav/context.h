@@ -69,8 +69,18 @@ http::Response HandleGet(DavContext& c);
 http::Response HandleDelete(DavContext& c);
 http::Response HandleCopyMove(DavContext& c);
 http::Response HandleLock(DavContext& c);
-// REPORT oc:filter-files (favorites), in propfind.cc with the property writers.
+// REPORT oc:filter-files (favorites) and RFC 6578 DAV:sync-collection on a
+// folder, in propfind.cc with the property writers.
 http::Response HandleReport(DavContext& c);
+
+// A folder's RFC 6578 sync token: a URI naming the folder and the place in
+// its change order the answer reached (complete: its change number alone).
+std::string FolderSyncToken(std::string_view folder_public_id, int64_t seq,
+                            std::optional<int64_t> id = std::nullopt);
+// The position a token names, if it is one of this folder's; a complete
+// token resumes after every node stamped with its number.
+std::optional<files::SyncPosition> ParseFolderSyncToken(std::string_view token,
+                                                        std::string_view folder_public_id);
 http::Response HandleUnlock(DavContext& c);
 // PUT streams: the sink opens after the shared checks, the handler answers.
 Result<std::unique_ptr<http::BodySink>> OpenPutSink(DavContext& c);

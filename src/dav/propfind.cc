@@ -4,6 +4,7 @@
 // page whatever the folder size, and the first byte leaves early. Depth
 // infinity is refused with propfind-finite-depth (§9.1) unless enabled.
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <unordered_map>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "dav/xml_reader.h"
 #include "dav/xml_writer.h"
 #include "files/names.h"
+#include "util/strings.h"
 
 namespace nubo::dav {
 
@@ -57,6 +59,14 @@ Result<PropRequest> ParseBody(const std::string& body, const DavOptions& opt) {
   return r;
 }
 
+// RFC 6578 sync-collection on a folder: where to start, how deep, how many.
+struct SyncSpec {
+  files::SyncPosition after;
+  bool initial = false;         // no token: the members, no removals (§3.8)
+  bool infinite = false;        // sync-level infinite: changed subfolders answer 403 (§3.3)
+  std::optional<size_t> limit;  // DAV:limit/DAV:nresults (§3.6)
+};
+
 class PropfindSource final : public http::BodySource {
  public:
   // `c` is copied: the body is read after the handler returned.
@@ -85,6 +95,12 @@ class PropfindSource final : public http::BodySource {
         if (included) allprop_.push_back(&p);
       }
     }
+  }
+
+  // A sync-collection REPORT's answer (the folder's changes, then its token).
+  PropfindSource(const DavContext& c, PropRequest pr, SyncSpec sync)
+      : PropfindSource(c, std::move(pr), Depth::kOne) {
+    sync_ = sync;
   }
 
   std::optional<uint64_t> Size() const override { return std::nullopt; }
@@ -131,6 +147,7 @@ class PropfindSource final : public http::BodySource {
 
   Status Produce() {
     if (favorites_report_) return ProduceFavorites();
+    if (sync_) return ProduceSync();
     if (!started_) {
       started_ = true;
       w_.Open(kDavNs, "multistatus",
@@ -280,6 +297,100 @@ class PropfindSource final : public http::BodySource {
     return Status::Ok();
   }
 
+  // One step of a sync-collection: the next changes in the folder's change
+  // order, each a member's properties (or 403 for a subfolder at sync-level
+  // infinite: its own sync reports what changed below it) or a removed
+  // name's 404; then the token of where the answer stopped (§3.5). A
+  // client's DAV:limit cuts it with 507 on the folder (§3.6).
+  Status ProduceSync() {
+    SyncSpec& s = *sync_;
+    const NodeRow& folder = *c_.target.node;
+    if (!started_) {
+      started_ = true;
+      w_.Open(kDavNs, "multistatus",
+              {{"d", std::string(kDavNs)}, {"oc", std::string(kOcNs)}, {"nc", std::string(kNcNs)}});
+      base_href_ = c_.TargetHref();
+      if (base_href_.empty() || base_href_.back() != '/') base_href_ += '/';
+      base_key_ = c_.target.path_key == "/" ? std::string() : c_.target.path_key;
+    }
+    size_t step = kPage;
+    if (s.limit) step = std::min(step, *s.limit - sent_ + 1);  // one more: is there more?
+    NUBO_ASSIGN_OR_RETURN(
+        files::SyncBatch b,
+        c_.files.SyncChanges(c_.who(), folder.public_id, s.after, s.initial, through_, step,
+                             files::ListOptions{.bare = true,
+                                                .dead_props = need_dead_,
+                                                .favorites = favorites_,
+                                                .checksums = checksums_,
+                                                .share_types = share_types_}));
+    through_ = b.through;
+    dead_.clear();
+    for (auto& r : b.page.dead_props) dead_[r.node_id].push_back(std::move(r.prop));
+    if (checksums_) env_.SetChecksums(&b.page.checksums);
+    if (share_types_) env_.SetShareTypes(&b.page.share_types);
+    size_t item = 0, removal = 0;
+    std::string href, key;
+    for (const bool gone : b.order) {
+      const NodeRow* n = gone ? nullptr : &b.page.items[item++];
+      const meta::TombstoneRow* t = gone ? &b.removed[removal++] : nullptr;
+      if (t && t->name.empty()) {  // taken again by a member reported here
+        s.after = {t->seq, 0};
+        continue;
+      }
+      if (s.limit && sent_ == *s.limit) return EndSync(true);
+      href = base_href_;
+      AppendEncodedSegment(href, t ? t->name : n->name);
+      if (t ? t->folder : n->folder()) href += '/';
+      if (t) {
+        WriteStatusOnly(href, "HTTP/1.1 404 Not Found");
+        s.after = {t->seq, 0};
+      } else if (s.infinite && n->folder()) {
+        WriteStatusOnly(href, "HTTP/1.1 403 Forbidden", "sync-traversal-supported");
+        s.after = {n->tree_seq, n->id};
+      } else {
+        key = base_key_;
+        key += '/';
+        key += n->name_key;
+        WriteResponse(*n, href, key);
+        s.after = {n->tree_seq, n->id};
+      }
+      ++sent_;
+    }
+    env_.SetChecksums(nullptr);
+    env_.SetShareTypes(nullptr);
+    if (!b.more) return EndSync(false);
+    return Status::Ok();
+  }
+
+  Status EndSync(bool truncated) {
+    env_.SetChecksums(nullptr);
+    env_.SetShareTypes(nullptr);
+    const std::string& id = c_.target.node->public_id;
+    if (truncated) {
+      WriteStatusOnly(base_href_, "HTTP/1.1 507 Insufficient Storage",
+                      "number-of-matches-within-limits");
+      w_.Leaf(kDavNs, "sync-token", FolderSyncToken(id, sync_->after.seq, sync_->after.id));
+    } else {
+      w_.Leaf(kDavNs, "sync-token", FolderSyncToken(id, *through_));
+    }
+    w_.Close();
+    done_ = true;
+    return Status::Ok();
+  }
+
+  void WriteStatusOnly(const std::string& href, std::string_view status,
+                       std::string_view condition = "") {
+    w_.Open(kDavNs, "response");
+    w_.Leaf(kDavNs, "href", href);
+    w_.Leaf(kDavNs, "status", status);
+    if (!condition.empty()) {
+      w_.Open(kDavNs, "error");
+      w_.Empty(kDavNs, condition);
+      w_.Close();
+    }
+    w_.Close();
+  }
+
   // The drive path key of a share tree's root: the target's, without the
   // segments below the root.
   std::string ShareRootKey() const {
@@ -381,7 +492,62 @@ class PropfindSource final : public http::BodySource {
   // The caller's received shares as they appear in its own tree, named
   // there; loaded when the first own folder's members are out.
   std::optional<std::vector<files::Mount>> mounts_;
+  // sync-collection: what was asked, how far the answer got.
+  std::optional<SyncSpec> sync_;
+  std::optional<int64_t> through_;  // the folder's change number when the sync began
+  size_t sent_ = 0;                 // responses written (DAV:limit counts them)
+  std::string base_href_, base_key_;
 };
+
+constexpr std::string_view kSyncTokenPrefix = "http://nubo.dev/ns/sync/files/";
+
+// RFC 6578 §3.2 sync-collection on a folder.
+http::Response HandleSync(DavContext& c, const XmlElement& root) {
+  // §3.2: the Depth header, if any, is 0 (the scope is sync-level).
+  if (auto d = c.req.headers.Get("Depth"); d && Trim(*d) != "0") return DavError(400);
+  if (!c.target.node->folder()) return DavError(403, "supported-report");
+  SyncSpec spec;
+  const XmlElement* token = root.Child(kDavNs, "sync-token");
+  const std::string_view text = token ? Trim(token->text) : std::string_view();
+  if (text.empty()) {
+    spec.initial = true;
+  } else {
+    auto pos = ParseFolderSyncToken(text, c.target.node->public_id);
+    if (!pos) return DavError(403, "valid-sync-token");
+    spec.after = *pos;
+  }
+  const XmlElement* level = root.Child(kDavNs, "sync-level");
+  const std::string_view lv = level ? Trim(level->text) : std::string_view("1");
+  if (lv != "1" && lv != "infinite") {
+    return DavError(Status::InvalidArgument("sync-level must be 1 or infinite"));
+  }
+  spec.infinite = lv == "infinite";
+  if (const XmlElement* l = root.Child(kDavNs, "limit")) {
+    const XmlElement* n = l->Child(kDavNs, "nresults");
+    auto v = n ? ParseUint64(Trim(n->text)) : std::nullopt;
+    if (!v || *v == 0 || *v > 1000000) {
+      return DavError(Status::InvalidArgument("DAV:limit needs nresults from 1 to 1000000"));
+    }
+    spec.limit = static_cast<size_t>(*v);
+  }
+  const XmlElement* prop = root.Child(kDavNs, "prop");
+  if (!prop) return DavError(Status::InvalidArgument("sync-collection needs a DAV:prop"));
+  PropRequest pr;
+  pr.kind = PropRequest::Kind::kProp;
+  for (const XmlElement& p : prop->children) pr.props.emplace_back(p.ns, p.name);
+  // The token must be answerable now: checked before the 207 goes out.
+  auto probe = c.files.SyncChanges(c.who(), c.target.node->public_id, spec.after, spec.initial,
+                                   std::nullopt, 1);
+  if (!probe.ok()) {
+    if (probe.status().code() == Code::kInvalidArgument) return DavError(403, "valid-sync-token");
+    return DavError(probe.status());
+  }
+  http::Response r;
+  r.status = 207;
+  r.headers.Set("Content-Type", "application/xml; charset=utf-8");
+  r.source = std::make_unique<PropfindSource>(c, std::move(pr), spec);
+  return r;
+}
 
 }  // namespace
 
@@ -393,6 +559,7 @@ http::Response HandleReport(DavContext& c) {
   limits.max_bytes = c.opt.max_xml_body;
   auto root = ParseXml(c.req.body, limits);
   if (!root.ok()) return DavError(root.status());
+  if (root->ns == kDavNs && root->name == "sync-collection") return HandleSync(c, *root);
   if (root->ns != kOcNs || root->name != "filter-files") {
     return DavError(403, "supported-report");  // RFC 3253 §3.6
   }
@@ -412,6 +579,39 @@ http::Response HandleReport(DavContext& c) {
   r.headers.Set("Content-Type", "application/xml; charset=utf-8");
   r.source = std::make_unique<PropfindSource>(c, std::move(pr), Depth::kOne, true);
   return r;
+}
+
+std::string FolderSyncToken(std::string_view folder_public_id, int64_t seq,
+                            std::optional<int64_t> id) {
+  std::string out(kSyncTokenPrefix);
+  out += folder_public_id;
+  out += '/';
+  out += std::to_string(seq);
+  if (id) {
+    out += '.';
+    out += std::to_string(*id);
+  }
+  return out;
+}
+
+std::optional<files::SyncPosition> ParseFolderSyncToken(std::string_view token,
+                                                        std::string_view folder_public_id) {
+  if (token.substr(0, kSyncTokenPrefix.size()) != kSyncTokenPrefix) return std::nullopt;
+  token.remove_prefix(kSyncTokenPrefix.size());
+  if (token.substr(0, folder_public_id.size()) != folder_public_id) return std::nullopt;
+  token.remove_prefix(folder_public_id.size());
+  if (token.empty() || token.front() != '/') return std::nullopt;
+  token.remove_prefix(1);
+  const size_t dot = token.find('.');
+  auto seq = ParseUint64(token.substr(0, dot));
+  if (!seq || *seq > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+  files::SyncPosition p{static_cast<int64_t>(*seq), INT64_MAX};
+  if (dot != std::string_view::npos) {
+    auto id = ParseUint64(token.substr(dot + 1));
+    if (!id || *id > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+    p.id = static_cast<int64_t>(*id);
+  }
+  return p;
 }
 
 http::Response HandlePropfind(DavContext& c) {

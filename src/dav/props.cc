@@ -86,6 +86,22 @@ const std::vector<LiveProp> kLive = {
        for (const auto& l : locks) WriteActiveLock(w, l);
        w.Close();
      }},
+    // RFC 6578 §4: a folder's sync token (protected, not in allprop), and
+    // RFC 3253 §3.1.5: the REPORTs a folder answers.
+    {kDavNs, "sync-token", false, FolderOnly,
+     [](XmlWriter& w, PropEnv& e) {
+       w.Leaf(kDavNs, "sync-token", FolderSyncToken(e.node().public_id, e.node().tree_seq));
+     }},
+    {kDavNs, "supported-report-set", false, FolderOnly,
+     [](XmlWriter& w, PropEnv&) {
+       w.Open(kDavNs, "supported-report-set");
+       w.Open(kDavNs, "supported-report");
+       w.Open(kDavNs, "report");
+       w.Empty(kDavNs, "sync-collection");
+       w.Close();
+       w.Close();
+       w.Close();
+     }},
     // RFC 4331: on collections, not part of allprop (§3: they may be costly).
     {kDavNs, "quota-used-bytes", false, FolderOnly,
      [](XmlWriter& w, PropEnv& e) {

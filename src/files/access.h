@@ -51,6 +51,16 @@ Status CheckExpected(const Conditions& cond, const meta::NodeRow& n);
 // `from` and every ancestor (the folder rollups behind ETags and usage).
 Status Touch(meta::WriteTxn& txn, int64_t drive_id, int64_t from, int64_t size_delta);
 
+// Gives `n` the drive's next change number as its tree_seq, before the row
+// is written: RFC 6578 sync-collection reports a folder's children changed
+// after a token by it (a folder's own changes below it stamp it through
+// Touch; a file, and a node moved or restored, need this).
+Status Stamp(meta::WriteTxn& txn, meta::NodeRow& n);
+
+// Records that the name `n` has in its parent leaves that folder (trash,
+// delete, rename, move away): sync-collection reports it removed.
+Status LeaveTombstone(meta::WriteTxn& txn, const meta::NodeRow& n);
+
 // The drive's usage as quotas count it: live file bytes, WebDAV property
 // bytes and what its file versions are charged.
 Result<int64_t> DriveUsage(meta::ReadTxn& txn, const meta::DriveRow& d);

@@ -146,6 +146,17 @@ Status Touch(meta::WriteTxn& txn, int64_t drive_id, int64_t from, int64_t size_d
   return txn.BumpAncestors(from, seq, size_delta);
 }
 
+Status Stamp(meta::WriteTxn& txn, NodeRow& n) {
+  NUBO_ASSIGN_OR_RETURN(n.tree_seq, txn.NextChangeSeq(n.drive_id));
+  return Status::Ok();
+}
+
+Status LeaveTombstone(meta::WriteTxn& txn, const NodeRow& n) {
+  if (!n.parent_id) return Status::Ok();
+  NUBO_ASSIGN_OR_RETURN(int64_t seq, txn.NextChangeSeq(n.drive_id));
+  return txn.AddTombstone(n.drive_id, *n.parent_id, n.name, n.folder(), seq, UnixMillis());
+}
+
 Result<int64_t> DriveUsage(meta::ReadTxn& txn, const meta::DriveRow& d) {
   NUBO_ASSIGN_OR_RETURN(auto root, txn.GetNode(d.root_id, 0));
   return (root ? static_cast<int64_t>(root->size) : 0) + d.props_bytes + d.versions_bytes;
@@ -627,6 +638,41 @@ meta::NodeCursor CursorOf(const NodeRow& n, meta::NodeSort sort) {
 
 }  // namespace
 
+namespace {
+
+// What ListOptions asks beyond the rows, for the page's nodes.
+Status FillExtras(meta::ReadTxn& t, const Principal& who, const NodeRow& folder,
+                  const ListOptions& options, Page& page) {
+  if (options.dead_props && !page.items.empty()) {
+    std::vector<int64_t> ids;
+    ids.reserve(page.items.size());
+    for (const NodeRow& n : page.items) ids.push_back(n.id);
+    NUBO_ASSIGN_OR_RETURN(page.dead_props, t.ListDeadProps(ids));
+  }
+  if (options.share_types && !page.items.empty()) {
+    NUBO_ASSIGN_OR_RETURN(auto drive, t.GetDrive(folder.drive_id));
+    const int64_t by = drive && drive->owner_id == who.user_id ? 0 : who.user_id;
+    std::vector<int64_t> ids;
+    ids.reserve(page.items.size());
+    for (const NodeRow& n : page.items) ids.push_back(n.id);
+    NUBO_ASSIGN_OR_RETURN(auto kinds, t.ListShareTypes(ids, by, UnixMillis()));
+    for (const auto& [id, kind] : kinds) page.share_types[id].push_back(kind);
+  }
+  if (options.checksums) {
+    std::vector<int64_t> ids;
+    for (const NodeRow& n : page.items) {
+      if (n.manifest_id) ids.push_back(*n.manifest_id);
+    }
+    if (!ids.empty()) {
+      NUBO_ASSIGN_OR_RETURN(auto sums, t.ListManifestChecksums(ids));
+      for (auto& [id, v] : sums) page.checksums.emplace(id, std::move(v));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<Page> Files::List(const Principal& who, std::string_view folder_id, meta::NodeSort sort,
                          bool descending, std::string_view cursor, size_t limit,
                          ListOptions options) {
@@ -662,31 +708,7 @@ Result<Page> Files::List(const Principal& who, std::string_view folder_id, meta:
       page.items.resize(limit);
       page.next_cursor = EncodeCursor(tag, CursorOf(page.items.back(), sort));
     }
-    if (options.dead_props && !page.items.empty()) {
-      std::vector<int64_t> ids;
-      ids.reserve(page.items.size());
-      for (const NodeRow& n : page.items) ids.push_back(n.id);
-      NUBO_ASSIGN_OR_RETURN(page.dead_props, t.ListDeadProps(ids));
-    }
-    if (options.share_types && !page.items.empty()) {
-      NUBO_ASSIGN_OR_RETURN(auto drive, t.GetDrive(folder.drive_id));
-      const int64_t by = drive && drive->owner_id == who.user_id ? 0 : who.user_id;
-      std::vector<int64_t> ids;
-      ids.reserve(page.items.size());
-      for (const NodeRow& n : page.items) ids.push_back(n.id);
-      NUBO_ASSIGN_OR_RETURN(auto kinds, t.ListShareTypes(ids, by, UnixMillis()));
-      for (const auto& [id, kind] : kinds) page.share_types[id].push_back(kind);
-    }
-    if (options.checksums) {
-      std::vector<int64_t> ids;
-      for (const NodeRow& n : page.items) {
-        if (n.manifest_id) ids.push_back(*n.manifest_id);
-      }
-      if (!ids.empty()) {
-        NUBO_ASSIGN_OR_RETURN(auto sums, t.ListManifestChecksums(ids));
-        for (auto& [id, v] : sums) page.checksums.emplace(id, std::move(v));
-      }
-    }
+    NUBO_RETURN_IF_ERROR(FillExtras(t, who, folder, options, page));
     page.folder = std::move(folder);
     return Status::Ok();
   }));
@@ -694,6 +716,68 @@ Result<Page> Files::List(const Principal& who, std::string_view folder_id, meta:
     for (NodeRow& n : page.items) n.parent_public_id = std::string(folder_id);
   }
   return page;
+}
+
+Result<SyncBatch> Files::SyncChanges(const Principal& who, std::string_view folder_id,
+                                     SyncPosition after, bool initial,
+                                     std::optional<int64_t> through, size_t limit,
+                                     ListOptions options) {
+  const int64_t viewer = options.bare && !options.favorites ? 0 : who.user_id;
+  SyncBatch b;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(NodeRow folder, Access(t, who, folder_id, Want::kLive, Action::kList));
+    if (!folder.folder()) return NodeNotFound();
+    // Every change below a folder stamps it (Touch), removals included, so
+    // its tree_seq covers its children's changes.
+    b.through = through.value_or(folder.tree_seq);
+    if (after.seq > folder.tree_seq) return Status::InvalidArgument("a sync token from the future");
+    if (!initial) {
+      NUBO_ASSIGN_OR_RETURN(int64_t floor, t.SyncFloor(folder.drive_id));
+      if (after.seq < floor) {
+        return Status::InvalidArgument("the sync token is older than the removals kept");
+      }
+    }
+    NUBO_ASSIGN_OR_RETURN(
+        b.page.items, t.ChangedChildren(folder.id, after.seq, after.id, b.through, limit, viewer));
+    if (!initial) {
+      NUBO_ASSIGN_OR_RETURN(b.removed, t.Tombstones(folder.id, after.seq, b.through, limit));
+    }
+    b.more = b.page.items.size() == limit || b.removed.size() == limit;
+    // Merge by change number (a removal's is never a node's), at most
+    // `limit` in all; what is left over comes in the next step.
+    std::vector<NodeRow> items;
+    std::vector<meta::TombstoneRow> removed;
+    size_t i = 0, r = 0;
+    while (b.order.size() < limit && (i < b.page.items.size() || r < b.removed.size())) {
+      const bool take_removal =
+          r < b.removed.size() &&
+          (i == b.page.items.size() || b.removed[r].seq < b.page.items[i].tree_seq);
+      b.order.push_back(take_removal);
+      if (take_removal) {
+        removed.push_back(std::move(b.removed[r++]));
+      } else {
+        items.push_back(std::move(b.page.items[i++]));
+      }
+    }
+    if (i < b.page.items.size() || r < b.removed.size()) b.more = true;
+    b.page.items = std::move(items);
+    b.removed = std::move(removed);
+    // A name that left and was taken again by a child reported here is
+    // that child's now: its removal would only make the client drop what
+    // it is about to be told of.
+    for (size_t k = 0, kr = 0; k < b.order.size(); ++k) {
+      if (!b.order[k]) continue;
+      meta::TombstoneRow& gone = b.removed[kr++];
+      NUBO_ASSIGN_OR_RETURN(auto now, t.FindChild(folder.id, NameKey(gone.name), 0));
+      if (now && now->name == gone.name && now->tree_seq > gone.seq && now->tree_seq <= b.through) {
+        gone.name.clear();  // skipped by the caller
+      }
+    }
+    NUBO_RETURN_IF_ERROR(FillExtras(t, who, folder, options, b.page));
+    b.page.folder = std::move(folder);
+    return Status::Ok();
+  }));
+  return b;
 }
 
 Result<meta::DriveRow> Files::DriveFor(meta::ReadTxn& t, const Principal& who,

@@ -135,6 +135,25 @@ struct Page {
   std::unordered_map<int64_t, std::vector<int>> share_types;
 };
 
+// A place in a folder's change order, for RFC 6578 sync-collection: the
+// change number reached (a node's tree_seq, or a removal's own number) and,
+// at a node's number, its id (0 after a removal: no node shares its number).
+struct SyncPosition {
+  int64_t seq = 0;
+  int64_t id = 0;
+};
+
+// One step of a sync (Files::SyncChanges).
+struct SyncBatch {
+  Page page;  // items: live children changed, with what ListOptions asks
+  std::vector<meta::TombstoneRow> removed;  // names that left the folder
+  // The two lists merged in change order: true takes the next removal,
+  // false the next item.
+  std::vector<bool> order;
+  bool more = false;    // the limit was reached: go on from the last position
+  int64_t through = 0;  // the folder's change number the sync stops at (its token)
+};
+
 struct UploadRequest {
   std::string parent_id;  // public id of the folder
   std::string name;       // as sent (validated, stored as sent)
@@ -190,6 +209,9 @@ struct FileContent {
 // Paths have at most this many segments: deeper ones are refused before
 // any lookup (a lock check walks the ancestors of a path).
 inline constexpr size_t kMaxDepth = 256;
+// How long sync-collection remembers a name that left a folder (tokens
+// older than that are refused and the client syncs from the start).
+inline constexpr int64_t kTombstoneRetentionMs = int64_t{90} * 24 * 3600 * 1000;
 
 // A path below a drive's root, resolved name by name (WebDAV addresses
 // nodes by path).
@@ -295,6 +317,16 @@ class Files {
   Result<Page> List(const Principal& who, std::string_view folder_id, meta::NodeSort sort,
                     bool descending, std::string_view cursor, size_t limit,
                     ListOptions options = {});
+
+  // RFC 6578 sync-collection on folder `folder_id` (the caller must list
+  // it): its live children changed after `after` and, unless `initial`,
+  // the names that left it, at most `limit` in all, up to change `through`
+  // (nullopt: the folder's current number, returned in SyncBatch::through).
+  // A position newer than the folder, or older than the drive's pruned
+  // removals, is InvalidArgument (valid-sync-token).
+  Result<SyncBatch> SyncChanges(const Principal& who, std::string_view folder_id,
+                                SyncPosition after, bool initial, std::optional<int64_t> through,
+                                size_t limit, ListOptions options = {});
 
   Result<meta::NodeRow> CreateFolder(const Principal& who, std::string_view parent_id,
                                      std::string_view name, Conflict conflict,

@@ -87,8 +87,10 @@ Status TrimTrash(meta::WriteTxn& t, int64_t drive_id, size_t max_items);
 static Status DeleteTree(meta::WriteTxn& t, const NodeRow& n) {
   const int64_t now = UnixMillis();
   if (n.live()) NUBO_RETURN_IF_ERROR(DropNodeLocks(t, n));
-  if (n.live() && n.parent_id)
+  if (n.live() && n.parent_id) {
+    NUBO_RETURN_IF_ERROR(LeaveTombstone(t, n));
     NUBO_RETURN_IF_ERROR(Touch(t, n.drive_id, *n.parent_id, -static_cast<int64_t>(n.size)));
+  }
   NUBO_ASSIGN_OR_RETURN(auto inner, t.InnerTrashRoots(n.id));
   if (!inner.empty()) {
     NUBO_ASSIGN_OR_RETURN(auto d, t.GetDrive(n.drive_id));
@@ -111,6 +113,7 @@ static Status DeleteTree(meta::WriteTxn& t, const NodeRow& n) {
 static Status TrashNode(meta::WriteTxn& t, NodeRow n, int64_t user) {
   if (!n.parent_id) return Status::Conflict("the drive's root folder cannot be trashed");
   NUBO_RETURN_IF_ERROR(DropNodeLocks(t, n));
+  NUBO_RETURN_IF_ERROR(LeaveTombstone(t, n));
   n.trashed_at_ms = UnixMillis();
   n.trash_parent = n.parent_id;
   n.updated_by = user;
@@ -238,6 +241,7 @@ Result<UploadResult> Files::AttachFile(meta::WriteTxn& t, const Principal& who,
     n.mime = mime;
     n.mtime_ms = req.mtime_ms.value_or(now);
     n.updated_by = who.user_id;
+    NUBO_RETURN_IF_ERROR(Stamp(t, n));
     NUBO_RETURN_IF_ERROR(t.UpdateNode(n));
     if (!kept) NUBO_RETURN_IF_ERROR(content::ReleaseManifest(t, old_manifest, now));
     NUBO_RETURN_IF_ERROR(Touch(t, n.drive_id, parent.id, delta));
@@ -256,6 +260,7 @@ Result<UploadResult> Files::AttachFile(meta::WriteTxn& t, const Principal& who,
   n.size = size;
   n.mime = mime;
   n.mtime_ms = req.mtime_ms.value_or(now);
+  NUBO_RETURN_IF_ERROR(Stamp(t, n));
   NUBO_RETURN_IF_ERROR(NameTaken(t.InsertNode(n), name));
   NUBO_RETURN_IF_ERROR(Touch(t, n.drive_id, parent.id, static_cast<int64_t>(size)));
   NUBO_ASSIGN_OR_RETURN(out.node, Reload(t, n.id, who.user_id));
@@ -725,9 +730,11 @@ Result<NodeRow> Files::Update(const Principal& who, std::string_view id,
     // §9.9.1: locks do not move with the resource.
     NUBO_RETURN_IF_ERROR(DropNodeLocks(t, n));
     const bool moved = dest.id != old_parent->id;
+    if (moved || final_name != n.name) NUBO_RETURN_IF_ERROR(LeaveTombstone(t, n));
     SetName(n, final_name);
     n.parent_id = dest.id;
     n.updated_by = who.user_id;
+    NUBO_RETURN_IF_ERROR(Stamp(t, n));
     NUBO_RETURN_IF_ERROR(NameTaken(t.UpdateNode(n), final_name));
     const int64_t size = static_cast<int64_t>(n.size);
     if (moved) {
@@ -816,6 +823,7 @@ Result<NodeRow> Files::Restore(const Principal& who, std::string_view id, const 
     n.trash_root.reset();
     n.trash_parent.reset();
     n.updated_by = who.user_id;
+    NUBO_RETURN_IF_ERROR(Stamp(t, n));
     NUBO_RETURN_IF_ERROR(NameTaken(t.UpdateNode(n), final_name));
     NUBO_RETURN_IF_ERROR(t.UnmarkSubtreeTrashed(n.id));
     NUBO_RETURN_IF_ERROR(Touch(t, n.drive_id, dest->id, static_cast<int64_t>(n.size)));
@@ -911,6 +919,12 @@ Result<int64_t> Files::PurgeExpiredTrash(int64_t now_ms) {
       meta_.Write([&](meta::WriteTxn& t) { return t.DeleteExpiredReservations(now_ms).status(); }));
   NUBO_RETURN_IF_ERROR(
       ForEachQuotaDrive([&](meta::WriteTxn& t, int64_t d) { return TrimTrash(t, d, 1000); }));
+  // Removals sync-collection reports are kept this long; a token older
+  // than the newest pruned one is refused (valid-sync-token) and the client
+  // starts over, as RFC 6578 §3.2 provides.
+  NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) {
+    return t.PruneTombstones(now_ms - kTombstoneRetentionMs).status();
+  }));
   return deleted;
 }
 

@@ -189,6 +189,7 @@ Result<NodeRow> Files::RestoreVersion(const Principal& who, std::string_view id,
     n.size = v.size;
     n.mtime_ms = v.mtime_ms;
     n.updated_by = who.user_id;
+    NUBO_RETURN_IF_ERROR(Stamp(t, n));
     NUBO_RETURN_IF_ERROR(t.UpdateNode(n));
     if (!kept) NUBO_RETURN_IF_ERROR(content::ReleaseManifest(t, old_manifest, now));
     NUBO_RETURN_IF_ERROR(Touch(t, n.drive_id, *n.parent_id, delta));

@@ -90,6 +90,14 @@ struct SessionRow {
   std::string ip;
 };
 
+// A name that left a folder (trashed, deleted, renamed or moved away), for
+// RFC 6578 sync-collection: reported as removed to a token older than seq.
+struct TombstoneRow {
+  int64_t seq = 0;
+  std::string name;
+  bool folder = false;
+};
+
 struct DriveRow {
   int64_t id = 0;
   std::string public_id;
@@ -602,6 +610,16 @@ class ReadTxn {
                                                     bool descending,
                                                     const std::optional<NodeCursor>& after,
                                                     size_t limit, int64_t viewer) = 0;
+  // Live children changed after (since_seq, since_id) in (tree_seq, id)
+  // order, up to tree_seq <= through: a sync-collection's members.
+  virtual Result<std::vector<NodeRow>> ChangedChildren(int64_t parent_id, int64_t since_seq,
+                                                       int64_t since_id, int64_t through,
+                                                       size_t limit, int64_t viewer) = 0;
+  // Names that left `parent_id` with since < seq <= through, by seq.
+  virtual Result<std::vector<TombstoneRow>> Tombstones(int64_t parent_id, int64_t since,
+                                                       int64_t through, size_t limit) = 0;
+  // The newest pruned tombstone's seq in the drive: older tokens are stale.
+  virtual Result<int64_t> SyncFloor(int64_t drive_id) = 0;
   // Children (live only, or all) with id > after_id, by id: for tree walks.
   virtual Result<std::vector<NodeRow>> ListChildrenById(int64_t parent_id, int64_t after_id,
                                                         size_t limit, bool include_trashed) = 0;
@@ -915,6 +933,12 @@ class WriteTxn : public ReadTxn {
   virtual Status RemoveDriveMember(int64_t drive_id, bool is_group, int64_t member_id) = 0;
   // Bumps and returns the drive's change counter.
   virtual Result<int64_t> NextChangeSeq(int64_t drive_id) = 0;
+  // Records that `name` left folder `parent_id` at change `seq`.
+  virtual Status AddTombstone(int64_t drive_id, int64_t parent_id, const std::string& name,
+                              bool folder, int64_t seq, int64_t at_ms) = 0;
+  // Drops tombstones recorded before `before_ms`, raising their drives'
+  // sync_floor to the newest dropped; returns how many went.
+  virtual Result<int64_t> PruneTombstones(int64_t before_ms) = 0;
   // Fills `row.id`. AlreadyExists when a live sibling has the same name_key.
   virtual Status InsertNode(NodeRow& row) = 0;
   // Writes the mutable fields (parent, names, manifest, size, mime, times,

@@ -442,6 +442,77 @@ TEST_P(MetaStoreConformance, UsersAndAppPasswords) {
                   .ok());
 }
 
+// RFC 6578 sync-collection's two sources: a folder's live children in
+// change order from a position, and the names that left it; pruning old
+// removals raises the drive's floor to the newest one pruned.
+TEST_P(MetaStoreConformance, ChangedChildrenTombstonesAndTheirFloor) {
+  Status st = store_->Write([&](WriteTxn& t) -> Status {
+    UserRow u;
+    DriveRow d;
+    NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
+    NodeRow root;
+    root.public_id = "root";
+    root.drive_id = d.id;
+    root.mime = "inode/directory";
+    NUBO_RETURN_IF_ERROR(t.InsertNode(root));
+    NUBO_RETURN_IF_ERROR(t.SetDriveRoot(d.id, root.id));
+    std::vector<int64_t> ids;
+    for (int i = 0; i < 5; ++i) {
+      NodeRow n;
+      n.public_id = "c" + std::to_string(i);
+      n.drive_id = d.id;
+      n.parent_id = root.id;
+      n.name = n.name_key = "c" + std::to_string(i);
+      n.mime = "inode/directory";
+      n.tree_seq = std::vector<int64_t>{7, 7, 9, 8, 6}[i];  // c0 and c1 share a number
+      NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+      ids.push_back(n.id);
+    }
+    NUBO_ASSIGN_OR_RETURN(auto all, t.ChangedChildren(root.id, 0, 0, 100, 10, 0));
+    std::vector<std::string> order;
+    for (const auto& n : all) order.push_back(n.name);
+    EXPECT_EQ(order, (std::vector<std::string>{"c4", "c0", "c1", "c3", "c2"}));
+    // From (7, c0): c1 (same number, larger id) and what is newer; capped.
+    NUBO_ASSIGN_OR_RETURN(auto after, t.ChangedChildren(root.id, 7, ids[0], 100, 10, 0));
+    EXPECT_EQ(after.size(), 3u);
+    if (after.size() == 3) {
+      EXPECT_EQ(after[0].name, "c1");
+      EXPECT_EQ(after[1].name, "c3");
+    }
+    NUBO_ASSIGN_OR_RETURN(auto upto, t.ChangedChildren(root.id, 0, 0, 7, 10, 0));
+    EXPECT_EQ(upto.size(), 3u);  // through 7: c3 (8) and c2 (9) wait
+    NUBO_RETURN_IF_ERROR(t.MarkSubtreeTrashed(ids[4]));
+    NUBO_ASSIGN_OR_RETURN(auto live, t.ChangedChildren(root.id, 0, 0, 100, 10, 0));
+    EXPECT_EQ(live.size(), 4u);  // trashed children are not members
+    NUBO_RETURN_IF_ERROR(t.AddTombstone(d.id, root.id, "gone.txt", false, 11, 1000));
+    NUBO_RETURN_IF_ERROR(t.AddTombstone(d.id, root.id, "dir", true, 12, 5000));
+    NUBO_ASSIGN_OR_RETURN(auto tombs, t.Tombstones(root.id, 10, 100, 10));
+    EXPECT_EQ(tombs.size(), 2u);
+    if (tombs.size() == 2) {
+      EXPECT_EQ(tombs[0].name, "gone.txt");
+      EXPECT_FALSE(tombs[0].folder);
+      EXPECT_TRUE(tombs[1].folder);
+    }
+    NUBO_ASSIGN_OR_RETURN(auto later, t.Tombstones(root.id, 11, 100, 10));
+    EXPECT_EQ(later.size(), 1u);
+    NUBO_ASSIGN_OR_RETURN(int64_t floor0, t.SyncFloor(d.id));
+    EXPECT_EQ(floor0, 0);
+    NUBO_ASSIGN_OR_RETURN(int64_t pruned, t.PruneTombstones(2000));
+    EXPECT_EQ(pruned, 1);
+    NUBO_ASSIGN_OR_RETURN(int64_t floor1, t.SyncFloor(d.id));
+    EXPECT_EQ(floor1, 11);
+    NUBO_ASSIGN_OR_RETURN(auto left, t.Tombstones(root.id, 0, 100, 10));
+    EXPECT_EQ(left.size(), 1u);
+    // The floor never goes back.
+    NUBO_ASSIGN_OR_RETURN(int64_t none, t.PruneTombstones(2000));
+    EXPECT_EQ(none, 0);
+    NUBO_ASSIGN_OR_RETURN(int64_t floor2, t.SyncFloor(d.id));
+    EXPECT_EQ(floor2, 11);
+    return Status::Ok();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+}
+
 // Nodes: one live sibling per name key; trashed names are free; keyset
 // listings walk every child exactly once in the requested order.
 TEST_P(MetaStoreConformance, NodesSiblingsTrashAndKeysetListing) {

@@ -1077,7 +1077,10 @@ def dav_cases(m, tree="personal"):
                  None if tree == "personal" else F.root, "favorites, drive root", ok=is_207,
                  needs="own" if tree == "personal" else None),
             Case(lambda v, w: R("REPORT", u(v, w, v["dir"]) + "/", XML, FAVORITES), F.favorite,
-                 "favorites, collection", ok=is_207)],
+                 "favorites, collection", ok=is_207),
+            # RFC 6578 on a folder: its members and their ETags.
+            Case(lambda v, w: R("REPORT", u(v, w, v["dir"]) + "/", dict(XML, Depth="0"), SYNC), F.favorite,
+                 "sync-collection, collection", ok=is_207)],
     }
     if tree == "mount":
         # Alice's work folder, which the sharing roles hold a grant on, as
@@ -1120,6 +1123,7 @@ MOUNT_NEEDS = {
     ("LOCK", "unmapped name"): "create",
     ("UNLOCK", ""): "refused",
     ("REPORT", "favorites, collection"): "list",
+    ("REPORT", "sync-collection, collection"): "list",
 }
 
 

@@ -832,6 +832,38 @@ class SqliteTxn final : public WriteTxn {
       out.push_back(NodeFrom(s));
     }
   }
+  Result<std::vector<NodeRow>> ChangedChildren(int64_t parent_id, int64_t since_seq,
+                                               int64_t since_id, int64_t through, size_t limit,
+                                               int64_t viewer) override {
+    // The parent's children through nodes_by_parent, sorted by change: a
+    // folder's members, no index of their own on tree_seq to keep writes
+    // cheap.
+    static const std::string sql =
+        std::string(kNodeSelect) +
+        "WHERE n.parent_id = ?2 AND n.trash_root IS NULL AND (n.tree_seq, n.id) > (?3, ?4) "
+        "AND n.tree_seq <= ?5 AND ?1 = ?1 ORDER BY n.tree_seq, n.id LIMIT ?6";
+    NUBO_PREPARE(s, c_, sql.c_str());
+    s.Bind(1, viewer).Bind(2, parent_id).Bind(3, since_seq).Bind(4, since_id).Bind(5, through);
+    s.Bind(6, static_cast<int64_t>(limit));
+    return Rows<NodeRow>(s, NodeFrom);
+  }
+  Result<std::vector<TombstoneRow>> Tombstones(int64_t parent_id, int64_t since, int64_t through,
+                                               size_t limit) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT seq, name, folder FROM node_tombstones WHERE parent_id = ? AND seq > ? "
+                 "AND seq <= ? ORDER BY seq LIMIT ?");
+    s.Bind(1, parent_id).Bind(2, since).Bind(3, through).Bind(4, static_cast<int64_t>(limit));
+    return Rows<TombstoneRow>(s, [](const Stmt& r) {
+      return TombstoneRow{r.Int(0), r.Text(1), r.Int(2) != 0};
+    });
+  }
+  Result<int64_t> SyncFloor(int64_t drive_id) override {
+    NUBO_PREPARE(s, c_, "SELECT sync_floor FROM drives WHERE id = ?");
+    s.Bind(1, drive_id);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return Status::NotFound("no such drive");
+    return s.Int(0);
+  }
   Result<std::vector<NodeRow>> ListChildrenById(int64_t parent_id, int64_t after_id, size_t limit,
                                                 bool include_trashed) override {
     static const std::string live = std::string(kNodeSelect) +
@@ -1388,6 +1420,29 @@ class SqliteTxn final : public WriteTxn {
     int64_t seq = s.Int(0);
     NUBO_RETURN_IF_ERROR(s.Exec());  // finish the statement
     return seq;
+  }
+  Status AddTombstone(int64_t drive_id, int64_t parent_id, const std::string& name, bool folder,
+                      int64_t seq, int64_t at_ms) override {
+    NUBO_PREPARE(s, c_,
+                 "INSERT INTO node_tombstones (parent_id, seq, name, folder, drive_id, at) "
+                 "VALUES (?, ?, ?, ?, ?, ?)");
+    s.Bind(1, parent_id).Bind(2, seq).Bind(3, name).Bind(4, int64_t{folder ? 1 : 0});
+    s.Bind(5, drive_id).Bind(6, at_ms);
+    return s.Exec();
+  }
+  Result<int64_t> PruneTombstones(int64_t before_ms) override {
+    {
+      NUBO_PREPARE(s, c_,
+                   "UPDATE drives SET sync_floor = max(sync_floor, (SELECT max(seq) FROM "
+                   "node_tombstones t WHERE t.drive_id = drives.id AND t.at < ?1)) WHERE id IN "
+                   "(SELECT DISTINCT drive_id FROM node_tombstones WHERE at < ?1)");
+      s.Bind(1, before_ms);
+      NUBO_RETURN_IF_ERROR(s.Exec());
+    }
+    NUBO_PREPARE(s, c_, "DELETE FROM node_tombstones WHERE at < ?");
+    s.Bind(1, before_ms);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    return static_cast<int64_t>(s.changes());
   }
   Status InsertNode(NodeRow& n) override {
     NUBO_PREPARE(
