@@ -167,7 +167,15 @@ Result<Perms> Checker::OnCollection(const meta::DavCollectionRow& c) {
     return CollectionHidden();
   }
   if (c.user_id == who_.user_id) return Perms::AllNode();
-  return CollectionHidden();
+  // A calendar or address book shared with the caller or one of its
+  // groups: its objects to read, or also to write (never the collection
+  // itself: its properties, its shares and its deletion stay the owner's).
+  NUBO_ASSIGN_OR_RETURN(const std::vector<int64_t>* groups, Groups());
+  NUBO_ASSIGN_OR_RETURN(auto read_only, txn_.DavShareAccess(c.id, who_.user_id, *groups));
+  if (!read_only) return CollectionHidden();
+  Perms p = Perms::Of({Action::kRead, Action::kList});
+  if (!*read_only) p |= Perms::Of({Action::kCreate, Action::kModify, Action::kDelete});
+  return p;
 }
 
 Status Checker::RequireCollection(const meta::DavCollectionRow& c, Action a) {

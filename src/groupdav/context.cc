@@ -72,7 +72,7 @@ std::string BookHomeHref(std::string_view user) {
 std::string StoreHref(const meta::UserRow& owner, const meta::DavCollectionRow& c) {
   return (c.kind != static_cast<int>(Kind::kAddressBook) ? CalendarHomeHref(owner.username)
                                                          : BookHomeHref(owner.username)) +
-         Seg(c.name) + "/";
+         Seg(c.mount_name.empty() ? c.name : c.mount_name) + "/";
 }
 std::string ObjectHref(const meta::UserRow& owner, const meta::DavCollectionRow& c,
                        std::string_view name) {

@@ -15,12 +15,17 @@
 #include "http/response.h"
 #include "meta/meta_store.h"
 
+namespace nubo::dav {
+struct XmlElement;
+}  // namespace nubo::dav
+
 namespace nubo::groupdav {
 
 inline constexpr std::string_view kCalNs = "urn:ietf:params:xml:ns:caldav";
 inline constexpr std::string_view kCardNs = "urn:ietf:params:xml:ns:carddav";
 inline constexpr std::string_view kCsNs = "http://calendarserver.org/ns/";
 inline constexpr std::string_view kAppleNs = "http://apple.com/ns/ical/";
+inline constexpr std::string_view kOcNs = "http://owncloud.org/ns";
 inline constexpr std::string_view kRootPath = "/remote.php/dav";
 
 enum class Res {
@@ -109,6 +114,9 @@ http::Response HandleGet(GContext& c);
 http::Response HandlePut(GContext& c);
 http::Response HandleDelete(GContext& c);
 http::Response HandleReport(GContext& c);
-http::Response HandlePost(GContext& c);  // RFC 6638 §5: free-busy through the outbox
+// RFC 6638 §5: free-busy through the outbox; oc:share on a calendar or an
+// address book (share.cc).
+http::Response HandlePost(GContext& c);
+http::Response HandleShare(GContext& c, const dav::XmlElement& root);
 
 }  // namespace nubo::groupdav

@@ -2,6 +2,7 @@
 // (METHOD:REQUEST with one VFREEBUSY) answered for each recipient with a
 // C:schedule-response (§10.1): the recipient, a request status and, for
 // accounts of this server, their busy time across their calendars.
+#include "dav/xml_reader.h"
 #include "dav/xml_writer.h"
 #include "groupdav/props.h"
 #include "util/strings.h"
@@ -9,8 +10,18 @@
 namespace nubo::groupdav {
 
 http::Response HandlePost(GContext& c) {
+  if (c.target.kind == Res::kCalendar || c.target.kind == Res::kBook) {
+    // Nextcloud's oc:share (share.cc).
+    auto doc = dav::ParseXml(c.req.body);
+    if (!doc.ok()) return http::Response::Text(400, doc.status().message() + "\n");
+    if (doc->ns != kOcNs || doc->name != "share") {
+      return http::Response::Text(400, "POST to a collection takes an oc:share body\n");
+    }
+    return HandleShare(c, *doc);
+  }
   if (c.target.kind != Res::kOutbox) {
-    return http::Response::Text(405, "POST is for a schedule outbox\n");
+    return http::Response::Text(405,
+                                "POST is for a schedule outbox, a calendar or an address book\n");
   }
   const std::string type =
       AsciiLowerCopy(Trim(c.req.headers.Get("Content-Type").value_or("").substr(0, 13)));

@@ -41,6 +41,12 @@ bool OnBook(const PropEnv& e) { return e.kind == Res::kBook; }
 bool OnObject(const PropEnv& e) { return IsObject(e.kind) && e.object; }
 bool OnPrincipal(const PropEnv& e) { return e.kind == Res::kPrincipal && e.owner; }
 bool HasOwner(const PropEnv& e) { return e.owner != nullptr && e.kind != Res::kPrincipal; }
+// A store or object the caller reaches through a share (not its own).
+bool Shared(const PropEnv& e) { return e.collection && !e.collection->mount_name.empty(); }
+bool OwnStore(const PropEnv& e) {
+  return IsStore(e.kind) && e.collection && e.collection->user_id == e.c.who().user_id &&
+         (e.kind == Res::kCalendar || e.kind == Res::kBook);
+}
 bool NamedStoreOrPrincipal(const PropEnv& e) { return IsStore(e.kind) || OnPrincipal(e); }
 
 std::string PrincipalName(const meta::UserRow& u) {
@@ -84,6 +90,18 @@ void WritePrivileges(XmlWriter& w, const PropEnv& e) {
   };
   priv(kDavNs, "read");
   priv(kDavNs, "read-current-user-privilege-set");
+  if (Shared(e)) {
+    // A share gives the objects, read-write or read-only; the collection's
+    // properties and its deletion stay the owner's.
+    if (!e.collection->shared_read_only) {
+      priv(kDavNs, "write-content");
+      priv(kDavNs, "bind");
+      priv(kDavNs, "unbind");
+    }
+    if (IsCalendarSide(e.kind)) priv(kCalNs, "read-free-busy");
+    w.Close();
+    return;
+  }
   const bool writable = e.owner && e.owner->id == e.c.who().user_id && e.kind != Res::kPrincipal;
   if (writable) {
     priv(kDavNs, "all");
@@ -94,6 +112,26 @@ void WritePrivileges(XmlWriter& w, const PropEnv& e) {
     priv(kDavNs, "unbind");
   }
   if (IsCalendarSide(e.kind)) priv(kCalNs, "read-free-busy");
+  w.Close();
+}
+
+void WriteInvite(XmlWriter& w, const PropEnv& e) {
+  w.Open(kOcNs, "invite");
+  auto shares = e.c.gw.Shares(e.c.who(), *e.collection);
+  if (shares.ok()) {
+    for (const meta::DavShareRow& s : *shares) {
+      w.Open(kOcNs, "user");
+      w.Leaf(kDavNs, "href",
+             std::string("principal:principals/") + (s.is_group ? "groups/" : "users/") +
+                 s.grantee_name);
+      w.Leaf(kOcNs, "common-name", s.display_name.empty() ? s.grantee_name : s.display_name);
+      w.Empty(kOcNs, "invite-accepted");
+      w.Open(kOcNs, "access");
+      w.Empty(kOcNs, s.read_only ? "read" : "read-write");
+      w.Close();
+      w.Close();
+    }
+  }
   w.Close();
 }
 
@@ -165,7 +203,15 @@ const std::vector<LiveProp>& Table() {
        }},
       {kDavNs, "owner", false, HasOwner,
        [](XmlWriter& w, const PropEnv& e) {
-         Href(w, kDavNs, "owner", PrincipalHref(e.owner->username));
+         Href(w, kDavNs, "owner",
+              PrincipalHref(Shared(e) ? e.collection->owner_name : e.owner->username));
+       }},
+      // Nextcloud's sharing properties: who the owner shares a collection
+      // with (oc:invite), and whose a shared one is (oc:owner-principal).
+      {kOcNs, "invite", false, OwnStore, WriteInvite},
+      {kOcNs, "owner-principal", false, Shared,
+       [](XmlWriter& w, const PropEnv& e) {
+         w.Leaf(kOcNs, "owner-principal", "principals/users/" + e.collection->owner_name);
        }},
       {kDavNs, "current-user-privilege-set", false, Always, WritePrivileges},
       {kDavNs, "supported-report-set", false, Always, WriteReports},
@@ -399,7 +445,8 @@ void OpenMultistatus(XmlWriter& w) {
          {{"d", std::string(kDavNs)},
           {"C", std::string(kCalNs)},
           {"CR", std::string(kCardNs)},
-          {"cs", std::string(kCsNs)}});
+          {"cs", std::string(kCsNs)},
+          {"oc", std::string(kOcNs)}});
 }
 
 void WriteStatusResponse(XmlWriter& w, std::string_view href, int status) {

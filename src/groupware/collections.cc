@@ -155,6 +155,17 @@ Result<std::vector<meta::DavCollectionRow>> Collections::List(const auth::Princi
     for (auto& c : all) {
       if (check.OnCollection(c).ok()) out.push_back(std::move(c));
     }
+    if (owner.id == who.user_id && (kind == Kind::kCalendar || kind == Kind::kAddressBook)) {
+      NUBO_ASSIGN_OR_RETURN(const std::vector<int64_t>* groups, check.Groups());
+      NUBO_ASSIGN_OR_RETURN(auto shared, txn.ListDavCollectionsSharedWith(who.user_id, *groups,
+                                                                          static_cast<int>(kind)));
+      for (auto& s : shared) {
+        s.collection.mount_name = MountName(s.collection, s.owner_name);
+        s.collection.owner_name = s.owner_name;
+        s.collection.shared_read_only = s.read_only;
+        out.push_back(std::move(s.collection));
+      }
+    }
     return Status::Ok();
   }));
   return out;
@@ -171,9 +182,29 @@ Result<meta::DavCollectionRow> Collections::Get(const auth::Principal& who,
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& txn) -> Status {
     NUBO_ASSIGN_OR_RETURN(
         row, txn.GetDavCollection(owner.id, static_cast<int>(kind), std::string(name)));
+    if (!row && owner.id == who.user_id) {
+      // "<name>_shared_by_<owner>" in one's own home: a collection shared
+      // with one (the check below decides; anything else is absent).
+      constexpr std::string_view kBy = "_shared_by_";
+      const size_t at = name.rfind(kBy);
+      if (at != std::string_view::npos && at > 0) {
+        NUBO_ASSIGN_OR_RETURN(auto sharer,
+                              txn.GetUserByName(std::string(name.substr(at + kBy.size()))));
+        if (sharer && sharer->active && sharer->id != owner.id) {
+          NUBO_ASSIGN_OR_RETURN(row, txn.GetDavCollection(sharer->id, static_cast<int>(kind),
+                                                          std::string(name.substr(0, at))));
+          if (row) {
+            row->mount_name = std::string(name);
+            row->owner_name = sharer->username;
+          }
+        }
+      }
+    }
     if (!row) return authz::CollectionHidden();
     authz::Checker check(txn, who);
-    return check.OnCollection(*row).status();
+    NUBO_ASSIGN_OR_RETURN(authz::Perms p, check.OnCollection(*row));
+    row->shared_read_only = !row->mount_name.empty() && !p.Has(authz::Action::kModify);
+    return Status::Ok();
   }));
   return *row;
 }
@@ -219,10 +250,13 @@ Result<meta::DavCollectionRow> Collections::Update(
   meta::DavCollectionRow row;
   NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& txn) -> Status {
     authz::Checker check(txn, who);
-    NUBO_RETURN_IF_ERROR(check.RequireCollection(c, authz::Action::kModify));
+    // The collection's own properties are its owner's (a sharee may
+    // write objects, not rename or recolour the owner's calendar).
+    NUBO_RETURN_IF_ERROR(check.RequireCollection(c, authz::Action::kManage));
     NUBO_ASSIGN_OR_RETURN(auto cur, txn.GetDavCollection(c.user_id, c.kind, c.name));
     if (!cur) return authz::CollectionHidden();
     row = *cur;
+    row.mount_name = c.mount_name;
     if (props.display_name) row.display_name = *props.display_name;
     if (props.description) row.description = *props.description;
     if (props.color) row.color = *props.color;
@@ -241,8 +275,92 @@ Result<meta::DavCollectionRow> Collections::Update(
 Status Collections::Delete(const auth::Principal& who, const meta::DavCollectionRow& c) {
   return meta_.Write([&](meta::WriteTxn& txn) -> Status {
     authz::Checker check(txn, who);
-    NUBO_RETURN_IF_ERROR(check.RequireCollection(c, authz::Action::kDelete));
+    NUBO_ASSIGN_OR_RETURN(authz::Perms p, check.OnCollection(c));
+    if (c.user_id != who.user_id) {
+      // A sharee leaves: its own share ends, the owner's data stays.
+      NUBO_ASSIGN_OR_RETURN(bool left, txn.RemoveDavShare(c.id, false, who.user_id));
+      if (!left) {
+        return Status::PermissionDenied(
+            "this was shared with a group of yours: leave the group, or ask the owner");
+      }
+      return Status::Ok();
+    }
+    if (!p.Has(authz::Action::kDelete)) return Status::PermissionDenied("not yours to delete");
     return txn.DeleteDavCollection(c.id);
+  });
+}
+
+std::string Collections::MountName(const meta::DavCollectionRow& c, std::string_view owner_name) {
+  return c.name + "_shared_by_" + std::string(owner_name);
+}
+
+Result<std::vector<meta::DavShareRow>> Collections::Shares(const auth::Principal& who,
+                                                           const meta::DavCollectionRow& c) {
+  std::vector<meta::DavShareRow> out;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& txn) -> Status {
+    authz::Checker check(txn, who);
+    NUBO_RETURN_IF_ERROR(check.RequireCollection(c, authz::Action::kManage));
+    NUBO_ASSIGN_OR_RETURN(out, txn.ListDavShares(c.id));
+    return Status::Ok();
+  }));
+  return out;
+}
+
+namespace {
+
+// A sharee by name: an active user other than the owner, or a group the
+// owner belongs to (directly or nested; administrators: any group), so
+// that sharing names no group one could not see. NotFound otherwise, the
+// same for "not yours" and "none".
+Result<int64_t> Grantee(meta::ReadTxn& txn, authz::Checker& check, const meta::DavCollectionRow& c,
+                        bool is_group, std::string_view name) {
+  if (name.empty() || name.size() > 256) return Status::NotFound("no such user or group");
+  if (!is_group) {
+    NUBO_ASSIGN_OR_RETURN(auto u, txn.GetUserByName(std::string(name)));
+    if (!u || !u->active) return Status::NotFound("no such user or group");
+    if (u->id == c.user_id) return Status::InvalidArgument("the owner has it already");
+    return u->id;
+  }
+  NUBO_ASSIGN_OR_RETURN(auto g, txn.GetGroupByName(std::string(name)));
+  if (!g) return Status::NotFound("no such user or group");
+  if (authz::CheckAdmin(check.who()).ok()) return g->id;
+  NUBO_ASSIGN_OR_RETURN(const std::vector<int64_t>* mine, check.Groups());
+  if (std::find(mine->begin(), mine->end(), g->id) == mine->end()) {
+    return Status::NotFound("no such user or group");
+  }
+  return g->id;
+}
+
+}  // namespace
+
+Status Collections::Share(const auth::Principal& who, const meta::DavCollectionRow& c,
+                          bool is_group, std::string_view grantee, bool read_only) {
+  if (c.kind != static_cast<int>(Kind::kCalendar) &&
+      c.kind != static_cast<int>(Kind::kAddressBook)) {
+    return Status::PermissionDenied("only calendars and address books are shared");
+  }
+  return meta_.Write([&](meta::WriteTxn& txn) -> Status {
+    authz::Checker check(txn, who);
+    NUBO_RETURN_IF_ERROR(check.RequireCollection(c, authz::Action::kManage));
+    NUBO_ASSIGN_OR_RETURN(int64_t id, Grantee(txn, check, c, is_group, grantee));
+    return txn.SetDavShare(c.id, is_group, id, read_only, UnixMillis());
+  });
+}
+
+Status Collections::Unshare(const auth::Principal& who, const meta::DavCollectionRow& c,
+                            bool is_group, std::string_view grantee) {
+  return meta_.Write([&](meta::WriteTxn& txn) -> Status {
+    authz::Checker check(txn, who);
+    NUBO_RETURN_IF_ERROR(check.RequireCollection(c, authz::Action::kManage));
+    // Any current sharee may be named, whoever it is now.
+    if (!is_group) {
+      NUBO_ASSIGN_OR_RETURN(auto u, txn.GetUserByName(std::string(grantee)));
+      if (!u) return Status::NotFound("no such user or group");
+      return txn.RemoveDavShare(c.id, false, u->id).status();
+    }
+    NUBO_ASSIGN_OR_RETURN(auto g, txn.GetGroupByName(std::string(grantee)));
+    if (!g) return Status::NotFound("no such user or group");
+    return txn.RemoveDavShare(c.id, true, g->id).status();
   });
 }
 
@@ -366,6 +484,9 @@ Result<meta::DavCollectionRow> Collections::Reload(const auth::Principal& who,
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& txn) -> Status {
     NUBO_ASSIGN_OR_RETURN(row, txn.GetDavCollection(c.user_id, c.kind, c.name));
     if (!row) return authz::CollectionHidden();
+    row->mount_name = c.mount_name;
+    row->owner_name = c.owner_name;
+    row->shared_read_only = c.shared_read_only;
     authz::Checker check(txn, who);
     return check.OnCollection(*row).status();
   }));

@@ -75,8 +75,9 @@ class Collections {
   // (its own; NotFound otherwise, like an account that does not exist).
   Result<meta::UserRow> Home(const auth::Principal& who, std::string_view owner_name);
 
-  // The owner's collections of `kind`; the account's own default
-  // calendar or address book is created on first use.
+  // The owner's collections of `kind`, and in the caller's own home those
+  // others shared with it (under their mount_name); the account's own
+  // default calendar or address book is created on first use.
   Result<std::vector<meta::DavCollectionRow>> List(const auth::Principal& who,
                                                    const meta::UserRow& owner, Kind kind);
   Result<meta::DavCollectionRow> Get(const auth::Principal& who, const meta::UserRow& owner,
@@ -89,7 +90,22 @@ class Collections {
   Result<meta::DavCollectionRow> Update(
       const auth::Principal& who, const meta::DavCollectionRow& c, const CollectionProps& props,
       const std::vector<std::pair<meta::DavDeadProp, bool>>& dead);  // bool: remove
+  // The owner deletes the collection; a sharee leaves its own share
+  // (Nextcloud clients delete a shared calendar to unsubscribe).
   Status Delete(const auth::Principal& who, const meta::DavCollectionRow& c);
+
+  // Who the collection is shared with (the owner asks).
+  Result<std::vector<meta::DavShareRow>> Shares(const auth::Principal& who,
+                                                const meta::DavCollectionRow& c);
+  // The owner shares the collection with a user or one of its own groups
+  // (administrators: any group), read-only or read-write, or ends that.
+  // NotFound for an unknown user or a group it may not name.
+  Status Share(const auth::Principal& who, const meta::DavCollectionRow& c, bool is_group,
+               std::string_view grantee, bool read_only);
+  Status Unshare(const auth::Principal& who, const meta::DavCollectionRow& c, bool is_group,
+                 std::string_view grantee);
+  // "<name>_shared_by_<owner>": a shared collection's name in a sharee's home.
+  static std::string MountName(const meta::DavCollectionRow& c, std::string_view owner_name);
   Result<std::vector<meta::DavDeadProp>> DeadProps(const auth::Principal& who,
                                                    const meta::DavCollectionRow& c);
 

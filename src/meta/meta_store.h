@@ -190,6 +190,29 @@ struct DavCollectionRow {
   int64_t sync_seq = 0;
   int64_t sync_floor = 0;
   int64_t created_at_ms = 0;
+  // Not stored, set when a sharee reaches a collection shared with it: the
+  // name its home shows it under ("<name>_shared_by_<owner>"; hrefs use
+  // it), the owner's name, and whether the share is read-only.
+  std::string mount_name;
+  std::string owner_name;
+  bool shared_read_only = false;
+};
+
+// A calendar or address book shared with a user or a group.
+struct DavShareRow {
+  int64_t collection_id = 0;
+  bool is_group = false;
+  int64_t grantee_id = 0;    // users.id or user_groups.id
+  std::string grantee_name;  // username or group name
+  std::string display_name;  // a user's display name (groups: the name)
+  bool read_only = true;
+};
+
+// A collection shared with the caller, and whose it is.
+struct SharedDavCollection {
+  DavCollectionRow collection;
+  std::string owner_name;
+  bool read_only = true;
 };
 
 // One calendar object or vCard. `data` is empty when listed without it.
@@ -675,6 +698,15 @@ class ReadTxn {
                                                                    const std::string& name) = 0;
   // The account's collections of `kind`, by sort order then name.
   virtual Result<std::vector<DavCollectionRow>> ListDavCollections(int64_t user_id, int kind) = 0;
+  // Who a collection is shared with, users first, by name.
+  virtual Result<std::vector<DavShareRow>> ListDavShares(int64_t collection_id) = 0;
+  // What a share gives `user_id` (directly or through one of `groups`) on
+  // a collection: nullopt nothing, else whether read-only (read-write wins).
+  virtual Result<std::optional<bool>> DavShareAccess(int64_t collection_id, int64_t user_id,
+                                                     const std::vector<int64_t>& groups) = 0;
+  // Collections of `kind` others shared with `user_id` or its `groups`.
+  virtual Result<std::vector<SharedDavCollection>> ListDavCollectionsSharedWith(
+      int64_t user_id, const std::vector<int64_t>& groups, int kind) = 0;
   virtual Result<std::optional<DavObjectRow>> GetDavObject(int64_t collection_id,
                                                            const std::string& name) = 0;
   virtual Result<std::optional<DavObjectRow>> GetDavObjectByUid(int64_t collection_id,
@@ -1033,6 +1065,11 @@ class WriteTxn : public ReadTxn {
   // Fills `row.id`. AlreadyExists when the account has a collection of that
   // kind and name.
   virtual Status InsertDavCollection(DavCollectionRow& row) = 0;
+  // Shares the collection with a user or group (or changes its access).
+  virtual Status SetDavShare(int64_t collection_id, bool is_group, int64_t grantee_id,
+                             bool read_only, int64_t at_ms) = 0;
+  // Ends that share; false when there was none.
+  virtual Result<bool> RemoveDavShare(int64_t collection_id, bool is_group, int64_t grantee_id) = 0;
   // Writes the descriptive fields (display name … components).
   virtual Status UpdateDavCollection(const DavCollectionRow& row) = 0;
   virtual Status DeleteDavCollection(int64_t id) = 0;  // and its objects

@@ -937,6 +937,8 @@ CALQ = (b'<C:calendar-query xmlns:d="DAV:" xmlns:C="urn:ietf:params:xml:ns:calda
         b'<C:calendar-data/></d:prop><C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="VEVENT">'
         b'<C:time-range start="20260101T000000Z" end="20270101T000000Z"/></C:comp-filter></C:comp-filter>'
         b'</C:filter></C:calendar-query>')
+OC_SHARE = (b'<o:share xmlns:d="DAV:" xmlns:o="http://owncloud.org/ns"><o:set><d:href>'
+            b'principal:principals/users/grantee</d:href></o:set></o:share>')
 SYNC = (b'<d:sync-collection xmlns:d="DAV:"><d:sync-token/><d:sync-level>1</d:sync-level>'
         b'<d:prop><d:getetag/></d:prop></d:sync-collection>')
 CARDQ = (b'<CR:addressbook-query xmlns:d="DAV:" xmlns:CR="urn:ietf:params:xml:ns:carddav"><d:prop><d:getetag/>'
@@ -1010,7 +1012,9 @@ def groupdav_cases():
             Case(lambda v, w: R("DELETE", cal(v) + "e.ics", {}, b""), F, "event"),
             Case(lambda v, w: R("DELETE", book(v), {}, b""), F, "address book")],
         "POST": [Case(lambda v, w: R("POST", "%s/calendars/alice/outbox/" % GW, {"Content-Type": "text/calendar"},
-                                     FREEBUSY), F, "free-busy through the outbox")],
+                                     FREEBUSY), F, "free-busy through the outbox"),
+                 # Nextcloud's oc:share: only the owner shares her calendar.
+                 Case(lambda v, w: R("POST", cal(v), XML, OC_SHARE), F, "oc:share a calendar")],
         "REPORT": [
             Case(lambda v, w: R("REPORT", cal(v), dict(XML, Depth="1"), CALQ), F, "calendar-query", ok=is_207),
             Case(lambda v, w: R("REPORT", cal(v), dict(XML, Depth="0"), SYNC), F, "sync-collection", ok=is_207),

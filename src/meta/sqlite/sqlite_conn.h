@@ -136,6 +136,18 @@ Result<std::optional<T>> One(Stmt& s, T (*from)(const Stmt&)) {
 
 inline int64_t FirstInt(const Stmt& s) { return s.Int(0); }
 
+// Ids as one JSON array ("[1,2,3]"): a statement reads any number of
+// them through json_each(?).
+inline std::string JsonIds(const std::vector<int64_t>& ids) {
+  std::string out = "[";
+  for (int64_t id : ids) {
+    if (out.size() > 1) out += ',';
+    out += std::to_string(id);
+  }
+  out += ']';
+  return out;
+}
+
 class Conn {
  public:
   ~Conn() {

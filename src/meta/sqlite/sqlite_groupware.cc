@@ -82,6 +82,83 @@ Result<std::vector<DavCollectionRow>> ListDavCollections(Conn& c, int64_t user_i
   return Rows<DavCollectionRow>(s, CollectionFrom);
 }
 
+Result<std::vector<DavShareRow>> ListDavShares(Conn& c, int64_t collection_id) {
+  NUBO_PREPARE(s, c,
+               "SELECT 0, u.id, u.username, u.display_name, sh.read_only FROM dav_shares sh "
+               "JOIN users u ON u.id = sh.grantee_user WHERE sh.collection_id = ?1 "
+               "UNION ALL SELECT 1, g.id, g.name, g.name, sh.read_only FROM dav_shares sh "
+               "JOIN user_groups g ON g.id = sh.grantee_group WHERE sh.collection_id = ?1 "
+               "ORDER BY 1, 3");
+  s.Bind(1, collection_id);
+  NUBO_ASSIGN_OR_RETURN(auto rows, Rows<DavShareRow>(s, [](const Stmt& r) {
+                          DavShareRow x;
+                          x.is_group = r.Int(0) != 0;
+                          x.grantee_id = r.Int(1);
+                          x.grantee_name = r.Text(2);
+                          x.display_name = r.Text(3);
+                          x.read_only = r.Int(4) != 0;
+                          return x;
+                        }));
+  for (auto& r : rows) r.collection_id = collection_id;
+  return rows;
+}
+
+Result<std::optional<bool>> DavShareAccess(Conn& c, int64_t collection_id, int64_t user_id,
+                                           const std::vector<int64_t>& groups) {
+  NUBO_PREPARE(s, c,
+               "SELECT min(read_only) FROM dav_shares WHERE collection_id = ?1 AND "
+               "(grantee_user = ?2 OR grantee_group IN (SELECT value FROM json_each(?3)))");
+  s.Bind(1, collection_id).Bind(2, user_id).Bind(3, JsonIds(groups));
+  NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row || s.IsNull(0)) return std::optional<bool>();
+  return std::optional<bool>(s.Int(0) != 0);
+}
+
+Result<std::vector<SharedDavCollection>> ListDavCollectionsSharedWith(
+    Conn& c, int64_t user_id, const std::vector<int64_t>& groups, int kind) {
+  // One row per collection: read-write through any share wins.
+  static const std::string sql =
+      "SELECT d.id, d.public_id, d.user_id, d.kind, d.name, d.display_name, d.description, "
+      "d.color, d.sort_order, d.timezone, d.components, d.sync_seq, d.sync_floor, d.created_at, "
+      "u.username, min(sh.read_only) FROM dav_shares sh JOIN dav_collections d ON d.id = "
+      "sh.collection_id JOIN users u ON u.id = d.user_id WHERE d.kind = ?3 AND d.user_id != ?1 "
+      "AND u.active = 1 AND (sh.grantee_user = ?1 OR sh.grantee_group IN (SELECT value FROM "
+      "json_each(?2))) GROUP BY d.id ORDER BY u.username, d.sort_order, d.name";
+  NUBO_PREPARE(s, c, sql.c_str());
+  s.Bind(1, user_id).Bind(2, JsonIds(groups)).Bind(3, static_cast<int64_t>(kind));
+  return Rows<SharedDavCollection>(s, [](const Stmt& r) {
+    SharedDavCollection x;
+    x.collection = CollectionFrom(r);
+    x.owner_name = r.Text(14);
+    x.read_only = r.Int(15) != 0;
+    return x;
+  });
+}
+
+Status SetDavShare(Conn& c, int64_t collection_id, bool is_group, int64_t grantee_id,
+                   bool read_only, int64_t at_ms) {
+  NUBO_PREPARE(s, c,
+               is_group ? "INSERT INTO dav_shares (collection_id, grantee_group, read_only, "
+                          "created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (collection_id, "
+                          "grantee_group) WHERE grantee_group IS NOT NULL DO UPDATE SET "
+                          "read_only = excluded.read_only"
+                        : "INSERT INTO dav_shares (collection_id, grantee_user, read_only, "
+                          "created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (collection_id, "
+                          "grantee_user) WHERE grantee_user IS NOT NULL DO UPDATE SET "
+                          "read_only = excluded.read_only");
+  s.Bind(1, collection_id).Bind(2, grantee_id).Bind(3, int64_t{read_only ? 1 : 0}).Bind(4, at_ms);
+  return s.Exec();
+}
+
+Result<bool> RemoveDavShare(Conn& c, int64_t collection_id, bool is_group, int64_t grantee_id) {
+  NUBO_PREPARE(s, c,
+               is_group ? "DELETE FROM dav_shares WHERE collection_id = ? AND grantee_group = ?"
+                        : "DELETE FROM dav_shares WHERE collection_id = ? AND grantee_user = ?");
+  s.Bind(1, collection_id).Bind(2, grantee_id);
+  NUBO_RETURN_IF_ERROR(s.Exec());
+  return s.changes() > 0;
+}
+
 Result<std::optional<DavObjectRow>> GetDavObject(Conn& c, int64_t collection_id,
                                                  const std::string& name) {
   static const std::string sql =

@@ -15,6 +15,14 @@ namespace nubo::meta::sqlite {
 Result<std::optional<DavCollectionRow>> GetDavCollection(Conn& c, int64_t user_id, int kind,
                                                          const std::string& name);
 Result<std::vector<DavCollectionRow>> ListDavCollections(Conn& c, int64_t user_id, int kind);
+Result<std::vector<DavShareRow>> ListDavShares(Conn& c, int64_t collection_id);
+Result<std::optional<bool>> DavShareAccess(Conn& c, int64_t collection_id, int64_t user_id,
+                                           const std::vector<int64_t>& groups);
+Result<std::vector<SharedDavCollection>> ListDavCollectionsSharedWith(
+    Conn& c, int64_t user_id, const std::vector<int64_t>& groups, int kind);
+Status SetDavShare(Conn& c, int64_t collection_id, bool is_group, int64_t grantee_id,
+                   bool read_only, int64_t at_ms);
+Result<bool> RemoveDavShare(Conn& c, int64_t collection_id, bool is_group, int64_t grantee_id);
 Result<std::optional<DavObjectRow>> GetDavObject(Conn& c, int64_t collection_id,
                                                  const std::string& name);
 Result<std::optional<DavObjectRow>> GetDavObjectByUid(Conn& c, int64_t collection_id,

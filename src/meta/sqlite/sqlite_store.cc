@@ -130,18 +130,6 @@ constexpr const char* kNodeCols = NUBO_NODE_COLS;
 constexpr int kNodeColCount = 23;
 constexpr const char* kNodeSelect = "SELECT " NUBO_NODE_COLS " FROM nodes n ";
 
-// Ids as one JSON array ("[1,2,3]"): a statement reads any number of
-// them through json_each(?).
-std::string JsonIds(const std::vector<int64_t>& ids) {
-  std::string out = "[";
-  for (int64_t id : ids) {
-    if (out.size() > 1) out += ',';
-    out += std::to_string(id);
-  }
-  out += ']';
-  return out;
-}
-
 std::optional<int64_t> OptInt(const Stmt& s, int col) {
   return s.IsNull(col) ? std::nullopt : std::optional<int64_t>(s.Int(col));
 }
@@ -518,6 +506,17 @@ class SqliteTxn final : public WriteTxn {
   Result<std::vector<DavCollectionRow>> ListDavCollections(int64_t user_id, int kind) override {
     return sqlite::ListDavCollections(c_, user_id, kind);
   }
+  Result<std::vector<DavShareRow>> ListDavShares(int64_t collection_id) override {
+    return sqlite::ListDavShares(c_, collection_id);
+  }
+  Result<std::optional<bool>> DavShareAccess(int64_t collection_id, int64_t user_id,
+                                             const std::vector<int64_t>& groups) override {
+    return sqlite::DavShareAccess(c_, collection_id, user_id, groups);
+  }
+  Result<std::vector<SharedDavCollection>> ListDavCollectionsSharedWith(
+      int64_t user_id, const std::vector<int64_t>& groups, int kind) override {
+    return sqlite::ListDavCollectionsSharedWith(c_, user_id, groups, kind);
+  }
   Result<std::optional<DavObjectRow>> GetDavObject(int64_t collection_id,
                                                    const std::string& name) override {
     return sqlite::GetDavObject(c_, collection_id, name);
@@ -547,6 +546,13 @@ class SqliteTxn final : public WriteTxn {
   }
   Status InsertDavCollection(DavCollectionRow& row) override {
     return sqlite::InsertDavCollection(c_, row);
+  }
+  Status SetDavShare(int64_t collection_id, bool is_group, int64_t grantee_id, bool read_only,
+                     int64_t at_ms) override {
+    return sqlite::SetDavShare(c_, collection_id, is_group, grantee_id, read_only, at_ms);
+  }
+  Result<bool> RemoveDavShare(int64_t collection_id, bool is_group, int64_t grantee_id) override {
+    return sqlite::RemoveDavShare(c_, collection_id, is_group, grantee_id);
   }
   Status UpdateDavCollection(const DavCollectionRow& row) override {
     return sqlite::UpdateDavCollection(c_, row);
