@@ -241,10 +241,12 @@ Result<UploadResult> Files::AttachFile(meta::WriteTxn& t, const Principal& who,
     n.mime = mime;
     n.mtime_ms = req.mtime_ms.value_or(now);
     n.updated_by = who.user_id;
+    // One change number for the file and its folders (sync-collection
+    // needs the file's; the rollups the folders').
     NUBO_RETURN_IF_ERROR(Stamp(t, n));
     NUBO_RETURN_IF_ERROR(t.UpdateNode(n));
     if (!kept) NUBO_RETURN_IF_ERROR(content::ReleaseManifest(t, old_manifest, now));
-    NUBO_RETURN_IF_ERROR(Touch(t, n.drive_id, parent.id, delta));
+    NUBO_RETURN_IF_ERROR(t.BumpAncestors(parent.id, n.tree_seq, delta));
     NUBO_ASSIGN_OR_RETURN(out.node, Reload(t, n.id, who.user_id));
     out.created = false;
     return out;
@@ -262,7 +264,7 @@ Result<UploadResult> Files::AttachFile(meta::WriteTxn& t, const Principal& who,
   n.mtime_ms = req.mtime_ms.value_or(now);
   NUBO_RETURN_IF_ERROR(Stamp(t, n));
   NUBO_RETURN_IF_ERROR(NameTaken(t.InsertNode(n), name));
-  NUBO_RETURN_IF_ERROR(Touch(t, n.drive_id, parent.id, static_cast<int64_t>(size)));
+  NUBO_RETURN_IF_ERROR(t.BumpAncestors(parent.id, n.tree_seq, static_cast<int64_t>(size)));
   NUBO_ASSIGN_OR_RETURN(out.node, Reload(t, n.id, who.user_id));
   out.created = true;
   return out;
