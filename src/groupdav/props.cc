@@ -121,9 +121,11 @@ void WriteInvite(XmlWriter& w, const PropEnv& e) {
   if (shares.ok()) {
     for (const meta::DavShareRow& s : *shares) {
       w.Open(kOcNs, "user");
+      // The name percent-encoded as in a principal's path (a group's may
+      // hold spaces); share.cc decodes it back.
       w.Leaf(kDavNs, "href",
              std::string("principal:principals/") + (s.is_group ? "groups/" : "users/") +
-                 s.grantee_name);
+                 dav::EncodeSegment(s.grantee_name));
       w.Leaf(kOcNs, "common-name", s.display_name.empty() ? s.grantee_name : s.display_name);
       w.Empty(kOcNs, "invite-accepted");
       w.Open(kOcNs, "access");

@@ -167,6 +167,10 @@ class DavSharingTest(unittest.TestCase):
         self.assertEqual(st, 200, data)
         mount = "%s/calendars/dave/rota_shared_by_alice/" % ROOT
         self.assertIn(mount, self.home(dave))
+        # oc:invite names the group as a principal URI, percent-encoded.
+        invite = self.home(alice)[cal][1][OC + "invite"]
+        self.assertEqual([u.find(D + "href").text for u in invite.findall(OC + "user")],
+                         ["principal:principals/groups/Cal%20Team"])
         self.assertNotIn("%s/calendars/bob/rota_shared_by_alice/" % ROOT, self.home(bob))
         self.assertEqual(self.put(dave, mount + "swap.ics",
                                   event("swap@nubo.test", "20260402T080000Z", "20260402T160000Z", "Swap"))[0], 201)

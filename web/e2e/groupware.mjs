@@ -222,6 +222,58 @@ async function main() {
       assert.equal(body.match(/BEGIN:VEVENT/g)?.length, 2);
     });
 
+    await step('share a calendar with another user, change the access; one shared back shows whose it is', async () => {
+      const BEA = { user: 'bea', pass: 'bea password 12' };
+      await admin.call('POST', '/api/v1/admin/users', { username: BEA.user, password: BEA.pass });
+      const bea = await davSession(nubo.url, BEA.user, BEA.pass);
+      await collection('Work renamed').getByRole('button', { name: 'Share' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Share "Work renamed"' });
+      await dialog.getByText('Not shared with anyone yet.').waitFor();
+      await dialog.locator('input[name=sharee]').fill(BEA.user);
+      await dialog.getByLabel('They may add and change entries').check();
+      await dialog.getByRole('button', { name: 'Share', exact: true }).click();
+      await dialog.locator(`li[data-sharee="${BEA.user}"][data-access="read-write"]`).waitFor();
+      // Bea finds it in her own home, writable.
+      const slug = await collection('Work renamed').getAttribute('data-slug');
+      const mount = `/remote.php/dav/calendars/${BEA.user}/${slug}_shared_by_${ADMIN.user}/`;
+      const priv = '<d:propfind xmlns:d="DAV:"><d:prop><d:current-user-privilege-set/></d:prop></d:propfind>';
+      let r = await bea('PROPFIND', mount, { depth: '0', body: priv });
+      assert.equal(r.status, 207, r.text);
+      assert.match(r.text, /write-content/);
+      // Read-only from the list: her privileges follow.
+      await dialog.getByRole('combobox', { name: `Access of ${BEA.user}` }).selectOption('r');
+      await dialog.locator(`li[data-sharee="${BEA.user}"][data-access="read"]`).waitFor();
+      r = await bea('PROPFIND', mount, { depth: '0', body: priv });
+      assert.doesNotMatch(r.text, /write-content/);
+      await dialog.getByRole('button', { name: `Stop sharing with ${BEA.user}` }).click();
+      await dialog.getByText('Not shared with anyone yet.').waitFor();
+      assert.equal((await bea('PROPFIND', mount, { depth: '0', body: priv })).status, 404);
+      await dialog.getByRole('button', { name: 'Close', exact: true }).last().click();
+      // Bea shares one of hers: it shows as hers, read-only, no Edit or Share; leaving it keeps it hers.
+      const beaCal = `/remote.php/dav/calendars/${BEA.user}/trips/`;
+      r = await bea('MKCALENDAR', beaCal, {
+        body: '<C:mkcalendar xmlns:d="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><d:set><d:prop><d:displayname>Trips</d:displayname></d:prop></d:set></C:mkcalendar>',
+      });
+      assert.equal(r.status, 201, r.text);
+      r = await bea('POST', beaCal, {
+        body: `<o:share xmlns:d="DAV:" xmlns:o="http://owncloud.org/ns"><o:set><d:href>principal:principals/users/${ADMIN.user}</d:href></o:set></o:share>`,
+      });
+      assert.equal(r.status, 200, r.text);
+      await page.reload();
+      const shared = collection('Trips');
+      await shared.waitFor();
+      assert.equal(await shared.getByTestId('shared-by').textContent(), `Shared by ${BEA.user}\u00a0· read-only`);
+      assert.equal(await shared.getByRole('button', { name: 'Edit' }).count(), 0);
+      assert.equal(await shared.getByRole('button', { name: 'Share' }).count(), 0);
+      assert.equal(await shared.getByRole('button', { name: 'Import' }).count(), 0);
+      await shared.getByRole('button', { name: 'Remove from my list' }).click();
+      const confirm = page.getByRole('dialog', { name: 'Remove from my list' });
+      await confirm.getByRole('button', { name: 'Remove from my list' }).click();
+      await shared.waitFor({ state: 'detached' });
+      await until('calendars listed', listedCollections, ['Personal', 'Work renamed']);
+      assert.equal((await bea('PROPFIND', beaCal, { depth: '0', body: priv })).status, 207, "Bea's calendar stays");
+    });
+
     await step('import an .ics from the drive through the file picker', async () => {
       const root = await admin.rootId();
       const uid = `drive-${now}@e2e.nubo`;

@@ -8,12 +8,15 @@ import {
   mkcalendarBody,
   normalizeColor,
   parseCollections,
+  parseInvite,
   parseMultistatus,
   parseObjects,
   parseXml,
   proppatchApplied,
   proppatchBody,
   calendarQueryBody,
+  shareBody,
+  shareePrincipal,
   xmlEscape,
 } from './dav';
 
@@ -111,7 +114,16 @@ describe('parseCollections', () => {
   it('lists the calendars: not the home, not other collections; colour from a 2xx propstat only', () => {
     const cals = parseCollections(CALENDARS, 'calendar');
     expect(cals).toEqual([
-      { href: '/remote.php/dav/calendars/ann/personal/', slug: 'personal', displayName: 'Personal', description: '', color: null, ctag: '"0"' },
+      {
+        href: '/remote.php/dav/calendars/ann/personal/',
+        slug: 'personal',
+        displayName: 'Personal',
+        description: '',
+        color: null,
+        ctag: '"0"',
+        sharedBy: null,
+        writable: true,
+      },
       {
         href: '/remote.php/dav/calendars/ann/work%20stuff-k2/',
         slug: 'work stuff-k2',
@@ -119,6 +131,8 @@ describe('parseCollections', () => {
         description: 'Office',
         color: '#3366ff',
         ctag: '"7"',
+        sharedBy: null,
+        writable: true,
       },
     ]);
   });
@@ -134,6 +148,52 @@ describe('parseCollections', () => {
       ['/remote.php/dav/addressbooks/users/ann/friends/', 'friends', 'friends'],
     ]);
     expect(parseCollections(xml, 'calendar')).toEqual([]);
+  });
+});
+
+describe('sharing', () => {
+  it('marks a collection shared with the user: whose it is, and read-only without a write privilege', () => {
+    const xml = `<d:multistatus xmlns:d="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav" xmlns:oc="http://owncloud.org/ns">
+      <d:response><d:href>/remote.php/dav/calendars/bob/family_shared_by_ann/</d:href><d:propstat><d:prop><d:resourcetype><d:collection/><C:calendar/></d:resourcetype>
+        <oc:owner-principal>principals/users/ann</oc:owner-principal>
+        <d:current-user-privilege-set><d:privilege><d:read/></d:privilege><d:privilege><C:read-free-busy/></d:privilege></d:current-user-privilege-set>
+      </d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>
+      <d:response><d:href>/remote.php/dav/calendars/bob/rota_shared_by_ann/</d:href><d:propstat><d:prop><d:resourcetype><d:collection/><C:calendar/></d:resourcetype>
+        <oc:owner-principal>principals/users/ann</oc:owner-principal>
+        <d:current-user-privilege-set><d:privilege><d:read/></d:privilege><d:privilege><d:write-content/></d:privilege></d:current-user-privilege-set>
+      </d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>
+      <d:response><d:href>/remote.php/dav/calendars/bob/personal/</d:href><d:propstat><d:prop><d:resourcetype><d:collection/><C:calendar/></d:resourcetype>
+        <d:current-user-privilege-set><d:privilege><d:all/></d:privilege></d:current-user-privilege-set>
+      </d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>
+    </d:multistatus>`;
+    expect(parseCollections(xml, 'calendar').map((c) => [c.slug, c.sharedBy, c.writable])).toEqual([
+      ['family_shared_by_ann', 'ann', false],
+      ['rota_shared_by_ann', 'ann', true],
+      ['personal', null, true],
+    ]);
+  });
+
+  it('reads the sharees of oc:invite, users and groups with their access', () => {
+    const xml = `<d:multistatus xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns"><d:response><d:href>/c/</d:href><d:propstat><d:prop><oc:invite>
+      <oc:user><d:href>principal:principals/users/bob</d:href><oc:common-name>Bob B.</oc:common-name><oc:access><oc:read/></oc:access></oc:user>
+      <oc:user><d:href>principal:principals/groups/Team%20A</d:href><oc:common-name>Team A</oc:common-name><oc:access><oc:read-write/></oc:access></oc:user>
+      <oc:user><d:href>mailto:x@example.com</d:href></oc:user>
+    </oc:invite></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response></d:multistatus>`;
+    expect(parseInvite(xml)).toEqual([
+      { principal: 'principal:principals/users/bob', name: 'bob', group: false, displayName: 'Bob B.', readWrite: false },
+      { principal: 'principal:principals/groups/Team%20A', name: 'Team A', group: true, displayName: 'Team A', readWrite: true },
+    ]);
+  });
+
+  it('builds oc:share bodies: read-write only when asked, removal, names escaped', () => {
+    const set = parseXml(shareBody(shareePrincipal('Team & Co', true), { readWrite: false }));
+    expect(set.getElementsByTagNameNS('http://owncloud.org/ns', 'set').length).toBe(1);
+    expect(set.getElementsByTagNameNS('DAV:', 'href')[0].textContent).toBe('principal:principals/groups/Team%20%26%20Co');
+    expect(set.getElementsByTagNameNS('http://owncloud.org/ns', 'read-write').length).toBe(0);
+    const rw = parseXml(shareBody(shareePrincipal('bob'), { readWrite: true }));
+    expect(rw.getElementsByTagNameNS('http://owncloud.org/ns', 'read-write').length).toBe(1);
+    const rm = parseXml(shareBody(shareePrincipal('bob'), 'remove'));
+    expect(rm.getElementsByTagNameNS('http://owncloud.org/ns', 'remove').length).toBe(1);
   });
 });
 

@@ -12,6 +12,7 @@ export const NS = {
   carddav: 'urn:ietf:params:xml:ns:carddav',
   apple: 'http://apple.com/ns/ical/',
   cs: 'http://calendarserver.org/ns/',
+  oc: 'http://owncloud.org/ns',
 } as const;
 
 export const DAV_ROOT = '/remote.php/dav/';
@@ -35,13 +36,65 @@ const HEADER = '<?xml version="1.0" encoding="utf-8"?>\n';
 export function propfindCollectionsBody(kind: CollectionKind): string {
   return kind === 'calendar'
     ? HEADER +
-        `<d:propfind xmlns:d="${NS.dav}" xmlns:C="${NS.caldav}" xmlns:A="${NS.apple}" xmlns:cs="${NS.cs}"><d:prop>` +
+        `<d:propfind xmlns:d="${NS.dav}" xmlns:C="${NS.caldav}" xmlns:A="${NS.apple}" xmlns:cs="${NS.cs}" xmlns:oc="${NS.oc}"><d:prop>` +
         '<d:resourcetype/><d:displayname/><C:calendar-description/><A:calendar-color/><cs:getctag/>' +
-        '</d:prop></d:propfind>'
+        '<oc:owner-principal/><d:current-user-privilege-set/></d:prop></d:propfind>'
     : HEADER +
-        `<d:propfind xmlns:d="${NS.dav}" xmlns:CR="${NS.carddav}" xmlns:cs="${NS.cs}"><d:prop>` +
+        `<d:propfind xmlns:d="${NS.dav}" xmlns:CR="${NS.carddav}" xmlns:cs="${NS.cs}" xmlns:oc="${NS.oc}"><d:prop>` +
         '<d:resourcetype/><d:displayname/><CR:addressbook-description/><cs:getctag/>' +
-        '</d:prop></d:propfind>';
+        '<oc:owner-principal/><d:current-user-privilege-set/></d:prop></d:propfind>';
+}
+
+/** PROPFIND of one collection's sharees (oc:invite). */
+export const propfindInviteBody = HEADER + `<d:propfind xmlns:d="${NS.dav}" xmlns:oc="${NS.oc}"><d:prop><oc:invite/></d:prop></d:propfind>`;
+
+/** A user or group of this server as Nextcloud's sharing names it. */
+export function shareePrincipal(name: string, group = false): string {
+  return `principal:principals/${group ? 'groups' : 'users'}/${encodeURIComponent(name)}`;
+}
+
+/** POST body sharing a collection with `principal` (read-only unless `readWrite`), or ending that. */
+export function shareBody(principal: string, op: { readWrite: boolean } | 'remove'): string {
+  const href = `<d:href>${xmlEscape(principal)}</d:href>`;
+  const inner = op === 'remove' ? `<o:remove>${href}</o:remove>` : `<o:set>${href}${op.readWrite ? '<o:read-write/>' : ''}</o:set>`;
+  return HEADER + `<o:share xmlns:d="${NS.dav}" xmlns:o="${NS.oc}">${inner}</o:share>`;
+}
+
+export interface Sharee {
+  /** the principal URI the server gave ("principal:principals/users/bob") */
+  principal: string;
+  /** the user or group name */
+  name: string;
+  group: boolean;
+  displayName: string;
+  readWrite: boolean;
+}
+
+/** The sharees of an oc:invite answer. */
+export function parseInvite(xml: string): Sharee[] {
+  const out: Sharee[] = [];
+  const r = parseMultistatus(xml)[0];
+  const invite = r ? prop(r, NS.oc, 'invite') : null;
+  if (!invite) return out;
+  for (const u of Array.from(invite.getElementsByTagNameNS(NS.oc, 'user'))) {
+    const principal = u.getElementsByTagNameNS(NS.dav, 'href')[0]?.textContent?.trim() ?? '';
+    const m = /^principal:principals\/(users|groups)\/(.+)$/.exec(principal);
+    if (!m) continue;
+    let name = m[2];
+    try {
+      name = decodeURIComponent(name);
+    } catch {
+      /* keep it as sent */
+    }
+    out.push({
+      principal,
+      name,
+      group: m[1] === 'groups',
+      displayName: u.getElementsByTagNameNS(NS.oc, 'common-name')[0]?.textContent?.trim() || name,
+      readWrite: u.getElementsByTagNameNS(NS.oc, 'read-write').length > 0,
+    });
+  }
+  return out;
 }
 
 function propsXml(displayName: string, color?: string | null): string {
@@ -166,6 +219,10 @@ export interface Collection {
   /** "#rrggbb" (the alpha of "#rrggbbaa" dropped), or null */
   color: string | null;
   ctag: string;
+  /** a collection someone shared with the user: the owner's username (else null) */
+  sharedBy: string | null;
+  /** whether the user may add and change what is in it */
+  writable: boolean;
 }
 
 /** "#3366ffff" → "#3366ff"; anything else not a hex colour → null. */
@@ -207,9 +264,21 @@ export function parseCollections(xml: string, kind: CollectionKind): Collection[
           : propText(r, NS.carddav, 'addressbook-description'),
       color: kind === 'calendar' ? normalizeColor(propText(r, NS.apple, 'calendar-color')) : null,
       ctag: propText(r, NS.cs, 'getctag'),
+      sharedBy: propText(r, NS.oc, 'owner-principal').replace(/^principals\/users\//, '') || null,
+      writable: writableOf(prop(r, NS.dav, 'current-user-privilege-set')),
     });
   }
   return out;
+}
+
+/** Whether a current-user-privilege-set lets the user write the collection's contents (absent: assumed). */
+function writableOf(set: Element | null): boolean {
+  if (!set) return true;
+  for (const p of Array.from(set.getElementsByTagNameNS(NS.dav, 'privilege'))) {
+    const name = p.firstElementChild?.localName;
+    if (p.firstElementChild?.namespaceURI === NS.dav && (name === 'all' || name === 'write' || name === 'write-content')) return true;
+  }
+  return false;
 }
 
 /** The object data (calendar-data or address-data) of a REPORT answer, by href. */

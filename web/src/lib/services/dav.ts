@@ -17,13 +17,17 @@ import {
   mkcalendarBody,
   parseCollections,
   parseObjects,
+  parseInvite,
   propfindCollectionsBody,
+  propfindInviteBody,
+  shareBody,
   proppatchApplied,
   proppatchBody,
   type Collection,
   type CollectionKind,
   type ImportObject,
   type PutOutcome,
+  type Sharee,
 } from '../dav';
 import { icsUtc, readEvents, type CalEvent } from '../ical';
 import { readCard, type Contact } from '../vcard';
@@ -45,6 +49,8 @@ export const groupwareApi: GroupwareApi = {
   update: updateCollection,
   remove: deleteCollection,
   put: putObject,
+  shares: listShares,
+  share: shareCollection,
 };
 
 async function send(method: string, url: string, req: DavRequest = {}): Promise<Response> {
@@ -117,6 +123,17 @@ export async function createCollection(
 export async function updateCollection(href: string, displayName: string, color?: string | null): Promise<void> {
   const text = await textIf(await send('PROPPATCH', href, { body: proppatchBody(displayName, color) }), [207]);
   if (!proppatchApplied(text)) throw new ApiError(403, 'proppatch', 'the server did not apply the change');
+}
+
+/** Who an own calendar or address book is shared with (oc:invite). */
+export async function listShares(href: string): Promise<Sharee[]> {
+  return parseInvite(await textIf(await send('PROPFIND', href, { body: propfindInviteBody, depth: '0' }), [207]));
+}
+
+/** Shares a collection (POST of an oc:share body); readWrite null ends the share. */
+export async function shareCollection(href: string, principal: string, readWrite: boolean | null): Promise<void> {
+  const op = readWrite === null ? 'remove' : { readWrite };
+  await textIf(await send('POST', href, { body: shareBody(principal, op) }), [200, 204]);
 }
 
 export async function deleteCollection(href: string): Promise<void> {

@@ -42,3 +42,8 @@ export const groups: GroupsApi = {
     return api.call('DELETE /api/v1/groups/{id}/members/groups/{member}', { path: { id, member } });
   },
 };
+
+/** The groups the caller may share with (its own; every group for administrators). */
+export async function myGroups(): Promise<Group[]> {
+  return (await groups.list()).items;
+}

@@ -3,8 +3,8 @@
 // importing a file into one. The DAV requests come in as an object
 // (services/dav.ts in the app, a fake in groupware.test.ts); failures go
 // through the one error funnel.
-import type { Collection, CollectionKind, ImportObject, ImportSummary, PutOutcome } from '../dav';
-import { importObjects, runImport } from '../dav';
+import type { Collection, CollectionKind, ImportObject, ImportSummary, PutOutcome, Sharee } from '../dav';
+import { importObjects, runImport, shareePrincipal } from '../dav';
 import { handleError } from '../services/errors';
 import { t } from '../i18n/index.svelte';
 import { toasts } from './toasts.svelte';
@@ -15,6 +15,10 @@ export interface GroupwareApi {
   update(href: string, displayName: string, color?: string | null): Promise<void>;
   remove(href: string): Promise<void>;
   put(kind: CollectionKind, collection: string, o: ImportObject): Promise<PutOutcome>;
+  /** who an own collection is shared with */
+  shares(href: string): Promise<Sharee[]>;
+  /** shares it with a principal (read-only unless readWrite), or ends that when readWrite is null */
+  share(href: string, principal: string, readWrite: boolean | null): Promise<void>;
 }
 
 /** The default collection of each kind, listed first. */
@@ -97,12 +101,47 @@ export class DavCollections {
     }
   }
 
+  /** the sharees of the collection whose sharing is open, by its href */
+  sharees = $state<{ href: string; list: Sharee[] } | null>(null);
+
+  async loadShares(c: Collection): Promise<void> {
+    try {
+      this.sharees = { href: c.href, list: await this.api.shares(c.href) };
+    } catch (e) {
+      handleError(e, `shares of ${this.kind}`);
+    }
+  }
+
+  /** Shares `c` with a user or a group (or changes its access), then lists the sharees again. */
+  async share(c: Collection, name: string, group: boolean, readWrite: boolean): Promise<boolean> {
+    try {
+      await this.api.share(c.href, shareePrincipal(name, group), readWrite);
+      toasts.push('success', t('dav.sharedWith', { name }));
+      await this.loadShares(c);
+      return true;
+    } catch (e) {
+      handleError(e, `share ${this.kind}`);
+      return false;
+    }
+  }
+
+  async unshare(c: Collection, s: Sharee): Promise<boolean> {
+    try {
+      await this.api.share(c.href, s.principal, null);
+      await this.loadShares(c);
+      return true;
+    } catch (e) {
+      handleError(e, `unshare ${this.kind}`);
+      return false;
+    }
+  }
+
   async remove(c: Collection): Promise<boolean> {
     try {
       await this.api.remove(c.href);
       this.items = this.items.filter((x) => x.href !== c.href);
       if (this.lastImport?.href === c.href) this.lastImport = null;
-      toasts.push('success', t('dav.deleted', { name: c.displayName }));
+      toasts.push('success', t(c.sharedBy ? 'dav.left' : 'dav.deleted', { name: c.displayName }));
       return true;
     } catch (e) {
       handleError(e, `delete ${this.kind}`);

@@ -2,7 +2,7 @@ import { describe, it, expect, vi, beforeEach } from 'vitest';
 import { DavCollections, importMessage, sortCollections, type GroupwareApi } from './groupware.svelte';
 import { toasts } from './toasts.svelte';
 import { ApiError } from '../api/client';
-import { importObjects, runImport, type Collection, type ImportObject } from '../dav';
+import { importObjects, runImport, type Collection, type ImportObject, type Sharee } from '../dav';
 
 const col = (slug: string, displayName: string, color: string | null = null): Collection => ({
   href: `/remote.php/dav/calendars/ann/${slug}/`,
@@ -11,6 +11,8 @@ const col = (slug: string, displayName: string, color: string | null = null): Co
   description: '',
   color,
   ctag: '',
+  sharedBy: null,
+  writable: true,
 });
 
 function fakeApi(existing: string[] = []) {
@@ -32,6 +34,8 @@ function fakeApi(existing: string[] = []) {
       stored.set(o.name, o.body);
       return { status: 201, reason: '' };
     }),
+    shares: vi.fn(async () => [] as Sharee[]),
+    share: vi.fn(async () => undefined),
   } satisfies GroupwareApi;
   return { api, stored };
 }
@@ -71,6 +75,36 @@ describe('DavCollections', () => {
     expect(await m.remove(m.items[0])).toBe(false);
     expect(m.items).toHaveLength(2);
     expect(toasts.items.at(-1)?.kind).toBe('error');
+  });
+
+  it('shares with a user or a group by principal, lists the sharees again, and ends a share', async () => {
+    const { api } = fakeApi();
+    const bob: Sharee = { principal: 'principal:principals/users/bob', name: 'bob', group: false, displayName: 'Bob', readWrite: true };
+    api.shares.mockResolvedValueOnce([]).mockResolvedValueOnce([bob]).mockResolvedValueOnce([]);
+    const m = new DavCollections('calendar', 'ann', api);
+    await m.load();
+    const c = m.items[1];
+    await m.loadShares(c);
+    expect(m.sharees).toEqual({ href: c.href, list: [] });
+    expect(await m.share(c, 'bob', false, true)).toBe(true);
+    expect(api.share).toHaveBeenCalledWith(c.href, 'principal:principals/users/bob', true);
+    expect(m.sharees?.list).toEqual([bob]);
+    expect(await m.share(c, 'Team A', true, false)).toBe(true);
+    expect(api.share).toHaveBeenLastCalledWith(c.href, 'principal:principals/groups/Team%20A', false);
+    expect(await m.unshare(c, bob)).toBe(true);
+    expect(api.share).toHaveBeenLastCalledWith(c.href, 'principal:principals/users/bob', null);
+    api.share.mockRejectedValueOnce(new ApiError(400, 'bad_request', 'no such user or group'));
+    expect(await m.share(c, 'nobody', false, false)).toBe(false);
+    expect(toasts.items.at(-1)?.kind).toBe('error');
+  });
+
+  it('says a shared collection was left, not deleted', async () => {
+    const { api } = fakeApi();
+    const m = new DavCollections('calendar', 'ann', api);
+    await m.load();
+    const shared = { ...m.items[2], sharedBy: 'bob', writable: false };
+    expect(await m.remove(shared)).toBe(true);
+    expect(toasts.items.at(-1)?.text).toContain('from your list');
   });
 
   it('imports: counts created, already there and refused, with the first reason', async () => {
