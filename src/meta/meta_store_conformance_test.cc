@@ -64,6 +64,15 @@ Status InsertAliceAndDrive(WriteTxn& t, UserRow& u, DriveRow& d) {
   return t.InsertDrive(d);
 }
 
+// The drive's root folder ("root").
+Status InsertRoot(WriteTxn& t, const DriveRow& d, NodeRow& root) {
+  root.public_id = "root";
+  root.drive_id = d.id;
+  root.mime = "inode/directory";
+  NUBO_RETURN_IF_ERROR(t.InsertNode(root));
+  return t.SetDriveRoot(d.id, root.id);
+}
+
 ManifestChunk MC(uint32_t seq, const char* h, uint64_t off, uint32_t size) {
   return ManifestChunk{seq, D(h), off, size};
 }
@@ -451,11 +460,7 @@ TEST_P(MetaStoreConformance, ChangedChildrenTombstonesAndTheirFloor) {
     DriveRow d;
     NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
     NodeRow root;
-    root.public_id = "root";
-    root.drive_id = d.id;
-    root.mime = "inode/directory";
-    NUBO_RETURN_IF_ERROR(t.InsertNode(root));
-    NUBO_RETURN_IF_ERROR(t.SetDriveRoot(d.id, root.id));
+    NUBO_RETURN_IF_ERROR(InsertRoot(t, d, root));
     std::vector<int64_t> ids;
     for (int i = 0; i < 5; ++i) {
       NodeRow n;
@@ -522,11 +527,7 @@ TEST_P(MetaStoreConformance, NodesSiblingsTrashAndKeysetListing) {
     NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
     EXPECT_EQ(t.InsertDrive(d).code(), Code::kAlreadyExists);  // one personal drive per owner
     NodeRow root;
-    root.public_id = "root";
-    root.drive_id = d.id;
-    root.mime = "inode/directory";
-    NUBO_RETURN_IF_ERROR(t.InsertNode(root));
-    NUBO_RETURN_IF_ERROR(t.SetDriveRoot(d.id, root.id));
+    NUBO_RETURN_IF_ERROR(InsertRoot(t, d, root));
     NUBO_ASSIGN_OR_RETURN(int64_t manifest, t.InsertManifest(D("content"), 0, {}));
     for (int i = 0; i < 30; ++i) {
       NodeRow n;
@@ -1221,11 +1222,7 @@ TEST_P(MetaStoreConformance, NodeIdsAreNeverReused) {
     DriveRow d;
     NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
     NodeRow root;
-    root.public_id = "root";
-    root.drive_id = d.id;
-    root.mime = "inode/directory";
-    NUBO_RETURN_IF_ERROR(t.InsertNode(root));
-    NUBO_RETURN_IF_ERROR(t.SetDriveRoot(d.id, root.id));
+    NUBO_RETURN_IF_ERROR(InsertRoot(t, d, root));
     NodeRow n;
     n.public_id = "newest";
     n.drive_id = d.id;

@@ -59,6 +59,15 @@ def vcard(uid, fn, email="", version="4.0"):
     return "\r\n".join(lines) + "\r\n"
 
 
+def dav_request(who, method, path, body=b"", headers=None):
+    """A groupware DAV request with an XML body (str or bytes): (status, headers, body)."""
+    h = {"Content-Type": "application/xml; charset=utf-8"}
+    h.update(headers or {})
+    if isinstance(body, str):
+        body = body.encode()
+    return who.raw(method, path, body=body, headers=h)
+
+
 def xml(body):
     return ET.fromstring(body)
 
@@ -93,11 +102,7 @@ class CalDavTest(unittest.TestCase):
         stop_and_fsck(cls.srv)
 
     def dav(self, who, method, path, body=b"", headers=None):
-        h = {"Content-Type": "application/xml; charset=utf-8"}
-        h.update(headers or {})
-        if isinstance(body, str):
-            body = body.encode()
-        return who.raw(method, path, body=body, headers=h)
+        return dav_request(who, method, path, body, headers)
 
     def report(self, who, path, body, depth="1"):
         return self.dav(who, "REPORT", path, body, {"Depth": depth})

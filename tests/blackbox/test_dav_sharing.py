@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 
 import caldav
 
-from test_caldav import NS, ROOT, event, responses, vcard
+from test_caldav import ROOT, dav_request, event, responses, vcard
 from test_files import FAST, start_with_users, stop_and_fsck
 
 OC = "{http://owncloud.org/ns}"
@@ -43,11 +43,7 @@ class DavSharingTest(unittest.TestCase):
         stop_and_fsck(cls.srv)
 
     def dav(self, who, method, path, body=b"", headers=None):
-        h = {"Content-Type": "application/xml; charset=utf-8"}
-        h.update(headers or {})
-        if isinstance(body, str):
-            body = body.encode()
-        return who.raw(method, path, body=body, headers=h)
+        return dav_request(who, method, path, body, headers)
 
     def mkcalendar(self, who, name):
         body = ('<C:mkcalendar xmlns:d="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><d:set><d:prop>'
