@@ -3,12 +3,18 @@
 // the evaluation of whatever filter they accept against fixed objects
 // (recurrence expansion included). Nothing may crash; a filter that was
 // read must evaluate the same way twice, and negating a text-match must
-// never make both answers true for a single-valued property test.
+// never make both answers true for a single-valued property test. The
+// same input, and every d:href and d:sync-token text in it, also goes to
+// the oc:share sharee parser and the files tree's sync-token parser: what
+// they accept must survive a round trip through the forms nubo writes.
 #include <cstdint>
 #include <string_view>
 
+#include "dav/context.h"
+#include "dav/request_headers.h"
 #include "dav/xml_reader.h"
 #include "fuzz/fuzz_check.h"
+#include "groupdav/context.h"
 #include "groupdav/filters.h"
 #include "groupdav/props.h"
 
@@ -27,6 +33,34 @@ constexpr std::string_view kCard =
     "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:c1\r\nFN:J\xc3\xbcrgen M\xc3\xbcller\r\n"
     "EMAIL;TYPE=work:jm@example.org\r\nitem1.TEL;TYPE=cell:+49 30 1234\r\nEND:VCARD\r\n";
 
+// A sharee href nubo accepts names the same sharee when written back as
+// oc:invite writes it; a sync token it accepts is one FolderSyncToken
+// writes for the same position.
+void CheckHrefsAndTokens(std::string_view text) {
+  using namespace nubo;
+  if (auto s = groupdav::ParseShareeHref(text)) {
+    FUZZ_CHECK(!s->name.empty());
+    const std::string again = std::string("principal:principals/") +
+                              (s->is_group ? "groups/" : "users/") + dav::EncodeSegment(s->name);
+    auto back = groupdav::ParseShareeHref(again);
+    FUZZ_CHECK(back && back->is_group == s->is_group && back->name == s->name);
+  }
+  constexpr std::string_view kFolder = "0191d5f0-aaaa-7bbb-8ccc-000000000001";
+  if (auto p = dav::ParseFolderSyncToken(text, kFolder)) {
+    FUZZ_CHECK(p->seq >= 0 && p->id >= 0);
+    const std::string again = p->id == INT64_MAX ? dav::FolderSyncToken(kFolder, p->seq)
+                                                 : dav::FolderSyncToken(kFolder, p->seq, p->id);
+    auto back = dav::ParseFolderSyncToken(again, kFolder);
+    FUZZ_CHECK(back && back->seq == p->seq && back->id == p->id);
+  }
+}
+
+void CheckElements(const nubo::dav::XmlElement& e, int depth) {
+  if (depth > 64) return;
+  if (e.name == "href" || e.name == "sync-token") CheckHrefsAndTokens(e.text);
+  for (const auto& c : e.children) CheckElements(c, depth + 1);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -34,8 +68,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view in(reinterpret_cast<const char*>(data), size);
   dav::XmlLimits limits;
   limits.max_bytes = 64 << 10;
+  if (size < 512) CheckHrefsAndTokens(in);
   auto doc = dav::ParseXml(in, limits);
   if (!doc.ok()) return 0;
+  CheckElements(*doc, 0);
   (void)groupdav::ReadPropRequest(*doc);
   if (auto f = groupdav::ReadCalendarFilter(*doc); f.ok()) {
     const bool a = groupware::MatchesCalendarFilter(kEvent, *f);

@@ -118,5 +118,13 @@ http::Response HandleReport(GContext& c);
 // address book (share.cc).
 http::Response HandlePost(GContext& c);
 http::Response HandleShare(GContext& c, const dav::XmlElement& root);
+// A sharee named in an oc:share body: "principal:principals/users/NAME"
+// (or groups/NAME), or that principal's path below /remote.php/dav/, its
+// "%XX" escapes decoded; nullopt for anything else.
+struct ShareeRef {
+  bool is_group = false;
+  std::string name;
+};
+std::optional<ShareeRef> ParseShareeHref(std::string_view href);
 
 }  // namespace nubo::groupdav

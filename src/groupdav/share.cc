@@ -18,11 +18,6 @@ namespace nubo::groupdav {
 
 namespace {
 
-struct Sharee {
-  bool is_group = false;
-  std::string name;
-};
-
 // "%XX" escapes decoded (a group name may hold spaces); nullopt when one
 // is malformed.
 std::optional<std::string> Unescape(std::string_view in) {
@@ -41,7 +36,9 @@ std::optional<std::string> Unescape(std::string_view in) {
   return out;
 }
 
-std::optional<Sharee> ParseSharee(std::string_view href) {
+}  // namespace
+
+std::optional<ShareeRef> ParseShareeHref(std::string_view href) {
   href = Trim(href);
   constexpr std::string_view kUri = "principal:principals/";
   const std::string path_prefix = std::string(kRootPath) + "/principals/";
@@ -53,7 +50,7 @@ std::optional<Sharee> ParseSharee(std::string_view href) {
     return std::nullopt;
   }
   if (!href.empty() && href.back() == '/') href.remove_suffix(1);
-  Sharee s;
+  ShareeRef s;
   if (href.substr(0, 6) == "users/") {
     href.remove_prefix(6);
   } else if (href.substr(0, 7) == "groups/") {
@@ -69,8 +66,6 @@ std::optional<Sharee> ParseSharee(std::string_view href) {
   return s;
 }
 
-}  // namespace
-
 http::Response HandleShare(GContext& c, const dav::XmlElement& root) {
   if (c.target.kind != Res::kCalendar && c.target.kind != Res::kBook) {
     return http::Response::Text(403, "only calendars and address books are shared\n");
@@ -83,7 +78,7 @@ http::Response HandleShare(GContext& c, const dav::XmlElement& root) {
   for (const dav::XmlElement& e : root.children) {
     if (e.ns != kOcNs || (e.name != "set" && e.name != "remove")) continue;
     const dav::XmlElement* href = e.Child(dav::kDavNs, "href");
-    auto who = href ? ParseSharee(href->text) : std::nullopt;
+    auto who = href ? ParseShareeHref(href->text) : std::nullopt;
     if (!who) {
       return http::Response::Text(
           400, "name a sharee as principal:principals/users/NAME or .../groups/NAME\n");
