@@ -163,13 +163,19 @@ Response ContentResponse(files::Files& files, Request& req, const files::FileCon
   const bool first_byte = spec.kind == http::RangeSpec::Kind::kFull ||
                           std::any_of(spec.ranges.begin(), spec.ranges.end(),
                                       [](const http::ByteRange& b) { return b.first == 0; });
-  if (meter && *meter && req.method == "GET" && first_byte && req.principal &&
-      req.principal->link()) {
-    if (Status st = (*meter)(*req.principal); !st.ok()) return http::ErrorResponse(st);
-  }
+  // Charged once the answer is sure to carry the bytes (after the reader
+  // opened: a failure to read costs no download).
+  auto charge = [&]() -> Status {
+    if (meter && *meter && req.method == "GET" && first_byte && req.principal &&
+        req.principal->link()) {
+      return (*meter)(*req.principal);
+    }
+    return Status::Ok();
+  };
   const bool attachment = req.Query("download").has_value() || !files::InlineSafe(n.mime);
   r.headers.Set("Content-Disposition", http::ContentDisposition(attachment, n.name));
   if (spec.kind == http::RangeSpec::Kind::kPartial && spec.ranges.size() > 1) {
+    if (Status st = charge(); !st.ok()) return http::ErrorResponse(st);
     auto src = std::make_unique<ByteRangesSource>(files.chunks(), fc, spec.ranges, RandomHex(12));
     r.status = 206;
     r.headers.Set("Content-Type", src->ContentType());
@@ -187,6 +193,7 @@ Response ContentResponse(files::Files& files, Request& req, const files::FileCon
   }
   auto reader = content::ManifestReader::Open(files.chunks(), fc.chunks, n.size, first, length);
   if (!reader.ok()) return http::ErrorResponse(reader.status());
+  if (Status st = charge(); !st.ok()) return http::ErrorResponse(st);
   r.headers.Set("Content-Type", n.mime);
   r.source = std::make_unique<RangeSource>(std::move(*reader));
   // A video player's range requests are one viewing, not many uses.

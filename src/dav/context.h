@@ -81,6 +81,14 @@ std::string FolderSyncToken(std::string_view folder_public_id, int64_t seq,
 // token resumes after every node stamped with its number.
 std::optional<files::SyncPosition> ParseFolderSyncToken(std::string_view token,
                                                         std::string_view folder_public_id);
+// The same, signed for the caller ("-" and an HMAC of the caller and the
+// token), and its check: a token issued to someone else, or altered, is
+// not one (valid-sync-token).
+std::string SignedFolderSyncToken(const DavContext& c, std::string_view folder_public_id,
+                                  int64_t seq, std::optional<int64_t> id = std::nullopt);
+std::optional<files::SyncPosition> VerifyFolderSyncToken(const DavContext& c,
+                                                         std::string_view token,
+                                                         std::string_view folder_public_id);
 http::Response HandleUnlock(DavContext& c);
 // PUT streams: the sink opens after the shared checks, the handler answers.
 Result<std::unique_ptr<http::BodySink>> OpenPutSink(DavContext& c);

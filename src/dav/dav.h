@@ -15,6 +15,9 @@
 
 #include "api/download_meter.h"
 
+namespace nubo::auth {
+class TokenSigner;
+}
 namespace nubo::authz {
 class Perms;
 }
@@ -39,6 +42,11 @@ struct DavOptions {
   // A GET through a public link's tree takes one of its downloads, exactly
   // as over REST (api::ContentResponse says which requests count).
   api::DownloadMeter on_download;
+  // Signs the files trees' sync tokens for the caller they were issued to
+  // (a token names a place in a folder's change order; unsigned, anyone
+  // could ask for removals from before they were given access). Null:
+  // tokens go unsigned (tests of the DAV layer alone).
+  const auth::TokenSigner* signer = nullptr;
 };
 
 void RegisterDavRoutes(http::Router& router, files::Files& files, DavOptions options);

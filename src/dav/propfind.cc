@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "auth/tokens.h"
 #include "dav/context.h"
 #include "dav/props.h"
 #include "dav/request_headers.h"
@@ -369,9 +370,10 @@ class PropfindSource final : public http::BodySource {
     if (truncated) {
       WriteStatusOnly(base_href_, "HTTP/1.1 507 Insufficient Storage",
                       "number-of-matches-within-limits");
-      w_.Leaf(kDavNs, "sync-token", FolderSyncToken(id, sync_->after.seq, sync_->after.id));
+      w_.Leaf(kDavNs, "sync-token",
+              SignedFolderSyncToken(c_, id, sync_->after.seq, sync_->after.id));
     } else {
-      w_.Leaf(kDavNs, "sync-token", FolderSyncToken(id, *through_));
+      w_.Leaf(kDavNs, "sync-token", SignedFolderSyncToken(c_, id, *through_));
     }
     w_.Close();
     done_ = true;
@@ -512,7 +514,7 @@ http::Response HandleSync(DavContext& c, const XmlElement& root) {
   if (text.empty()) {
     spec.initial = true;
   } else {
-    auto pos = ParseFolderSyncToken(text, c.target.node->public_id);
+    auto pos = VerifyFolderSyncToken(c, text, c.target.node->public_id);
     if (!pos) return DavError(403, "valid-sync-token");
     spec.after = *pos;
   }
@@ -612,6 +614,39 @@ std::optional<files::SyncPosition> ParseFolderSyncToken(std::string_view token,
     p.id = static_cast<int64_t>(*id);
   }
   return p;
+}
+
+namespace {
+
+// Whom a token is for: an account, or a public link (its own id).
+std::string SyncTokenHolder(const auth::Principal& who) {
+  return who.link() ? "l" + std::to_string(who.link_id) : "u" + std::to_string(who.user_id);
+}
+
+}  // namespace
+
+std::string SignedFolderSyncToken(const DavContext& c, std::string_view folder_public_id,
+                                  int64_t seq, std::optional<int64_t> id) {
+  std::string token = FolderSyncToken(folder_public_id, seq, id);
+  if (!c.opt.signer) return token;
+  const std::string mac = c.opt.signer->Mac("dav-sync", SyncTokenHolder(c.who()) + " " + token);
+  return token + "-" + mac;
+}
+
+std::optional<files::SyncPosition> VerifyFolderSyncToken(const DavContext& c,
+                                                         std::string_view token,
+                                                         std::string_view folder_public_id) {
+  if (c.opt.signer) {
+    const size_t dash = token.rfind('-');
+    if (dash == std::string_view::npos) return std::nullopt;
+    const std::string_view body = token.substr(0, dash);
+    if (!c.opt.signer->MacMatches("dav-sync", SyncTokenHolder(c.who()) + " " + std::string(body),
+                                  token.substr(dash + 1))) {
+      return std::nullopt;
+    }
+    token = body;
+  }
+  return ParseFolderSyncToken(token, folder_public_id);
 }
 
 http::Response HandlePropfind(DavContext& c) {

@@ -90,7 +90,8 @@ const std::vector<LiveProp> kLive = {
     // RFC 3253 §3.1.5: the REPORTs a folder answers.
     {kDavNs, "sync-token", false, FolderOnly,
      [](XmlWriter& w, PropEnv& e) {
-       w.Leaf(kDavNs, "sync-token", FolderSyncToken(e.node().public_id, e.node().tree_seq));
+       w.Leaf(kDavNs, "sync-token",
+              SignedFolderSyncToken(e.context(), e.node().public_id, e.node().tree_seq));
      }},
     {kDavNs, "supported-report-set", false, FolderOnly,
      [](XmlWriter& w, PropEnv&) {

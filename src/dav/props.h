@@ -28,6 +28,7 @@ class PropEnv {
   // `members`: nodes below the target will be asked about too (Depth 1 or
   // infinity on a collection); otherwise only the target.
   PropEnv(DavContext& c, bool members) : c_(c), members_(members) {}
+  DavContext& context() const { return c_; }
   // `node` must outlive the next Reset; `path_key` is its case-folded path
   // (c.target.path_key or below it).
   // `mount_point`: the node is a received share's mount point in the

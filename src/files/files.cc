@@ -769,7 +769,10 @@ Result<SyncBatch> Files::SyncChanges(const Principal& who, std::string_view fold
       if (!b.order[k]) continue;
       meta::TombstoneRow& gone = b.removed[kr++];
       NUBO_ASSIGN_OR_RETURN(auto now, t.FindChild(folder.id, NameKey(gone.name), 0));
-      if (now && now->name == gone.name && now->tree_seq > gone.seq && now->tree_seq <= b.through) {
+      // (Only the same href: a file over a folder of that name is a removal
+      // of "x/" and a new "x".)
+      if (now && now->name == gone.name && now->folder() == gone.folder &&
+          now->tree_seq > gone.seq && now->tree_seq <= b.through) {
         gone.name.clear();  // skipped by the caller
       }
     }

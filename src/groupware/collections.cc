@@ -214,6 +214,10 @@ Result<meta::DavCollectionRow> Collections::Create(const auth::Principal& who,
                                                    std::string_view name,
                                                    const CollectionProps& props) {
   if (!ValidName(name)) return Status::InvalidArgument("not a valid collection name");
+  // The form a sharee's home gives collections shared with it.
+  if (name.find("_shared_by_") != std::string_view::npos) {
+    return Status::InvalidArgument("\"_shared_by_\" is kept for shared collections");
+  }
   meta::DavCollectionRow row;
   row.public_id = NewUuidV7();
   row.user_id = owner.id;
@@ -277,7 +281,17 @@ Status Collections::Delete(const auth::Principal& who, const meta::DavCollection
     authz::Checker check(txn, who);
     NUBO_ASSIGN_OR_RETURN(authz::Perms p, check.OnCollection(c));
     if (c.user_id != who.user_id) {
-      // A sharee leaves: its own share ends, the owner's data stays.
+      // A sharee leaves: its own share ends, the owner's data stays. One
+      // that a group of its own also holds would stay visible: refused
+      // before anything changes.
+      NUBO_ASSIGN_OR_RETURN(const std::vector<int64_t>* groups, check.Groups());
+      if (!groups->empty()) {
+        NUBO_ASSIGN_OR_RETURN(auto through_group, txn.DavShareAccess(c.id, 0, *groups));
+        if (through_group) {
+          return Status::PermissionDenied(
+              "this was shared with a group of yours: leave the group, or ask the owner");
+        }
+      }
       NUBO_ASSIGN_OR_RETURN(bool left, txn.RemoveDavShare(c.id, false, who.user_id));
       if (!left) {
         return Status::PermissionDenied(
@@ -352,15 +366,16 @@ Status Collections::Unshare(const auth::Principal& who, const meta::DavCollectio
   return meta_.Write([&](meta::WriteTxn& txn) -> Status {
     authz::Checker check(txn, who);
     NUBO_RETURN_IF_ERROR(check.RequireCollection(c, authz::Action::kManage));
-    // Any current sharee may be named, whoever it is now.
-    if (!is_group) {
-      NUBO_ASSIGN_OR_RETURN(auto u, txn.GetUserByName(std::string(grantee)));
-      if (!u) return Status::NotFound("no such user or group");
-      return txn.RemoveDavShare(c.id, false, u->id).status();
+    // Named among the collection's sharees only: a name that is none of
+    // them answers as Share does for a sharee one may not name, so ending
+    // a share tells nothing about which groups exist.
+    NUBO_ASSIGN_OR_RETURN(auto shares, txn.ListDavShares(c.id));
+    for (const meta::DavShareRow& s : shares) {
+      if (s.is_group == is_group && s.grantee_name == grantee) {
+        return txn.RemoveDavShare(c.id, is_group, s.grantee_id).status();
+      }
     }
-    NUBO_ASSIGN_OR_RETURN(auto g, txn.GetGroupByName(std::string(grantee)));
-    if (!g) return Status::NotFound("no such user or group");
-    return txn.RemoveDavShare(c.id, true, g->id).status();
+    return Status::NotFound("no such user or group");
   });
 }
 

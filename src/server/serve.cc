@@ -255,6 +255,7 @@ int RunServe(const Config& cfg) {
   dav::DavOptions dopt;
   dopt.allow_depth_infinity = cfg.dav_propfind_infinity;
   dopt.on_download = [&sharing](const auth::Principal& who) { return sharing.TakeDownload(who); };
+  dopt.signer = &(*sessions)->signer();
   dav::RegisterDavRoutes(router, files, dopt);
   groupware::Collections collections(meta, {});
   groupdav::RegisterGroupDavRoutes(router, collections, {});

@@ -178,6 +178,10 @@ class DavSharingTest(unittest.TestCase):
         # Shared with Dave himself too: his DELETE leaves that, the owner's data stays.
         st, _, data = self.dav(alice, "POST", cal, share_body(("set", "principal:principals/users/dave", False)))
         self.assertEqual(st, 200, data)
+        # Still also through the group: leaving would change nothing he sees, so it is refused whole.
+        self.assertEqual(dave.raw("DELETE", mount)[0], 403)
+        users = self.home(alice)[cal][1][OC + "invite"].findall(OC + "user")
+        self.assertEqual(len(users), 2)
         st, _, data = self.dav(alice, "POST", cal, share_body(("remove", href)))
         self.assertEqual(st, 200, data)
         self.assertEqual(dave.raw("DELETE", mount)[0], 204)
@@ -191,6 +195,16 @@ class DavSharingTest(unittest.TestCase):
             st, _, body = self.dav(alice, "POST", cal, share_body(("set", bad, False)))
             self.assertEqual(st, 400, (bad, body))
         self.assertEqual(self.dav(alice, "POST", cal, b"<nonsense/>")[0], 400)
+        # Ending a share names one of the sharees: another group, existing or
+        # not, answers the same, so nothing tells which groups exist.
+        gone = self.dav(alice, "POST", cal, share_body(("remove", "principal:principals/groups/Not%20Alices")))
+        none = self.dav(alice, "POST", cal, share_body(("remove", "principal:principals/groups/No%20Such")))
+        self.assertEqual((gone[0], gone[2]), (none[0], none[2]))
+        self.assertEqual(gone[0], 400)
+        # The sharee form of a name is not one an owner may take.
+        st, _, _ = self.dav(alice, "MKCALENDAR", "%s/calendars/alice/x_shared_by_bob/" % ROOT, b"")
+        self.assertGreaterEqual(st, 400)
+        self.assertLess(st, 500)
 
     def test_an_address_book(self):
         alice, bob = self.alice, self.bob

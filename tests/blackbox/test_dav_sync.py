@@ -86,7 +86,7 @@ class DavSyncTest(unittest.TestCase):
         self.assertEqual(sorted(first), ["a.txt", "b.txt", "old/", "sub/", "tmp0.txt"])
         self.assertTrue(all(c == 200 for c, _, _ in first.values()))
         self.assertEqual(t1, prop_token)
-        self.assertRegex(t1, r"^http://nubo\.dev/ns/sync/files/[^/]+/\d+$")
+        self.assertRegex(t1, r"^http://nubo\.dev/ns/sync/files/[^/]+/\d+-[0-9a-f]{64}$")
         # Nothing changed: nothing reported, the same token.
         same, t_same, _ = self.sync(top, t1)
         self.assertEqual((same, t_same), ({}, t1))
@@ -127,6 +127,16 @@ class DavSyncTest(unittest.TestCase):
         self.assertEqual(a.put(top + "c.txt", b"c again")[0], 201)
         again, _, _ = self.sync(top, t3)
         self.assertEqual({k: v[0] for k, v in again.items()}, {"c.txt": 200})
+
+    def test_a_file_replaced_by_a_folder_is_both_a_removal_and_a_member(self):
+        a, top = self.a, dav_path("sync-kind", collection=True)
+        self.assertEqual(a.mkcol(top)[0], 201)
+        self.assertEqual(a.put(top + "x", b"a file")[0], 201)
+        _, t0, _ = self.sync(top)
+        self.assertEqual(a.raw("DELETE", top + "x")[0], 204)
+        self.assertEqual(a.mkcol(top + "x")[0], 201)
+        got, _, _ = self.sync(top, t0)
+        self.assertEqual({k: v[0] for k, v in got.items()}, {"x": 404, "x/": 200})
 
     def test_limit_pages_with_507_and_resumes(self):
         a, top = self.a, dav_path("sync-pages", collection=True)
@@ -191,9 +201,10 @@ class DavSyncTest(unittest.TestCase):
         self.assertEqual(a.put(top + "f.txt", b"f")[0], 201)
         _, token, _ = self.sync(top)
         _, other, _ = self.sync(top + "other/")
-        seq = int(token.rsplit("/", 1)[1])
-        for bad in ("garbage", other, token.rsplit("/", 1)[0] + "/%d" % (seq + 1000), token + "x",
-                    "http://nubo.dev/ns/sync/files/"):
+        body, mac = token.rsplit("-", 1)
+        seq = int(body.rsplit("/", 1)[1])
+        future = body.rsplit("/", 1)[0] + "/%d-%s" % (seq + 1000, mac)  # the signature no longer fits
+        for bad in ("garbage", other, future, token + "x", body, "http://nubo.dev/ns/sync/files/"):
             _, _, body = self.sync(top, bad, expect=403)
             self.assertIn(b"valid-sync-token", body, bad)
         # Depth other than 0, an unknown level, no prop, a file: refused.
@@ -217,6 +228,18 @@ class DavSyncTest(unittest.TestCase):
         self.assertEqual((theirs[0], theirs[2]), (unknown[0], unknown[2]))
         # Bob's /dav/ is his own tree: the same path names his (absent) folder.
         self.assertEqual(b.raw("REPORT", top, sync_body(), dict(XML, Depth="0"))[0], 404)
+        # Shared with him, the folder syncs for him with tokens of his own:
+        # Alice's token (which could reach back before his access) is not his.
+        self.assertEqual(self.rest.call("POST", "/nodes/%s/grants" % node["id"],
+                                        {"user": "bob", "role": "viewer"})[0], 201)
+        _, alices, _ = self.sync(top)
+        shared = "/dav-shares/%s/" % node["id"]
+        first, his, _ = self.sync(shared, who=b)
+        self.assertEqual(list(first), ["secret.txt"])
+        self.assertNotEqual(his, alices)
+        _, _, body = self.sync(shared, alices, who=b, expect=403)
+        self.assertIn(b"valid-sync-token", body)
+        self.assertEqual(self.sync(shared, his, who=b)[0], {})
 
 
 if __name__ == "__main__":

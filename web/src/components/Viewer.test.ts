@@ -48,6 +48,27 @@ describe('Viewer', () => {
     expect(container.querySelector('img')?.getAttribute('src')).toBe('/content/p1');
   });
 
+  it('starts the next photo from its preview even when this one fell back to its original', async () => {
+    const nodes = [file('p1', 'a.png', 'image/png'), file('p2', 'b.jpg', 'image/jpeg')];
+    const { container, rerender } = render(Viewer, {
+      props: props(nodes, { picture: (n: Node) => `/thumb/${n.id}`, counted: true }),
+    });
+    await fireEvent.error(container.querySelector('img')!);
+    expect(container.querySelector('img')?.getAttribute('src')).toBe('/content/p1');
+    // Every src the next photo's <img> ever had: a browser starts fetching
+    // the first one at once (the original would take a download).
+    const seen: string[] = [];
+    const watch = new MutationObserver((records) => {
+      for (const r of records) if (r.oldValue) seen.push(r.oldValue);
+    });
+    watch.observe(container, { subtree: true, attributes: true, attributeFilter: ['src'], attributeOldValue: true });
+    await rerender(props(nodes, { index: 1, picture: (n: Node) => `/thumb/${n.id}`, counted: true }));
+    for (const r of watch.takeRecords()) if (r.oldValue) seen.push(r.oldValue);
+    watch.disconnect();
+    expect(container.querySelector('img')?.getAttribute('src')).toBe('/thumb/p2');
+    expect(seen).not.toContain('/content/p2');
+  });
+
   it('says when viewing fetches the bytes and counts as a download', () => {
     const counted = render(Viewer, { props: props([file('t1', 'notes.txt', 'text/plain')], { counted: true }) });
     expect(counted.getByTestId('viewer-counted').textContent).toContain('counts as one download');
