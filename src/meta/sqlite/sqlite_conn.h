@@ -63,11 +63,15 @@ class Stmt {
     sqlite3_bind_text(s_, i, t.data(), static_cast<int>(t.size()), SQLITE_STATIC);
     return *this;
   }
+  // Text is bound without a copy (SQLITE_STATIC): a temporary would be gone
+  // before the statement steps. Keep it in a variable.
+  Stmt& Bind(int i, std::string&& t) = delete;
   Stmt& BindBlob(int i, const std::string& b) {
     // A zero-length blob must still bind as a blob, not NULL.
     sqlite3_bind_blob(s_, i, b.empty() ? "" : b.data(), static_cast<int>(b.size()), SQLITE_STATIC);
     return *this;
   }
+  Stmt& BindBlob(int i, std::string&& b) = delete;  // no copy either (see Bind)
   Stmt& BindReal(int i, double v) {
     sqlite3_bind_double(s_, i, v);
     return *this;

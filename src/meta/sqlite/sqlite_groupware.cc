@@ -108,7 +108,9 @@ Result<std::optional<bool>> DavShareAccess(Conn& c, int64_t collection_id, int64
   NUBO_PREPARE(s, c,
                "SELECT min(read_only) FROM dav_shares WHERE collection_id = ?1 AND "
                "(grantee_user = ?2 OR grantee_group IN (SELECT value FROM json_each(?3)))");
-  s.Bind(1, collection_id).Bind(2, user_id).Bind(3, JsonIds(groups));
+  // Bound without a copy: the text must outlive the statement's steps.
+  const std::string ids = JsonIds(groups);
+  s.Bind(1, collection_id).Bind(2, user_id).Bind(3, ids);
   NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
   if (!row || s.IsNull(0)) return std::optional<bool>();
   return std::optional<bool>(s.Int(0) != 0);
@@ -125,7 +127,8 @@ Result<std::vector<SharedDavCollection>> ListDavCollectionsSharedWith(
       "AND u.active = 1 AND (sh.grantee_user = ?1 OR sh.grantee_group IN (SELECT value FROM "
       "json_each(?2))) GROUP BY d.id ORDER BY u.username, d.sort_order, d.name";
   NUBO_PREPARE(s, c, sql.c_str());
-  s.Bind(1, user_id).Bind(2, JsonIds(groups)).Bind(3, static_cast<int64_t>(kind));
+  const std::string ids = JsonIds(groups);  // bound without a copy
+  s.Bind(1, user_id).Bind(2, ids).Bind(3, static_cast<int64_t>(kind));
   return Rows<SharedDavCollection>(s, [](const Stmt& r) {
     SharedDavCollection x;
     x.collection = CollectionFrom(r);
