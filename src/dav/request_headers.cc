@@ -101,28 +101,16 @@ Result<Destination> ParseDestination(std::string_view v, std::string_view host) 
   Destination d;
   for (std::string_view raw : Split(path.substr(1), '/')) {
     if (raw.empty()) continue;
-    std::string seg;
-    seg.reserve(raw.size());
-    for (size_t i = 0; i < raw.size(); ++i) {
-      if (raw[i] != '%') {
-        seg += raw[i];
-        continue;
-      }
-      int h = i + 2 < raw.size() ? HexValue(raw[i + 1]) : -1;
-      int l = i + 2 < raw.size() ? HexValue(raw[i + 2]) : -1;
-      if (h < 0 || l < 0) {
-        return Status::InvalidArgument("Destination has a malformed percent-escape");
-      }
-      seg += static_cast<char>(h << 4 | l);
-      i += 2;
-    }
+    std::optional<std::string> decoded = DecodeSegment(raw);
+    if (!decoded) return Status::InvalidArgument("Destination has a malformed percent-escape");
+    const std::string& seg = *decoded;
     if (seg == "." || seg == "..") {
       return Status::InvalidArgument("Destination contains a dot segment");
     }
     if (seg.find('/') != std::string::npos || seg.find('\0') != std::string::npos) {
       return Status::InvalidArgument("Destination segment contains an encoded '/' or NUL");
     }
-    d.segments.push_back(std::move(seg));
+    d.segments.push_back(std::move(*decoded));
   }
   d.trailing_slash = !d.segments.empty() && path.back() == '/';
   // (Built by appends: `d.path = "/"` trips GCC 12's -Wrestrict false positive.)
@@ -186,6 +174,23 @@ void AppendEncodedSegment(std::string& out, std::string_view segment) {
     out += kHex[u & 0xF];
     i = run + 1;
   }
+}
+
+std::optional<std::string> DecodeSegment(std::string_view encoded) {
+  std::string out;
+  out.reserve(encoded.size());
+  for (size_t i = 0; i < encoded.size(); ++i) {
+    if (encoded[i] != '%') {
+      out += encoded[i];
+      continue;
+    }
+    const int h = i + 2 < encoded.size() ? HexValue(encoded[i + 1]) : -1;
+    const int l = i + 2 < encoded.size() ? HexValue(encoded[i + 2]) : -1;
+    if (h < 0 || l < 0) return std::nullopt;
+    out += static_cast<char>(h << 4 | l);
+    i += 2;
+  }
+  return out;
 }
 
 std::string EncodeSegment(std::string_view segment) {

@@ -58,6 +58,9 @@ uint64_t ParseTimeout(std::optional<std::string_view> v, uint64_t default_s, uin
 // "%", "#", "?", "/", non-ASCII UTF-8 bytes as they are, no normalization)
 // becomes %XX with uppercase hex.
 std::string EncodeSegment(std::string_view segment);
+// Its inverse: every %XX decoded (either case), other bytes as they are;
+// nullopt for a malformed escape.
+std::optional<std::string> DecodeSegment(std::string_view encoded);
 // The same, appended to `out` (listings encode one name per row).
 void AppendEncodedSegment(std::string& out, std::string_view segment);
 

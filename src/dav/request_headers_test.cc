@@ -181,4 +181,19 @@ TEST(Href, RoundTripsThroughDestination) {
 }
 
 }  // namespace
+TEST(DecodeSegmentTest, InvertsEncodeSegmentAndRefusesMalformedEscapes) {
+  const std::vector<std::string> names = {"plain", "Team A", "a/b%c", std::string("nul\0byte", 8),
+                                          "\xc3\xa4"};
+  for (const std::string& name : names) {
+    auto back = DecodeSegment(EncodeSegment(name));
+    ASSERT_TRUE(back.has_value()) << name;
+    EXPECT_EQ(*back, name);
+  }
+  EXPECT_EQ(DecodeSegment("%41%62c"), "Abc");
+  EXPECT_EQ(DecodeSegment("%4a"), "J");
+  EXPECT_FALSE(DecodeSegment("%4").has_value());
+  EXPECT_FALSE(DecodeSegment("%zz").has_value());
+  EXPECT_FALSE(DecodeSegment("ab%").has_value());
+}
+
 }  // namespace nubo::dav

@@ -9,34 +9,13 @@
 // (no o:read-write: read-only). Sharees are users or groups, named by a
 // "principal:principals/{users,groups}/NAME" URI or the principal's path.
 // The whole body is applied in order; the first refusal answers.
+#include "dav/request_headers.h"
 #include "dav/xml_reader.h"
 #include "groupdav/props.h"
 #include "http/status_map.h"
 #include "util/strings.h"
 
 namespace nubo::groupdav {
-
-namespace {
-
-// "%XX" escapes decoded (a group name may hold spaces); nullopt when one
-// is malformed.
-std::optional<std::string> Unescape(std::string_view in) {
-  std::string out;
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (in[i] != '%') {
-      out += in[i];
-      continue;
-    }
-    if (i + 2 >= in.size()) return std::nullopt;
-    auto byte = HexDecode(in.substr(i + 1, 2));
-    if (!byte) return std::nullopt;
-    out += *byte;
-    i += 2;
-  }
-  return out;
-}
-
-}  // namespace
 
 std::optional<ShareeRef> ParseShareeHref(std::string_view href) {
   href = Trim(href);
@@ -60,7 +39,7 @@ std::optional<ShareeRef> ParseShareeHref(std::string_view href) {
     return std::nullopt;
   }
   if (href.empty() || href.find('/') != std::string_view::npos) return std::nullopt;
-  auto name = Unescape(href);
+  auto name = dav::DecodeSegment(href);
   if (!name || name->empty()) return std::nullopt;
   s.name = std::move(*name);
   return s;
