@@ -21,6 +21,8 @@ class Query {
   Query(const GContext& c, PropRequest pr, groupware::CardFilter f, std::optional<size_t> limit)
       : c_(c), pr_(std::move(pr)), filter_(std::move(f)), limit_(limit) {
     need_data_ = NeedsData(pr_) || !filter_.props.empty();
+    if (c_.target.kind != Res::kCard)
+      store_href_ = StoreHref(*c_.target.owner, *c_.target.collection);
   }
 
   Result<bool> Produce(dav::XmlWriter& w) {
@@ -33,22 +35,29 @@ class Query {
         return true;
       }
     }
+    bool truncated = false;
     NUBO_ASSIGN_OR_RETURN(
-        auto page, c_.gw.ListObjects(c_.who(), *c_.target.collection, after_, kPage, need_data_));
-    for (const auto& o : page) {
-      if (limit_ && sent_ == *limit_) {
-        // §8.6.1: more matched than the client's limit.
-        WriteStatusResponse(w, TargetHref(c_), 507);
-        w.Close();
-        return true;
-      }
-      Emit(w, o);
-    }
-    if (page.size() < kPage) {
+        size_t seen, c_.gw.ScanObjects(c_.who(), *c_.target.collection, after_, kPage, need_data_,
+                                       [&](const meta::DavObjectRow& o) {
+                                         if (truncated) return Status::Ok();
+                                         if (limit_ && sent_ == *limit_) {
+                                           truncated = true;
+                                           return Status::Ok();
+                                         }
+                                         Emit(w, o);
+                                         after_ = o.name;
+                                         return Status::Ok();
+                                       }));
+    if (truncated) {
+      // §8.6.1: more matched than the client's limit.
+      WriteStatusResponse(w, TargetHref(c_), 507);
       w.Close();
       return true;
     }
-    after_ = page.back().name;
+    if (seen < kPage) {
+      w.Close();
+      return true;
+    }
     return false;
   }
 
@@ -58,7 +67,10 @@ class Query {
       auto card = groupware::ParseVCard(o.data);
       if (!card.ok() || !groupware::MatchesCardFilter(*card, filter_)) return;
     }
-    WriteResponse(w, MemberEnv(c_, Res::kCard, o), pr_);
+    WriteResponse(w,
+                  c_.target.kind == Res::kCard ? MemberEnv(c_, Res::kCard, o)
+                                               : MemberEnv(c_, Res::kCard, o, store_href_),
+                  pr_);
     ++sent_;
   }
 
@@ -70,6 +82,7 @@ class Query {
   bool started_ = false;
   size_t sent_ = 0;
   std::string after_;
+  std::string store_href_;
 };
 
 }  // namespace

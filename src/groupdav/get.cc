@@ -107,9 +107,8 @@ http::Response HandleGet(GContext& c) {
     return r;
   }
   if (pre == http::Precondition::kFailed) return http::Response::Text(412, "precondition failed\n");
-  http::Response r = http::Response::Text(
-      200, o.data,
-      c.target.kind == Res::kCard ? "text/vcard; charset=utf-8" : "text/calendar; charset=utf-8");
+  http::Response r =
+      http::Response::Text(200, o.data, ObjectContentType(c.target.kind, o.component));
   r.headers.Set("ETag", o.etag);
   r.headers.Set("Last-Modified", FormatHttpDate(*v.last_modified));
   return r;

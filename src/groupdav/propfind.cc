@@ -63,16 +63,19 @@ class Propfind {
       return false;
     }
     // A store's objects, one page per call.
-    NUBO_ASSIGN_OR_RETURN(auto page, c_.gw.ListObjects(c_.who(), *c_.target.collection, after_,
-                                                       kPage, NeedsData(pr_)));
-    for (const auto& o : page) {
-      WriteResponse(w, MemberEnv(c_, ObjectKind(), o), pr_);
-    }
-    if (page.size() < kPage) {
+    if (store_href_.empty()) store_href_ = StoreHref(*c_.target.owner, *c_.target.collection);
+    NUBO_ASSIGN_OR_RETURN(
+        size_t seen, c_.gw.ScanObjects(c_.who(), *c_.target.collection, after_, kPage,
+                                       NeedsData(pr_), [&](const meta::DavObjectRow& o) {
+                                         WriteResponse(
+                                             w, MemberEnv(c_, ObjectKind(), o, store_href_), pr_);
+                                         after_ = o.name;
+                                         return Status::Ok();
+                                       }));
+    if (seen < kPage) {
       w.Close();
       return true;
     }
-    after_ = page.back().name;
     return false;
   }
 
@@ -139,6 +142,7 @@ class Propfind {
   const bool members_;
   bool started_ = false;
   std::string after_;
+  std::string store_href_;
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "groupdav/props.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 
 #include "dav/request_headers.h"
@@ -8,6 +9,14 @@
 #include "util/time.h"
 
 namespace nubo::groupdav {
+
+struct LiveProp {
+  std::string_view ns;
+  std::string_view name;
+  bool in_allprop;
+  bool (*applies)(const PropEnv&);
+  void (*write)(dav::XmlWriter&, const PropEnv&);
+};
 
 namespace {
 
@@ -19,14 +28,6 @@ bool IsCalendarSide(Res r) {
   return r == Res::kCalendarHome || r == Res::kCalendar || r == Res::kCalendarObject ||
          r == Res::kInbox || r == Res::kOutbox || r == Res::kBoxObject;
 }
-
-struct LiveProp {
-  std::string_view ns;
-  std::string_view name;
-  bool in_allprop;
-  bool (*applies)(const PropEnv&);
-  void (*write)(XmlWriter&, const PropEnv&);
-};
 
 void Href(XmlWriter& w, std::string_view ns, std::string_view name, const std::string& href) {
   w.Open(ns, name);
@@ -180,12 +181,7 @@ void WriteAddressData(XmlWriter& w, const PropEnv& e) {
   w.Leaf(kCardNs, "address-data", e.object->data);
 }
 
-std::string ContentType(const PropEnv& e) {
-  if (e.kind == Res::kCard) return "text/vcard; charset=utf-8";
-  std::string comp = e.object->component;
-  std::transform(comp.begin(), comp.end(), comp.begin(), ::tolower);
-  return "text/calendar; charset=utf-8; component=" + comp;
-}
+std::string ContentType(const PropEnv& e) { return ObjectContentType(e.kind, e.object->component); }
 
 const std::vector<LiveProp>& Table() {
   static const std::vector<LiveProp> kProps = {
@@ -403,8 +399,23 @@ Result<groupware::TimeRange> ReadRange(const XmlElement& el) {
 
 }  // namespace
 
+std::string ObjectContentType(Res kind, std::string_view component) {
+  if (kind == Res::kCard) return "text/vcard; charset=utf-8";
+  std::string out = "text/calendar; charset=utf-8; component=";
+  for (char ch : component) out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return out;
+}
+
 PropEnv MemberEnv(const GContext& c, Res kind, const meta::DavObjectRow& o) {
-  PropEnv env{c, kind, ObjectHref(*c.target.owner, *c.target.collection, o.name)};
+  return MemberEnv(c, kind, o, StoreHref(*c.target.owner, *c.target.collection));
+}
+
+PropEnv MemberEnv(const GContext& c, Res kind, const meta::DavObjectRow& o,
+                  std::string_view store_href) {
+  PropEnv env{c, kind, std::string()};
+  env.href.reserve(store_href.size() + o.name.size() + 8);
+  env.href.append(store_href);
+  dav::AppendEncodedSegment(env.href, o.name);
   env.owner = &*c.target.owner;
   env.collection = &*c.target.collection;
   env.object = &o;
@@ -430,6 +441,7 @@ Result<PropRequest> ReadPropRequest(const XmlElement& parent) {
     pr.kind = PropRequest::Kind::kProp;
     for (const XmlElement& p : ch.children) {
       pr.props.emplace_back(p.ns, p.name);
+      pr.live.push_back(Find(p.ns, p.name));
       if (p.ns != kCalNs || p.name != "calendar-data") continue;
       if (const XmlElement* x = p.Child(kCalNs, "expand")) {
         NUBO_ASSIGN_OR_RETURN(pr.expand, ReadRange(*x));
@@ -458,8 +470,7 @@ void WriteStatusResponse(XmlWriter& w, std::string_view href, int status) {
   w.Close();
 }
 
-void WriteResponse(XmlWriter& w, const PropEnv& in, const PropRequest& pr) {
-  PropEnv env = in;
+void WriteResponse(XmlWriter& w, PropEnv env, const PropRequest& pr) {
   env.request = &pr;
   w.Open(kDavNs, "response");
   w.Leaf(kDavNs, "href", env.href);
@@ -467,8 +478,10 @@ void WriteResponse(XmlWriter& w, const PropEnv& in, const PropRequest& pr) {
   w.Open(kDavNs, "propstat");
   w.Open(kDavNs, "prop");
   if (pr.kind == PropRequest::Kind::kProp) {
-    for (const auto& [ns, name] : pr.props) {
-      const LiveProp* p = Find(ns, name);
+    const bool resolved = pr.live.size() == pr.props.size();
+    for (size_t i = 0; i < pr.props.size(); ++i) {
+      const auto& [ns, name] = pr.props[i];
+      const LiveProp* p = resolved ? pr.live[i] : Find(ns, name);
       if (p && p->applies(env)) {
         p->write(w, env);
       } else if (const meta::DavDeadProp* d = FindDead(env, ns, name); d && !p) {

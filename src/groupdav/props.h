@@ -21,6 +21,8 @@
 
 namespace nubo::groupdav {
 
+struct LiveProp;  // one computed property (props.cc)
+
 // What a PROPFIND or REPORT asks for (RFC 4918 §14.20, §14.2, §14.21).
 struct PropRequest {
   enum class Kind { kAllprop, kPropname, kProp } kind = Kind::kAllprop;
@@ -29,6 +31,9 @@ struct PropRequest {
   // recurrence set of what is returned.
   std::optional<groupware::TimeRange> expand;
   std::optional<groupware::TimeRange> limit_recurrence;
+  // What each of `props` names among the computed properties (nullptr:
+  // none), looked up once by ReadPropRequest rather than per member.
+  std::vector<const LiveProp*> live;
 };
 
 // Reads <D:allprop/>, <D:propname/> or <D:prop> among `parent`'s children;
@@ -47,9 +52,18 @@ struct PropEnv {
   const PropRequest* request = nullptr;  // set by WriteResponse (calendar-data's expand)
 };
 
+// The media type of an object: GET's Content-Type and getcontenttype
+// (the component names what a calendar object holds, as CalDAV clients
+// know it from other servers).
+std::string ObjectContentType(Res kind, std::string_view component);
+
 // The environment of `o`, a member of the target's store (or the
 // target's own store when the target is an object), as a `kind` resource.
 PropEnv MemberEnv(const GContext& c, Res kind, const meta::DavObjectRow& o);
+// The same with the store's href (StoreHref) computed once by a caller
+// that lists many members.
+PropEnv MemberEnv(const GContext& c, Res kind, const meta::DavObjectRow& o,
+                  std::string_view store_href);
 
 // Whether answering `pr` needs the objects' texts (calendar-data,
 // address-data or allprop on objects does not: they are not in allprop).
@@ -57,7 +71,7 @@ bool NeedsData(const PropRequest& pr);
 
 // Writes one <D:response> for `env` with the asked properties: those it has
 // in a 200 propstat, the others in a 404 propstat.
-void WriteResponse(dav::XmlWriter& w, const PropEnv& env, const PropRequest& pr);
+void WriteResponse(dav::XmlWriter& w, PropEnv env, const PropRequest& pr);
 // <D:response><D:href/><D:status>…</D:status></D:response>
 void WriteStatusResponse(dav::XmlWriter& w, std::string_view href, int status);
 // Opens <D:multistatus> with the namespaces every response uses.

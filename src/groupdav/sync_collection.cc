@@ -4,6 +4,7 @@
 // a response cut by DAV:limit (§3.6, then 507 on the request URI) or read
 // page by page resumes exactly where it stopped; an empty token is the
 // initial sync (members only, §3.8).
+#include "dav/request_headers.h"
 #include "groupdav/props.h"
 #include "groupdav/report.h"
 #include "util/strings.h"
@@ -22,6 +23,7 @@ class Sync {
   Sync(const GContext& c, PropRequest pr, int64_t since, std::optional<size_t> limit)
       : c_(c), pr_(std::move(pr)), since_(since), initial_(since == 0), limit_(limit) {
     need_data_ = NeedsData(pr_);
+    store_href_ = StoreHref(*c_.target.owner, *c_.target.collection);
   }
 
   Result<bool> Produce(dav::XmlWriter& w) {
@@ -39,7 +41,9 @@ class Sync {
       since_ = ch.modseq;
       if (ch.deleted) {
         if (initial_) continue;
-        WriteStatusResponse(w, ObjectHref(*c_.target.owner, *c_.target.collection, ch.name), 404);
+        std::string href = store_href_;
+        dav::AppendEncodedSegment(href, ch.name);
+        WriteStatusResponse(w, href, 404);
         ++sent_;
         continue;
       }
@@ -58,19 +62,20 @@ class Sync {
   }
 
   Status Member(dav::XmlWriter& w, const meta::DavChange& ch) {
-    auto o = std::make_unique<meta::DavObjectRow>();
+    meta::DavObjectRow& o = member_;  // reused: its strings keep their storage
     if (need_data_) {
       auto got = c_.gw.GetObject(c_.who(), *c_.target.collection, ch.name);
       if (!got.ok()) return got.status();
-      *o = std::move(*got);
+      o = std::move(*got);
     } else {
-      o->name = ch.name;
-      o->etag = ch.etag;
-      o->size = ch.size;
-      o->modseq = ch.modseq;
-      o->component = c_.target.kind == Res::kBook ? "VCARD" : "VEVENT";
+      o.name = ch.name;
+      o.etag = ch.etag;
+      o.size = ch.size;
+      o.modseq = ch.modseq;
+      o.component = ch.component;
+      o.mtime_ms = ch.mtime_ms;
     }
-    WriteResponse(w, MemberEnv(c_, MemberKind(c_.target.kind), *o), pr_);
+    WriteResponse(w, MemberEnv(c_, MemberKind(c_.target.kind), o, store_href_), pr_);
     return Status::Ok();
   }
 
@@ -82,6 +87,8 @@ class Sync {
   bool need_data_ = false;
   bool started_ = false;
   size_t sent_ = 0;
+  std::string store_href_;
+  meta::DavObjectRow member_;
 };
 
 }  // namespace

@@ -410,13 +410,27 @@ Result<std::vector<meta::DavObjectRow>> Collections::ListObjects(const auth::Pri
                                                                  const std::string& after,
                                                                  size_t limit, bool with_data) {
   std::vector<meta::DavObjectRow> out;
+  NUBO_RETURN_IF_ERROR(
+      ScanObjects(who, c, after, limit, with_data, [&](const meta::DavObjectRow& o) {
+        out.push_back(o);
+        return Status::Ok();
+      }).status());
+  return out;
+}
+
+Result<size_t> Collections::ScanObjects(
+    const auth::Principal& who, const meta::DavCollectionRow& c, const std::string& after,
+    size_t limit, bool with_data, const std::function<Status(const meta::DavObjectRow&)>& fn) {
+  size_t n = 0;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& txn) -> Status {
     authz::Checker check(txn, who);
     NUBO_RETURN_IF_ERROR(check.RequireCollection(c, authz::Action::kList));
-    NUBO_ASSIGN_OR_RETURN(out, txn.ListDavObjects(c.id, after, limit, with_data));
-    return Status::Ok();
+    return txn.ScanDavObjects(c.id, after, limit, with_data, [&](const meta::DavObjectRow& o) {
+      ++n;
+      return fn(o);
+    });
   }));
-  return out;
+  return n;
 }
 
 Result<std::vector<meta::DavObjectRow>> Collections::ObjectsInRange(

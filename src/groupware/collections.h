@@ -116,6 +116,12 @@ class Collections {
                                                       const meta::DavCollectionRow& c,
                                                       const std::string& after, size_t limit,
                                                       bool with_data);
+  // The same page without copies: `fn` sees each object in turn (the row
+  // is reused, so keep what you need of it); how many it saw. `fn` runs
+  // inside the read transaction (never retried) — it formats, no I/O.
+  Result<size_t> ScanObjects(const auth::Principal& who, const meta::DavCollectionRow& c,
+                             const std::string& after, size_t limit, bool with_data,
+                             const std::function<Status(const meta::DavObjectRow&)>& fn);
   // One page of objects (with data) whose span may overlap the range.
   Result<std::vector<meta::DavObjectRow>> ObjectsInRange(const auth::Principal& who,
                                                          const meta::DavCollectionRow& c,

@@ -238,6 +238,8 @@ struct DavChange {
   bool deleted = false;
   std::string etag;
   int64_t size = 0;
+  std::string component;  // VEVENT, VTODO…, VCARD (empty when deleted)
+  int64_t mtime_ms = 0;
 };
 
 struct DavDeadProp {
@@ -711,10 +713,13 @@ class ReadTxn {
                                                            const std::string& name) = 0;
   virtual Result<std::optional<DavObjectRow>> GetDavObjectByUid(int64_t collection_id,
                                                                 const std::string& uid) = 0;
-  // Objects with name > `after_name`, by name; `with_data` loads the texts.
-  virtual Result<std::vector<DavObjectRow>> ListDavObjects(int64_t collection_id,
-                                                           const std::string& after_name,
-                                                           size_t limit, bool with_data) = 0;
+  // Calls `fn` for at most `limit` objects with name > `after_name`, by
+  // name; `with_data` loads the texts. The row passed is reused from call
+  // to call (a listing of thousands allocates nothing per object); an
+  // error from `fn` ends the scan and is returned.
+  virtual Status ScanDavObjects(int64_t collection_id, const std::string& after_name, size_t limit,
+                                bool with_data,
+                                const std::function<Status(const DavObjectRow&)>& fn) = 0;
   // Objects (with data) whose span may overlap [start, end) — an index
   // scan on first_start; nullopt sides are open — with name > `after_name`.
   virtual Result<std::vector<DavObjectRow>> ListDavObjectsInRange(int64_t collection_id,

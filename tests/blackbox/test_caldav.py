@@ -259,6 +259,46 @@ class CalDavTest(unittest.TestCase):
         self.assertEqual(self.alice.raw("DELETE", cal + "a.ics", headers={"If-Match": etag})[0], 412)
         self.assertEqual(self.alice.raw("DELETE", cal + "a.ics", headers={"If-Match": h2["etag"]})[0], 204)
 
+    def test_listings_describe_members_alike(self):
+        # PROPFIND, sync-collection (which reads the change log, not the
+        # objects) and calendar-query must describe a member the same way:
+        # a sync once called every member of a calendar a VEVENT modified in
+        # 1970.
+        cal = self.make_calendar(self.alice, "todos")
+        todo = ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//nubo tests//EN\r\nBEGIN:VTODO\r\n"
+                "UID:todo-1\r\nDTSTAMP:20251201T000000Z\r\nSUMMARY:Buy milk\r\nEND:VTODO\r\n"
+                "END:VCALENDAR\r\n")
+        self.assertEqual(self.put(self.alice, cal + "todo.ics", todo)[0], 201)
+        self.assertEqual(self.put(self.alice, cal + "ev.ics",
+                                  event("u-ev", "20260301T100000Z", "20260301T110000Z", "Café ☕"))[0], 201)
+        props = "<d:prop><d:getetag/><d:getcontenttype/><d:getcontentlength/><d:getlastmodified/></d:prop>"
+        pf = '<d:propfind xmlns:d="DAV:">%s</d:propfind>' % props
+        sync = ('<d:sync-collection xmlns:d="DAV:"><d:sync-token/><d:sync-level>1</d:sync-level>%s'
+                '</d:sync-collection>' % props)
+        query = ('<C:calendar-query xmlns:d="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">%s<C:filter>'
+                 '<C:comp-filter name="VCALENDAR"/></C:filter></C:calendar-query>' % props)
+
+        def described(status, data):
+            self.assertEqual(status, 207, data)
+            out = {}
+            for href, (_, p) in responses(data).items():
+                if href == cal:
+                    continue
+                out[href] = tuple(p["{DAV:}" + n].text for n in
+                                  ("getetag", "getcontenttype", "getcontentlength", "getlastmodified"))
+            return out
+
+        want = {}
+        for name in ("todo.ics", "ev.ics"):
+            status, h, body = self.alice.raw("GET", cal + name)
+            self.assertEqual(status, 200)
+            want[cal + name] = (h["etag"], h["content-type"], str(len(body)), h["last-modified"])
+        self.assertIn("component=vtodo", want[cal + "todo.ics"][1])
+        status, _, data = self.dav(self.alice, "PROPFIND", cal, pf, {"Depth": "1"})
+        self.assertEqual(described(status, data), want)
+        self.assertEqual(described(*self.report(self.alice, cal, sync, depth="0")[::2]), want)
+        self.assertEqual(described(*self.report(self.alice, cal, query)[::2]), want)
+
     def test_calendar_query_multiget_and_sync(self):
         cal = self.make_calendar(self.alice, "q")
         self.assertEqual(self.put(self.alice, cal + "weekly.ics", WEEKLY)[0], 201)

@@ -98,6 +98,17 @@ class Stmt {
     return p ? std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(s_, col))
              : std::string();
   }
+  // Views of the column, valid until the next Step/Reset (no copy).
+  std::string_view View(int col) const {
+    const unsigned char* p = sqlite3_column_text(s_, col);
+    return p ? std::string_view(reinterpret_cast<const char*>(p), sqlite3_column_bytes(s_, col))
+             : std::string_view();
+  }
+  std::string_view BlobView(int col) const {
+    const void* p = sqlite3_column_blob(s_, col);
+    return p ? std::string_view(static_cast<const char*>(p), sqlite3_column_bytes(s_, col))
+             : std::string_view();
+  }
   bool IsNull(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
   std::string Blob(int col) const {
     const void* p = sqlite3_column_blob(s_, col);

@@ -30,25 +30,32 @@ DavCollectionRow CollectionFrom(const Stmt& s) {
 // Column 5 is the data or NULL (listings without it).
 #define NUBO_OBJECT_COLUMNS(data)                         \
   "SELECT id, collection_id, name, uid, component, " data \
-  ", etag, first_start, last_end, modseq, mtime, length(data) FROM dav_objects "
+  ", etag, first_start, last_end, modseq, mtime, size FROM dav_objects "
 
 constexpr const char* kObjectSelect = NUBO_OBJECT_COLUMNS("data");
 constexpr const char* kObjectSelectNoData = NUBO_OBJECT_COLUMNS("NULL");
 
-DavObjectRow ObjectFrom(const Stmt& s) {
-  DavObjectRow r;
+// Fills `r` from the row, reusing its strings' storage.
+void ObjectInto(const Stmt& s, DavObjectRow& r) {
   r.id = s.Int(0);
   r.collection_id = s.Int(1);
-  r.name = s.Text(2);
-  r.uid = s.Text(3);
-  r.component = s.Text(4);
-  r.data = s.Blob(5);
-  r.etag = s.Text(6);
+  r.name.assign(s.View(2));
+  r.uid.assign(s.View(3));
+  r.component.assign(s.View(4));
+  r.data.assign(s.BlobView(5));
+  r.etag.assign(s.View(6));
+  r.first_start_ms.reset();
+  r.last_end_ms.reset();
   if (!s.IsNull(7)) r.first_start_ms = s.Int(7);
   if (!s.IsNull(8)) r.last_end_ms = s.Int(8);
   r.modseq = s.Int(9);
   r.mtime_ms = s.Int(10);
   r.size = s.Int(11);
+}
+
+DavObjectRow ObjectFrom(const Stmt& s) {
+  DavObjectRow r;
+  ObjectInto(s, r);
   return r;
 }
 
@@ -180,16 +187,21 @@ Result<std::optional<DavObjectRow>> GetDavObjectByUid(Conn& c, int64_t collectio
   return One<DavObjectRow>(s, ObjectFrom);
 }
 
-Result<std::vector<DavObjectRow>> ListDavObjects(Conn& c, int64_t collection_id,
-                                                 const std::string& after_name, size_t limit,
-                                                 bool with_data) {
+Status ScanDavObjects(Conn& c, int64_t collection_id, const std::string& after_name, size_t limit,
+                      bool with_data, const std::function<Status(const DavObjectRow&)>& fn) {
   static const std::string with =
       std::string(kObjectSelect) + "WHERE collection_id = ? AND name > ? ORDER BY name LIMIT ?";
   static const std::string without = std::string(kObjectSelectNoData) +
                                      "WHERE collection_id = ? AND name > ? ORDER BY name LIMIT ?";
   NUBO_PREPARE(s, c, with_data ? with.c_str() : without.c_str());
   s.Bind(1, collection_id).Bind(2, after_name).Bind(3, static_cast<int64_t>(limit));
-  return Rows<DavObjectRow>(s, ObjectFrom);
+  DavObjectRow row;
+  for (;;) {
+    NUBO_ASSIGN_OR_RETURN(bool more, s.Step());
+    if (!more) return Status::Ok();
+    ObjectInto(s, row);
+    NUBO_RETURN_IF_ERROR(fn(row));
+  }
 }
 
 Result<std::vector<DavObjectRow>> ListDavObjectsInRange(Conn& c, int64_t collection_id,
@@ -216,13 +228,13 @@ Result<std::vector<DavObjectRow>> ListDavObjectsInRange(Conn& c, int64_t collect
 Result<std::vector<DavChange>> DavChangesSince(Conn& c, int64_t collection_id, int64_t since_seq,
                                                size_t limit) {
   NUBO_PREPARE(s, c,
-               "SELECT name, modseq, 0, etag, length(data) FROM dav_objects "
+               "SELECT name, modseq, 0, etag, size, component, mtime FROM dav_objects "
                "WHERE collection_id = ?1 AND modseq > ?2 "
-               "UNION ALL SELECT name, modseq, 1, '', 0 FROM dav_tombstones "
+               "UNION ALL SELECT name, modseq, 1, '', 0, '', 0 FROM dav_tombstones "
                "WHERE collection_id = ?1 AND modseq > ?2 ORDER BY 2, 1 LIMIT ?3");
   s.Bind(1, collection_id).Bind(2, since_seq).Bind(3, static_cast<int64_t>(limit));
   return Rows<DavChange>(s, [](const Stmt& r) {
-    return DavChange{r.Text(0), r.Int(1), r.Int(2) != 0, r.Text(3), r.Int(4)};
+    return DavChange{r.Text(0), r.Int(1), r.Int(2) != 0, r.Text(3), r.Int(4), r.Text(5), r.Int(6)};
   });
 }
 
@@ -275,10 +287,10 @@ Status PutDavObject(Conn& c, DavObjectRow& row) {
   {
     NUBO_PREPARE(s, c,
                  "INSERT INTO dav_objects (collection_id, name, uid, component, data, etag, "
-                 "first_start, last_end, modseq, mtime) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-                 "?9, ?10) ON CONFLICT (collection_id, name) DO UPDATE SET uid = ?3, "
-                 "component = ?4, data = ?5, etag = ?6, first_start = ?7, last_end = ?8, "
-                 "modseq = ?9, mtime = ?10 RETURNING id");
+                 "first_start, last_end, modseq, mtime, size) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+                 "?8, ?9, ?10, length(?5)) ON CONFLICT (collection_id, name) DO UPDATE SET "
+                 "uid = ?3, component = ?4, data = ?5, etag = ?6, first_start = ?7, "
+                 "last_end = ?8, modseq = ?9, mtime = ?10, size = length(?5) RETURNING id");
     s.Bind(1, row.collection_id).Bind(2, row.name).Bind(3, row.uid).Bind(4, row.component);
     s.BindBlob(5, row.data).Bind(6, row.etag);
     BindOpt(s, 7, row.first_start_ms);

@@ -27,9 +27,8 @@ Result<std::optional<DavObjectRow>> GetDavObject(Conn& c, int64_t collection_id,
                                                  const std::string& name);
 Result<std::optional<DavObjectRow>> GetDavObjectByUid(Conn& c, int64_t collection_id,
                                                       const std::string& uid);
-Result<std::vector<DavObjectRow>> ListDavObjects(Conn& c, int64_t collection_id,
-                                                 const std::string& after_name, size_t limit,
-                                                 bool with_data);
+Status ScanDavObjects(Conn& c, int64_t collection_id, const std::string& after_name, size_t limit,
+                      bool with_data, const std::function<Status(const DavObjectRow&)>& fn);
 Result<std::vector<DavObjectRow>> ListDavObjectsInRange(Conn& c, int64_t collection_id,
                                                         std::optional<int64_t> start_ms,
                                                         std::optional<int64_t> end_ms,

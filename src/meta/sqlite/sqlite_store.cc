@@ -525,10 +525,10 @@ class SqliteTxn final : public WriteTxn {
                                                         const std::string& uid) override {
     return sqlite::GetDavObjectByUid(c_, collection_id, uid);
   }
-  Result<std::vector<DavObjectRow>> ListDavObjects(int64_t collection_id,
-                                                   const std::string& after_name, size_t limit,
-                                                   bool with_data) override {
-    return sqlite::ListDavObjects(c_, collection_id, after_name, limit, with_data);
+  Status ScanDavObjects(int64_t collection_id, const std::string& after_name, size_t limit,
+                        bool with_data,
+                        const std::function<Status(const DavObjectRow&)>& fn) override {
+    return sqlite::ScanDavObjects(c_, collection_id, after_name, limit, with_data, fn);
   }
   Result<std::vector<DavObjectRow>> ListDavObjectsInRange(int64_t collection_id,
                                                           std::optional<int64_t> start_ms,
