@@ -1048,7 +1048,8 @@ def main():
                     help="all = health + the peer suite s1..s8; peers = s1..s8; the rest run alone")
     ap.add_argument("--quick", action="store_true", help="suite: smaller sizes, one round (under 5 minutes)")
     ap.add_argument("--peers", default=None,
-                    help="suite: comma-separated peers (default apache,nginx,lighttpd,rclone,sabre)")
+                    help="suite: comma-separated peers (default apache,nginx,lighttpd,rclone,sabre); "
+                         "groupware: none leaves out Radicale and Xandikos")
     ap.add_argument("--out", default=None, help="suite: JSON result path (default bench/results/DATE-SCENARIO.json)")
     ap.add_argument("--md", default=None, help="suite: also write the printed tables to this file")
     ap.add_argument("--baseline", default=None, help="suite: compare with this JSON (default: the newest of the "
@@ -1063,7 +1064,7 @@ def main():
     ap.add_argument("--s3-files", type=int, default=None, help="s3: PUTs per round")
     ap.add_argument("--s4-bytes", type=int, default=None, help="s4: size of the large file")
     ap.add_argument("--before", default=None, help="listing-ab, listing-order-ab, propfind-ab, zip-ab, auth-storm: the binary to compare against; the suite (all, peers, s1-s8): also run "
-                         "it, as the peer nubo-before")
+                         "it, as the peer nubo-before; groupware: also run it, with an AFTER/BEFORE column")
     ap.add_argument("--storage-bytes", type=int, default=1 << 30)
     ap.add_argument("--tmpdir", default=None,
                     help="where the data goes (default: a fresh ext4 loop device as root)")

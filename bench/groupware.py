@@ -7,7 +7,8 @@ without an end) in one calendar and 5,000 vCards in one address book —
 through PUT on nubo, written into the peers' own storage (their PUT path
 grows too slow to seed 10,000 items in a benchmark's time); one untimed
 PROPFIND of each collection warms every server's caches.
-Rows (median of --rounds repetitions each, alternating servers):
+Rows (median of --rounds repetitions each, the servers taking turns
+request by request):
   PROPFIND Depth 1 on the calendar (getetag, getcontenttype)
   calendar-query of one month with calendar-data expanded
   calendar-multiget of 500 hrefs with calendar-data
@@ -15,7 +16,13 @@ Rows (median of --rounds repetitions each, alternating servers):
   sync-collection after 10 changes
   addressbook-query returning getetag for every card
   PUT of 1,000 new events on one keep-alive connection (nubo: fsync'd)
-  vdirsyncer initial sync of a 1,000-event calendar (one run per server)
+  vdirsyncer initial sync of a 1,000-event calendar (median of 3 per server),
+    the client's own storage on tmpfs (its fsyncs cost the same against
+    every server and are no server's work); beside the wall time, the part
+    of it the client spent waiting (wall time minus vdirsyncer's CPU time)
+--before BINARY adds an older nubo build as one more server (its own data,
+seeded through PUT) and an AFTER/BEFORE column; --peers none leaves out
+Radicale and Xandikos (an A/B of nubo builds alone, in minutes).
 Gates: every server's month query names the same objects, every
 addressbook-query lists 5,000 cards, every multiget returns 500
 calendar-data, and the sync after 10 changes reports exactly those 10.
@@ -25,6 +32,7 @@ import http.client
 import os
 import random
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -119,10 +127,16 @@ class Peer:
 class NuboPeer(Peer):
     name = "nubo"
 
-    def __init__(self, tmp):
-        d = os.path.join(tmp, "nubo")
+    def __init__(self, tmp, binary=None, name="nubo"):
+        self.name = name
+        d = os.path.join(tmp, name)
         os.makedirs(d)
-        self.srv = Nubo(d, env=FAST_ARGON2)
+        after = bench.NUBO
+        bench.NUBO = binary or after
+        try:
+            self.srv = Nubo(d, env=FAST_ARGON2)
+        finally:
+            bench.NUBO = after
         self.port, self.proc = self.srv.port, self.srv.proc
         api = Api(self.port, *ADMIN)
         api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
@@ -229,7 +243,6 @@ class XandikosPeer(Peer):
                             "seed"], cwd=repo, check=True)
 
 
-PEERS = [NuboPeer, RadicalePeer, XandikosPeer]
 
 
 def write_items(folder, items):
@@ -260,16 +273,6 @@ def names(data, suffix):
     return sorted({h.rsplit(b"/", 1)[1].decode() for h in hrefs(data) if h.endswith(suffix)})
 
 
-def timed(fn, rounds):
-    out = []
-    last = None
-    for _ in range(rounds):
-        t = time.perf_counter()
-        last = fn()
-        out.append(time.perf_counter() - t)
-    return statistics.median(out), last
-
-
 MONTH_QUERY = (b'<C:calendar-query xmlns:d="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/>'
                b'<C:calendar-data><C:expand start="20260301T000000Z" end="20260401T000000Z"/></C:calendar-data>'
                b'</d:prop><C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="VEVENT">'
@@ -289,14 +292,20 @@ def multiget(p, uids):
     return body
 
 
-def vdirsyncer_sync(p, tmp):
+def vdirsyncer_sync(p, runs=3):
+    """Median (wall, waited) seconds of `runs` initial syncs, each into an
+    empty client storage."""
     c = p.conn()
     path = p.make_vdir_calendar(c)
     for i in range(VDIR_EVENTS):
         c.req("PUT", path + "v%04d.ics" % i, ics("v%04d" % i, i % 300, 9, False, False, "v"),
               {"Content-Type": "text/calendar"})
-    d = os.path.join(tmp, "vdir-" + p.name)
-    os.makedirs(d)
+    got = [vdirsyncer_once(p, path) for _ in range(runs)]
+    return statistics.median(g[0] for g in got), statistics.median(g[1] for g in got)
+
+
+def vdirsyncer_once(p, path):
+    d = tempfile.mkdtemp(prefix="nubo-bench-vdir-%s-" % p.name, dir="/dev/shm")
     cfg = os.path.join(d, "config")
     auth = "" if p.user is None else 'username = "%s"\npassword = "%s"\n' % (p.user, PW)
     with open(cfg, "w") as f:
@@ -307,13 +316,17 @@ def vdirsyncer_sync(p, tmp):
     env = dict(os.environ, HOME=d)
     subprocess.run(["vdirsyncer", "-c", cfg, "discover"], input="y\n" * 5, text=True, env=env, check=True,
                    capture_output=True)
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run(["vdirsyncer", "-c", cfg, "sync"], env=env, check=True, capture_output=True)
     dt = time.perf_counter() - t
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime
     got = len(os.listdir(os.path.join(d, "local")))
+    shutil.rmtree(d, ignore_errors=True)
     if got != VDIR_EVENTS:
         raise SystemExit("gate: vdirsyncer fetched %d of %d events from %s" % (got, VDIR_EVENTS, p.name))
-    return dt
+    return dt, max(dt - cpu, 0.0)
 
 
 def run(args):
@@ -327,60 +340,79 @@ def run(args):
                                           recurring and i % 20 == 0, "Event %d" % i)))
     peers = []
     rows = {}
+    makers = [lambda: NuboPeer(tmp)]
+    if args.before:
+        if not os.path.exists(args.before):
+            raise SystemExit("--before %s: no such binary" % args.before)
+        makers.append(lambda: NuboPeer(tmp, args.before, "nubo-before"))
+    if args.peers != "none":
+        makers += [lambda: RadicalePeer(tmp), lambda: XandikosPeer(tmp)]
     try:
-        for cls in PEERS:
-            p = cls(tmp)
+        for make in makers:
+            p = make()
             peers.append(p)
             t = time.perf_counter()
             seed(p, events, N_CARDS)
             print("seeded %s in %.1f s" % (p.name, time.perf_counter() - t), flush=True)
-        month_sets, results = {}, {}
+        month_sets, results = {}, {p.name: {} for p in peers}
+        conns = {p.name: p.conn() for p in peers}
         for p in peers:
-            c = p.conn()
-            r = results.setdefault(p.name, {})
             # Untimed warm-up (Radicale builds its item cache on first read).
+            c = conns[p.name]
             c.req("PROPFIND", p.cal, PROPFIND1, {"Depth": "1", "Content-Type": XML})
             c.req("PROPFIND", p.book, PROPFIND1, {"Depth": "1", "Content-Type": XML})
-            dt, (st, data) = timed(lambda: c.req("PROPFIND", p.cal, PROPFIND1, {"Depth": "1", "Content-Type": XML}),
-                                   rounds)
-            assert st == 207 and len(names(data, b".ics")) == N_EVENTS, (p.name, st, len(names(data, b".ics")))
-            r["propfind"] = dt
-            dt, (st, data) = timed(lambda: c.req("REPORT", p.cal, MONTH_QUERY, {"Depth": "1", "Content-Type": XML}),
-                                   rounds)
-            assert st == 207, (p.name, st, data[:300])
-            month_sets[p.name] = names(data, b".ics")
-            r["month"] = dt
-            uids = [u for u, _ in events[:MULTIGET]]
-            body = multiget(p, uids)
-            dt, (st, data) = timed(lambda: c.req("REPORT", p.cal, body, {"Depth": "1", "Content-Type": XML}), rounds)
-            assert st == 207 and data.count(b"BEGIN:VCALENDAR") == MULTIGET, (p.name, st, data.count(b"BEGIN:VCAL"))
-            r["multiget"] = dt
-            dt, (st, data) = timed(lambda: c.req("REPORT", p.cal, SYNC % b"", {"Depth": "0", "Content-Type": XML}),
-                                   rounds)
-            assert st == 207 and len(names(data, b".ics")) == N_EVENTS, (p.name, st)
-            token = re.search(rb"<(?:\w+:)?sync-token>([^<]+)<", data).group(1)
-            r["sync0"] = dt
+
+        def interleaved(key, request):
+            """Times `request(peer, conn)` round by round, the servers taking
+            turns (the order alternating), so that a slower spell of the
+            machine falls on every server alike; the last answer per server."""
+            times, last = {p.name: [] for p in peers}, {}
+            for i in range(rounds):
+                for p in (peers if i % 2 == 0 else peers[::-1]):
+                    t = time.perf_counter()
+                    last[p.name] = request(p, conns[p.name])
+                    times[p.name].append(time.perf_counter() - t)
+            for name, ts in times.items():
+                results[name][key] = statistics.median(ts)
+            return last
+
+        def report(path_of, body_of, depth="1"):
+            return lambda p, c: c.req("REPORT", path_of(p), body_of(p), {"Depth": depth, "Content-Type": XML})
+
+        cal, book = (lambda p: p.cal), (lambda p: p.book)
+        for name, (st, data) in interleaved("propfind", lambda p, c: c.req(
+                "PROPFIND", p.cal, PROPFIND1, {"Depth": "1", "Content-Type": XML})).items():
+            assert st == 207 and len(names(data, b".ics")) == N_EVENTS, (name, st, len(names(data, b".ics")))
+        for name, (st, data) in interleaved("month", report(cal, lambda p: MONTH_QUERY)).items():
+            assert st == 207, (name, st, data[:300])
+            month_sets[name] = names(data, b".ics")
+        uids = [u for u, _ in events[:MULTIGET]]
+        for name, (st, data) in interleaved("multiget", report(cal, lambda p: multiget(p, uids))).items():
+            assert st == 207 and data.count(b"BEGIN:VCALENDAR") == MULTIGET, (name, st, data.count(b"BEGIN:VCAL"))
+        tokens = {}
+        for name, (st, data) in interleaved("sync0", report(cal, lambda p: SYNC % b"", "0")).items():
+            assert st == 207 and len(names(data, b".ics")) == N_EVENTS, (name, st)
+            tokens[name] = re.search(rb"<(?:\w+:)?sync-token>([^<]+)<", data).group(1)
+        for p in peers:
             for i in range(10):
                 u, _ = events[i]
-                st, _ = c.req("PUT", p.cal + u + ".ics", ics(u, 5, 10, False, False, "changed %d" % i),
-                              {"Content-Type": "text/calendar"})
+                st, _ = conns[p.name].req("PUT", p.cal + u + ".ics", ics(u, 5, 10, False, False, "changed %d" % i),
+                                          {"Content-Type": "text/calendar"})
                 assert st in (201, 204)
-            dt, (st, data) = timed(lambda: c.req("REPORT", p.cal, SYNC % token, {"Depth": "0", "Content-Type": XML}),
-                                   rounds)
+        for name, (st, data) in interleaved("sync10", report(cal, lambda p: SYNC % tokens[p.name], "0")).items():
             got = names(data, b".ics")
-            assert st == 207 and got == sorted(u + ".ics" for u, _ in events[:10]), (p.name, st, got[:12])
-            r["sync10"] = dt
-            dt, (st, data) = timed(lambda: c.req("REPORT", p.book, CARDQ, {"Depth": "1", "Content-Type": XML}),
-                                   rounds)
-            assert st == 207 and len(names(data, b".vcf")) == N_CARDS, (p.name, st, len(names(data, b".vcf")))
-            r["cards"] = dt
+            assert st == 207 and got == sorted(u + ".ics" for u, _ in events[:10]), (name, st, got[:12])
+        for name, (st, data) in interleaved("cards", report(book, lambda p: CARDQ)).items():
+            assert st == 207 and len(names(data, b".vcf")) == N_CARDS, (name, st, len(names(data, b".vcf")))
+        for p in peers:
+            c, r = conns[p.name], results[p.name]
             t = time.perf_counter()
             for i in range(PUTS):
                 st, _ = c.req("PUT", p.cal + "new-%04d.ics" % i, ics("new-%04d" % i, i % 300, 8, False, False, "n"),
                               {"Content-Type": "text/calendar"})
                 assert st == 201, (p.name, st)
             r["puts"] = time.perf_counter() - t
-            r["vdirsyncer"] = vdirsyncer_sync(p, tmp)
+            r["vdirsyncer"], r["vdirwait"] = vdirsyncer_sync(p)
             r["rss"] = bench.peak_rss_kib(p.pids()) / 1024
         base = month_sets["nubo"]
         print_table(results, len(base), rounds)
@@ -392,7 +424,7 @@ def run(args):
                 continue
             msg = "%s's month query named %d objects, nubo's %d (first differences: %s)" % (
                 name, len(got), len(base), sorted(set(got) ^ set(base))[:5])
-            if name == "radicale":
+            if name in ("radicale", "nubo-before"):
                 raise SystemExit("gate: " + msg)
             print("\nwrong answer: " + msg)
     finally:
@@ -408,23 +440,32 @@ ROWS = [("propfind", "PROPFIND Depth 1, calendar of %d" % N_EVENTS),
         ("sync10", "sync-collection after 10 changes"),
         ("cards", "addressbook-query getetag, %d cards" % N_CARDS),
         ("puts", "PUT of %d events, one connection (s)" % PUTS),
-        ("vdirsyncer", "vdirsyncer initial sync, %d events (s)" % VDIR_EVENTS)]
+        ("vdirsyncer", "vdirsyncer initial sync, %d events, median of 3 (s)" % VDIR_EVENTS),
+        ("vdirwait", "… of which vdirsyncer waited on the server (s)")]
 
 
 def fmt(v, key):
-    return "%.2f s" % v if key in ("puts", "vdirsyncer") else "%.1f ms" % (v * 1000)
+    return "%.2f s" % v if key in ("puts", "vdirsyncer", "vdirwait") else "%.1f ms" % (v * 1000)
 
 
 def print_table(results, month_n, rounds):
-    peers = [p for p in results if p != "nubo"]
+    others = [p for p in results if p != "nubo"]
+    peers = [p for p in others if p != "nubo-before"]
+    ab = "nubo-before" in results
     print("\nscenario groupware: %d events (10%% recurring), %d vCards; median of %d; month query: %d objects "
           "on nubo (Radicale: the same; see below for a peer that differs)" % (N_EVENTS, N_CARDS, rounds, month_n))
-    print("\n| row | nubo | %s | best peer / nubo |" % " | ".join(peers))
-    print("|---|---|" + "---|" * len(peers) + "---|")
+    print("\n| row | nubo | %s |%s%s" % (" | ".join(others), " best peer / nubo |" if peers else "",
+                                      " after / before |" if ab else ""))
+    print("|---|---|" + "---|" * (len(others) + bool(peers) + ab))
     for key, label in ROWS:
-        best = min(results[p][key] for p in peers)
-        print("| %s | %s | %s | %.1f× |" % (label, fmt(results["nubo"][key], key),
-                                            " | ".join(fmt(results[p][key], key) for p in peers),
-                                            best / results["nubo"][key]))
-    print("| peak RSS | %.0f MiB | %s | |" % (results["nubo"]["rss"],
-                                              " | ".join("%.0f MiB" % results[p]["rss"] for p in peers)))
+        mine = results["nubo"][key]
+        cells = [fmt(mine, key)] + [fmt(results[p][key], key) for p in others]
+        if peers:
+            best = min(results[p][key] for p in peers)
+            cells.append("%.1f×" % (best / mine) if mine > 0 else "—")
+        if ab:
+            before = results["nubo-before"][key]
+            cells.append("%.2f" % (mine / before) if before > 0 else "—")
+        print("| %s | %s |" % (label, " | ".join(cells)))
+    print("| peak RSS | %s |%s" % (" | ".join("%.0f MiB" % results[p]["rss"] for p in ["nubo"] + others),
+                                   " |" * (bool(peers) + ab)))
