@@ -105,6 +105,7 @@ class Conn:
 class Peer:
     name = "?"
     user = "bench"
+    supports_sync = True  # RFC 6578 sync-collection
 
     def url(self, path):
         return "http://127.0.0.1:%d%s" % (self.port, path)
@@ -202,6 +203,81 @@ class RadicalePeer(Peer):
         root = os.path.join(self.dir, "collections", "collection-root", "bench")
         write_items(os.path.join(root, "cal"), [(u + ".ics", d) for u, d in events])
         write_items(os.path.join(root, "book"), [("card-%05d.vcf" % i, vcard(i)) for i in range(cards)])
+
+
+class SabrePeer(Peer):
+    """sabre/dav as Debian ships it (1.8, under `php -S` with 4 workers):
+    its CalDAV and CardDAV servers on PDO SQLite, with the schema Debian
+    ships beside the library. That version predates sabre's
+    sync-collection, so its sync rows stay empty."""
+    name = "sabre"
+    supports_sync = False
+    SCHEMA = "/usr/share/doc/php-sabre-dav/examples/sql"
+    SCRIPT = r"""<?php
+// sabre/dav's CalDAV and CardDAV servers for the groupware benchmark.
+require '/usr/share/php/Sabre/autoload.php';
+class BenchAuth extends Sabre\DAV\Auth\Backend\AbstractBasic {
+    protected function validateUserPass($username, $password) {
+        return $username === getenv('BENCH_USER') && hash_equals(getenv('BENCH_PASS'), $password);
+    }
+}
+$pdo = new PDO('sqlite:' . getenv('BENCH_DB'));
+$pdo->setAttribute(PDO::ATTR_ERRMODE, PDO::ERRMODE_EXCEPTION);
+$principals = new Sabre\DAVACL\PrincipalBackend\PDO($pdo);
+$calendars = new Sabre\CalDAV\Backend\PDO($pdo);
+$cards = new Sabre\CardDAV\Backend\PDO($pdo);
+$server = new Sabre\DAV\Server([
+    new Sabre\CalDAV\Principal\Collection($principals),
+    new Sabre\CalDAV\CalendarRootNode($principals, $calendars),
+    new Sabre\CardDAV\AddressBookRoot($principals, $cards),
+]);
+$server->setBaseUri('/');
+$server->addPlugin(new Sabre\DAV\Auth\Plugin(new BenchAuth(), 'nubo-bench'));
+$server->addPlugin(new Sabre\DAVACL\Plugin());
+$server->addPlugin(new Sabre\CalDAV\Plugin());
+$server->addPlugin(new Sabre\CardDAV\Plugin());
+$server->exec();
+"""
+
+    def __init__(self, tmp):
+        import sqlite3
+        d = os.path.join(tmp, "sabre")
+        os.makedirs(d)
+        db = os.path.join(d, "sabre.db")
+        con = sqlite3.connect(db)
+        for part in ("principals", "calendars", "addressbooks"):
+            with open(os.path.join(self.SCHEMA, "sqlite.%s.sql" % part)) as f:
+                con.executescript(f.read())
+        con.execute("INSERT INTO principals (uri, email, displayname) VALUES (?, ?, ?)",
+                    ("principals/" + self.user, self.user + "@example.org", self.user))
+        con.commit()
+        con.close()
+        script = os.path.join(d, "server.php")
+        with open(script, "w") as f:
+            f.write(self.SCRIPT)
+        self.port = bench.free_port()
+        env = dict(os.environ, PHP_CLI_SERVER_WORKERS="4", BENCH_DB=db, BENCH_USER=self.user, BENCH_PASS=PW)
+        self.log = open(os.path.join(d, "log"), "wb")
+        self.proc = subprocess.Popen(["php", "-d", "memory_limit=-1", "-d", "error_reporting=E_ALL & ~E_DEPRECATED",
+                                      "-d", "display_errors=stderr", "-S", "127.0.0.1:%d" % self.port, script],
+                                     env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        bench.wait_port(self.port, timeout=30)
+        self.cal = "/calendars/%s/cal/" % self.user
+        self.book = "/addressbooks/%s/book/" % self.user
+        self.vdir_url = self.url("/")
+
+    def make(self, c):
+        st, data = c.req("MKCALENDAR", self.cal)
+        assert st == 201, (st, data[:300])
+        mk = (b'<d:mkcol xmlns:d="DAV:" xmlns:CR="urn:ietf:params:xml:ns:carddav"><d:set><d:prop><d:resourcetype>'
+              b'<d:collection/><CR:addressbook/></d:resourcetype></d:prop></d:set></d:mkcol>')
+        st, data = c.req("MKCOL", self.book, mk, {"Content-Type": XML})
+        assert st == 201, (st, data[:300])
+
+    def make_vdir_calendar(self, c):
+        path = "/calendars/%s/vdir/" % self.user
+        assert c.req("MKCALENDAR", path)[0] == 201
+        return path
 
 
 class XandikosPeer(Peer):
@@ -345,8 +421,12 @@ def run(args):
         if not os.path.exists(args.before):
             raise SystemExit("--before %s: no such binary" % args.before)
         makers.append(lambda: NuboPeer(tmp, args.before, "nubo-before"))
-    if args.peers != "none":
-        makers += [lambda: RadicalePeer(tmp), lambda: XandikosPeer(tmp)]
+    known = {"radicale": RadicalePeer, "xandikos": XandikosPeer, "sabre": SabrePeer}
+    wanted = [] if args.peers == "none" else (args.peers or "radicale,xandikos,sabre").split(",")
+    for name in wanted:
+        if name not in known:
+            raise SystemExit("--peers: %s is not one of %s (or none)" % (name, ", ".join(known)))
+        makers.append(lambda cls=known[name]: cls(tmp))
     try:
         for make in makers:
             p = make()
@@ -362,13 +442,15 @@ def run(args):
             c.req("PROPFIND", p.cal, PROPFIND1, {"Depth": "1", "Content-Type": XML})
             c.req("PROPFIND", p.book, PROPFIND1, {"Depth": "1", "Content-Type": XML})
 
-        def interleaved(key, request):
+        def interleaved(key, request, only=None):
             """Times `request(peer, conn)` round by round, the servers taking
             turns (the order alternating), so that a slower spell of the
-            machine falls on every server alike; the last answer per server."""
-            times, last = {p.name: [] for p in peers}, {}
+            machine falls on every server alike; the last answer per server.
+            A server `only` rejects has no number in the row."""
+            some = [p for p in peers if only is None or only(p)]
+            times, last = {p.name: [] for p in some}, {}
             for i in range(rounds):
-                for p in (peers if i % 2 == 0 else peers[::-1]):
+                for p in (some if i % 2 == 0 else some[::-1]):
                     t = time.perf_counter()
                     last[p.name] = request(p, conns[p.name])
                     times[p.name].append(time.perf_counter() - t)
@@ -390,7 +472,8 @@ def run(args):
         for name, (st, data) in interleaved("multiget", report(cal, lambda p: multiget(p, uids))).items():
             assert st == 207 and data.count(b"BEGIN:VCALENDAR") == MULTIGET, (name, st, data.count(b"BEGIN:VCAL"))
         tokens = {}
-        for name, (st, data) in interleaved("sync0", report(cal, lambda p: SYNC % b"", "0")).items():
+        syncs = lambda p: p.supports_sync  # noqa: E731
+        for name, (st, data) in interleaved("sync0", report(cal, lambda p: SYNC % b"", "0"), syncs).items():
             assert st == 207 and len(names(data, b".ics")) == N_EVENTS, (name, st)
             tokens[name] = re.search(rb"<(?:\w+:)?sync-token>([^<]+)<", data).group(1)
         for p in peers:
@@ -399,7 +482,8 @@ def run(args):
                 st, _ = conns[p.name].req("PUT", p.cal + u + ".ics", ics(u, 5, 10, False, False, "changed %d" % i),
                                           {"Content-Type": "text/calendar"})
                 assert st in (201, 204)
-        for name, (st, data) in interleaved("sync10", report(cal, lambda p: SYNC % tokens[p.name], "0")).items():
+        for name, (st, data) in interleaved("sync10", report(cal, lambda p: SYNC % tokens[p.name], "0"),
+                                            syncs).items():
             got = names(data, b".ics")
             assert st == 207 and got == sorted(u + ".ics" for u, _ in events[:10]), (name, st, got[:12])
         for name, (st, data) in interleaved("cards", report(book, lambda p: CARDQ)).items():
@@ -453,16 +537,17 @@ def print_table(results, month_n, rounds):
     peers = [p for p in others if p != "nubo-before"]
     ab = "nubo-before" in results
     print("\nscenario groupware: %d events (10%% recurring), %d vCards; median of %d; month query: %d objects "
-          "on nubo (Radicale: the same; see below for a peer that differs)" % (N_EVENTS, N_CARDS, rounds, month_n))
+          "on nubo (Radicale: the same; see below for a peer that differs; — : the server has no such "
+          "report)" % (N_EVENTS, N_CARDS, rounds, month_n))
     print("\n| row | nubo | %s |%s%s" % (" | ".join(others), " best peer / nubo |" if peers else "",
                                       " after / before |" if ab else ""))
     print("|---|---|" + "---|" * (len(others) + bool(peers) + ab))
     for key, label in ROWS:
         mine = results["nubo"][key]
-        cells = [fmt(mine, key)] + [fmt(results[p][key], key) for p in others]
+        cells = [fmt(mine, key)] + [fmt(results[p][key], key) if key in results[p] else "—" for p in others]
         if peers:
-            best = min(results[p][key] for p in peers)
-            cells.append("%.1f×" % (best / mine) if mine > 0 else "—")
+            have = [results[p][key] for p in peers if key in results[p]]
+            cells.append("%.1f×" % (min(have) / mine) if have and mine > 0 else "—")
         if ab:
             before = results["nubo-before"][key]
             cells.append("%.2f" % (mine / before) if before > 0 else "—")

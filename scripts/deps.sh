@@ -14,7 +14,7 @@ build_pkgs=(
 test_pkgs=(libgtest-dev libgmock-dev python3 curl litmus cadaver rclone
   python3-caldav vdirsyncer khal khard radicale nextcloud-desktop-cmd owncloud-client-cmd exiv2)
 bench_pkgs=(nginx-light libnginx-mod-http-dav-ext apache2 apache2-utils lighttpd lighttpd-mod-webdav
-  php-cli php-sabre-dav rclone wrk curl b3sum time e2fsprogs libbenchmark-dev
+  php-cli php-sabre-dav php-sqlite3 rclone wrk curl b3sum time e2fsprogs libbenchmark-dev
   radicale xandikos vdirsyncer git nextcloud-desktop-cmd libvips-tools)
 fuzz_pkgs=(clang-14 libclang-rt-14-dev)
 # The web UI's end-to-end tests drive Debian's Chromium (never a

@@ -30,31 +30,31 @@ class Query {
       started_ = true;
       OpenMultistatus(w);
       if (c_.target.kind == Res::kCard) {
-        Emit(w, *c_.target.object);
+        if (Matches(*c_.target.object)) Write(w, *c_.target.object);
         w.Close();
         return true;
       }
     }
     bool truncated = false;
-    NUBO_ASSIGN_OR_RETURN(
-        size_t seen, c_.gw.ScanObjects(c_.who(), *c_.target.collection, after_, kPage, need_data_,
-                                       [&](const meta::DavObjectRow& o) {
-                                         if (truncated) return Status::Ok();
-                                         if (limit_ && sent_ == *limit_) {
-                                           truncated = true;
-                                           return Status::Ok();
-                                         }
-                                         Emit(w, o);
-                                         after_ = o.name;
-                                         return Status::Ok();
-                                       }));
+    auto seen = c_.gw.ScanObjects(c_.who(), *c_.target.collection, after_, kPage, need_data_,
+                                  [&](const meta::DavObjectRow& o) {
+                                    after_ = o.name;
+                                    if (!Matches(o)) return Status::Ok();
+                                    if (limit_ && sent_ == *limit_) {
+                                      truncated = true;  // the rest is not read
+                                      return Status::Aborted("limit reached");
+                                    }
+                                    Write(w, o);
+                                    return Status::Ok();
+                                  });
     if (truncated) {
-      // §8.6.1: more matched than the client's limit.
+      // §8.6.1: more cards matched than the client's limit.
       WriteStatusResponse(w, TargetHref(c_), 507);
       w.Close();
       return true;
     }
-    if (seen < kPage) {
+    if (!seen.ok()) return seen.status();
+    if (*seen < kPage) {
       w.Close();
       return true;
     }
@@ -62,11 +62,13 @@ class Query {
   }
 
  private:
-  void Emit(dav::XmlWriter& w, const meta::DavObjectRow& o) {
-    if (!filter_.props.empty()) {
-      auto card = groupware::ParseVCard(o.data);
-      if (!card.ok() || !groupware::MatchesCardFilter(*card, filter_)) return;
-    }
+  bool Matches(const meta::DavObjectRow& o) const {
+    if (filter_.props.empty()) return true;
+    auto card = groupware::ParseVCard(o.data);
+    return card.ok() && groupware::MatchesCardFilter(*card, filter_);
+  }
+
+  void Write(dav::XmlWriter& w, const meta::DavObjectRow& o) {
     WriteResponse(w,
                   c_.target.kind == Res::kCard ? MemberEnv(c_, Res::kCard, o)
                                                : MemberEnv(c_, Res::kCard, o, store_href_),

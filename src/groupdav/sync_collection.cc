@@ -31,6 +31,7 @@ class Sync {
       started_ = true;
       OpenMultistatus(w);
     }
+    if (initial_ && !limit_) return ProduceInitial(w);
     const size_t want = limit_ ? std::min(kPage, *limit_ - sent_ + 1) : kPage;
     NUBO_ASSIGN_OR_RETURN(auto page, c_.gw.Changes(c_.who(), *c_.target.collection, since_, want));
     for (const auto& ch : page) {
@@ -55,6 +56,26 @@ class Sync {
   }
 
  private:
+  // An initial sync without a limit lists the members by name, the way a
+  // PROPFIND does (one index, no sort by change number), and answers the
+  // token the collection had when the request was resolved: what changes
+  // later has a larger number and comes with the next sync; a member
+  // listed in a state newer than the token is merely sent again then.
+  Result<bool> ProduceInitial(dav::XmlWriter& w) {
+    NUBO_ASSIGN_OR_RETURN(
+        size_t seen,
+        c_.gw.ScanObjects(c_.who(), *c_.target.collection, after_, kPage, need_data_,
+                          [&](const meta::DavObjectRow& o) {
+                            after_ = o.name;
+                            WriteResponse(
+                                w, MemberEnv(c_, MemberKind(c_.target.kind), o, store_href_), pr_);
+                            return Status::Ok();
+                          }));
+    if (seen == kPage) return false;
+    since_ = c_.target.collection->sync_seq;
+    return Finish(w);
+  }
+
   Result<bool> Finish(dav::XmlWriter& w) {
     w.Leaf(kDavNs, "sync-token", SyncTokenAt(*c_.target.collection, since_));
     w.Close();
@@ -87,6 +108,7 @@ class Sync {
   bool need_data_ = false;
   bool started_ = false;
   size_t sent_ = 0;
+  std::string after_;  // the initial listing's position
   std::string store_href_;
   meta::DavObjectRow member_;
 };
@@ -107,8 +129,9 @@ http::Response SyncCollection(GContext& c, const XmlElement& root) {
     if (!seq) return Precondition(403, kDavNs, "valid-sync-token");
     since = *seq;
   }
-  // The token must be answerable now (not newer than the collection).
-  auto check = c.gw.Changes(c.who(), *c.target.collection, since, 1);
+  // The token must be answerable now (not newer than the collection);
+  // an initial sync only needs the collection visible (no change read).
+  auto check = c.gw.Changes(c.who(), *c.target.collection, since, since == 0 ? 0 : 1);
   if (!check.ok()) {
     if (check.status().code() == Code::kInvalidArgument) {
       return Precondition(403, kDavNs, "valid-sync-token");

@@ -422,10 +422,12 @@ Result<size_t> Collections::ScanObjects(
     const auth::Principal& who, const meta::DavCollectionRow& c, const std::string& after,
     size_t limit, bool with_data, const std::function<Status(const meta::DavObjectRow&)>& fn) {
   size_t n = 0;
+  // Bound to the statement without a copy, while `fn` may change `after`.
+  const std::string from = after;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& txn) -> Status {
     authz::Checker check(txn, who);
     NUBO_RETURN_IF_ERROR(check.RequireCollection(c, authz::Action::kList));
-    return txn.ScanDavObjects(c.id, after, limit, with_data, [&](const meta::DavObjectRow& o) {
+    return txn.ScanDavObjects(c.id, from, limit, with_data, [&](const meta::DavObjectRow& o) {
       ++n;
       return fn(o);
     });

@@ -446,6 +446,13 @@ class CalDavTest(unittest.TestCase):
         rs = responses(data)
         self.assertEqual(len(rs), 2)
         self.assertIn("507", rs[book][0])
+        # RFC 6352 §8.6.1: 507 only when more cards *matched* than the limit
+        # (a card after the last match that the filter rejects is no reason).
+        ann = q.replace("MÜLLER", "ann").replace("</CR:filter>",
+                                                 "</CR:filter><CR:limit><CR:nresults>1</CR:nresults></CR:limit>")
+        status, _, data = self.report(self.alice, book, ann)
+        self.assertEqual(status, 207, data)
+        self.assertEqual(list(responses(data)), [book + "a.vcf"])
         mg = """<CR:addressbook-multiget xmlns:d="DAV:" xmlns:CR="urn:ietf:params:xml:ns:carddav">
           <d:prop><d:getetag/></d:prop><d:href>{0}a.vcf</d:href><d:href>{0}zz.vcf</d:href>
           </CR:addressbook-multiget>""".format(book)
