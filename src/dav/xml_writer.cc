@@ -42,11 +42,18 @@ size_t DecodeUtf8(std::string_view s, size_t i, uint32_t* cp) {
   return 0;
 }
 
-// Bytes that stand for themselves in text and attributes: printable ASCII
-// except the markup characters. Everything else takes the slow path.
-constexpr auto kPlain = [] {
+// Bytes that stand for themselves: printable ASCII except the markup
+// characters. A double quote is markup only inside an attribute value it
+// delimits (XML 1.0 §2.4), so text keeps it as is — an ETag is quoted and
+// every listing carries thousands. Everything else takes the slow path.
+constexpr auto kPlainText = [] {
   std::array<bool, 256> t{};
-  for (int c = 0x20; c < 0x80; ++c) t[c] = c != '&' && c != '<' && c != '>' && c != '"';
+  for (int c = 0x20; c < 0x80; ++c) t[c] = c != '&' && c != '<' && c != '>';
+  return t;
+}();
+constexpr auto kPlainAttribute = [] {
+  std::array<bool, 256> t = kPlainText;
+  t['"'] = false;
   return t;
 }();
 
@@ -54,6 +61,7 @@ constexpr auto kPlain = [] {
 
 void AppendXmlEscaped(std::string& out, std::string_view text, bool attribute) {
   out.reserve(out.size() + text.size());
+  const std::array<bool, 256>& kPlain = attribute ? kPlainAttribute : kPlainText;
   size_t i = 0;
   while (i < text.size()) {
     // Most names are plain ASCII: copy runs, not characters.

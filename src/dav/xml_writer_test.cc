@@ -154,7 +154,10 @@ TEST(XmlWriter, EscapesAtEveryRunBoundary) {
 }
 
 TEST(XmlWriter, EscapesText) {
-  EXPECT_EQ(Escaped("a&b<c>d\"e'f"), "a&amp;b&lt;c&gt;d&quot;e'f");
+  EXPECT_EQ(Escaped("a&b<c>d\"e'f"), "a&amp;b&lt;c&gt;d\"e'f");
+  // A double quote is markup only in an attribute value (XML 1.0 §2.4).
+  EXPECT_EQ(Escaped("a\"b", true), "a&quot;b");
+  EXPECT_EQ(Escaped("\"0123456789abcdef\""), "\"0123456789abcdef\"");
   EXPECT_EQ(Escaped("]]>"), "]]&gt;");
   EXPECT_EQ(Escaped("t\ta\nb\rc"), "t\ta\nb&#13;c");
   EXPECT_EQ(Escaped("t\ta\nb\rc", true), "t&#9;a&#10;b&#13;c");
