@@ -260,11 +260,23 @@ $server->exec();
         self.log = open(os.path.join(d, "log"), "wb")
         self.proc = subprocess.Popen(["php", "-d", "memory_limit=-1", "-d", "error_reporting=E_ALL & ~E_DEPRECATED",
                                       "-d", "display_errors=stderr", "-S", "127.0.0.1:%d" % self.port, script],
-                                     env=env, stdout=self.log, stderr=subprocess.STDOUT)
+                                     env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         bench.wait_port(self.port, timeout=30)
         self.cal = "/calendars/%s/cal/" % self.user
         self.book = "/addressbooks/%s/book/" % self.user
         self.vdir_url = self.url("/")
+
+    def stop(self):
+        # `php -S` workers outlive their parent: end the whole group.
+        try:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
 
     def make(self, c):
         st, data = c.req("MKCALENDAR", self.cal)

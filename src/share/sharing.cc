@@ -304,6 +304,7 @@ Status Sharing::RemoveMember(const Principal& who, std::string_view id, const Me
 namespace {
 
 Status DriveHidden() { return Status::NotFound("no such drive"); }
+Status NotAMember() { return Status::NotFound("not a member of this drive"); }
 
 // A shared drive the caller may see (a member, or an administrator), and
 // whether it may change its members.
@@ -372,8 +373,14 @@ Status Sharing::RemoveDriveMember(const Principal& who, std::string_view drive_i
   return meta_.Write([&](meta::WriteTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(auto d, VisibleDrive(t, who, drive_id));
     if (!d.second) return Denied("only the drive's managers change its members");
-    NUBO_ASSIGN_OR_RETURN(auto member, ResolveMember(t, m));
-    NUBO_RETURN_IF_ERROR(t.RemoveDriveMember(d.first.id, member.first, member.second));
+    // Who is not a member answers alike whether it exists or not: a
+    // manager may not learn group ids or account names by removing them.
+    auto member = ResolveMember(t, m);
+    if (!member.ok() && member.status().code() == Code::kNotFound) return NotAMember();
+    if (!member.ok()) return member.status();
+    Status st = t.RemoveDriveMember(d.first.id, member->first, member->second);
+    if (st.code() == Code::kNotFound) return NotAMember();
+    NUBO_RETURN_IF_ERROR(st);
     return KeepsAManager(t, d.first.id);
   });
 }

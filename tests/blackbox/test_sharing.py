@@ -78,6 +78,14 @@ class SharingTest(unittest.TestCase):
         self.assertEqual(alice.call("POST", "/drives/%s/members" % did, dict(body, role="editor"))[0], 204)
         roles = {m["name"]: m["role"] for m in alice.call("GET", "/drives/%s/members" % did)[2]["items"]}
         self.assertEqual(roles.get("Board of secrets"), "editor", roles)
+        # Removing a member that is not one answers alike whether the group
+        # (or user) exists or not: a manager cannot probe ids this way.
+        outsider = admin.call("POST", "/groups", {"name": "Not on the drive"})[2]
+        for kind, real, made_up in (("groups", outsider["id"], fake_id()), ("users", "bob", "nobody-at-all")):
+            a = alice.raw("DELETE", "/drives/%s/members/%s/%s" % (did, kind, real))
+            b = alice.raw("DELETE", "/drives/%s/members/%s/%s" % (did, kind, made_up))
+            self.assertEqual((a[0], a[1].get("content-type"), a[2]), (b[0], b[1].get("content-type"), b[2]), kind)
+            self.assertEqual(a[0], 404)
         # An administrator shares with any group.
         admin_root = admin.call("GET", "/drives")[2]["drives"][0]["root_id"]
         own = admin.mkdir(admin_root, "Admin's for the board")["id"]
