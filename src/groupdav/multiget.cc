@@ -24,9 +24,33 @@ class Multi {
       : c_(c), pr_(std::move(pr)), hrefs_(std::move(hrefs)) {}
 
   Result<bool> Produce(dav::XmlWriter& w) {
-    if (next_ == 0) OpenMultistatus(w);
+    if (next_ == 0) {
+      OpenMultistatus(w);
+      store_href_ = StoreHref(*c_.target.owner, *c_.target.collection);
+    }
+    // A batch of hrefs is looked up in one read.
     const size_t end = std::min(hrefs_.size(), next_ + 200);
-    for (; next_ < end; ++next_) NUBO_RETURN_IF_ERROR(One(w, hrefs_[next_]));
+    std::vector<std::string> names;
+    names.reserve(end - next_);
+    for (size_t i = next_; i < end; ++i) names.push_back(NameOf(hrefs_[i]));
+    const Res store = IsObject(c_.target.kind) ? Res::kCalendar : c_.target.kind;
+    const Res member = c_.target.kind == Res::kCard ? Res::kCard : MemberKind(store);
+    Status st = c_.gw.GetObjects(c_.who(), *c_.target.collection, names,
+                                 [&](size_t i, const meta::DavObjectRow* o) {
+                                   if (o) {
+                                     WriteResponse(w, MemberEnv(c_, member, *o, store_href_), pr_);
+                                   } else {
+                                     WriteStatusResponse(w, hrefs_[next_ + i], 404);
+                                   }
+                                   return Status::Ok();
+                                 });
+    if (st.code() == Code::kNotFound) {
+      // Not the caller's collection (any more): every href answers 404.
+      for (size_t i = next_; i < end; ++i) WriteStatusResponse(w, hrefs_[i], 404);
+    } else if (!st.ok()) {
+      return st;
+    }
+    next_ = end;
     if (next_ < hrefs_.size()) return false;
     w.Close();
     return true;
@@ -38,35 +62,21 @@ class Multi {
     auto d = dav::ParseDestination(href, c_.req.headers.Get("Host").value_or(""));
     if (!d.ok()) return "";
     const auto& segs = d->segments;
-    const std::string store = StoreHref(*c_.target.owner, *c_.target.collection);
     std::string prefix;
-    for (size_t i = 0; i + 1 < segs.size(); ++i) prefix += "/" + dav::EncodeSegment(segs[i]);
-    if (segs.empty() || prefix + "/" != store) return "";
+    for (size_t i = 0; i + 1 < segs.size(); ++i) {
+      prefix += '/';
+      dav::AppendEncodedSegment(prefix, segs[i]);
+    }
+    prefix += '/';
+    if (segs.empty() || prefix != store_href_) return "";
     return segs.back();
-  }
-
-  Status One(dav::XmlWriter& w, const std::string& href) {
-    const std::string name = NameOf(href);
-    if (name.empty()) {
-      WriteStatusResponse(w, href, 404);
-      return Status::Ok();
-    }
-    auto o = c_.gw.GetObject(c_.who(), *c_.target.collection, name);
-    if (!o.ok()) {
-      if (o.status().code() != Code::kNotFound) return o.status();
-      WriteStatusResponse(w, href, 404);
-      return Status::Ok();
-    }
-    const Res store = IsObject(c_.target.kind) ? Res::kCalendar : c_.target.kind;
-    const Res member = c_.target.kind == Res::kCard ? Res::kCard : MemberKind(store);
-    WriteResponse(w, MemberEnv(c_, member, *o), pr_);
-    return Status::Ok();
   }
 
   const GContext c_;
   PropRequest pr_;
   std::vector<std::string> hrefs_;
   size_t next_ = 0;
+  std::string store_href_;
 };
 
 }  // namespace

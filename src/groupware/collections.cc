@@ -405,6 +405,23 @@ Result<meta::DavObjectRow> Collections::GetObject(const auth::Principal& who,
   return std::move(*row);
 }
 
+Status Collections::GetObjects(const auth::Principal& who, const meta::DavCollectionRow& c,
+                               const std::vector<std::string>& names,
+                               const std::function<Status(size_t, const meta::DavObjectRow*)>& fn) {
+  return meta_.Read([&](meta::ReadTxn& txn) -> Status {
+    authz::Checker check(txn, who);
+    NUBO_RETURN_IF_ERROR(check.RequireCollection(c, authz::Action::kRead));
+    for (size_t i = 0; i < names.size(); ++i) {
+      std::optional<meta::DavObjectRow> row;
+      if (!names[i].empty()) {
+        NUBO_ASSIGN_OR_RETURN(row, txn.GetDavObject(c.id, names[i]));
+      }
+      NUBO_RETURN_IF_ERROR(fn(i, row ? &*row : nullptr));
+    }
+    return Status::Ok();
+  });
+}
+
 Result<std::vector<meta::DavObjectRow>> Collections::ListObjects(const auth::Principal& who,
                                                                  const meta::DavCollectionRow& c,
                                                                  const std::string& after,

@@ -111,6 +111,13 @@ class Collections {
 
   Result<meta::DavObjectRow> GetObject(const auth::Principal& who, const meta::DavCollectionRow& c,
                                        std::string_view name);
+  // Looks up each of `names` in one read: `fn(i, object)` in order, with
+  // null for a name the collection does not hold (a multiget's 404).
+  // `fn` runs inside the read transaction (never retried) — it formats,
+  // no I/O. NotFound when the collection is not the caller's to read.
+  Status GetObjects(const auth::Principal& who, const meta::DavCollectionRow& c,
+                    const std::vector<std::string>& names,
+                    const std::function<Status(size_t, const meta::DavObjectRow*)>& fn);
   // One page of objects by name after `after`.
   Result<std::vector<meta::DavObjectRow>> ListObjects(const auth::Principal& who,
                                                       const meta::DavCollectionRow& c,
