@@ -74,9 +74,16 @@ std::string StoreHref(const meta::UserRow& owner, const meta::DavCollectionRow& 
                                                          : BookHomeHref(owner.username)) +
          Seg(c.mount_name.empty() ? c.name : c.mount_name) + "/";
 }
+std::string MemberHref(std::string_view store_href, std::string_view name) {
+  std::string out;
+  out.reserve(store_href.size() + name.size() + 8);
+  out.append(store_href);
+  dav::AppendEncodedSegment(out, name);
+  return out;
+}
 std::string ObjectHref(const meta::UserRow& owner, const meta::DavCollectionRow& c,
                        std::string_view name) {
-  return StoreHref(owner, c) + Seg(name);
+  return MemberHref(StoreHref(owner, c), name);
 }
 
 std::string TargetHref(const GContext& c) {

@@ -83,6 +83,9 @@ std::string PrincipalHref(std::string_view user);
 std::string CalendarHomeHref(std::string_view user);
 std::string BookHomeHref(std::string_view user);
 std::string StoreHref(const meta::UserRow& owner, const meta::DavCollectionRow& c);
+// A member's href below a store's (StoreHref), for listings that compute
+// the store's once.
+std::string MemberHref(std::string_view store_href, std::string_view name);
 std::string ObjectHref(const meta::UserRow& owner, const meta::DavCollectionRow& c,
                        std::string_view name);
 std::string TargetHref(const GContext& c);

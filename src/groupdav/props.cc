@@ -412,10 +412,7 @@ PropEnv MemberEnv(const GContext& c, Res kind, const meta::DavObjectRow& o) {
 
 PropEnv MemberEnv(const GContext& c, Res kind, const meta::DavObjectRow& o,
                   std::string_view store_href) {
-  PropEnv env{c, kind, std::string()};
-  env.href.reserve(store_href.size() + o.name.size() + 8);
-  env.href.append(store_href);
-  dav::AppendEncodedSegment(env.href, o.name);
+  PropEnv env{c, kind, MemberHref(store_href, o.name)};
   env.owner = &*c.target.owner;
   env.collection = &*c.target.collection;
   env.object = &o;
@@ -423,7 +420,7 @@ PropEnv MemberEnv(const GContext& c, Res kind, const meta::DavObjectRow& o,
 }
 
 bool NeedsData(const PropRequest& pr) {
-  for (const auto& [ns, name] : pr.props) {
+  for (const auto& [ns, name, live] : pr.props) {
     if ((ns == kCalNs && name == "calendar-data") || (ns == kCardNs && name == "address-data")) {
       return true;
     }
@@ -440,8 +437,7 @@ Result<PropRequest> ReadPropRequest(const XmlElement& parent) {
     if (ch.name != "prop") continue;
     pr.kind = PropRequest::Kind::kProp;
     for (const XmlElement& p : ch.children) {
-      pr.props.emplace_back(p.ns, p.name);
-      pr.live.push_back(Find(p.ns, p.name));
+      pr.props.push_back({p.ns, p.name, Find(p.ns, p.name)});
       if (p.ns != kCalNs || p.name != "calendar-data") continue;
       if (const XmlElement* x = p.Child(kCalNs, "expand")) {
         NUBO_ASSIGN_OR_RETURN(pr.expand, ReadRange(*x));
@@ -478,10 +474,7 @@ void WriteResponse(XmlWriter& w, PropEnv env, const PropRequest& pr) {
   w.Open(kDavNs, "propstat");
   w.Open(kDavNs, "prop");
   if (pr.kind == PropRequest::Kind::kProp) {
-    const bool resolved = pr.live.size() == pr.props.size();
-    for (size_t i = 0; i < pr.props.size(); ++i) {
-      const auto& [ns, name] = pr.props[i];
-      const LiveProp* p = resolved ? pr.live[i] : Find(ns, name);
+    for (const auto& [ns, name, p] : pr.props) {
       if (p && p->applies(env)) {
         p->write(w, env);
       } else if (const meta::DavDeadProp* d = FindDead(env, ns, name); d && !p) {

@@ -26,14 +26,17 @@ struct LiveProp;  // one computed property (props.cc)
 // What a PROPFIND or REPORT asks for (RFC 4918 §14.20, §14.2, §14.21).
 struct PropRequest {
   enum class Kind { kAllprop, kPropname, kProp } kind = Kind::kAllprop;
-  std::vector<std::pair<std::string, std::string>> props;  // (ns, name)
+  // The asked properties, each with the computed property it names
+  // (nullptr: none), looked up once rather than per member.
+  struct Asked {
+    std::string ns, name;
+    const LiveProp* live = nullptr;
+  };
+  std::vector<Asked> props;
   // <C:calendar-data> children (RFC 4791 §9.6): expand or limit the
   // recurrence set of what is returned.
   std::optional<groupware::TimeRange> expand;
   std::optional<groupware::TimeRange> limit_recurrence;
-  // What each of `props` names among the computed properties (nullptr:
-  // none), looked up once by ReadPropRequest rather than per member.
-  std::vector<const LiveProp*> live;
 };
 
 // Reads <D:allprop/>, <D:propname/> or <D:prop> among `parent`'s children;

@@ -4,7 +4,6 @@
 // a response cut by DAV:limit (§3.6, then 507 on the request URI) or read
 // page by page resumes exactly where it stopped; an empty token is the
 // initial sync (members only, §3.8).
-#include "dav/request_headers.h"
 #include "groupdav/props.h"
 #include "groupdav/report.h"
 #include "util/strings.h"
@@ -42,9 +41,7 @@ class Sync {
       since_ = ch.modseq;
       if (ch.deleted) {
         if (initial_) continue;
-        std::string href = store_href_;
-        dav::AppendEncodedSegment(href, ch.name);
-        WriteStatusResponse(w, href, 404);
+        WriteStatusResponse(w, MemberHref(store_href_, ch.name), 404);
         ++sent_;
         continue;
       }
