@@ -109,6 +109,23 @@ Result<std::vector<meta::ManifestChunk>> Ingest::Flush() {
   return out;
 }
 
+Result<Ingest::Flushed> Ingest::FlushWithTail() {
+  if (failed_) return Status::Internal("ingest already failed");
+  Flushed out;
+  const std::string_view tail = cdc_.Pending();
+  if (!tail.empty()) {
+    const Blake3Digest h = Blake3::Hash(tail);
+    if (pinned_.insert(h).second) InFlightChunks::Instance().Pin(h);
+    if (Status st = batch_->Add(h, tail); !st.ok()) {
+      failed_ = true;
+      return st;
+    }
+    out.tail = h;
+  }
+  NUBO_ASSIGN_OR_RETURN(out.chunks, Flush());
+  return out;
+}
+
 void Ingest::Discard(meta::MetaStore& meta) {
   std::vector<Blake3Digest> published = batch_->Published();
   if (published.empty()) return;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <set>
 
 #include "blob/chunk_store.h"
@@ -57,6 +58,17 @@ class Ingest {
   // offset continue the stream). The bytes after the last boundary stay
   // in Pending(); the whole-content hash state so far is SaveHasher().
   Result<std::vector<meta::ManifestChunk>> Flush();
+  // Flush that also stores Pending() as one chunk of its own (`tail`,
+  // unset when nothing is pending) in the same durable step: a request
+  // that ends mid-chunk costs one batch commit, not a commit and a Put
+  // with its own file and directory syncs. The tail is pinned like every
+  // chunk of this ingest and is no chunk of the stream (it goes back into
+  // the chunker when the stream resumes).
+  struct Flushed {
+    std::vector<meta::ManifestChunk> chunks;
+    std::optional<Blake3Digest> tail;
+  };
+  Result<Flushed> FlushWithTail();
   std::string_view Pending() const { return cdc_.Pending(); }
   std::string SaveHasher() const { return whole_.SaveState(); }
   // The upload was refused or abandoned: deletes, at once, the chunks this

@@ -249,13 +249,19 @@ class SessionAppendImpl final : public SessionAppend {
     // Neither finished nor kept: the request failed on our side (over the
     // length, quota, a bad checksum): what it stored goes at once.
     if (!done_) ingest_.Discard(files_.meta());
+    // A session whose row was never written holds its reservation alone.
+    if (unsaved_) files_.Unreserve(s_.reservation_id);
     owner_.Leave(s_.public_id);
   }
+
+  // The session's row is not in the store yet: the first commit of its
+  // bytes writes it (UploadSessions::CreateAndAppend).
+  void set_unsaved() { unsaved_ = true; }
 
   Status Start(std::string_view tail) {
     Status st = ingest_.Resume(s_.hasher, tail, static_cast<uint64_t>(s_.offset),
                                static_cast<uint32_t>(chunk_count_));
-    if (st.ok()) return st;
+    if (st.ok() || unsaved_) return st;
     // A hash state from another build: hash the received bytes again.
     std::vector<ManifestChunk> list;
     NUBO_RETURN_IF_ERROR(files_.meta().Read([&](meta::ReadTxn& t) -> Status {
@@ -344,18 +350,16 @@ class SessionAppendImpl final : public SessionAppend {
   void OnFinish(CommitHook hook) override { on_finish_ = std::move(hook); }
 
   Result<UploadSessionRow> Persist(const CommitHook& hook = nullptr) {
-    NUBO_ASSIGN_OR_RETURN(auto fresh, ingest_.Flush());
-    const std::string tail(ingest_.Pending());
-    Pins pins;
-    std::optional<meta::Digest> tail_hash;
-    if (!tail.empty()) {
-      tail_hash = Blake3::Hash(tail);
-      pins.Add(*tail_hash);
-      NUBO_RETURN_IF_ERROR(files_.chunks().Put(*tail_hash, tail));
-    }
+    // The bytes after the last boundary are kept as a chunk of their own
+    // (the tail), durable in the same batch commit as the chunks before.
+    NUBO_ASSIGN_OR_RETURN(auto flushed, ingest_.FlushWithTail());
+    const std::vector<ManifestChunk>& fresh = flushed.chunks;
+    const std::optional<meta::Digest>& tail_hash = flushed.tail;
+    const size_t tail_size = ingest_.Pending().size();
     const int64_t now = UnixMillis();
     UploadSessionRow out;
     NUBO_RETURN_IF_ERROR(files_.meta().Write([&](meta::WriteTxn& t) -> Status {
+      if (unsaved_) NUBO_RETURN_IF_ERROR(t.InsertUploadSession(s_));
       NUBO_ASSIGN_OR_RETURN(out, LoadSession(t, who_, s_.public_id));
       if (out.offset != start_ || !out.result_node.empty()) {
         return Status::Conflict("another request appended to this upload meanwhile");
@@ -363,9 +367,9 @@ class SessionAppendImpl final : public SessionAppend {
       for (const auto& c : fresh) {
         NUBO_RETURN_IF_ERROR(StillStored(t, files_.chunks(), c.hash, c.size));
       }
-      if (tail_hash) NUBO_RETURN_IF_ERROR(StillStored(t, files_.chunks(), *tail_hash, tail.size()));
+      if (tail_hash) NUBO_RETURN_IF_ERROR(StillStored(t, files_.chunks(), *tail_hash, tail_size));
       auto add = Sized(fresh);
-      if (tail_hash) add.emplace_back(*tail_hash, static_cast<uint32_t>(tail.size()));
+      if (tail_hash) add.emplace_back(*tail_hash, static_cast<uint32_t>(tail_size));
       NUBO_RETURN_IF_ERROR(content::AcquireChunks(t, add));
       if (out.tail_hash) NUBO_RETURN_IF_ERROR(content::ReleaseChunks(t, {*out.tail_hash}, now));
       NUBO_RETURN_IF_ERROR(t.AppendUploadSessionChunks(out.id, fresh));
@@ -373,11 +377,12 @@ class SessionAppendImpl final : public SessionAppend {
       out.received_bytes += static_cast<int64_t>(received_);
       out.hasher = ingest_.SaveHasher();
       out.tail_hash = tail_hash;
-      out.tail_size = static_cast<int64_t>(tail.size());
+      out.tail_size = static_cast<int64_t>(tail_size);
       out.reservation_id = s_.reservation_id;
       NUBO_RETURN_IF_ERROR(t.UpdateUploadSession(out));
       return hook ? hook(t, out) : Status::Ok();
     }));
+    unsaved_ = false;
     start_ = out.offset;
     received_ = 0;
     return out;
@@ -396,6 +401,7 @@ class SessionAppendImpl final : public SessionAppend {
   int64_t reserved_ = 0;
   bool done_ = false;
   bool checksum_failed_ = false;
+  bool unsaved_ = false;
   CommitHook on_finish_;
 };
 
@@ -422,7 +428,7 @@ void UploadSessions::Leave(const std::string& id) {
   busy_cv_.notify_all();
 }
 
-Result<UploadSessionRow> UploadSessions::Create(const Principal& who, SessionSpec spec) {
+Result<UploadSessionRow> UploadSessions::Prepare(const Principal& who, SessionSpec spec) {
   if (who.link()) return Status::PermissionDenied("resumable uploads need an account");
   UploadRequest& req = spec.target;
   NUBO_ASSIGN_OR_RETURN(req.name, ValidateName(req.name));
@@ -474,12 +480,28 @@ Result<UploadSessionRow> UploadSessions::Create(const Principal& who, SessionSpe
     NUBO_ASSIGN_OR_RETURN(s.reservation_id,
                           files_.Reserve(s.drive_id, 0, bytes, true, s.expires_at_ms));
   }
+  return s;
+}
+
+Result<UploadSessionRow> UploadSessions::Create(const Principal& who, SessionSpec spec) {
+  NUBO_ASSIGN_OR_RETURN(UploadSessionRow s, Prepare(who, std::move(spec)));
   Status st = files_.meta().Write([&](meta::WriteTxn& t) { return t.InsertUploadSession(s); });
   if (!st.ok()) {
     files_.Unreserve(s.reservation_id);
     return st;
   }
   return s;
+}
+
+Result<std::unique_ptr<SessionAppend>> UploadSessions::CreateAndAppend(const Principal& who,
+                                                                       SessionSpec spec,
+                                                                       UploadSessionRow& row) {
+  NUBO_ASSIGN_OR_RETURN(row, Prepare(who, std::move(spec)));
+  Enter(row.public_id);  // left by the append's destructor
+  auto append = std::make_unique<SessionAppendImpl>(*this, who, row, nullptr);
+  append->set_unsaved();  // from here on the append owns the reservation
+  NUBO_RETURN_IF_ERROR(append->Start(""));
+  return std::unique_ptr<SessionAppend>(std::move(append));
 }
 
 Result<UploadSessionRow> UploadSessions::Get(const Principal& who, std::string_view id,

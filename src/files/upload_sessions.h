@@ -101,6 +101,13 @@ class UploadSessions {
   UploadSessions(Files& files, int64_t ttl_ms);
 
   Result<meta::UploadSessionRow> Create(const Principal& who, SessionSpec spec);
+  // Create, then Append from offset 0, with one commit instead of two: the
+  // session's row is written by the commit that makes its first bytes
+  // durable (Finish or Keep). Until then nobody else can see the session
+  // (`row` says what it will be); an append that ends without a commit
+  // leaves nothing behind.
+  Result<std::unique_ptr<SessionAppend>> CreateAndAppend(const Principal& who, SessionSpec spec,
+                                                         meta::UploadSessionRow& row);
   // `settle`: first wait (a few seconds at most) for an append to it that
   // this process is still running (what a client asking where to resume
   // wants; see WaitIdle).
@@ -147,6 +154,8 @@ class UploadSessions {
 
  private:
   friend class SessionAppendImpl;
+  // Everything Create checks and reserves, without writing the row.
+  Result<meta::UploadSessionRow> Prepare(const Principal& who, SessionSpec spec);
   // Appends running in this process, by session: a HEAD or a new append
   // waits a moment for the one in progress, so a client that reconnects
   // right after its connection was cut learns the offset that includes

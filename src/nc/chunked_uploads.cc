@@ -188,14 +188,12 @@ Result<std::unique_ptr<http::BodySink>> ChunkedUploads::PutChunk(const auth::Pri
       }
     }
   }
-  NUBO_ASSIGN_OR_RETURN(meta::UploadSessionRow s, sessions_.Create(who, std::move(spec)));
-  auto append = sessions_.Append(who, s.public_id, 0, nullptr);
-  if (!append.ok()) {
-    (void)sessions_.Cancel(who, s.public_id);
-    return append.status();
-  }
+  // The chunk's session is written by the commit of its bytes (one commit
+  // per chunk): a chunk cut short leaves nothing.
+  meta::UploadSessionRow s;
+  NUBO_ASSIGN_OR_RETURN(auto append, sessions_.CreateAndAppend(who, std::move(spec), s));
   auto sink = std::make_unique<ChunkSink>(meta_, sessions_, who, u.id, *number, std::move(s),
-                                          std::move(*append), std::move(seed_session));
+                                          std::move(append), std::move(seed_session));
   sink->set_upload_name(u.name);
   return std::unique_ptr<http::BodySink>(std::move(sink));
 }

@@ -9,11 +9,13 @@ import json
 import os
 import re
 import signal
+import socket
 import time
 import unittest
 import urllib.parse
 import xml.etree.ElementTree as ET
 
+from harness import request
 from test_files import Client, start_with_users, stop_and_fsck  # noqa: F401
 
 FAST = {"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB"}
@@ -485,6 +487,38 @@ class ChunkedUploadTest(AliceAndBob):
         a.raw("PUT", chunk_url("alice", "up-6", "3"), data[2])
         self.assertEqual(self.move(a, "up-6", "resumed.bin")[0], 201)
         self.assertEqual(a.raw("GET", files_url("alice", "resumed.bin"))[2], b"".join(data))
+
+    def test_chunk_cut_short_keeps_no_part_and_no_quota(self):
+        """A chunk's session is written only with its bytes: a chunk whose
+        connection drops leaves no part, and the quota it reserved for its
+        announced length is free again at once (not when it would expire)."""
+        a = self.alice
+        status, _, body = a.raw("GET", "/ocs/v2.php/cloud/user?format=json")
+        used = json.loads(body)["ocs"]["data"]["quota"]["used"]
+        self.admin.call("PATCH", "/api/v1/admin/users/alice", {"quota_bytes": used + 2_000_000})
+        try:
+            a.raw("MKCOL", chunk_url("alice", "up-cut"))
+            self.assertEqual(a.raw("PUT", chunk_url("alice", "up-cut", "1"), b"a" * 1000)[0], 201)
+            h = {"Authorization": a.auth, "Content-Length": "1500000"}
+            with self.srv.connect(timeout=30) as s:
+                s.sendall(request("PUT", chunk_url("alice", "up-cut", "2"), h))
+                s.sendall(os.urandom(200_000))
+                time.sleep(0.3)
+                s.shutdown(socket.SHUT_RDWR)
+            # Only the whole chunk is listed, however soon the client asks.
+            for _ in range(20):
+                listing = propfind(a, chunk_url("alice", "up-cut"), "1", b"")
+                names = sorted(h.rsplit("/", 1)[1] for h in listing if not h.endswith("/"))
+                self.assertEqual(names, ["1"])
+                time.sleep(0.05)
+            # 1.5 MB held for the cut chunk would leave no room for this.
+            big = os.urandom(1_800_000)
+            status, _, body = a.raw("PUT", files_url("alice", "after-cut.bin"), big)
+            self.assertEqual(status, 201, body)
+            a.raw("DELETE", files_url("alice", "after-cut.bin"))
+            self.assertEqual(a.raw("DELETE", chunk_url("alice", "up-cut"))[0], 204)
+        finally:
+            self.admin.call("PATCH", "/api/v1/admin/users/alice", {"unlimited": True})
 
 
 BULK = "bulk_.oOo._boundary42"
