@@ -259,4 +259,9 @@ void XmlWriter::Empty(std::string_view ns, std::string_view name) {
 
 void XmlWriter::Raw(std::string_view xml) { out_.append(xml); }
 
+bool XmlWriter::Bound(std::string_view prefix, std::string_view uri) {
+  const long i = FindPrefix(uri);
+  return i >= 0 && bindings_[static_cast<size_t>(i)].prefix == prefix;
+}
+
 }  // namespace nubo::dav

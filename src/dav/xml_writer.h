@@ -49,6 +49,9 @@ class XmlWriter {
   // Pre-serialized XML appended verbatim (dead property values from
   // XmlElement::InnerXml, which are context-free). The caller vouches for it.
   void Raw(std::string_view xml);
+  // Whether `prefix` names namespace `uri` here (in scope, not shadowed):
+  // then text written with Raw may use it.
+  bool Bound(std::string_view prefix, std::string_view uri);
 
   // Bytes written so far and not yet taken; the caller may swap or clear it
   // between rows (the writer only ever appends).

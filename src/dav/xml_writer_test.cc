@@ -250,5 +250,22 @@ TEST(XmlWriter, CallerDrainsBuffer) {
   EXPECT_EQ(parsed->children[2].Child("DAV:", "href")->text, "/f2");
 }
 
+TEST(XmlWriter, BoundSeesScopeAndShadowing) {
+  XmlWriter w;
+  EXPECT_FALSE(w.Bound("d", "DAV:"));
+  w.Open("DAV:", "multistatus", {{"d", "DAV:"}, {"C", "urn:ietf:params:xml:ns:caldav"}});
+  EXPECT_TRUE(w.Bound("d", "DAV:"));
+  EXPECT_FALSE(w.Bound("C", "DAV:"));
+  EXPECT_FALSE(w.Bound("d", "urn:ietf:params:xml:ns:caldav"));
+  // An inner element rebinding "d" shadows it for DAV: until it closes.
+  w.Open("urn:x", "inner", {{"d", "urn:x"}});
+  EXPECT_FALSE(w.Bound("d", "DAV:"));
+  EXPECT_TRUE(w.Bound("d", "urn:x"));
+  w.Close();
+  EXPECT_TRUE(w.Bound("d", "DAV:"));
+  w.Close();
+  EXPECT_FALSE(w.Bound("d", "DAV:"));
+}
+
 }  // namespace
 }  // namespace nubo::dav

@@ -468,11 +468,23 @@ void WriteStatusResponse(XmlWriter& w, std::string_view href, int status) {
 
 void WriteResponse(XmlWriter& w, PropEnv env, const PropRequest& pr) {
   env.request = &pr;
-  w.Open(kDavNs, "response");
-  w.Leaf(kDavNs, "href", env.href);
+  // Every member of a listing has the same frame around its properties:
+  // where the multistatus bound "d" to DAV: (OpenMultistatus), it is
+  // written as text, the same bytes the elements one by one would give.
+  static const std::string kOkEnd =
+      std::string("</d:prop><d:status>") + StatusLine(200) + "</d:status></d:propstat>";
+  const bool framed = w.Bound("d", kDavNs);
+  if (framed) {
+    w.Raw("<d:response><d:href>");
+    dav::AppendXmlEscaped(w.buffer(), env.href);
+    w.Raw("</d:href><d:propstat><d:prop>");
+  } else {
+    w.Open(kDavNs, "response");
+    w.Leaf(kDavNs, "href", env.href);
+    w.Open(kDavNs, "propstat");
+    w.Open(kDavNs, "prop");
+  }
   std::vector<std::pair<std::string_view, std::string_view>> missing;
-  w.Open(kDavNs, "propstat");
-  w.Open(kDavNs, "prop");
   if (pr.kind == PropRequest::Kind::kProp) {
     for (const auto& [ns, name, p] : pr.props) {
       if (p && p->applies(env)) {
@@ -503,9 +515,13 @@ void WriteResponse(XmlWriter& w, PropEnv env, const PropRequest& pr) {
       }
     }
   }
-  w.Close();
-  w.Leaf(kDavNs, "status", StatusLine(200));
-  w.Close();
+  if (framed) {
+    w.Raw(kOkEnd);
+  } else {
+    w.Close();
+    w.Leaf(kDavNs, "status", StatusLine(200));
+    w.Close();
+  }
   if (!missing.empty()) {
     w.Open(kDavNs, "propstat");
     w.Open(kDavNs, "prop");
@@ -514,7 +530,11 @@ void WriteResponse(XmlWriter& w, PropEnv env, const PropRequest& pr) {
     w.Leaf(kDavNs, "status", StatusLine(404));
     w.Close();
   }
-  w.Close();
+  if (framed) {
+    w.Raw("</d:response>");
+  } else {
+    w.Close();
+  }
 }
 
 Result<size_t> PagedSource::Read(char* buf, size_t cap) {

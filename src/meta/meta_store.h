@@ -714,9 +714,11 @@ class ReadTxn {
   virtual Result<std::optional<DavObjectRow>> GetDavObjectByUid(int64_t collection_id,
                                                                 const std::string& uid) = 0;
   // Calls `fn` for at most `limit` objects with name > `after_name`, by
-  // name; `with_data` loads the texts. The row passed is reused from call
-  // to call (a listing of thousands allocates nothing per object); an
-  // error from `fn` ends the scan and is returned.
+  // name; `with_data` loads the whole row, otherwise only what a listing
+  // shows is set (name, etag, size, mtime, modseq, component; the id,
+  // uid, data and time bounds are left empty). The row passed is reused
+  // from call to call (a listing of thousands allocates nothing per
+  // object); an error from `fn` ends the scan and is returned.
   virtual Status ScanDavObjects(int64_t collection_id, const std::string& after_name, size_t limit,
                                 bool with_data,
                                 const std::function<Status(const DavObjectRow&)>& fn) = 0;

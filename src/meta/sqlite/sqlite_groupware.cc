@@ -35,6 +35,23 @@ DavCollectionRow CollectionFrom(const Stmt& s) {
 constexpr const char* kObjectSelect = NUBO_OBJECT_COLUMNS("data");
 constexpr const char* kObjectSelectNoData = NUBO_OBJECT_COLUMNS("NULL");
 
+// A listing without the texts reads only what a member's properties and
+// href need, in the order of the covering index dav_objects_listing (the
+// columns before the one read are all a row costs to decode).
+constexpr const char* kObjectListing =
+    "SELECT name, etag, size, mtime, modseq, component FROM dav_objects ";
+
+void ListingInto(const Stmt& s, int64_t collection_id, DavObjectRow& r) {
+  r.id = 0;
+  r.collection_id = collection_id;
+  r.name.assign(s.View(0));
+  r.etag.assign(s.View(1));
+  r.size = s.Int(2);
+  r.mtime_ms = s.Int(3);
+  r.modseq = s.Int(4);
+  r.component.assign(s.View(5));
+}
+
 // Fills `r` from the row, reusing its strings' storage.
 void ObjectInto(const Stmt& s, DavObjectRow& r) {
   r.id = s.Int(0);
@@ -191,15 +208,19 @@ Status ScanDavObjects(Conn& c, int64_t collection_id, const std::string& after_n
                       bool with_data, const std::function<Status(const DavObjectRow&)>& fn) {
   static const std::string with =
       std::string(kObjectSelect) + "WHERE collection_id = ? AND name > ? ORDER BY name LIMIT ?";
-  static const std::string without = std::string(kObjectSelectNoData) +
-                                     "WHERE collection_id = ? AND name > ? ORDER BY name LIMIT ?";
+  static const std::string without =
+      std::string(kObjectListing) + "WHERE collection_id = ? AND name > ? ORDER BY name LIMIT ?";
   NUBO_PREPARE(s, c, with_data ? with.c_str() : without.c_str());
   s.Bind(1, collection_id).Bind(2, after_name).Bind(3, static_cast<int64_t>(limit));
   DavObjectRow row;
   for (;;) {
     NUBO_ASSIGN_OR_RETURN(bool more, s.Step());
     if (!more) return Status::Ok();
-    ObjectInto(s, row);
+    if (with_data) {
+      ObjectInto(s, row);
+    } else {
+      ListingInto(s, collection_id, row);
+    }
     NUBO_RETURN_IF_ERROR(fn(row));
   }
 }
