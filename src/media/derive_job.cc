@@ -10,6 +10,7 @@
 #include "media/music.h"
 #include "media/photos.h"
 #include "search/extract.h"
+#include "util/strings.h"
 
 namespace nubo::media {
 
@@ -22,7 +23,8 @@ constexpr uint64_t kMaxInlineRead = 4 * search::kMaxTextBytes;
 }  // namespace
 
 Result<std::string> DeriveJob::ExtractText(const meta::NodeRow& node,
-                                           const std::vector<meta::ManifestChunk>& chunks) {
+                                           const std::vector<meta::ManifestChunk>& chunks,
+                                           ContentCopy& copy) {
   search::TextKind kind = search::KindFor(node.name, node.mime);
   switch (kind) {
     case search::TextKind::kNone:
@@ -44,27 +46,26 @@ Result<std::string> DeriveJob::ExtractText(const meta::NodeRow& node,
       break;
   }
   NUBO_ASSIGN_OR_RETURN(
-      auto text,
-      AskHelper({"text", kind == search::TextKind::kPdf ? "pdf" : "office"}, node, chunks, "",
-                {std::to_string(search::kMaxTextBytes)}, search::kMaxTextBytes + 8));
+      auto text, AskHelper({"text", kind == search::TextKind::kPdf ? "pdf" : "office"}, node, copy,
+                           {std::to_string(search::kMaxTextBytes)}, search::kMaxTextBytes + 8));
   // The helper's output is checked like any other text (it is derived
   // from hostile input).
   return text ? search::PlainText(*text) : std::string();
 }
 
-Result<std::optional<std::string>> DeriveJob::AskHelper(
-    const std::vector<std::string>& head, const meta::NodeRow& node,
-    const std::vector<meta::ManifestChunk>& chunks, const std::string& suffix,
-    const std::vector<std::string>& tail, size_t max_output) {
+Result<std::optional<std::string>> DeriveJob::AskHelper(const std::vector<std::string>& head,
+                                                        const meta::NodeRow& node,
+                                                        ContentCopy& copy,
+                                                        const std::vector<std::string>& tail,
+                                                        size_t max_output) {
   if (node.size > thumbnails_.options().max_input_bytes) return std::optional<std::string>();
-  NUBO_ASSIGN_OR_RETURN(std::string input, thumbnails_.Materialize(chunks, suffix));
-  const std::string output = input + ".out";
+  NUBO_ASSIGN_OR_RETURN(std::string input, copy.Path());
+  const std::string output = input + "." + head[0] + ".out";
   std::vector<std::string> request = head;
   request.push_back(input);
   request.push_back(output);
   request.insert(request.end(), tail.begin(), tail.end());
   auto r = thumbnails_.helpers().Run(request);
-  unlink(input.c_str());
   std::string out;
   if (r.ok() && r->exit_code == 0) {
     std::ifstream f(output, std::ios::binary);
@@ -83,19 +84,21 @@ Result<std::optional<std::string>> DeriveJob::AskHelper(
   return std::optional<std::string>(std::move(out));
 }
 
-Result<std::optional<meta::PhotoRow>> DeriveJob::ReadPhoto(
-    const meta::NodeRow& node, const std::vector<meta::ManifestChunk>& chunks) {
+Result<std::optional<meta::PhotoRow>> DeriveJob::ReadPhoto(const meta::NodeRow& node,
+                                                           ContentCopy& copy) {
   if (!IsPhoto(node.mime)) return std::optional<meta::PhotoRow>();
-  NUBO_ASSIGN_OR_RETURN(auto facts, AskHelper({"photo"}, node, chunks, "", {}, 64 << 10));
+  NUBO_ASSIGN_OR_RETURN(auto facts, AskHelper({"photo"}, node, copy, {}, 64 << 10));
   if (!facts) return std::optional<meta::PhotoRow>();  // not an image after all: no row
   return std::optional<meta::PhotoRow>(ParsePhotoFacts(*facts, node));
 }
 
-Result<std::optional<meta::TrackRow>> DeriveJob::ReadTrack(
-    const meta::NodeRow& node, const std::vector<meta::ManifestChunk>& chunks) {
-  const std::string suffix = AudioSuffix(node.name);  // TagLib picks the format by it
-  if (!IsAudio(node.name, node.mime) || suffix.empty()) return std::optional<meta::TrackRow>();
-  NUBO_ASSIGN_OR_RETURN(auto facts, AskHelper({"audio"}, node, chunks, suffix, {}, 64 << 10));
+Result<std::optional<meta::TrackRow>> DeriveJob::ReadTrack(const meta::NodeRow& node,
+                                                           ContentCopy& copy) {
+  // TagLib picks the format by the suffix (the copy has it: see Run).
+  if (!IsAudio(node.name, node.mime) || AudioSuffix(node.name).empty()) {
+    return std::optional<meta::TrackRow>();
+  }
+  NUBO_ASSIGN_OR_RETURN(auto facts, AskHelper({"audio"}, node, copy, {}, 64 << 10));
   if (!facts) return std::optional<meta::TrackRow>();
   return std::optional<meta::TrackRow>(ParseTrackFacts(*facts, node));
 }
@@ -111,13 +114,18 @@ Status DeriveJob::Run(const meta::JobRow& job) {
     return Status::Ok();
   }));
   if (!node || node->folder() || !node->manifest_id) return Status::Ok();  // gone: nothing to do
+  // One copy of the content for every helper of this run, with the suffix
+  // the thumbnail's would have (an audio file's, for TagLib).
+  const bool audio =
+      IsAudio(node->name, node->mime) || IsAudio(node->name, AsciiLowerCopy(node->mime));
+  ContentCopy copy(thumbnails_, chunks, audio ? AudioSuffix(node->name) : "");
   if (Previewable(node->name, node->mime)) {
-    auto thumb = thumbnails_.Get(*node, chunks, Variant::kSmall);
+    auto thumb = thumbnails_.Get(*node, chunks, Variant::kSmall, &copy);
     if (!thumb.ok() && thumb.status().code() != Code::kNotFound) return thumb.status();
   }
-  NUBO_ASSIGN_OR_RETURN(std::optional<meta::PhotoRow> photo, ReadPhoto(*node, chunks));
-  NUBO_ASSIGN_OR_RETURN(std::optional<meta::TrackRow> track, ReadTrack(*node, chunks));
-  NUBO_ASSIGN_OR_RETURN(std::string text, ExtractText(*node, chunks));
+  NUBO_ASSIGN_OR_RETURN(std::optional<meta::PhotoRow> photo, ReadPhoto(*node, copy));
+  NUBO_ASSIGN_OR_RETURN(std::optional<meta::TrackRow> track, ReadTrack(*node, copy));
+  NUBO_ASSIGN_OR_RETURN(std::string text, ExtractText(*node, chunks, copy));
   if (text.empty() && !photo && !track) return Status::Ok();
   return meta_.Write([&](meta::WriteTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(auto now, t.GetNode(job.node_id, 0));

@@ -24,24 +24,21 @@ class DeriveJob {
   Status Run(const meta::JobRow& job);
 
  private:
+  // Every helper below reads the content from `copy`, made once per run.
   Result<std::string> ExtractText(const meta::NodeRow& node,
-                                  const std::vector<meta::ManifestChunk>& chunks);
+                                  const std::vector<meta::ManifestChunk>& chunks,
+                                  ContentCopy& copy);
   // The timeline row of an image (nullopt: not a photo).
-  Result<std::optional<meta::PhotoRow>> ReadPhoto(const meta::NodeRow& node,
-                                                  const std::vector<meta::ManifestChunk>& chunks);
-  // Materializes the content (its temp name ending in `suffix`), asks the
-  // helper {head…, input, output, tail…} and returns at most `max_output`
-  // bytes of what it wrote; nullopt when the content is undecodable, over a
-  // limit or out of time (not retried).
+  Result<std::optional<meta::PhotoRow>> ReadPhoto(const meta::NodeRow& node, ContentCopy& copy);
+  // Asks the helper {head…, input, output, tail…} with the content as input
+  // and returns at most `max_output` bytes of what it wrote; nullopt when
+  // the content is undecodable, over a limit or out of time (not retried).
   Result<std::optional<std::string>> AskHelper(const std::vector<std::string>& head,
-                                               const meta::NodeRow& node,
-                                               const std::vector<meta::ManifestChunk>& chunks,
-                                               const std::string& suffix,
+                                               const meta::NodeRow& node, ContentCopy& copy,
                                                const std::vector<std::string>& tail,
                                                size_t max_output);
   // The music library row of an audio file (nullopt: not audio).
-  Result<std::optional<meta::TrackRow>> ReadTrack(const meta::NodeRow& node,
-                                                  const std::vector<meta::ManifestChunk>& chunks);
+  Result<std::optional<meta::TrackRow>> ReadTrack(const meta::NodeRow& node, ContentCopy& copy);
 
   meta::MetaStore& meta_;
   blob::ChunkStore& chunks_;

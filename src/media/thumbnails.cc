@@ -9,6 +9,7 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <optional>
 
 #include "content/reader.h"
 #include "media/music.h"
@@ -102,11 +103,24 @@ Result<std::string> Thumbnails::Materialize(const std::vector<meta::ManifestChun
     unlink(path.c_str());
     return st;
   }
+  copies_.fetch_add(1);
   return path;
 }
 
+ContentCopy::~ContentCopy() {
+  if (!path_.empty()) unlink(path_.c_str());
+}
+
+Result<std::string> ContentCopy::Path() {
+  if (path_.empty()) {
+    NUBO_ASSIGN_OR_RETURN(path_, thumbnails_.Materialize(chunks_, suffix_));
+  }
+  return path_;
+}
+
 Result<std::string> Thumbnails::Get(const meta::NodeRow& node,
-                                    const std::vector<meta::ManifestChunk>& chunks, Variant v) {
+                                    const std::vector<meta::ManifestChunk>& chunks, Variant v,
+                                    ContentCopy* copy) {
   if (node.folder() || !Previewable(node.name, node.mime)) {
     return Status::NotFound("no preview for this file");
   }
@@ -133,7 +147,7 @@ Result<std::string> Thumbnails::Get(const meta::NodeRow& node,
       return flight->result;
     }
   }
-  Result<std::string> made = Make(node, chunks, v);
+  Result<std::string> made = Make(node, chunks, v, copy);
   {
     std::lock_guard lock(mu_);
     flight->result = made;
@@ -145,7 +159,8 @@ Result<std::string> Thumbnails::Get(const meta::NodeRow& node,
 }
 
 Result<std::string> Thumbnails::Make(const meta::NodeRow& node,
-                                     const std::vector<meta::ManifestChunk>& chunks, Variant v) {
+                                     const std::vector<meta::ManifestChunk>& chunks, Variant v,
+                                     ContentCopy* copy) {
   auto record = [&](int state, int64_t bytes) {
     meta::DerivedRow r;
     r.hash = node.hash;
@@ -161,9 +176,10 @@ Result<std::string> Thumbnails::Make(const meta::NodeRow& node,
   }
   const bool audio = IsAudio(node.name, Lower(node.mime));
   // TagLib picks the audio format by the file name's extension.
-  NUBO_ASSIGN_OR_RETURN(std::string input,
-                        Materialize(chunks, audio ? AudioSuffix(node.name) : ""));
-  TempFile in{input}, frame, out{input + ".webp"};
+  std::optional<ContentCopy> own;
+  if (!copy) copy = &own.emplace(*this, chunks, audio ? AudioSuffix(node.name) : "");
+  NUBO_ASSIGN_OR_RETURN(std::string input, copy->Path());
+  TempFile frame, out{input + ".webp"};
   std::string source = input;
   if (audio) {
     // The embedded cover, as stored (JPEG or PNG), then the same path as

@@ -52,14 +52,40 @@ bool Previewable(std::string_view name, std::string_view mime);
 // The helper next to the running server binary ("nubo-derive").
 std::string DefaultHelperPath();
 
+class Thumbnails;
+
+// A file's content copied to a temp file once, for every helper that reads
+// it by path while one job derives what it needs (thumbnail, photo facts,
+// tags, text): made on the first Path(), removed with this object.
+class ContentCopy {
+ public:
+  // `suffix` ends the temp file's name (TagLib picks an audio format by it).
+  ContentCopy(Thumbnails& thumbnails, const std::vector<meta::ManifestChunk>& chunks,
+              std::string suffix)
+      : thumbnails_(thumbnails), chunks_(chunks), suffix_(std::move(suffix)) {}
+  ~ContentCopy();
+  ContentCopy(const ContentCopy&) = delete;
+  ContentCopy& operator=(const ContentCopy&) = delete;
+
+  Result<std::string> Path();
+
+ private:
+  Thumbnails& thumbnails_;
+  const std::vector<meta::ManifestChunk>& chunks_;
+  std::string suffix_;
+  std::string path_;
+};
+
 class Thumbnails {
  public:
   Thumbnails(meta::MetaStore& meta, blob::ChunkStore& chunks, ThumbnailOptions options);
 
   // The path of the thumbnail file for `node` (whose content is `chunks`),
   // making it when missing. NotFound when none can exist.
+  // `copy`: the content already copied for another helper of the same job
+  // (its suffix must be what Make would choose), used if one is made.
   Result<std::string> Get(const meta::NodeRow& node, const std::vector<meta::ManifestChunk>& chunks,
-                          Variant v);
+                          Variant v, ContentCopy* copy = nullptr);
 
   // Deletes the rows and files of derived data whose content no longer
   // exists, files without a row older than `stray_grace_ms` (a crash
@@ -78,6 +104,8 @@ class Thumbnails {
   Result<CheckReport> Check(bool repair);
 
   uint64_t made() const { return made_.load(); }
+  // Temp copies of content written for a helper so far.
+  uint64_t copies() const { return copies_.load(); }
 
   // Writes the content of `chunks` to a new temp file (its name ending in
   // `suffix`) and returns its path (the caller unlinks it). Shared with the
@@ -96,7 +124,8 @@ class Thumbnails {
   };
   std::string PathFor(const meta::Digest& hash, Variant v) const;
   Result<std::string> Make(const meta::NodeRow& node,
-                           const std::vector<meta::ManifestChunk>& chunks, Variant v);
+                           const std::vector<meta::ManifestChunk>& chunks, Variant v,
+                           ContentCopy* copy);
 
   meta::MetaStore& meta_;
   blob::ChunkStore& chunks_;
@@ -106,6 +135,7 @@ class Thumbnails {
   std::condition_variable cv_;
   std::map<std::string, std::shared_ptr<Flight>> flights_;
   std::atomic<uint64_t> made_{0};
+  std::atomic<uint64_t> copies_{0};
 };
 
 }  // namespace nubo::media

@@ -278,6 +278,9 @@ int RunServe(const Config& cfg) {
   }
   metrics.AddCounter("nubo_thumbnails_made_total", "Thumbnails made by the media helper.",
                      [&thumbnails] { return thumbnails.made(); });
+  metrics.AddCounter("nubo_derive_copies_total",
+                     "Temp copies of file content written for the media helper.",
+                     [&thumbnails] { return thumbnails.copies(); });
   // The queue lives in the database: these read it, so every node of a
   // cluster reports the same figures.
   // One scrape renders five job figures: they share one count of the

@@ -416,6 +416,39 @@ class PhotosTest(unittest.TestCase):
             if not cursor:
                 return items
 
+    def copies(self):
+        """nubo_derive_copies_total once the job queue is idle."""
+        def idle():
+            body = self.admin.call("GET", "/admin/jobs")[2]
+            return body["due"] == 0 and body["running"] == 0
+        self.assertTrue(eventually(idle, 30), "the job queue never went idle")
+        metrics = exchange(self.srv, "GET", "/metrics")[2].decode()
+        return int([ln for ln in metrics.splitlines() if ln.startswith("nubo_derive_copies_total ")][0].split()[1])
+
+    def test_one_copy_of_the_content_per_job(self):
+        """A job reads a photo's facts and makes its thumbnail, or an audio
+        file's tags and its cover's thumbnail, from one temp copy of the
+        content, not one per helper."""
+        f = self.admin  # erin's and finn's timelines are another test's
+        before = self.copies()
+        shot = f.put(f.root, "one-copy.jpg", photo(os.path.join(self.tmp.name, "one-copy.jpg"), "320x240",
+                                                   "2021:05:06 07:08:09"))
+        cover = os.path.join(self.tmp.name, "one-copy-cover.png")
+        ffmpeg_image(cover, "120x80")
+        song = os.path.join(self.tmp.name, "one-copy.mp3")
+        run([tool("ffmpeg"), "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i",
+             "sine=frequency=440:duration=1", "-i", cover, "-map", "0:a", "-map", "1:v",
+             "-c:v", "copy", "-disposition:v", "attached_pic", "-metadata", "title=Once", "-y", song])
+        track = f.put(f.root, "one-copy.mp3", read(song))
+        self.assertTrue(eventually(lambda: [i for i in self.timeline(f) if i["node"]["id"] == shot["id"]], 30))
+        self.assertTrue(eventually(lambda: [t for t in f.call("GET", "/music/tracks")[2]["items"]
+                                            if t["title"] == "Once"], 30))
+        self.assertEqual(self.copies() - before, 2)
+        # Both thumbnails were made by the jobs from those copies.
+        for node in (shot, track):
+            self.assertEqual(f.raw("GET", "/nodes/%s/thumbnail" % node["id"])[0], 200)
+        self.assertEqual(self.copies() - before, 2)
+
     def test_timeline_months_and_places(self):
         e = self.erin
         folder = e.mkdir(e.root, "Camera")
