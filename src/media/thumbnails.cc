@@ -114,6 +114,10 @@ ContentCopy::~ContentCopy() {
 Result<std::string> ContentCopy::Path() {
   if (path_.empty()) {
     NUBO_ASSIGN_OR_RETURN(path_, thumbnails_.Materialize(chunks_, suffix_));
+  } else {
+    // Handed to one more helper: young again for the sweep of copies a
+    // killed process left behind (CollectOrphans judges them by age).
+    (void)utimensat(AT_FDCWD, path_.c_str(), nullptr, 0);
   }
   return path_;
 }
@@ -299,7 +303,8 @@ Result<int64_t> Thumbnails::CollectOrphans(int64_t stray_grace_ms) {
     }
   }
   // Copies of content made for a helper (Materialize) that a killed
-  // process never removed; a live one is younger than any helper run.
+  // process never removed; a live one was written or handed to a helper
+  // (ContentCopy::Path) less than a helper run ago.
   for (auto it = fs::directory_iterator(options_.tmp_dir, ec);
        !ec && it != fs::directory_iterator(); it.increment(ec)) {
     if (it->path().filename().string().rfind("derive-", 0) != 0) continue;

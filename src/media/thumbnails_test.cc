@@ -55,5 +55,38 @@ TEST(ThumbnailsTest, MaintenanceSweepsWhatACrashLeftOnly) {
   EXPECT_TRUE(fs::exists(old_chunk_temp));  // the chunk store sweeps its own
 }
 
+// A copy that several helpers read in turn is as young as its last use:
+// the sweep must not take it from under the next helper of a long job.
+TEST(ThumbnailsTest, ACopyInUseIsNotSwept) {
+  auth::testing::TempMeta db;
+  blob::MemChunkStore chunks;
+  ThumbnailOptions o;
+  o.tmp_dir = (db.dir / "tmp").string();
+  o.derived_dir = (db.dir / "derived").string();
+  o.helper = "/nonexistent/nubo-derive";
+  fs::create_directories(o.tmp_dir);
+  Thumbnails t(*db.store, chunks, o);
+  const std::vector<meta::ManifestChunk> none;
+  std::string path;
+  {
+    ContentCopy copy(t, none, ".mp3");
+    auto p = copy.Path();
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    path = *p;
+    EXPECT_EQ(t.copies(), 1u);
+    // The first helper ran long.
+    fs::last_write_time(path, fs::file_time_type::clock::now() - std::chrono::hours(2));
+    auto again = copy.Path();  // the next helper's turn
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(*again, path);
+    EXPECT_EQ(t.copies(), 1u);
+    auto n = t.CollectOrphans(3600 * 1000);
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    EXPECT_EQ(*n, 0);
+    EXPECT_TRUE(fs::exists(path));
+  }
+  EXPECT_FALSE(fs::exists(path));  // gone with the job
+}
+
 }  // namespace
 }  // namespace nubo::media
