@@ -10,7 +10,6 @@
 #include "media/music.h"
 #include "media/photos.h"
 #include "search/extract.h"
-#include "util/strings.h"
 
 namespace nubo::media {
 
@@ -114,11 +113,7 @@ Status DeriveJob::Run(const meta::JobRow& job) {
     return Status::Ok();
   }));
   if (!node || node->folder() || !node->manifest_id) return Status::Ok();  // gone: nothing to do
-  // One copy of the content for every helper of this run, with the suffix
-  // the thumbnail's would have (an audio file's, for TagLib).
-  const bool audio =
-      IsAudio(node->name, node->mime) || IsAudio(node->name, AsciiLowerCopy(node->mime));
-  ContentCopy copy(thumbnails_, chunks, audio ? AudioSuffix(node->name) : "");
+  ContentCopy copy(thumbnails_, *node, chunks);  // one for every helper of this run
   if (Previewable(node->name, node->mime)) {
     auto thumb = thumbnails_.Get(*node, chunks, Variant::kSmall, &copy);
     if (!thumb.ok() && thumb.status().code() != Code::kNotFound) return thumb.status();

@@ -107,6 +107,12 @@ Result<std::string> Thumbnails::Materialize(const std::vector<meta::ManifestChun
   return path;
 }
 
+ContentCopy::ContentCopy(Thumbnails& thumbnails, const meta::NodeRow& node,
+                         const std::vector<meta::ManifestChunk>& chunks)
+    : thumbnails_(thumbnails),
+      chunks_(chunks),
+      suffix_(IsAudio(node.name, Lower(node.mime)) ? AudioSuffix(node.name) : "") {}
+
 ContentCopy::~ContentCopy() {
   if (!path_.empty()) unlink(path_.c_str());
 }
@@ -179,9 +185,8 @@ Result<std::string> Thumbnails::Make(const meta::NodeRow& node,
     return Status::NotFound("no preview for this file (too large)");
   }
   const bool audio = IsAudio(node.name, Lower(node.mime));
-  // TagLib picks the audio format by the file name's extension.
   std::optional<ContentCopy> own;
-  if (!copy) copy = &own.emplace(*this, chunks, audio ? AudioSuffix(node.name) : "");
+  if (!copy) copy = &own.emplace(*this, node, chunks);
   NUBO_ASSIGN_OR_RETURN(std::string input, copy->Path());
   TempFile frame, out{input + ".webp"};
   std::string source = input;

@@ -59,10 +59,10 @@ class Thumbnails;
 // tags, text): made on the first Path(), removed with this object.
 class ContentCopy {
  public:
-  // `suffix` ends the temp file's name (TagLib picks an audio format by it).
-  ContentCopy(Thumbnails& thumbnails, const std::vector<meta::ManifestChunk>& chunks,
-              std::string suffix)
-      : thumbnails_(thumbnails), chunks_(chunks), suffix_(std::move(suffix)) {}
+  // The content of `node`; an audio file's copy ends in its suffix (TagLib
+  // picks the format by it), whichever helper asks first.
+  ContentCopy(Thumbnails& thumbnails, const meta::NodeRow& node,
+              const std::vector<meta::ManifestChunk>& chunks);
   ~ContentCopy();
   ContentCopy(const ContentCopy&) = delete;
   ContentCopy& operator=(const ContentCopy&) = delete;
@@ -82,8 +82,7 @@ class Thumbnails {
 
   // The path of the thumbnail file for `node` (whose content is `chunks`),
   // making it when missing. NotFound when none can exist.
-  // `copy`: the content already copied for another helper of the same job
-  // (its suffix must be what Make would choose), used if one is made.
+  // `copy`: the node's content copy of the job asking, used if one is made.
   Result<std::string> Get(const meta::NodeRow& node, const std::vector<meta::ManifestChunk>& chunks,
                           Variant v, ContentCopy* copy = nullptr);
 

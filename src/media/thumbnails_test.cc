@@ -20,17 +20,25 @@ void Touch(const fs::path& p, std::chrono::hours age) {
   fs::last_write_time(p, fs::file_time_type::clock::now() - age);
 }
 
+struct Fixture {
+  Fixture() {
+    o.tmp_dir = (db.dir / "tmp").string();
+    o.derived_dir = (db.dir / "derived").string();
+    o.helper = "/nonexistent/nubo-derive";
+    fs::create_directories(o.tmp_dir);
+  }
+  auth::testing::TempMeta db;
+  blob::MemChunkStore chunks;
+  ThumbnailOptions o;
+};
+
 // Maintenance removes what a crash can leave behind — a derived file whose
 // row was never written, a copy of content made for a helper that was
 // killed — once it is older than the grace period, and nothing else.
 TEST(ThumbnailsTest, MaintenanceSweepsWhatACrashLeftOnly) {
-  auth::testing::TempMeta db;
-  blob::MemChunkStore chunks;
-  ThumbnailOptions o;
-  o.tmp_dir = (db.dir / "tmp").string();
-  o.derived_dir = (db.dir / "derived").string();
-  o.helper = "/nonexistent/nubo-derive";
-  Thumbnails t(*db.store, chunks, o);
+  Fixture f;
+  auto& db = f.db;
+  Thumbnails t(*db.store, f.chunks, f.o);
   const std::string hex(64, 'a');
   const fs::path old_stray = db.dir / "derived" / "aa" / (hex + "-1.webp");
   const fs::path new_stray = db.dir / "derived" / "aa" / (hex + "-2.webp");
@@ -58,21 +66,19 @@ TEST(ThumbnailsTest, MaintenanceSweepsWhatACrashLeftOnly) {
 // A copy that several helpers read in turn is as young as its last use:
 // the sweep must not take it from under the next helper of a long job.
 TEST(ThumbnailsTest, ACopyInUseIsNotSwept) {
-  auth::testing::TempMeta db;
-  blob::MemChunkStore chunks;
-  ThumbnailOptions o;
-  o.tmp_dir = (db.dir / "tmp").string();
-  o.derived_dir = (db.dir / "derived").string();
-  o.helper = "/nonexistent/nubo-derive";
-  fs::create_directories(o.tmp_dir);
-  Thumbnails t(*db.store, chunks, o);
+  Fixture f;
+  Thumbnails t(*f.db.store, f.chunks, f.o);
   const std::vector<meta::ManifestChunk> none;
+  meta::NodeRow song;
+  song.name = "Song.MP3";
+  song.mime = "audio/mpeg";
   std::string path;
   {
-    ContentCopy copy(t, none, ".mp3");
+    ContentCopy copy(t, song, none);
     auto p = copy.Path();
     ASSERT_TRUE(p.ok()) << p.status().ToString();
     path = *p;
+    EXPECT_EQ(fs::path(path).extension(), ".mp3");  // what TagLib goes by
     EXPECT_EQ(t.copies(), 1u);
     // The first helper ran long.
     fs::last_write_time(path, fs::file_time_type::clock::now() - std::chrono::hours(2));
