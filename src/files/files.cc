@@ -1075,27 +1075,14 @@ Result<Files::TextPage> Files::SearchContent(const Principal& who, std::string_v
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
     authz::Checker check(t, who);
     NUBO_ASSIGN_OR_RETURN(std::vector<int64_t> drives, SearchDrives(t, who, check));
-    auto before = [](const meta::TextHit& a, const meta::TextHit& b) {
-      return a.rank != b.rank ? a.rank < b.rank : a.node.id < b.node.id;
-    };
-    // As for names: one ranked query per drive, merged; rows are safe up to
-    // the first drive's last row when that drive has more.
-    std::vector<meta::TextHit> merged;
-    std::optional<meta::TextHit> bound;
-    for (int64_t drive : drives) {
-      NUBO_ASSIGN_OR_RETURN(auto rows, t.SearchText(drive, match, after, limit + 1, who.user_id));
-      if (rows.size() > limit) {
-        rows.resize(limit);
-        if (!bound || before(rows.back(), *bound)) bound = rows.back();
-      }
-      for (auto& r : rows) merged.push_back(std::move(r));
-    }
-    std::sort(merged.begin(), merged.end(), before);
-    size_t examined = 0;
+    // One ranked walk over the matches of all the caller's drives (the
+    // ranking costs a pass over every match; per drive it would cost that
+    // once per drive).
+    NUBO_ASSIGN_OR_RETURN(auto rows, t.SearchText(drives, match, after, limit + 1, who.user_id));
+    const bool more = rows.size() > limit;
+    if (more) rows.resize(limit);
     std::vector<int64_t> ids;
-    for (; examined < merged.size() && page.items.size() < limit; ++examined) {
-      meta::TextHit& h = merged[examined];
-      if (bound && before(*bound, h)) break;
+    for (meta::TextHit& h : rows) {
       resume = h;
       auto p = check.On(h.node);
       if (!p.ok() && p.status().code() != Code::kNotFound) return p.status();
@@ -1104,8 +1091,11 @@ Result<Files::TextPage> Files::SearchContent(const Principal& who, std::string_v
         page.items.push_back({std::move(h.node), {}});
       }
     }
-    if (!bound && examined == merged.size()) resume.reset();
-    NUBO_ASSIGN_OR_RETURN(auto snippets, t.TextSnippets(match, ids));
+    if (!more) resume.reset();
+    // Snippets from the words as typed first: a prefix query makes FTS5
+    // merge every matching term's document list again for each row.
+    NUBO_ASSIGN_OR_RETURN(auto snippets,
+                          t.TextSnippets({search::FtsQuery(query, false), match}, ids));
     for (auto& [id, text] : snippets) {
       for (TextResult& r : page.items) {
         if (r.node.id == id) r.snippet = std::move(text);

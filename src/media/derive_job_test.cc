@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "auth/accounts.h"
 #include "auth/test_support.h"
 #include "blob/mem/mem_chunk_store.h"
@@ -37,11 +39,15 @@ class DeriveJobTest : public ::testing::Test {
   }
 
   std::string Put(const std::string& name, const std::string& data, Conflict c = Conflict::kFail) {
+    return PutIn(alice_, root_, name, data, c);
+  }
+  std::string PutIn(const Principal& who, const std::string& parent, const std::string& name,
+                    const std::string& data, Conflict c = Conflict::kFail) {
     files::UploadRequest r;
-    r.parent_id = root_;
+    r.parent_id = parent;
     r.name = name;
     r.conflict = c;
-    auto up = files_.BeginUpload(alice_, r);
+    auto up = files_.BeginUpload(who, r);
     EXPECT_TRUE(up.ok());
     EXPECT_TRUE((*up)->Write(data.data(), data.size()).ok());
     auto done = (*up)->Finish();
@@ -106,6 +112,62 @@ TEST_F(DeriveJobTest, UploadsAreIndexedByTheQueue) {
   bool marked = false;
   for (const auto& s : segs) marked |= s.match && s.text == "budget";
   EXPECT_TRUE(marked) << page->items[0].snippet;
+}
+
+// Snippets come from the words as typed first and from the prefix query
+// when a document holds only a longer word: both are marked.
+TEST_F(DeriveJobTest, SnippetsMarkTheWordOrTheLongerWordItStarts) {
+  Put("exact.txt", "the harvest festival starts at noon");
+  Put("longer.txt", "harvesting begins after the rain");
+  ASSERT_TRUE(runner_.Drain().ok());
+  auto page = files_.SearchContent(alice_, "harvest", "", 10);
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_EQ(page->items.size(), 2u);
+  std::map<std::string, std::vector<std::string>> marked;
+  for (const auto& r : page->items) {
+    for (const auto& s : search::SplitSnippet(r.snippet)) {
+      if (s.match) marked[r.node.name].push_back(s.text);
+    }
+  }
+  EXPECT_EQ(marked["exact.txt"], std::vector<std::string>{"harvest"});
+  EXPECT_EQ(marked["longer.txt"], std::vector<std::string>{"harvesting"});
+}
+
+// One ranking over every drive the caller searches: pages interleave its
+// personal and shared drive by rank, and another user's better-ranked
+// document neither shows nor takes a place on a page.
+TEST_F(DeriveJobTest, RankedAcrossTheCallersDrivesOnly) {
+  files::FilesOptions o;
+  o.users_create_drives = true;
+  files::Files team_files{*db_.store, chunks_, o};
+  auto team = team_files.CreateDrive(alice_, "team", std::nullopt);
+  ASSERT_TRUE(team.ok()) << team.status().ToString();
+  auto bob_root = files_.PersonalDrive(bob_);
+  ASSERT_TRUE(bob_root.ok());
+  // Same length, k times the word: a larger k ranks better.
+  auto text = [](int k) {
+    std::string s;
+    for (int i = 0; i < 8; ++i) s += i < k ? "ember " : ("filler" + std::to_string(i) + " ");
+    return s;
+  };
+  PutIn(bob_, bob_root->root_id, "k7.txt", text(7));
+  for (int k = 1; k <= 6; ++k) {
+    PutIn(alice_, k % 2 ? root_ : team->root_id, "k" + std::to_string(k) + ".txt", text(k));
+  }
+  ASSERT_TRUE(runner_.Drain().ok());
+  std::vector<std::string> paged;
+  std::string cursor;
+  for (int guard = 0; guard < 10; ++guard) {
+    auto page = files_.SearchContent(alice_, "ember", cursor, 2);
+    ASSERT_TRUE(page.ok()) << page.status().ToString();
+    EXPECT_LE(page->items.size(), 2u);
+    for (const auto& r : page->items) paged.push_back(r.node.name);
+    cursor = page->next_cursor;
+    if (cursor.empty()) break;
+  }
+  EXPECT_EQ(paged,
+            (std::vector<std::string>{"k6.txt", "k5.txt", "k4.txt", "k3.txt", "k2.txt", "k1.txt"}));
+  EXPECT_EQ(Find(bob_, "ember"), std::vector<std::string>{"k7.txt"});
 }
 
 TEST_F(DeriveJobTest, AnotherUserNeverFindsIt) {

@@ -754,15 +754,17 @@ class ReadTxn {
   // Derived rows after (hash, variant), in that order (fsck).
   virtual Result<std::vector<DerivedRow>> ListDerived(const Digest& after_hash, int after_variant,
                                                       size_t limit) = 0;
-  // Live files in `drive_id` whose text matches the FTS5 query `match`,
-  // best first ((rank, id) after `after`), at most `limit`.
+  // Live files in any of `drive_ids` whose text matches `match` (an AND of
+  // FTS5 phrases, as search::FtsQuery writes it), best first by BM25 rank
+  // then id, after `after`; at most `limit`.
   virtual Result<std::vector<TextHit>> SearchText(
-      int64_t drive_id, const std::string& match,
+      const std::vector<int64_t>& drive_ids, const std::string& match,
       const std::optional<std::pair<double, int64_t>>& after, size_t limit, int64_t viewer) = 0;
-  // The highlighted excerpt of each node's text for `match`: matched runs
-  // between \x02 and \x03. Nodes without text are left out.
+  // The highlighted excerpt of each node's text: matched runs between \x02
+  // and \x03, from the first of `matches` the node's text matches. Nodes
+  // that match none (or have no text) are left out.
   virtual Result<std::vector<std::pair<int64_t, std::string>>> TextSnippets(
-      const std::string& match, const std::vector<int64_t>& node_ids) = 0;
+      const std::vector<std::string>& matches, const std::vector<int64_t>& node_ids) = 0;
   // Whether the node has extracted text (tests, the admin page).
   virtual Result<bool> HasText(int64_t node_id) = 0;
   // Live photos of a drive, newest first ((taken_at, node id) before

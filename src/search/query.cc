@@ -19,7 +19,7 @@ void AppendPhrase(std::string& out, std::string_view word) {
 
 }  // namespace
 
-std::string FtsQuery(std::string_view text) {
+std::string FtsQuery(std::string_view text, bool prefix) {
   std::vector<std::string_view> words;
   size_t i = 0;
   while (i < text.size() && words.size() < kMaxTerms) {
@@ -32,7 +32,7 @@ std::string FtsQuery(std::string_view text) {
   for (size_t w = 0; w < words.size(); ++w) {
     if (w) out += ' ';
     AppendPhrase(out, words[w]);
-    if (w + 1 == words.size()) out += '*';
+    if (prefix && w + 1 == words.size()) out += '*';
   }
   return out;
 }

@@ -11,10 +11,11 @@ namespace nubo::search {
 
 // Every whitespace-separated word of `text` becomes a quoted phrase (so no
 // FTS5 operator or column filter can be smuggled in), all of them required;
-// the last one also matches as a prefix (results while typing). At most
-// kMaxTerms words count. Empty when `text` has no word.
+// the last one also matches as a prefix (results while typing) unless
+// `prefix` is false. At most kMaxTerms words count. Empty when `text` has
+// no word.
 inline constexpr size_t kMaxTerms = 16;
-std::string FtsQuery(std::string_view text);
+std::string FtsQuery(std::string_view text, bool prefix = true);
 
 // `folded` (a case-folded name needle) as one trigram phrase, or "" when
 // it has fewer than three characters (a trigram index cannot answer it).

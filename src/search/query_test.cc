@@ -10,6 +10,7 @@ TEST(FtsQuery, QuotesEveryWordAndPrefixesTheLast) {
   EXPECT_EQ(FtsQuery("  one  "), "\"one\"*");
   EXPECT_EQ(FtsQuery(""), "");
   EXPECT_EQ(FtsQuery(" \t\n"), "");
+  EXPECT_EQ(FtsQuery("annual report", false), "\"annual\" \"report\"");
 }
 
 TEST(FtsQuery, OperatorsAndQuotesStayText) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "meta/meta_store.h"
+#include "meta/sqlite/sqlite_search.h"
 
 namespace nubo::meta::sqlite {
 
@@ -74,6 +75,12 @@ class Stmt {
   Stmt& BindBlob(int i, std::string&& b) = delete;  // no copy either (see Bind)
   Stmt& BindReal(int i, double v) {
     sqlite3_bind_double(s_, i, v);
+    return *this;
+  }
+  // A pointer only functions that ask for `type` can read
+  // (sqlite3_value_pointer); it is not a value SQL can see.
+  Stmt& BindPointer(int i, void* p, const char* type) {
+    sqlite3_bind_pointer(s_, i, p, type, nullptr);
     return *this;
   }
   Stmt& BindNull(int i) {
@@ -188,6 +195,7 @@ class Conn {
     NUBO_RETURN_IF_ERROR(c->Exec("PRAGMA journal_mode=WAL"));
     NUBO_RETURN_IF_ERROR(c->Exec("PRAGMA synchronous=FULL"));
     NUBO_RETURN_IF_ERROR(c->Exec("PRAGMA foreign_keys=ON"));
+    NUBO_RETURN_IF_ERROR(RegisterTextRank(c->db_));
     return c;
   }
   Status Exec(const char* sql) {

@@ -103,7 +103,7 @@ Status DeleteDerived(Conn& c, const Digest& hash, int variant) {
 }
 
 Result<std::vector<std::pair<int64_t, std::string>>> TextSnippets(
-    Conn& c, const std::string& match, const std::vector<int64_t>& node_ids) {
+    Conn& c, const std::vector<std::string>& matches, const std::vector<int64_t>& node_ids) {
   std::vector<std::pair<int64_t, std::string>> out;
   // One row at a time: snippet() runs only for the page's rows, never for
   // every match of the query.
@@ -111,10 +111,13 @@ Result<std::vector<std::pair<int64_t, std::string>>> TextSnippets(
                "SELECT snippet(doc_text, 0, char(2), char(3), '…', 16) FROM doc_text "
                "WHERE doc_text MATCH ?1 AND rowid = ?2");
   for (int64_t id : node_ids) {
-    s.Bind(1, match).Bind(2, id);
-    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (row) out.emplace_back(id, s.Text(0));
-    s.Reset();
+    for (const std::string& match : matches) {
+      s.Bind(1, match).Bind(2, id);
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (row) out.emplace_back(id, s.Text(0));
+      s.Reset();
+      if (row) break;
+    }
   }
   return out;
 }

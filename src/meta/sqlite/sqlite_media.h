@@ -22,7 +22,7 @@ Result<std::vector<DerivedRow>> ListDerived(Conn& c, const Digest& after_hash, i
                                             size_t limit);
 Status DeleteDerived(Conn& c, const Digest& hash, int variant);
 Result<std::vector<std::pair<int64_t, std::string>>> TextSnippets(
-    Conn& c, const std::string& match, const std::vector<int64_t>& node_ids);
+    Conn& c, const std::vector<std::string>& matches, const std::vector<int64_t>& node_ids);
 Result<bool> HasText(Conn& c, int64_t node_id);
 Result<std::vector<std::pair<std::string, int64_t>>> PhotoMonths(Conn& c, int64_t drive_id);
 Result<std::vector<PhotoPlace>> PhotoPlaces(Conn& c, int64_t drive_id, double cell_deg);

@@ -977,27 +977,29 @@ class SqliteTxn final : public WriteTxn {
     if (use_index) s.Bind(13, f.name_match);
     return Rows<NodeRow>(s, NodeFrom);
   }
-  Result<std::vector<TextHit>> SearchText(int64_t drive_id, const std::string& match,
+  Result<std::vector<TextHit>> SearchText(const std::vector<int64_t>& drive_ids,
+                                          const std::string& match,
                                           const std::optional<std::pair<double, int64_t>>& after,
                                           size_t limit, int64_t viewer) override {
-    // bm25 over every match of the query, restricted to the drive's live
-    // files in the same statement; (rank, id) pages like a keyset.
+    // One ranked walk over every match (sqlite_search.cc); each candidate,
+    // best first, is kept when it is a live file of one of the drives.
     static const std::string sql =
-        "SELECT " + std::string(kNodeCols) +
-        ", t.r FROM (SELECT rowid AS id, bm25(doc_text) AS r FROM doc_text WHERE doc_text MATCH "
-        "?3) t "
-        "JOIN nodes n ON n.id = t.id WHERE n.drive_id = ?2 AND n.trash_root IS NULL "
-        "AND (?4 = 0 OR t.r > ?5 OR (t.r = ?5 AND n.id > ?6)) ORDER BY t.r, n.id LIMIT ?7";
-    NUBO_PREPARE(s, c_, sql.c_str());
-    s.Bind(1, viewer).Bind(2, drive_id).Bind(3, match);
-    s.Bind(4, int64_t{after ? 1 : 0}).BindReal(5, after ? after->first : 0.0);
-    s.Bind(6, after ? after->second : int64_t{0}).Bind(7, static_cast<int64_t>(limit));
+        std::string(kNodeSelect) + "WHERE n.id = ?2 AND n.trash_root IS NULL";
     std::vector<TextHit> out;
-    for (;;) {
-      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-      if (!row) return out;
-      out.push_back(TextHit{NodeFrom(s), s.Real(kNodeColCount)});
-    }
+    NUBO_RETURN_IF_ERROR(
+        RankText(c_, match, after, limit, [&](int64_t id, double rank) -> Result<bool> {
+          NUBO_PREPARE(s, c_, sql.c_str());
+          s.Bind(1, viewer).Bind(2, id);
+          NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+          if (!row) return false;
+          NodeRow n = NodeFrom(s);
+          if (std::find(drive_ids.begin(), drive_ids.end(), n.drive_id) == drive_ids.end()) {
+            return false;
+          }
+          out.push_back(TextHit{std::move(n), rank});
+          return true;
+        }));
+    return out;
   }
   Result<JobCounts> CountJobs(int64_t now_ms) override { return sqlite::CountJobs(c_, now_ms); }
   Result<bool> JobDue(int64_t now_ms) override { return sqlite::JobDue(c_, now_ms); }
@@ -1012,8 +1014,8 @@ class SqliteTxn final : public WriteTxn {
     return sqlite::ListDerived(c_, after_hash, after_variant, limit);
   }
   Result<std::vector<std::pair<int64_t, std::string>>> TextSnippets(
-      const std::string& match, const std::vector<int64_t>& node_ids) override {
-    return sqlite::TextSnippets(c_, match, node_ids);
+      const std::vector<std::string>& matches, const std::vector<int64_t>& node_ids) override {
+    return sqlite::TextSnippets(c_, matches, node_ids);
   }
   Result<bool> HasText(int64_t node_id) override { return sqlite::HasText(c_, node_id); }
   Result<std::vector<std::pair<PhotoRow, NodeRow>>> ListPhotos(

@@ -1,0 +1,37 @@
+// Ranked full-text retrieval for the SQLite backend: the best rows of an
+// FTS5 query over doc_text in BM25 order, without evaluating bm25() row by
+// row through the statement VM (see docs/media-and-search.md, "Ranking").
+// Internal to meta/sqlite.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "meta/meta_store.h"
+
+namespace nubo::meta::sqlite {
+
+class Conn;
+
+// Registers the FTS5 auxiliary function behind RankText on a connection.
+Status RegisterTextRank(sqlite3* db);
+
+// Offers the documents of doc_text matching `match` to `take`, best first:
+// by FTS5's bm25() value (the same number, so it may travel in a cursor)
+// and then by rowid, starting after `after`. Stops when `take` has accepted
+// `want` of them or none are left. `match` must be an AND of phrases, as
+// search::FtsQuery writes it (the ranking relies on that shape).
+Status RankText(Conn& c, const std::string& match,
+                const std::optional<std::pair<double, int64_t>>& after, size_t want,
+                const std::function<Result<bool>(int64_t id, double rank)>& take);
+
+// One SQLite varint (the record format FTS5 also uses for its document
+// sizes) from `p`; nullopt when `n` bytes do not hold a whole one.
+std::optional<uint64_t> ReadVarint(const unsigned char* p, size_t n, size_t* used);
+
+}  // namespace nubo::meta::sqlite
