@@ -195,7 +195,7 @@ class Conn {
     NUBO_RETURN_IF_ERROR(c->Exec("PRAGMA journal_mode=WAL"));
     NUBO_RETURN_IF_ERROR(c->Exec("PRAGMA synchronous=FULL"));
     NUBO_RETURN_IF_ERROR(c->Exec("PRAGMA foreign_keys=ON"));
-    NUBO_RETURN_IF_ERROR(RegisterTextRank(c->db_));
+    NUBO_RETURN_IF_ERROR(RegisterSearchFunctions(c->db_));
     return c;
   }
   Status Exec(const char* sql) {

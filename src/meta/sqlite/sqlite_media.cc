@@ -1,5 +1,7 @@
 #include "meta/sqlite/sqlite_media.h"
 
+#include "meta/sqlite/sqlite_search.h"
+
 namespace nubo::meta::sqlite {
 
 namespace {
@@ -244,9 +246,12 @@ Status PutText(Conn& c, int64_t node_id, const std::string& text) {
     NUBO_RETURN_IF_ERROR(d.Exec());
   }
   if (text.empty()) return Status::Ok();
-  NUBO_PREPARE(s, c, "INSERT INTO doc_text (rowid, body) VALUES (?, ?)");
-  s.Bind(1, node_id).Bind(2, text);
-  return s.Exec();
+  {
+    NUBO_PREPARE(s, c, "INSERT INTO doc_text (rowid, body) VALUES (?, ?)");
+    s.Bind(1, node_id).Bind(2, text);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+  }
+  return StoreTextSize(c, node_id);
 }
 
 Status PutDerived(Conn& c, const DerivedRow& row) {

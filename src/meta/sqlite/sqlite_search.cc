@@ -96,32 +96,123 @@ uint64_t RecordTokens(std::string_view rec) {
   return total;
 }
 
-// Tokens of each document in `ids` (ascending): one range scan of the size
-// table when the ids are dense in their span, else one lookup each.
-Result<std::vector<uint64_t>> Sizes(Conn& c, const std::vector<int64_t>& ids) {
-  std::vector<uint64_t> out(ids.size(), 0);
-  if (ids.empty()) return out;
-  const uint64_t span = static_cast<uint64_t>(ids.back() - ids.front()) + 1;
-  if (ids.size() * 16 >= span) {
+// doc_sizes: bucket = rowid >> kSizeShift, 4 bytes little-endian per slot.
+constexpr int kSizeShift = 10;
+constexpr int64_t kSlotMask = (int64_t{1} << kSizeShift) - 1;
+
+uint32_t SlotValue(std::string_view blob, int64_t slot) {
+  const size_t at = static_cast<size_t>(slot) * 4;
+  if (at + 4 > blob.size()) return 0;
+  const auto* p = reinterpret_cast<const unsigned char*>(blob.data()) + at;
+  return p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<uint32_t>(p[3]) << 24);
+}
+
+void SetSlot(std::string& blob, int64_t slot, uint64_t tokens) {
+  const uint32_t v = static_cast<uint32_t>(std::min<uint64_t>(tokens, UINT32_MAX));
+  const size_t at = static_cast<size_t>(slot) * 4;
+  if (blob.size() < at + 4) blob.resize(at + 4, '\0');
+  for (int k = 0; k < 4; ++k) blob[at + k] = static_cast<char>((v >> (8 * k)) & 0xff);
+}
+
+// nubo_pack_sizes(slot, docsize record): one doc_sizes blob per group.
+void PackStep(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  auto** acc = static_cast<std::string**>(sqlite3_aggregate_context(ctx, sizeof(std::string*)));
+  if (!acc) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  if (!*acc) *acc = new std::string();
+  const int64_t slot = sqlite3_value_int64(argv[0]);
+  if (slot < 0 || slot > kSlotMask) return;
+  const void* p = sqlite3_value_blob(argv[1]);
+  const int n = sqlite3_value_bytes(argv[1]);
+  SetSlot(
+      **acc, slot,
+      RecordTokens(std::string_view(static_cast<const char*>(p), p ? static_cast<size_t>(n) : 0)));
+}
+
+void PackFinal(sqlite3_context* ctx) {
+  auto** acc = static_cast<std::string**>(sqlite3_aggregate_context(ctx, 0));
+  if (!acc || !*acc) {
+    sqlite3_result_zeroblob(ctx, 0);
+    return;
+  }
+  sqlite3_result_blob64(ctx, (*acc)->data(), (*acc)->size(), SQLITE_TRANSIENT);
+  delete *acc;
+  *acc = nullptr;
+}
+
+// Tokens of the documents ids[at[k]] (ascending) from doc_text_docsize:
+// one range scan when they are dense in their span, else one lookup each.
+Status DocsizeSizes(Conn& c, const std::vector<int64_t>& ids, const std::vector<size_t>& at,
+                    std::vector<uint64_t>& out) {
+  if (at.empty()) return Status::Ok();
+  const int64_t lo = ids[at.front()];
+  const int64_t hi = ids[at.back()];
+  if (at.size() * 16 >= static_cast<uint64_t>(hi - lo) + 1) {
     NUBO_PREPARE(s, c, "SELECT id, sz FROM doc_text_docsize WHERE id BETWEEN ?1 AND ?2");
-    s.Bind(1, ids.front()).Bind(2, ids.back());
-    size_t j = 0;
-    while (j < ids.size()) {
+    s.Bind(1, lo).Bind(2, hi);
+    size_t k = 0;
+    while (k < at.size()) {
       NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
       if (!row) break;
       const int64_t id = s.Int(0);
-      while (j < ids.size() && ids[j] < id) ++j;
-      if (j < ids.size() && ids[j] == id) out[j++] = RecordTokens(s.BlobView(1));
+      while (k < at.size() && ids[at[k]] < id) ++k;
+      if (k < at.size() && ids[at[k]] == id) out[at[k++]] = RecordTokens(s.BlobView(1));
     }
-    return out;
+    return Status::Ok();
   }
   NUBO_PREPARE(s, c, "SELECT sz FROM doc_text_docsize WHERE id = ?1");
-  for (size_t j = 0; j < ids.size(); ++j) {
-    s.Bind(1, ids[j]);
+  for (size_t k : at) {
+    s.Bind(1, ids[k]);
     NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (row) out[j] = RecordTokens(s.BlobView(0));
+    if (row) out[k] = RecordTokens(s.BlobView(0));
     s.Reset();
   }
+  return Status::Ok();
+}
+
+// Tokens of each document in `ids` (ascending): from the packed doc_sizes
+// rows of their buckets (one range scan when the buckets are dense in their
+// span, else one lookup per bucket), and from doc_text_docsize for the
+// documents doc_sizes does not know.
+Result<std::vector<uint64_t>> Sizes(Conn& c, const std::vector<int64_t>& ids) {
+  std::vector<uint64_t> out(ids.size(), 0);
+  if (ids.empty()) return out;
+  std::vector<int64_t> buckets;
+  for (int64_t id : ids) {
+    if (buckets.empty() || buckets.back() != (id >> kSizeShift))
+      buckets.push_back(id >> kSizeShift);
+  }
+  size_t j = 0;
+  auto fill = [&](int64_t bucket, std::string_view blob) {
+    while (j < ids.size() && (ids[j] >> kSizeShift) < bucket) ++j;
+    for (; j < ids.size() && (ids[j] >> kSizeShift) == bucket; ++j) {
+      out[j] = SlotValue(blob, ids[j] & kSlotMask);
+    }
+  };
+  if (buckets.size() * 4 >= static_cast<uint64_t>(buckets.back() - buckets.front()) + 1) {
+    NUBO_PREPARE(s, c, "SELECT bucket, sizes FROM doc_sizes WHERE bucket BETWEEN ?1 AND ?2");
+    s.Bind(1, buckets.front()).Bind(2, buckets.back());
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) break;
+      fill(s.Int(0), s.BlobView(1));
+    }
+  } else {
+    NUBO_PREPARE(s, c, "SELECT sizes FROM doc_sizes WHERE bucket = ?1");
+    for (int64_t b : buckets) {
+      s.Bind(1, b);
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (row) fill(b, s.BlobView(0));
+      s.Reset();
+    }
+  }
+  std::vector<size_t> unknown;
+  for (size_t k = 0; k < ids.size(); ++k) {
+    if (out[k] == 0) unknown.push_back(k);
+  }
+  NUBO_RETURN_IF_ERROR(DocsizeSizes(c, ids, unknown, out));
   return out;
 }
 
@@ -261,7 +352,7 @@ std::optional<uint64_t> ReadVarint(const unsigned char* p, size_t n, size_t* use
   return std::nullopt;
 }
 
-Status RegisterTextRank(sqlite3* db) {
+Status RegisterSearchFunctions(sqlite3* db) {
   // The FTS5 API pointer comes from `SELECT fts5(?)` with a bound pointer
   // (https://sqlite.org/fts5.html#extending_fts5).
   fts5_api* fts = nullptr;
@@ -276,7 +367,35 @@ Status RegisterTextRank(sqlite3* db) {
   if (rc != SQLITE_OK || !fts) return Status::Internal("this SQLite has no FTS5");
   rc = fts->xCreateFunction(fts, kFunction, nullptr, RankFunction, nullptr);
   if (rc != SQLITE_OK) return SqliteError(db, rc, "register nubo_text_rank");
+  rc = sqlite3_create_function_v2(db, "nubo_pack_sizes", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+                                  nullptr, nullptr, PackStep, PackFinal, nullptr);
+  if (rc != SQLITE_OK) return SqliteError(db, rc, "register nubo_pack_sizes");
   return Status::Ok();
+}
+
+Status StoreTextSize(Conn& c, int64_t rowid) {
+  uint64_t tokens = 0;
+  {
+    NUBO_PREPARE(s, c, "SELECT sz FROM doc_text_docsize WHERE id = ?1");
+    s.Bind(1, rowid);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return Status::Ok();
+    tokens = RecordTokens(s.BlobView(0));
+  }
+  const int64_t bucket = rowid >> kSizeShift;
+  std::string blob;
+  {
+    NUBO_PREPARE(s, c, "SELECT sizes FROM doc_sizes WHERE bucket = ?1");
+    s.Bind(1, bucket);
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (row) blob = s.Blob(0);
+  }
+  SetSlot(blob, rowid & kSlotMask, tokens);
+  NUBO_PREPARE(s, c,
+               "INSERT INTO doc_sizes (bucket, sizes) VALUES (?1, ?2) "
+               "ON CONFLICT (bucket) DO UPDATE SET sizes = excluded.sizes");
+  s.Bind(1, bucket).BindBlob(2, blob);
+  return s.Exec();
 }
 
 Status RankText(Conn& c, const std::string& match,

@@ -18,8 +18,14 @@ namespace nubo::meta::sqlite {
 
 class Conn;
 
-// Registers the FTS5 auxiliary function behind RankText on a connection.
-Status RegisterTextRank(sqlite3* db);
+// Registers on a connection the FTS5 auxiliary function behind RankText
+// and nubo_pack_sizes(slot, docsize record), the aggregate that builds a
+// doc_sizes row (migration 0024).
+Status RegisterSearchFunctions(sqlite3* db);
+
+// Records doc_text row `rowid`'s token count in doc_sizes; call after
+// inserting the row, in the same transaction.
+Status StoreTextSize(Conn& c, int64_t rowid);
 
 // Offers the documents of doc_text matching `match` to `take`, best first:
 // by FTS5's bm25() value (the same number, so it may travel in a cursor)

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "meta/migrations.h"
 #include "meta/sqlite/sqlite_conn.h"
 
 namespace nubo::meta::sqlite {
@@ -27,21 +29,36 @@ class RankTextTest : public ::testing::Test {
     auto c = Conn::Open((dir_ / "t.db").string(), 1000);
     ASSERT_TRUE(c.ok()) << c.status().ToString();
     c_ = std::move(*c);
-    // The schema of migration 0014.
+    // The schema of migration 0014, then migration 0024 as shipped.
     ASSERT_TRUE(c_->Exec("CREATE VIRTUAL TABLE doc_text USING fts5 "
                          "(body, tokenize = 'unicode61 remove_diacritics 2')")
                     .ok());
+    ASSERT_TRUE(c_->Exec(DocSizesMigration().c_str()).ok());
+  }
+  static std::string DocSizesMigration() {
+    for (const auto& m : Migrations()) {
+      if (m.version == 24) return std::string(m.sql);
+    }
+    ADD_FAILURE() << "no migration 24";
+    return "";
   }
   void TearDown() override {
     c_.reset();
     std::filesystem::remove_all(dir_);
   }
 
-  void Put(int64_t id, const std::string& body) {
-    auto s = c_->Prepare("INSERT INTO doc_text (rowid, body) VALUES (?, ?)");
-    ASSERT_TRUE(s.ok());
-    s->Bind(1, id).Bind(2, body);
-    ASSERT_TRUE(s->Exec().ok());
+  // `record`: as PutText does; without, doc_sizes does not know the row
+  // and ranking reads doc_text_docsize for it.
+  void Put(int64_t id, const std::string& body, bool record = true) {
+    {
+      auto s = c_->Prepare("INSERT INTO doc_text (rowid, body) VALUES (?, ?)");
+      ASSERT_TRUE(s.ok());
+      s->Bind(1, id).Bind(2, body);
+      ASSERT_TRUE(s->Exec().ok());
+    }
+    if (record) {
+      ASSERT_TRUE(StoreTextSize(*c_, id).ok());
+    }
   }
 
   // A corpus with a skewed vocabulary (a few words in most documents, many
@@ -61,7 +78,8 @@ class RankTextTest : public ::testing::Test {
       if (d % 97 == 0) body += "alpha beta ";
       if (d % 41 == 0) body += "beta alpha ";
       if (d % 300 == 7) body += "zyzzyva ";
-      Put(3 * d + 1 + (d % 3 == 0 ? 1 : 0), body);
+      // Ids over several doc_sizes buckets; every seventh row unknown there.
+      Put(3 * d + 1 + (d % 3 == 0 ? 1 : 0), body, record_ && d % 7 != 3);
     }
     ASSERT_TRUE(c_->Exec("COMMIT").ok());
   }
@@ -94,6 +112,7 @@ class RankTextTest : public ::testing::Test {
 
   std::filesystem::path dir_;
   std::unique_ptr<Conn> c_;
+  bool record_ = true;  // Corpus records sizes in doc_sizes (but every seventh)
 };
 
 const char* const kQueries[] = {
@@ -162,6 +181,48 @@ TEST_F(RankTextTest, DeletedAndReplacedDocumentsAreRankedByTheirNewText) {
   EXPECT_EQ(Ours("\"w0x\"", std::nullopt, 100000), native);
   ASSERT_FALSE(native.empty());
   EXPECT_EQ(native.front().first, 5);
+}
+
+// Migration 0024 packs what doc_text_docsize holds: every slot of every
+// row, and ranking from the packed rows alone equals bm25().
+TEST_F(RankTextTest, TheMigrationPacksEveryDocumentsSize) {
+  ASSERT_TRUE(c_->Exec("DROP TABLE doc_sizes").ok());
+  record_ = false;
+  Corpus(1500);
+  ASSERT_TRUE(c_->Exec(DocSizesMigration().c_str()).ok());
+  std::map<int64_t, std::string> packed;
+  {
+    auto s = c_->Prepare("SELECT bucket, sizes FROM doc_sizes");
+    ASSERT_TRUE(s.ok());
+    while (*s->Step()) packed[s->Int(0)] = s->Blob(1);
+  }
+  auto s = c_->Prepare("SELECT id, sz FROM doc_text_docsize");
+  ASSERT_TRUE(s.ok());
+  int rows = 0;
+  while (*s->Step()) {
+    const int64_t id = s->Int(0);
+    size_t used = 0;
+    auto blob = s->BlobView(1);
+    auto want = ReadVarint(reinterpret_cast<const unsigned char*>(blob.data()), blob.size(), &used);
+    ASSERT_TRUE(want.has_value());
+    const std::string& b = packed[id >> 10];
+    const size_t at = static_cast<size_t>(id & 1023) * 4;
+    ASSERT_GE(b.size(), at + 4) << id;
+    const auto* p = reinterpret_cast<const unsigned char*>(b.data()) + at;
+    EXPECT_EQ(p[0] | (p[1] << 8) | (p[2] << 16) | (uint64_t{p[3]} << 24), *want) << id;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 1500);
+  EXPECT_GT(packed.size(), 3u);
+  for (const char* q : kQueries) EXPECT_EQ(Ours(q, std::nullopt, 100000), Native(q)) << q;
+  // The ranking reads these rows: sizes of one token each change it.
+  std::string ones;
+  for (int i = 0; i < 1024; ++i) ones += std::string("\x01\0\0\0", 4);
+  auto u = c_->Prepare("UPDATE doc_sizes SET sizes = ?1");
+  ASSERT_TRUE(u.ok());
+  u->BindBlob(1, ones);
+  ASSERT_TRUE(u->Exec().ok());
+  EXPECT_NE(Ours("\"w0x\"", std::nullopt, 100000), Native("\"w0x\""));
 }
 
 TEST(ReadVarintTest, DecodesSqliteVarints) {
