@@ -398,14 +398,102 @@ Status StoreTextSize(Conn& c, int64_t rowid) {
   return s.Exec();
 }
 
+namespace {
+
+// doc_text's tokenizer (migration 0014): a query word is split and folded
+// the same way before it is looked up among the index's terms.
+constexpr const char* kTokenizer = "unicode61";
+const char* kTokenizerArgs[] = {"remove_diacritics", "2"};
+
+// The text of `match`'s last phrase when it is a prefix (`"…"*`), its
+// doubled quotes undone; nullopt for any other shape.
+std::optional<std::string> LastPrefixText(std::string_view match) {
+  size_t i = 0;
+  std::string text;
+  while (i < match.size()) {
+    if (match[i] == ' ') {
+      ++i;
+      continue;
+    }
+    if (match[i] != '"') return std::nullopt;
+    text.clear();
+    for (++i;; ++i) {
+      if (i >= match.size()) return std::nullopt;
+      if (match[i] != '"') {
+        text += match[i];
+      } else if (i + 1 < match.size() && match[i + 1] == '"') {
+        text += '"';
+        ++i;
+      } else {
+        ++i;
+        break;
+      }
+    }
+    if (i < match.size() && match[i] == '*') {
+      return i + 1 == match.size() ? std::optional<std::string>(text) : std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+Result<std::vector<std::string>> QueryTokens(Conn& c, const std::string& text) {
+  fts5_api* api = nullptr;
+  {
+    NUBO_PREPARE(s, c, "SELECT fts5(?1)");
+    s.BindPointer(1, &api, "fts5_api_ptr");
+    NUBO_RETURN_IF_ERROR(s.Step().status());
+  }
+  void* user = nullptr;
+  fts5_tokenizer t;
+  Fts5Tokenizer* tok = nullptr;
+  if (!api || api->xFindTokenizer(api, kTokenizer, &user, &t) != SQLITE_OK ||
+      t.xCreate(user, kTokenizerArgs, 2, &tok) != SQLITE_OK) {
+    return Status::Internal("the full-text tokenizer is missing");
+  }
+  std::vector<std::string> out;
+  auto on_token = [](void* ctx, int flags, const char* p, int n, int, int) -> int {
+    if (!(flags & FTS5_TOKEN_COLOCATED))
+      static_cast<std::vector<std::string>*>(ctx)->emplace_back(p, n);
+    return SQLITE_OK;
+  };
+  int rc = t.xTokenize(tok, &out, FTS5_TOKENIZE_QUERY, text.data(), static_cast<int>(text.size()),
+                       on_token);
+  t.xDelete(tok);
+  if (rc != SQLITE_OK) return Status::Internal("the full-text tokenizer failed");
+  return out;
+}
+
+}  // namespace
+
+Result<bool> PrefixAddsNothing(Conn& c, std::string_view match) {
+  std::optional<std::string> text = LastPrefixText(match);
+  if (!text) return false;
+  NUBO_ASSIGN_OR_RETURN(std::vector<std::string> tokens, QueryTokens(c, *text));
+  if (tokens.size() != 1) return false;
+  // The first term after the word (terms are in byte order): a longer term
+  // starting with the word sorts right after it. Asked as `>=` the word
+  // plus \x01 (no term holds a NUL byte): fts5vocab seeks to a lower
+  // bound only for >=, and `> word` would step through every instance of
+  // the word first (67 ms for a common one).
+  NUBO_PREPARE(s, c, "SELECT term FROM doc_text_terms WHERE term >= ?1 LIMIT 1");
+  const std::string after = tokens[0] + '\x01';
+  s.Bind(1, after);
+  NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+  return !row || !s.View(0).starts_with(tokens[0]);
+}
+
 Status RankText(Conn& c, const std::string& match,
                 const std::optional<std::pair<double, int64_t>>& after, size_t want,
                 const std::function<Result<bool>(int64_t id, double rank)>& take) {
   if (want == 0) return Status::Ok();
   Request r{&c, &after, want, &take};
+  // A prefix that only the word itself has costs FTS5 a merge of the
+  // word's whole document list (twice: the query and the walk) for nothing.
+  NUBO_ASSIGN_OR_RETURN(bool exact, PrefixAddsNothing(c, match));
+  const std::string query = exact ? match.substr(0, match.size() - 1) : match;
   NUBO_PREPARE(s, c,
                "SELECT nubo_text_rank(doc_text, ?1) FROM doc_text WHERE doc_text MATCH ?2 LIMIT 1");
-  s.BindPointer(1, &r, kRequestType).Bind(2, match);
+  s.BindPointer(1, &r, kRequestType).Bind(2, query);
   auto row = s.Step();
   if (!r.status.ok()) return r.status;
   return row.ok() ? Status::Ok() : row.status();

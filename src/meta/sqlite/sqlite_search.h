@@ -36,6 +36,11 @@ Status RankText(Conn& c, const std::string& match,
                 const std::optional<std::pair<double, int64_t>>& after, size_t want,
                 const std::function<Result<bool>(int64_t id, double rank)>& take);
 
+// True when `match` (an FtsQuery) ends with a prefix phrase of one token
+// that no longer term in the index starts with: the prefix then matches
+// exactly what the word alone matches, with the same rank.
+Result<bool> PrefixAddsNothing(Conn& c, std::string_view match);
+
 // One SQLite varint (the record format FTS5 also uses for its document
 // sizes) from `p`; nullopt when `n` bytes do not hold a whole one.
 std::optional<uint64_t> ReadVarint(const unsigned char* p, size_t n, size_t* used);

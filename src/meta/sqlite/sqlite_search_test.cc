@@ -34,14 +34,16 @@ class RankTextTest : public ::testing::Test {
                          "(body, tokenize = 'unicode61 remove_diacritics 2')")
                     .ok());
     ASSERT_TRUE(c_->Exec(DocSizesMigration().c_str()).ok());
+    ASSERT_TRUE(c_->Exec(MigrationSql(25).c_str()).ok());
   }
-  static std::string DocSizesMigration() {
+  static std::string MigrationSql(int version) {
     for (const auto& m : Migrations()) {
-      if (m.version == 24) return std::string(m.sql);
+      if (m.version == version) return std::string(m.sql);
     }
-    ADD_FAILURE() << "no migration 24";
+    ADD_FAILURE() << "no migration " << version;
     return "";
   }
+  static std::string DocSizesMigration() { return MigrationSql(24); }
   void TearDown() override {
     c_.reset();
     std::filesystem::remove_all(dir_);
@@ -223,6 +225,31 @@ TEST_F(RankTextTest, TheMigrationPacksEveryDocumentsSize) {
   u->BindBlob(1, ones);
   ASSERT_TRUE(u->Exec().ok());
   EXPECT_NE(Ours("\"w0x\"", std::nullopt, 100000), Native("\"w0x\""));
+}
+
+TEST_F(RankTextTest, APrefixOnlyTheWordHasIsDropped) {
+  Corpus(300);
+  Put(5000, "Zürich zurichsee w0x");
+  auto adds_nothing = [&](const char* m) {
+    auto r = PrefixAddsNothing(*c_, m);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() && *r;
+  };
+  EXPECT_TRUE(adds_nothing("\"w0x\"*"));  // no longer term starts with w0x
+  EXPECT_TRUE(adds_nothing("\"W0X\"*"));  // folded as the index folds
+  EXPECT_TRUE(adds_nothing("\"w3x\" \"w0x\"*"));
+  EXPECT_FALSE(adds_nothing("\"w1\"*"));      // w1x, w10x …
+  EXPECT_FALSE(adds_nothing("\"w0\"*"));      // w0x: the word is not a term
+  EXPECT_FALSE(adds_nothing("\"zurich\"*"));  // zurichsee
+  EXPECT_FALSE(adds_nothing("\"Zürich\"*"));  // the same, diacritics removed
+  EXPECT_TRUE(adds_nothing("\"zurichsee\"*"));
+  EXPECT_FALSE(adds_nothing("\"w0x\""));       // not a prefix query
+  EXPECT_FALSE(adds_nothing("\"w0x w3x\"*"));  // two tokens
+  EXPECT_FALSE(adds_nothing("\"a\"\"b\"*"));   // a quote inside: a\"b
+  // Either way the answer is the prefix query's.
+  for (const char* q : {"\"w0x\"*", "\"zurich\"*", "\"zurichsee\"*", "\"w1\"*"}) {
+    EXPECT_EQ(Ours(q, std::nullopt, 100000), Native(q)) << q;
+  }
 }
 
 TEST(ReadVarintTest, DecodesSqliteVarints) {
