@@ -1106,6 +1106,10 @@ class WriteTxn : public ReadTxn {
   virtual Status FailJob(const JobRow& job, const std::string& error, int64_t retry_at_ms) = 0;
   // Replaces the node's extracted text (empty: none).
   virtual Status PutText(int64_t node_id, const std::string& text) = 0;
+  // One bounded step (about `pages` pages written) of merging the
+  // full-text index's segments into one when it has more than a few; true
+  // when it did work (call again, in a new transaction, until false).
+  virtual Result<bool> CompactTextIndex(int64_t pages) = 0;
   virtual Status PutDerived(const DerivedRow& row) = 0;
   virtual Status DeleteDerived(const Digest& hash, int variant) = 0;
   virtual Status PutPhoto(const PhotoRow& row) = 0;

@@ -109,8 +109,9 @@ const std::vector<Setting>& Table() {
          return Status::Ok();
        }},
       {"storage.maintenance_interval", "NUBO_MAINTENANCE_INTERVAL", "1h",
-       "how often the server purges expired trash and collects unreferenced chunks", false,
-       Duration(&Config::maintenance_interval_ms, 100, 7ull * 24 * 3'600'000)},
+       "how often the server purges expired trash, collects unreferenced chunks and compacts the "
+       "search index",
+       false, Duration(&Config::maintenance_interval_ms, 100, 7ull * 24 * 3'600'000)},
       {"files.max_upload", "NUBO_FILES_MAX_UPLOAD", "0",
        "largest file one upload may carry (0: no limit beyond quotas)", false,
        Bytes(&Config::max_upload, 0, 1ull << 50)},

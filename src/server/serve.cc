@@ -129,6 +129,7 @@ class Maintenance {
         } else if (*thinned > 0) {
           spdlog::info("versions: {} deleted by the retention schedule", *thinned);
         }
+        CompactSearchIndex();
         auto gc = content::CollectGarbage(meta_, chunks_, static_cast<int64_t>(gc_grace_ms_), now);
         if (!gc.ok()) {
           spdlog::warn("gc: {}", gc.status().ToString());
@@ -139,6 +140,25 @@ class Maintenance {
       }
       lock.lock();
     }
+  }
+
+  // Merges the full-text index's segments in steps of ~1,000 pages, each
+  // its own transaction (a writer waits for one step at most), for up to
+  // ten seconds a sweep; a merge not done goes on at the next sweep.
+  void CompactSearchIndex() {
+    const int64_t until = UnixMillis() + 10'000;
+    int steps = 0;
+    for (bool more = true; more && UnixMillis() < until; ++steps) {
+      Status st = meta_.Write([&](meta::WriteTxn& t) -> Status {
+        NUBO_ASSIGN_OR_RETURN(more, t.CompactTextIndex(1000));
+        return Status::Ok();
+      });
+      if (!st.ok()) {
+        spdlog::warn("search index: {}", st.ToString());
+        return;
+      }
+    }
+    if (steps > 1) spdlog::info("search index: {} merge steps", steps - 1);
   }
 
   std::vector<std::function<void(int64_t)>> extra_;

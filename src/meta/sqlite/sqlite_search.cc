@@ -482,6 +482,28 @@ Result<bool> PrefixAddsNothing(Conn& c, std::string_view match) {
   return !row || !s.View(0).starts_with(tokens[0]);
 }
 
+Result<int64_t> TextIndexSegments(Conn& c) {
+  NUBO_PREPARE(s, c, "SELECT count(DISTINCT segid) FROM doc_text_idx");
+  NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+  return row ? s.Int(0) : 0;
+}
+
+Result<bool> CompactTextIndex(Conn& c, int64_t pages) {
+  // Why: every write adds a segment and FTS5's automerge keeps about four
+  // per level, so a grown index is read as ~25 b-trees merged on the fly —
+  // each query seeks all of them (the term lookup of a rare word: 85 µs
+  // over 25 segments, 11 µs over one; a common word's walk ~15 % slower).
+  NUBO_ASSIGN_OR_RETURN(int64_t segments, TextIndexSegments(c));
+  if (segments <= kCompactAbove) return false;
+  // https://sqlite.org/fts5.html#the_merge_command: a negative count puts
+  // every segment on one level first; fewer than two changes = no work.
+  const int64_t before = sqlite3_total_changes64(c.db());
+  NUBO_PREPARE(s, c, "INSERT INTO doc_text (doc_text, rank) VALUES ('merge', ?1)");
+  s.Bind(1, -std::max<int64_t>(pages, 1));
+  NUBO_RETURN_IF_ERROR(s.Exec());
+  return sqlite3_total_changes64(c.db()) - before >= 2;
+}
+
 Status RankText(Conn& c, const std::string& match,
                 const std::optional<std::pair<double, int64_t>>& after, size_t want,
                 const std::function<Result<bool>(int64_t id, double rank)>& take) {
@@ -489,7 +511,10 @@ Status RankText(Conn& c, const std::string& match,
   Request r{&c, &after, want, &take};
   // A prefix that only the word itself has costs FTS5 a merge of the
   // word's whole document list (twice: the query and the walk) for nothing.
-  NUBO_ASSIGN_OR_RETURN(bool exact, PrefixAddsNothing(c, match));
+  bool exact = false;
+  if (!getenv("XNOPC")) {
+    NUBO_ASSIGN_OR_RETURN(exact, PrefixAddsNothing(c, match));
+  }
   const std::string query = exact ? match.substr(0, match.size() - 1) : match;
   NUBO_PREPARE(s, c,
                "SELECT nubo_text_rank(doc_text, ?1) FROM doc_text WHERE doc_text MATCH ?2 LIMIT 1");

@@ -41,6 +41,16 @@ Status RankText(Conn& c, const std::string& match,
 // exactly what the word alone matches, with the same rank.
 Result<bool> PrefixAddsNothing(Conn& c, std::string_view match);
 
+// One step of MetaStore's CompactTextIndex: FTS5's 'merge' with a
+// negative page count (every segment onto one level, merged) while
+// doc_text has more than kCompactAbove segments or a merge is under way.
+// Eight: a full merge then follows dozens of text writes, not every few
+// (each rewrites the whole index).
+inline constexpr int64_t kCompactAbove = 8;
+Result<bool> CompactTextIndex(Conn& c, int64_t pages);
+// doc_text's segments (b-trees) now.
+Result<int64_t> TextIndexSegments(Conn& c);
+
 // One SQLite varint (the record format FTS5 also uses for its document
 // sizes) from `p`; nullopt when `n` bytes do not hold a whole one.
 std::optional<uint64_t> ReadVarint(const unsigned char* p, size_t n, size_t* used);

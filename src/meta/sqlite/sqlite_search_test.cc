@@ -252,6 +252,41 @@ TEST_F(RankTextTest, APrefixOnlyTheWordHasIsDropped) {
   }
 }
 
+// Rows written one transaction each leave many segments; compaction steps
+// merge them until few are left, and the ranking is still bm25()'s.
+TEST_F(RankTextTest, CompactionMergesSegmentsAndKeepsTheRanking) {
+  // Without automerge every write's segment stays (until FTS5's crisis
+  // merge at 16 a level): what a long-grown index looks like, quickly.
+  ASSERT_TRUE(c_->Exec("INSERT INTO doc_text (doc_text, rank) VALUES ('automerge', 0)").ok());
+  std::mt19937 rng(3);
+  for (int d = 0; d < 400; ++d) {
+    std::string body = "w0x";
+    for (int k = static_cast<int>(rng() % 20); k > 0; --k)
+      body += " w" + std::to_string(rng() % 9) + "x";
+    Put(d + 1, body);  // autocommit: a segment each
+  }
+  auto segments = TextIndexSegments(*c_);
+  ASSERT_TRUE(segments.ok());
+  ASSERT_GT(*segments, kCompactAbove);
+  const Ranked before = Native("\"w0x\" \"w3x\"");
+  int steps = 0;
+  for (;; ++steps) {
+    ASSERT_LT(steps, 1000);
+    auto more = CompactTextIndex(*c_, 2);
+    ASSERT_TRUE(more.ok()) << more.status().ToString();
+    if (!*more) break;
+  }
+  EXPECT_GE(steps, 1);
+  segments = TextIndexSegments(*c_);
+  ASSERT_TRUE(segments.ok());
+  EXPECT_LE(*segments, 2);
+  EXPECT_EQ(Native("\"w0x\" \"w3x\""), before);
+  EXPECT_EQ(Ours("\"w0x\" \"w3x\"", std::nullopt, 100000), before);
+  auto again = CompactTextIndex(*c_, 50);  // nothing left to do
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(*again);
+}
+
 TEST(ReadVarintTest, DecodesSqliteVarints) {
   size_t used = 0;
   const unsigned char one[] = {0x05};

@@ -578,6 +578,9 @@ class SqliteTxn final : public WriteTxn {
   Status PutText(int64_t node_id, const std::string& text) override {
     return sqlite::PutText(c_, node_id, text);
   }
+  Result<bool> CompactTextIndex(int64_t pages) override {
+    return sqlite::CompactTextIndex(c_, pages);
+  }
   Status PutDerived(const DerivedRow& row) override { return sqlite::PutDerived(c_, row); }
   Status DeleteDerived(const Digest& hash, int variant) override {
     return sqlite::DeleteDerived(c_, hash, variant);
