@@ -15,7 +15,7 @@ namespace {
 // its own — about 0.8 µs a match, 80 ms for a word that 100,000 documents
 // hold. Here one call walks each phrase's document list inside FTS5
 // (xQueryPhrase), counts instances only where they can matter, reads the
-// sizes in one pass over the size table and scores with bm25()'s formula.
+// sizes from packed rows (doc_sizes) and scores with bm25()'s formula.
 
 constexpr const char* kRequestType = "nubo_text_rank";
 constexpr const char* kFunction = "nubo_text_rank";
@@ -44,7 +44,8 @@ int Instances(const Fts5ExtensionApi* api, Fts5Context* fts) {
 // every rowid is collected; with it set only those also in *keep survive
 // (the intersection so far) — all are counted either way, since the
 // phrase's document count is its IDF. When `tf` is set, instances are
-// counted for the surviving rows, stored at stride × index + column.
+// counted for the surviving rows: appended beside `out` when collecting,
+// else stored at stride × (index in *keep) + column.
 struct Walk {
   const std::vector<int64_t>* keep = nullptr;
   std::vector<int64_t> out;
@@ -69,11 +70,10 @@ int OnRow(const Fts5ExtensionApi* api, Fts5Context* fts, void* arg) {
   if (w.tf) {
     int n = Instances(api, fts);
     if (n < 0) return SQLITE_ERROR;
-    const size_t at = w.keep ? w.pos : w.out.size();
-    if (w.keep) {
-      (*w.tf)[at * w.stride + w.column] = n;
-    } else {
+    if (w.collect) {
       w.tf->push_back(n);
+    } else {
+      (*w.tf)[w.pos * w.stride + w.column] = n;
     }
   }
   if (w.collect) w.out.push_back(id);
@@ -236,9 +236,7 @@ Status Rank(Request& r, const Fts5ExtensionApi* api, Fts5Context* fts) {
   for (size_t i = 0; i < np; ++i) {
     Walk w;
     w.keep = i ? &ids : nullptr;
-    const bool last = i + 1 == np;
-    if (last) w.tf = &last_tf;
-    if (last && w.keep) last_tf.assign(ids.size(), -1);
+    if (i + 1 == np) w.tf = &last_tf;
     if (api->xQueryPhrase(fts, static_cast<int>(i), &w, OnRow) != SQLITE_OK) {
       return Status::Internal("full-text phrase walk failed");
     }
@@ -247,21 +245,7 @@ Status Rank(Request& r, const Fts5ExtensionApi* api, Fts5Context* fts) {
     double v =
         std::log((static_cast<double>(rows - w.hits) + 0.5) / (static_cast<double>(w.hits) + 0.5));
     idf[i] = v <= 0.0 ? 1e-6 : v;
-    if (!last || !w.keep) {
-      ids = std::move(w.out);
-    } else {
-      // Survivors of the last walk, with their counts, in id order.
-      std::vector<int64_t> kept;
-      std::vector<int32_t> kept_tf;
-      for (size_t j = 0; j < ids.size(); ++j) {
-        if (last_tf[j] >= 0) {
-          kept.push_back(ids[j]);
-          kept_tf.push_back(last_tf[j]);
-        }
-      }
-      ids = std::move(kept);
-      last_tf = std::move(kept_tf);
-    }
+    ids = std::move(w.out);
     if (ids.empty()) return Status::Ok();
   }
   // Walk 2: instances of the other phrases, for the candidates only; each
