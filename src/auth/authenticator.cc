@@ -189,6 +189,15 @@ Result<PrincipalPtr> Authenticator::VerifyBasic(std::string_view username,
       if (failure) *failure = flight->failure;
       return flight->result;
     }
+    // A leader may have finished between our cache miss above and this
+    // lock: it caches before it leaves flights_, so a fresh entry here
+    // means "verified just now" — start over and take it as a hit rather
+    // than run Argon2id a second time.
+    if (auto it = cache_.find(key);
+        it != cache_.end() && now - it->second.verified_ms < opt_.ttl_ms) {
+      lock.unlock();
+      return VerifyBasic(username, password, client_ip, failure);
+    }
     flight = std::make_shared<Flight>();
     flights_.emplace(key, flight);
   }
@@ -196,6 +205,14 @@ Result<PrincipalPtr> Authenticator::VerifyBasic(std::string_view username,
   BasicFailure why;
   Entry verified{};
   Result<PrincipalPtr> r = Verify(username, password, client_ip, &why, &verified);
+  // Cache before leaving flights_, so a caller arriving in between finds
+  // one or the other. Entries are inserted with the version read before
+  // verifying: an InvalidateUser in between leaves a stale version, which
+  // the next hit refuses against the state it re-reads.
+  if (r.ok()) {
+    verified.principal = *r;
+    Insert(key, verified);
+  }
   {
     std::lock_guard lock(mu_);
     flight->result = r;
@@ -204,13 +221,6 @@ Result<PrincipalPtr> Authenticator::VerifyBasic(std::string_view username,
     flights_.erase(key);
   }
   cv_.notify_all();
-  // Entries are inserted with the version read before verifying: an
-  // InvalidateUser in between leaves a stale version, which the next hit
-  // refuses against the state it re-reads.
-  if (r.ok()) {
-    verified.principal = *r;
-    Insert(key, verified);
-  }
   if (failure) *failure = why;
   return r;
 }
