@@ -9,10 +9,11 @@ build_pkgs=(
   libcli11-dev libspdlog-dev libfmt-dev libtomlplusplus-dev
   librust-blake3-dev libssl-dev libsodium-dev libsqlite3-dev libjwt-dev libicu-dev
   libmagic-dev libarchive-dev zlib1g-dev libexpat1-dev libical-dev
-  libvips-dev libpoppler-cpp-dev libexiv2-dev libtag1-dev ffmpeg
+  libvips-dev libpoppler-cpp-dev libexiv2-dev libtag1-dev ffmpeg libpq-dev
 )
 test_pkgs=(libgtest-dev libgmock-dev python3 curl litmus cadaver rclone
-  python3-caldav vdirsyncer khal khard radicale nextcloud-desktop-cmd owncloud-client-cmd exiv2)
+  python3-caldav vdirsyncer khal khard radicale nextcloud-desktop-cmd owncloud-client-cmd exiv2
+  postgresql-15)
 bench_pkgs=(nginx-light libnginx-mod-http-dav-ext apache2 apache2-utils lighttpd lighttpd-mod-webdav
   php-cli php-sabre-dav php-sqlite3 rclone wrk curl b3sum time e2fsprogs libbenchmark-dev
   radicale xandikos vdirsyncer git nextcloud-desktop-cmd libvips-tools)

@@ -1,0 +1,362 @@
+#include "meta/pg/pg_conn.h"
+
+#include <libpq-fe.h>
+
+#include <atomic>
+#include <cassert>
+#include <cstdlib>
+#include <cstring>
+
+namespace nubo::meta::pg {
+
+namespace {
+
+// Type OIDs of the binary results this backend reads (pg_type.dat).
+constexpr Oid kBool = 16, kBytea = 17, kInt8 = 20, kInt2 = 21, kInt4 = 23, kOid = 26, kFloat4 = 700,
+              kFloat8 = 701, kNumeric = 1700;
+
+uint64_t BigEndian(const char* p, int n) {
+  uint64_t v = 0;
+  for (int i = 0; i < n; ++i) v = (v << 8) | static_cast<unsigned char>(p[i]);
+  return v;
+}
+
+// The integer part of a binary NUMERIC: int16 ndigits, int16 weight,
+// uint16 sign, uint16 dscale, then ndigits base-10,000 digits, the first
+// worth 10000^weight.
+int64_t NumericInt(const char* p, int len) {
+  if (len < 8) return 0;
+  const int ndigits = static_cast<int16_t>(BigEndian(p, 2));
+  const int weight = static_cast<int16_t>(BigEndian(p + 2, 2));
+  const uint16_t sign = static_cast<uint16_t>(BigEndian(p + 4, 2));
+  if (sign == 0xC000 || len < 8 + 2 * ndigits) return 0;  // NaN
+  int64_t v = 0;
+  for (int i = 0; i <= weight; ++i) {
+    v = v * 10000 + (i < ndigits ? static_cast<int64_t>(BigEndian(p + 8 + 2 * i, 2)) : 0);
+  }
+  return sign == 0x4000 ? -v : v;
+}
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+}  // namespace
+
+Status PgError(std::string_view sqlstate, std::string_view message, std::string_view what) {
+  std::string msg = std::string(what) + ": " + std::string(message);
+  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+  auto cls = sqlstate.substr(0, 2);
+  if (sqlstate == "40001" || sqlstate == "40P01") return Status::Aborted(std::move(msg));
+  if (sqlstate == "23505") return Status::AlreadyExists(std::move(msg));
+  if (cls == "23") return Status::Conflict(std::move(msg));
+  if (sqlstate == "53100" || sqlstate == "53200" || sqlstate == "53300" || sqlstate == "54000") {
+    return Status::ResourceExhausted(std::move(msg));
+  }
+  if (cls == "08" || cls == "57" || sqlstate.empty()) return Status::Unavailable(std::move(msg));
+  if (sqlstate == "XX001" || sqlstate == "XX002") return Status::Corruption(std::move(msg));
+  if (sqlstate == "58030") return Status::IoError(std::move(msg));
+  if (cls == "22") return Status::InvalidArgument(std::move(msg));
+  return Status::Internal(std::move(msg));
+}
+
+Result<std::string> Placeholders(std::string_view sql, int* params) {
+  std::string out;
+  out.reserve(sql.size() + 16);
+  int max = 0;
+  size_t i = 0;
+  auto copy_quoted = [&](char q) -> bool {  // from the opening quote
+    out += sql[i++];
+    while (i < sql.size()) {
+      out += sql[i];
+      if (sql[i++] != q) continue;
+      if (i < sql.size() && sql[i] == q) {  // a doubled quote stays inside
+        out += sql[i++];
+        continue;
+      }
+      return true;
+    }
+    return false;
+  };
+  while (i < sql.size()) {
+    const char c = sql[i];
+    if (c == '\'' || c == '"') {
+      if (!copy_quoted(c)) return Status::InvalidArgument("unterminated quote in SQL");
+    } else if (c == '-' && i + 1 < sql.size() && sql[i + 1] == '-') {
+      const size_t end = sql.find('\n', i);
+      const size_t stop = end == std::string_view::npos ? sql.size() : end;
+      out.append(sql.substr(i, stop - i));
+      i = stop;
+    } else if (c == '/' && i + 1 < sql.size() && sql[i + 1] == '*') {
+      const size_t end = sql.find("*/", i + 2);
+      if (end == std::string_view::npos) return Status::InvalidArgument("unterminated comment");
+      out.append(sql.substr(i, end + 2 - i));
+      i = end + 2;
+    } else if (c == '?') {
+      ++i;
+      int n = 0;
+      if (i < sql.size() && IsDigit(sql[i])) {
+        while (i < sql.size() && IsDigit(sql[i])) {
+          n = n * 10 + (sql[i++] - '0');
+          if (n > 65535) return Status::InvalidArgument("placeholder number above 65535");
+        }
+        if (n == 0) return Status::InvalidArgument("placeholder ?0");
+      } else {
+        n = max + 1;
+        if (n > 65535) return Status::InvalidArgument("more than 65535 placeholders");
+      }
+      if (n > max) max = n;
+      out += '$';
+      out += std::to_string(n);
+    } else {
+      out += c;
+      ++i;
+    }
+  }
+  if (params) *params = max;
+  return out;
+}
+
+// ---- Stmt
+
+Stmt::Stmt(Conn* conn, const std::string* name, int params)
+    : conn_(conn), name_(name), params_(static_cast<size_t>(params)) {}
+
+Stmt::Stmt(Stmt&& o) noexcept
+    : conn_(o.conn_),
+      name_(o.name_),
+      params_(std::move(o.params_)),
+      res_(o.res_),
+      row_(o.row_),
+      rows_(o.rows_) {
+  o.res_ = nullptr;
+}
+
+Stmt::~Stmt() {
+  if (res_) PQclear(res_);
+}
+
+void Stmt::Set(int i, const char* data, int len, int format) {
+  assert(i >= 1 && static_cast<size_t>(i) <= params_.size() && "bind index out of range");
+  if (i < 1 || static_cast<size_t>(i) > params_.size()) return;
+  Param& p = params_[static_cast<size_t>(i - 1)];
+  p.data = data;
+  p.len = len;
+  p.format = format;
+}
+
+Stmt& Stmt::Bind(int i, int64_t v) {
+  if (i >= 1 && static_cast<size_t>(i) <= params_.size()) {
+    Param& p = params_[static_cast<size_t>(i - 1)];
+    p.own = std::to_string(v);
+    Set(i, p.own.c_str(), static_cast<int>(p.own.size()), 0);
+  }
+  return *this;
+}
+
+Stmt& Stmt::Bind(int i, const Blake3Digest& d) {
+  Set(i, reinterpret_cast<const char*>(d.data()), static_cast<int>(d.size()), 1);
+  return *this;
+}
+
+Stmt& Stmt::Bind(int i, const std::string& t) {
+  // Text format: the server reads up to the length given, and a NUL never
+  // occurs in the store's text.
+  Set(i, t.c_str(), static_cast<int>(t.size()), 0);
+  return *this;
+}
+
+Stmt& Stmt::BindBlob(int i, const std::string& b) {
+  // A zero-length blob stays a value, not NULL.
+  Set(i, b.empty() ? "" : b.data(), static_cast<int>(b.size()), 1);
+  return *this;
+}
+
+Stmt& Stmt::BindReal(int i, double v) {
+  if (i >= 1 && static_cast<size_t>(i) <= params_.size()) {
+    Param& p = params_[static_cast<size_t>(i - 1)];
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    p.own = buf;
+    Set(i, p.own.c_str(), static_cast<int>(p.own.size()), 0);
+  }
+  return *this;
+}
+
+Stmt& Stmt::BindNull(int i) {
+  Set(i, nullptr, 0, 0);
+  return *this;
+}
+
+Result<bool> Stmt::Step() {
+  if (!res_) {
+    const size_t n = params_.size();
+    std::vector<const char*> values(n);
+    std::vector<int> lengths(n), formats(n);
+    for (size_t k = 0; k < n; ++k) {
+      values[k] = params_[k].data;
+      lengths[k] = params_[k].len;
+      formats[k] = params_[k].format;
+    }
+    res_ = PQexecPrepared(conn_->pg_, name_->c_str(), static_cast<int>(n), values.data(),
+                          lengths.data(), formats.data(), /*resultFormat=*/1);
+    const ExecStatusType st = res_ ? PQresultStatus(res_) : PGRES_FATAL_ERROR;
+    if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
+      const char* state = res_ ? PQresultErrorField(res_, PG_DIAG_SQLSTATE) : nullptr;
+      Status err = PgError(state ? state : "",
+                           res_ ? PQresultErrorMessage(res_) : PQerrorMessage(conn_->pg_),
+                           "statement " + *name_);
+      Reset();
+      return err;
+    }
+    rows_ = PQntuples(res_);
+    row_ = -1;
+  }
+  if (row_ < rows_) ++row_;
+  return row_ < rows_;
+}
+
+Status Stmt::Exec() {
+  auto r = Step();
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+bool Stmt::IsNull(int col) const {
+  return !res_ || row_ < 0 || row_ >= rows_ || col < 0 || col >= PQnfields(res_) ||
+         PQgetisnull(res_, row_, col);
+}
+
+std::string_view Stmt::View(int col) const {
+  if (IsNull(col)) return {};
+  return {PQgetvalue(res_, row_, col), static_cast<size_t>(PQgetlength(res_, row_, col))};
+}
+
+int64_t Stmt::Int(int col) const {
+  if (IsNull(col)) return 0;
+  const char* p = PQgetvalue(res_, row_, col);
+  const int len = PQgetlength(res_, row_, col);
+  switch (PQftype(res_, col)) {
+    case kInt8:
+      return static_cast<int64_t>(BigEndian(p, 8));
+    case kInt4:
+      return static_cast<int32_t>(BigEndian(p, 4));
+    case kInt2:
+      return static_cast<int16_t>(BigEndian(p, 2));
+    case kOid:
+      return static_cast<int64_t>(BigEndian(p, 4));
+    case kBool:
+      return p[0] != 0;
+    case kNumeric:
+      return NumericInt(p, len);
+    case kFloat4:
+    case kFloat8:
+      return static_cast<int64_t>(Real(col));
+    case kBytea:
+      return 0;
+    default:  // text: as SQLite reads a number from text
+      return std::strtoll(std::string(p, static_cast<size_t>(len)).c_str(), nullptr, 10);
+  }
+}
+
+double Stmt::Real(int col) const {
+  if (IsNull(col)) return 0;
+  const char* p = PQgetvalue(res_, row_, col);
+  switch (PQftype(res_, col)) {
+    case kFloat8: {
+      const uint64_t bits = BigEndian(p, 8);
+      double d;
+      std::memcpy(&d, &bits, sizeof d);
+      return d;
+    }
+    case kFloat4: {
+      const uint32_t bits = static_cast<uint32_t>(BigEndian(p, 4));
+      float f;
+      std::memcpy(&f, &bits, sizeof f);
+      return f;
+    }
+    default:
+      return static_cast<double>(Int(col));
+  }
+}
+
+Blake3Digest Stmt::Hash(int col) const {
+  Blake3Digest d{};
+  std::string_view v = View(col);
+  if (v.size() == d.size()) std::memcpy(d.data(), v.data(), d.size());
+  return d;
+}
+
+int Stmt::changes() const { return res_ ? std::atoi(PQcmdTuples(res_)) : 0; }
+
+void Stmt::Reset() {
+  if (res_) PQclear(res_);
+  res_ = nullptr;
+  row_ = -1;
+  rows_ = 0;
+}
+
+// ---- Conn
+
+Result<std::unique_ptr<Conn>> Conn::Open(const std::string& conninfo) {
+  std::unique_ptr<Conn> c(new Conn());
+  c->pg_ = PQconnectdb(conninfo.c_str());
+  if (!c->pg_) return Status::ResourceExhausted("libpq: out of memory");
+  if (PQstatus(c->pg_) != CONNECTION_OK) {
+    return Status::Unavailable(std::string("connecting to PostgreSQL: ") + PQerrorMessage(c->pg_));
+  }
+  // Notices (e.g. "relation already exists, skipping") are not errors and
+  // must not reach stderr.
+  PQsetNoticeProcessor(
+      c->pg_, [](void*, const char*) {}, nullptr);
+  if (PQsetClientEncoding(c->pg_, "UTF8") != 0) {
+    return Status::Unavailable(std::string("PostgreSQL client encoding: ") +
+                               PQerrorMessage(c->pg_));
+  }
+  return c;
+}
+
+Conn::~Conn() {
+  if (pg_) PQfinish(pg_);
+}
+
+bool Conn::Healthy() const { return pg_ && PQstatus(pg_) == CONNECTION_OK; }
+
+Result<Stmt> Conn::Prepare(const char* sql) {
+  auto it = cache_.find(sql);
+  if (it == cache_.end()) {
+    int params = 0;
+    NUBO_ASSIGN_OR_RETURN(std::string text, Placeholders(sql, &params));
+    Prepared p{"s" + std::to_string(cache_.size() + 1), params};
+    PGresult* r = PQprepare(pg_, p.name.c_str(), text.c_str(), 0, nullptr);
+    const bool ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
+    Status err;
+    if (!ok) {
+      const char* state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
+      err = PgError(state ? state : "", r ? PQresultErrorMessage(r) : PQerrorMessage(pg_),
+                    std::string(sql).substr(0, 60));
+    }
+    if (r) PQclear(r);
+    if (!ok) return err;
+    it = cache_.emplace(sql, std::move(p)).first;
+  }
+  return Stmt(this, &it->second.name, it->second.params);
+}
+
+Status Conn::Run(const char* sql) {
+  NUBO_ASSIGN_OR_RETURN(Stmt s, Prepare(sql));
+  return s.Exec();
+}
+
+Status Conn::Exec(std::string_view sql) {
+  const std::string text(sql);
+  PGresult* r = PQexec(pg_, text.c_str());
+  const ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+  Status out;
+  if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && st != PGRES_EMPTY_QUERY) {
+    const char* state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
+    out = PgError(state ? state : "", r ? PQresultErrorMessage(r) : PQerrorMessage(pg_),
+                  text.substr(0, 60));
+  }
+  if (r) PQclear(r);
+  return out;
+}
+
+}  // namespace nubo::meta::pg

@@ -1,0 +1,199 @@
+// The PostgreSQL connection helpers against a real (throwaway) server.
+#include "meta/pg/pg_conn.h"
+
+#include <gtest/gtest.h>
+
+#include "meta/pg/pg_test_cluster.h"
+
+namespace nubo::meta::pg {
+namespace {
+
+TEST(PgPlaceholders, NumberedAndBareOutsideQuotesAndComments) {
+  int n = 0;
+  auto r =
+      Placeholders("SELECT ?, '?''?', \"a?\", ?3, ? -- ? here\n/* ? */ FROM t WHERE x = ?1", &n);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(*r, "SELECT $1, '?''?', \"a?\", $3, $4 -- ? here\n/* ? */ FROM t WHERE x = $1");
+  EXPECT_EQ(n, 4);
+  ASSERT_TRUE(Placeholders("SELECT 1", &n).ok());
+  EXPECT_EQ(n, 0);
+  // SQLite's rule: a bare ? follows the largest number seen so far.
+  ASSERT_EQ(*Placeholders("?2 ? ?1 ?", &n), "$2 $3 $1 $4");
+  EXPECT_EQ(n, 4);
+}
+
+TEST(PgPlaceholders, RefusesWhatItCannotRewrite) {
+  int n = 0;
+  EXPECT_EQ(Placeholders("SELECT ?0", &n).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Placeholders("SELECT ?65536", &n).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Placeholders("SELECT 'open", &n).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Placeholders("SELECT \"open", &n).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Placeholders("SELECT 1 /* open", &n).status().code(), Code::kInvalidArgument);
+}
+
+TEST(PgErrors, SqlStatesMapToStatusCodes) {
+  EXPECT_EQ(PgError("40001", "m", "w").code(), Code::kAborted);
+  EXPECT_EQ(PgError("40P01", "m", "w").code(), Code::kAborted);
+  EXPECT_EQ(PgError("23505", "m", "w").code(), Code::kAlreadyExists);
+  EXPECT_EQ(PgError("23503", "m", "w").code(), Code::kConflict);
+  EXPECT_EQ(PgError("53100", "m", "w").code(), Code::kResourceExhausted);
+  EXPECT_EQ(PgError("08006", "m", "w").code(), Code::kUnavailable);
+  EXPECT_EQ(PgError("", "m", "w").code(), Code::kUnavailable);
+  EXPECT_EQ(PgError("XX001", "m", "w").code(), Code::kCorruption);
+  EXPECT_EQ(PgError("42601", "m\n", "w").ToString().find('\n'), std::string::npos);
+  EXPECT_EQ(PgError("42601", "m", "w").code(), Code::kInternal);
+}
+
+class PgConnTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto db = FreshTestDatabase();
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    info_ = *db;
+    auto c = Conn::Open(info_);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    conn_ = std::move(c).value();
+    ASSERT_TRUE(conn_
+                    ->Exec("CREATE TABLE t (id bigint PRIMARY KEY, small smallint, mid int, "
+                           "flag boolean, name text, data bytea, ratio double precision, "
+                           "parent bigint REFERENCES t(id))")
+                    .ok());
+  }
+  std::string info_;
+  std::unique_ptr<Conn> conn_;
+};
+
+TEST_F(PgConnTest, EveryTypeRoundTrips) {
+  const std::string name = "Grüße \"quoted\" 'and' \\ back";
+  std::string blob("\0\1\2\xff", 4);
+  const std::string empty;
+  Blake3Digest d{};
+  for (size_t i = 0; i < d.size(); ++i) d[i] = static_cast<uint8_t>(255 - i);
+  {
+    auto s = conn_->Prepare(
+        "INSERT INTO t (id, small, mid, flag, name, data, ratio) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)");
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    s->Bind(1, int64_t{-(int64_t{1} << 40)}).Bind(2, -7).Bind(3, int64_t{-123456}).Bind(4, 1);
+    s->Bind(5, name).BindBlob(6, blob).BindReal(7, 0.1);
+    ASSERT_TRUE(s->Exec().ok()) << s->Exec().ToString();
+    EXPECT_EQ(s->changes(), 1);
+  }
+  {
+    auto s = conn_->Prepare("INSERT INTO t (id, name, data) VALUES (?, ?, ?)");
+    ASSERT_TRUE(s.ok());
+    s->Bind(1, 2).BindNull(2).BindBlob(3, empty);
+    ASSERT_TRUE(s->Exec().ok());
+  }
+  {
+    auto s = conn_->Prepare("INSERT INTO t (id, data) VALUES (?, ?)");
+    ASSERT_TRUE(s.ok());
+    s->Bind(1, 3).Bind(2, d);
+    ASSERT_TRUE(s->Exec().ok());
+  }
+  auto s = conn_->Prepare("SELECT id, small, mid, flag, name, data, ratio FROM t ORDER BY id");
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE(*s->Step());
+  EXPECT_EQ(s->Int(0), -(int64_t{1} << 40));
+  EXPECT_EQ(s->Int(1), -7);
+  EXPECT_EQ(s->Int(2), -123456);
+  EXPECT_EQ(s->Int(3), 1);
+  EXPECT_EQ(s->Text(4), name);
+  EXPECT_EQ(s->Blob(5), blob);
+  EXPECT_DOUBLE_EQ(s->Real(6), 0.1);
+  ASSERT_TRUE(*s->Step());
+  EXPECT_EQ(s->Int(0), 2);
+  EXPECT_TRUE(s->IsNull(4));
+  EXPECT_EQ(s->Text(4), "");
+  EXPECT_FALSE(s->IsNull(5));  // an empty blob is a value, not NULL
+  EXPECT_EQ(s->Blob(5), "");
+  ASSERT_TRUE(*s->Step());
+  EXPECT_EQ(s->Hash(5), d);
+  EXPECT_FALSE(*s->Step());
+  EXPECT_FALSE(*s->Step());  // stays done
+}
+
+TEST_F(PgConnTest, NumericAndCountReadAsIntegers) {
+  ASSERT_TRUE(conn_->Exec("INSERT INTO t (id) VALUES (4000000000000), (5000000000001), (-3)").ok());
+  // SUM(bigint) is NUMERIC, COUNT is bigint, a comparison a boolean.
+  auto s = conn_->Prepare("SELECT SUM(id), COUNT(*), MIN(id) < 0, SUM(id) * -1 FROM t");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_TRUE(*s->Step());
+  EXPECT_EQ(s->Int(0), 9000000000000 - 2);
+  EXPECT_EQ(s->Int(1), 3);
+  EXPECT_EQ(s->Int(2), 1);
+  EXPECT_EQ(s->Int(3), -(9000000000000 - 2));
+}
+
+TEST_F(PgConnTest, PreparedOnceReboundAndRun) {
+  static const char* kInsert = "INSERT INTO t (id, name) VALUES (?1, 'n' || ?2)";
+  for (int64_t i = 10; i < 20; ++i) {
+    auto s = conn_->Prepare(kInsert);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    const std::string n = std::to_string(i);
+    s->Bind(1, i).Bind(2, n);
+    ASSERT_TRUE(s->Exec().ok());
+  }
+  auto s = conn_->Prepare("UPDATE t SET mid = ? WHERE id >= ?");
+  ASSERT_TRUE(s.ok());
+  s->Bind(1, 5).Bind(2, 15);
+  ASSERT_TRUE(s->Exec().ok());
+  EXPECT_EQ(s->changes(), 5);
+  s->Reset();
+  s->Bind(2, 18);
+  ASSERT_TRUE(s->Exec().ok());  // bindings kept, one replaced
+  EXPECT_EQ(s->changes(), 2);
+  auto q = conn_->Prepare("SELECT name FROM t WHERE id = ?");
+  ASSERT_TRUE(q.ok());
+  q->Bind(1, 17);
+  ASSERT_TRUE(*q->Step());
+  EXPECT_EQ(q->View(0), "n17");
+}
+
+TEST_F(PgConnTest, ServerErrorsBecomeTheirStatus) {
+  ASSERT_TRUE(conn_->Exec("INSERT INTO t (id) VALUES (1)").ok());
+  auto dup = conn_->Prepare("INSERT INTO t (id) VALUES (?)");
+  ASSERT_TRUE(dup.ok());
+  dup->Bind(1, 1);
+  EXPECT_EQ(dup->Exec().code(), Code::kAlreadyExists);
+  auto orphan = conn_->Prepare("INSERT INTO t (id, parent) VALUES (?, ?)");
+  ASSERT_TRUE(orphan.ok());
+  orphan->Bind(1, 2).Bind(2, 99);
+  EXPECT_EQ(orphan->Exec().code(), Code::kConflict);
+  EXPECT_EQ(conn_->Prepare("SELEC nothing").status().code(), Code::kInternal);
+  // The connection is still usable after each error.
+  auto ok = conn_->Prepare("SELECT count(*) FROM t");
+  ASSERT_TRUE(ok.ok());
+  ASSERT_TRUE(*ok->Step());
+  EXPECT_EQ(ok->Int(0), 1);
+}
+
+TEST_F(PgConnTest, ALostUpdateIsRefusedAsRetryable) {
+  ASSERT_TRUE(conn_->Exec("INSERT INTO t (id, mid) VALUES (1, 0)").ok());
+  auto other = Conn::Open(info_);
+  ASSERT_TRUE(other.ok());
+  ASSERT_TRUE(conn_->Run("BEGIN ISOLATION LEVEL REPEATABLE READ").ok());
+  {
+    auto read = conn_->Prepare("SELECT mid FROM t WHERE id = 1");  // takes the snapshot
+    ASSERT_TRUE(read.ok());
+    ASSERT_TRUE(*read->Step());
+  }
+  ASSERT_TRUE((*other)->Exec("UPDATE t SET mid = mid + 1 WHERE id = 1").ok());
+  auto write = conn_->Prepare("UPDATE t SET mid = mid + 10 WHERE id = 1");
+  ASSERT_TRUE(write.ok());
+  EXPECT_EQ(write->Exec().code(), Code::kAborted);
+  ASSERT_TRUE(conn_->Run("ROLLBACK").ok());
+  auto s = conn_->Prepare("SELECT mid FROM t WHERE id = 1");
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE(*s->Step());
+  EXPECT_EQ(s->Int(0), 1);  // the other update stands alone
+}
+
+TEST(PgConn, NoServerIsUnavailable) {
+  auto c = Conn::Open("host=/nonexistent/nubo port=5432 user=nubo dbname=x connect_timeout=2");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), Code::kUnavailable);
+}
+
+}  // namespace
+}  // namespace nubo::meta::pg
