@@ -115,78 +115,58 @@ Result<std::string> Placeholders(std::string_view sql, int* params) {
   return out;
 }
 
-// ---- Stmt
+// ---- Cursor
 
-Stmt::Stmt(Conn* conn, const std::string* name, int params)
-    : conn_(conn), name_(name), params_(static_cast<size_t>(params)) {}
+Cursor::Cursor(pg_conn* pg, std::string name, int params)
+    : pg_(pg), name_(std::move(name)), params_(static_cast<size_t>(params)) {}
 
-Stmt::Stmt(Stmt&& o) noexcept
-    : conn_(o.conn_),
-      name_(o.name_),
-      params_(std::move(o.params_)),
-      res_(o.res_),
-      row_(o.row_),
-      rows_(o.rows_) {
-  o.res_ = nullptr;
-}
-
-Stmt::~Stmt() {
+Cursor::~Cursor() {
   if (res_) PQclear(res_);
 }
 
-void Stmt::Set(int i, const char* data, int len, int format) {
+Cursor::Param* Cursor::At(int i) {
   assert(i >= 1 && static_cast<size_t>(i) <= params_.size() && "bind index out of range");
-  if (i < 1 || static_cast<size_t>(i) > params_.size()) return;
-  Param& p = params_[static_cast<size_t>(i - 1)];
-  p.data = data;
-  p.len = len;
-  p.format = format;
+  if (i < 1 || static_cast<size_t>(i) > params_.size()) return nullptr;
+  return &params_[static_cast<size_t>(i - 1)];
 }
 
-Stmt& Stmt::Bind(int i, int64_t v) {
-  if (i >= 1 && static_cast<size_t>(i) <= params_.size()) {
-    Param& p = params_[static_cast<size_t>(i - 1)];
-    p.own = std::to_string(v);
-    Set(i, p.own.c_str(), static_cast<int>(p.own.size()), 0);
+void Cursor::Set(int i, const char* data, int len, int format) {
+  if (Param* p = At(i)) {
+    p->data = data;
+    p->len = len;
+    p->format = format;
   }
-  return *this;
 }
 
-Stmt& Stmt::Bind(int i, const Blake3Digest& d) {
-  Set(i, reinterpret_cast<const char*>(d.data()), static_cast<int>(d.size()), 1);
-  return *this;
+void Cursor::BindInt(int i, int64_t v) {
+  if (Param* p = At(i)) {
+    p->own = std::to_string(v);
+    Set(i, p->own.c_str(), static_cast<int>(p->own.size()), 0);
+  }
 }
 
-Stmt& Stmt::Bind(int i, const std::string& t) {
-  // Text format: the server reads up to the length given, and a NUL never
-  // occurs in the store's text.
-  Set(i, t.c_str(), static_cast<int>(t.size()), 0);
-  return *this;
+void Cursor::BindText(int i, std::string_view t) {
+  // Text format: the server reads the length given (no NUL needed).
+  Set(i, t.data() ? t.data() : "", static_cast<int>(t.size()), 0);
 }
 
-Stmt& Stmt::BindBlob(int i, const std::string& b) {
+void Cursor::BindBlob(int i, std::string_view b) {
   // A zero-length blob stays a value, not NULL.
   Set(i, b.empty() ? "" : b.data(), static_cast<int>(b.size()), 1);
-  return *this;
 }
 
-Stmt& Stmt::BindReal(int i, double v) {
-  if (i >= 1 && static_cast<size_t>(i) <= params_.size()) {
-    Param& p = params_[static_cast<size_t>(i - 1)];
+void Cursor::BindReal(int i, double v) {
+  if (Param* p = At(i)) {
     char buf[40];
     std::snprintf(buf, sizeof buf, "%.17g", v);
-    p.own = buf;
-    Set(i, p.own.c_str(), static_cast<int>(p.own.size()), 0);
+    p->own = buf;
+    Set(i, p->own.c_str(), static_cast<int>(p->own.size()), 0);
   }
-  return *this;
 }
 
-Stmt& Stmt::BindNull(int i) {
-  Set(i, nullptr, 0, 0);
-  return *this;
-}
+void Cursor::BindNull(int i) { Set(i, nullptr, 0, 0); }
 
-Result<bool> Stmt::Step() {
+Result<bool> Cursor::Step() {
   if (!res_) {
     const size_t n = params_.size();
     std::vector<const char*> values(n);
@@ -196,14 +176,14 @@ Result<bool> Stmt::Step() {
       lengths[k] = params_[k].len;
       formats[k] = params_[k].format;
     }
-    res_ = PQexecPrepared(conn_->pg_, name_->c_str(), static_cast<int>(n), values.data(),
-                          lengths.data(), formats.data(), /*resultFormat=*/1);
+    res_ = PQexecPrepared(pg_, name_.c_str(), static_cast<int>(n), values.data(), lengths.data(),
+                          formats.data(), /*resultFormat=*/1);
     const ExecStatusType st = res_ ? PQresultStatus(res_) : PGRES_FATAL_ERROR;
     if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
       const char* state = res_ ? PQresultErrorField(res_, PG_DIAG_SQLSTATE) : nullptr;
-      Status err = PgError(state ? state : "",
-                           res_ ? PQresultErrorMessage(res_) : PQerrorMessage(conn_->pg_),
-                           "statement " + *name_);
+      Status err =
+          PgError(state ? state : "", res_ ? PQresultErrorMessage(res_) : PQerrorMessage(pg_),
+                  "statement " + name_);
       Reset();
       return err;
     }
@@ -214,22 +194,17 @@ Result<bool> Stmt::Step() {
   return row_ < rows_;
 }
 
-Status Stmt::Exec() {
-  auto r = Step();
-  return r.ok() ? Status::Ok() : r.status();
-}
-
-bool Stmt::IsNull(int col) const {
+bool Cursor::IsNull(int col) const {
   return !res_ || row_ < 0 || row_ >= rows_ || col < 0 || col >= PQnfields(res_) ||
          PQgetisnull(res_, row_, col);
 }
 
-std::string_view Stmt::View(int col) const {
+std::string_view Cursor::TextView(int col) const {
   if (IsNull(col)) return {};
   return {PQgetvalue(res_, row_, col), static_cast<size_t>(PQgetlength(res_, row_, col))};
 }
 
-int64_t Stmt::Int(int col) const {
+int64_t Cursor::Int(int col) const {
   if (IsNull(col)) return 0;
   const char* p = PQgetvalue(res_, row_, col);
   const int len = PQgetlength(res_, row_, col);
@@ -256,7 +231,7 @@ int64_t Stmt::Int(int col) const {
   }
 }
 
-double Stmt::Real(int col) const {
+double Cursor::Real(int col) const {
   if (IsNull(col)) return 0;
   const char* p = PQgetvalue(res_, row_, col);
   switch (PQftype(res_, col)) {
@@ -277,20 +252,18 @@ double Stmt::Real(int col) const {
   }
 }
 
-Blake3Digest Stmt::Hash(int col) const {
-  Blake3Digest d{};
-  std::string_view v = View(col);
-  if (v.size() == d.size()) std::memcpy(d.data(), v.data(), d.size());
-  return d;
-}
+int Cursor::changes() const { return res_ ? std::atoi(PQcmdTuples(res_)) : 0; }
 
-int Stmt::changes() const { return res_ ? std::atoi(PQcmdTuples(res_)) : 0; }
-
-void Stmt::Reset() {
+void Cursor::Reset() {
   if (res_) PQclear(res_);
   res_ = nullptr;
   row_ = -1;
   rows_ = 0;
+}
+
+void Cursor::Release() {
+  Reset();
+  for (Param& p : params_) p = Param{};
 }
 
 // ---- Conn
@@ -314,6 +287,7 @@ Result<std::unique_ptr<Conn>> Conn::Open(const std::string& conninfo) {
 }
 
 Conn::~Conn() {
+  cache_.clear();
   if (pg_) PQfinish(pg_);
 }
 
@@ -324,8 +298,8 @@ Result<Stmt> Conn::Prepare(const char* sql) {
   if (it == cache_.end()) {
     int params = 0;
     NUBO_ASSIGN_OR_RETURN(std::string text, Placeholders(sql, &params));
-    Prepared p{"s" + std::to_string(cache_.size() + 1), params};
-    PGresult* r = PQprepare(pg_, p.name.c_str(), text.c_str(), 0, nullptr);
+    std::string name = "s" + std::to_string(cache_.size() + 1);
+    PGresult* r = PQprepare(pg_, name.c_str(), text.c_str(), 0, nullptr);
     const bool ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
     Status err;
     if (!ok) {
@@ -335,14 +309,9 @@ Result<Stmt> Conn::Prepare(const char* sql) {
     }
     if (r) PQclear(r);
     if (!ok) return err;
-    it = cache_.emplace(sql, std::move(p)).first;
+    it = cache_.emplace(sql, std::make_unique<Cursor>(pg_, std::move(name), params)).first;
   }
-  return Stmt(this, &it->second.name, it->second.params);
-}
-
-Status Conn::Run(const char* sql) {
-  NUBO_ASSIGN_OR_RETURN(Stmt s, Prepare(sql));
-  return s.Exec();
+  return Stmt(it->second.get());
 }
 
 Status Conn::Exec(std::string_view sql) {

@@ -1,6 +1,5 @@
-// The PostgreSQL backend's connection helpers: one libpq connection with a
-// prepared-statement cache, statements with the same surface as the SQLite
-// backend's (1-based Bind, Step, typed column reads), and the mapping of
+// The PostgreSQL engine under the store's statement surface (meta/sql):
+// one libpq connection with a prepared-statement cache, and the mapping of
 // SQLSTATEs to Status. Statements are written with SQLite's "?" and "?N"
 // placeholders, so the store's SQL reads the same on both backends; they
 // become "$N" once, when a connection prepares them. libpq's header stays
@@ -14,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "util/blake3_hash.h"
+#include "meta/sql/sql.h"
 #include "util/status.h"
 
 struct pg_conn;
@@ -36,95 +35,70 @@ Status PgError(std::string_view sqlstate, std::string_view message, std::string_
 // number above 65535 (the protocol's limit).
 Result<std::string> Placeholders(std::string_view sql, int* params);
 
-class Conn;
-
-// One prepared statement in use. Step() executes it on its first call with
-// the values bound so far; the rows are then read one by one. Reset()
-// lets it be executed again (bindings are kept, as in SQLite, until the
-// statement goes out of scope).
-class Stmt {
+// One prepared statement of this engine (sql::Cursor), owned by its
+// connection's cache. Step() executes it on its first call with the values
+// bound so far (binary results); the rows are then read one by one.
+// Integers of every width, booleans and numerics read as int64_t; text
+// and bytea as their bytes.
+class Cursor final : public sql::Cursor {
  public:
-  Stmt(Stmt&& o) noexcept;
-  Stmt& operator=(Stmt&&) = delete;
-  Stmt(const Stmt&) = delete;
-  ~Stmt();
-
-  Stmt& Bind(int i, int64_t v);
-  Stmt& Bind(int i, const Blake3Digest& d);
-  // Text and blobs are sent without a copy: keep them alive until the
-  // statement has stepped (a temporary would be gone by then).
-  Stmt& Bind(int i, const std::string& t);
-  Stmt& Bind(int i, std::string&& t) = delete;
-  Stmt& BindBlob(int i, const std::string& b);
-  Stmt& BindBlob(int i, std::string&& b) = delete;
-  Stmt& BindReal(int i, double v);
-  Stmt& BindNull(int i);
-
-  // True: a row is ready; false: no more rows.
-  Result<bool> Step();
-  Status Exec();
-
-  // Column reads of the current row. Integers of every width, booleans and
-  // numerics read as int64_t; text and bytea as their bytes.
-  int64_t Int(int col) const;
-  double Real(int col) const;
-  std::string Text(int col) const { return std::string(View(col)); }
-  std::string_view View(int col) const;  // valid until the next Step/Reset
-  std::string_view BlobView(int col) const { return View(col); }
-  std::string Blob(int col) const { return Text(col); }
-  bool IsNull(int col) const;
-  Blake3Digest Hash(int col) const;
-  // Rows the last execution inserted, updated or deleted.
-  int changes() const;
-  void Reset();
+  Cursor(pg_conn* pg, std::string name, int params);
+  ~Cursor();
+  void BindInt(int i, int64_t v) override;
+  void BindText(int i, std::string_view t) override;
+  void BindBlob(int i, std::string_view b) override;
+  void BindReal(int i, double v) override;
+  void BindNull(int i) override;
+  Result<bool> Step() override;
+  int64_t Int(int col) const override;
+  double Real(int col) const override;
+  std::string_view TextView(int col) const override;
+  std::string_view BlobView(int col) const override { return TextView(col); }
+  bool IsNull(int col) const override;
+  int changes() const override;
+  void Reset() override;
+  void Release() override;
 
  private:
-  friend class Conn;
   struct Param {
     std::string own;  // numbers, as text
     const char* data = nullptr;
     int len = 0;
     int format = 0;  // 0 text, 1 binary
   };
-  Stmt(Conn* conn, const std::string* name, int params);
   void Set(int i, const char* data, int len, int format);
+  Param* At(int i);
 
-  Conn* conn_;
-  const std::string* name_;
+  pg_conn* pg_;
+  const std::string name_;
   std::vector<Param> params_;
   pg_result* res_ = nullptr;
   int row_ = -1;
   int rows_ = 0;
 };
 
-class Conn {
+using sql::Stmt;
+
+class Conn final : public sql::Conn {
  public:
   // `conninfo`: a libpq connection string or URI ("postgres://…").
   static Result<std::unique_ptr<Conn>> Open(const std::string& conninfo);
-  ~Conn();
+  ~Conn() override;
   Conn(const Conn&) = delete;
   Conn& operator=(const Conn&) = delete;
 
-  // Prepares `sql` once per connection, keyed by the literal's address
-  // (statements are string constants of the store's code).
-  Result<Stmt> Prepare(const char* sql);
-  // Runs a statement without results through the cache (BEGIN, COMMIT…).
-  Status Run(const char* sql);
-  // Runs `sql` (possibly several statements, no placeholders) with the
-  // simple query protocol: migrations and setup.
-  Status Exec(std::string_view sql);
+  sql::Dialect dialect() const override { return sql::Dialect::kPostgres; }
+  Result<Stmt> Prepare(const char* sql) override;
+  // The simple query protocol: several statements may run at once.
+  Status Exec(std::string_view sql) override;
   // False once the server is gone; the pool drops such a connection.
   bool Healthy() const;
 
  private:
-  friend class Stmt;
   Conn() = default;
-  struct Prepared {
-    std::string name;
-    int params = 0;
-  };
   pg_conn* pg_ = nullptr;
-  std::unordered_map<const char*, Prepared> cache_;
+  // Keyed by the literal's address.
+  std::unordered_map<const char*, std::unique_ptr<Cursor>> cache_;
 };
 
 }  // namespace nubo::meta::pg

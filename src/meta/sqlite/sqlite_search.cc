@@ -424,7 +424,7 @@ Result<std::vector<std::string>> QueryTokens(Conn& c, const std::string& text) {
   fts5_api* api = nullptr;
   {
     NUBO_PREPARE(s, c, "SELECT fts5(?1)");
-    s.BindPointer(1, &api, "fts5_api_ptr");
+    BindPointer(s, 1, &api, "fts5_api_ptr");
     NUBO_RETURN_IF_ERROR(s.Step().status());
   }
   void* user = nullptr;
@@ -502,7 +502,7 @@ Status RankText(Conn& c, const std::string& match,
   const std::string query = exact ? match.substr(0, match.size() - 1) : match;
   NUBO_PREPARE(s, c,
                "SELECT nubo_text_rank(doc_text, ?1) FROM doc_text WHERE doc_text MATCH ?2 LIMIT 1");
-  s.BindPointer(1, &r, kRequestType).Bind(2, query);
+  BindPointer(s, 1, &r, kRequestType).Bind(2, query);
   auto row = s.Step();
   if (!r.status.ok()) return r.status;
   return row.ok() ? Status::Ok() : row.status();
