@@ -155,6 +155,14 @@ Result<std::optional<T>> One(Stmt& s, T (*from)(const Stmt&)) {
 
 inline int64_t FirstInt(const Stmt& s) { return s.Int(0); }
 
+// Steps an "INSERT … RETURNING id" (both engines know the clause; SQLite
+// makes every change on the first step): the new row's id.
+inline Result<int64_t> InsertedId(Stmt& s) {
+  NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return Status::Internal("INSERT … RETURNING id gave no row");
+  return s.Int(0);
+}
+
 // Binds an optional value, NULL when absent.
 inline void BindOpt(Stmt& s, int i, const std::optional<int64_t>& v) {
   if (v) {

@@ -273,13 +273,12 @@ Status InsertDavCollection(Conn& c, DavCollectionRow& row) {
   NUBO_PREPARE(s, c,
                "INSERT INTO dav_collections (public_id, user_id, kind, name, display_name, "
                "description, color, sort_order, timezone, components, sync_seq, sync_floor, "
-               "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+               "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id");
   s.Bind(1, row.public_id).Bind(2, row.user_id).Bind(3, static_cast<int64_t>(row.kind));
   s.Bind(4, row.name).Bind(5, row.display_name).Bind(6, row.description).Bind(7, row.color);
   s.Bind(8, row.sort_order).Bind(9, row.timezone).Bind(10, static_cast<int64_t>(row.components));
   s.Bind(11, row.sync_seq).Bind(12, row.sync_floor).Bind(13, row.created_at_ms);
-  NUBO_RETURN_IF_ERROR(s.Exec());
-  row.id = sqlite3_last_insert_rowid(c.db());
+  NUBO_ASSIGN_OR_RETURN(row.id, InsertedId(s));
   return Status::Ok();
 }
 

@@ -133,14 +133,13 @@ Status InsertVersion(Conn& c, VersionRow& row) {
   {
     NUBO_PREPARE(s, c,
                  "INSERT INTO file_versions (public_id, node_id, manifest_id, size, charged, "
-                 "mtime, created_at, author) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+                 "mtime, created_at, author) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id");
     s.Bind(1, row.public_id).Bind(2, row.node_id).Bind(3, row.manifest_id);
     s.Bind(4, static_cast<int64_t>(row.size)).Bind(5, row.charged).Bind(6, row.mtime_ms);
     s.Bind(7, row.created_at_ms);
     BindOpt(s, 8, row.author);
-    NUBO_RETURN_IF_ERROR(s.Exec());
+    NUBO_ASSIGN_OR_RETURN(row.id, InsertedId(s));
   }
-  row.id = sqlite3_last_insert_rowid(c.db());
   NUBO_PREPARE(s, c,
                "UPDATE drives SET versions_bytes = versions_bytes + ?1 "
                "WHERE id = (SELECT drive_id FROM nodes WHERE id = ?2)");
@@ -239,10 +238,9 @@ Status InsertUploadSession(Conn& c, UploadSessionRow& row) {
       "conflict, if_match, length, offset, mtime, metadata, kind, hasher, tail_hash, "
       "tail_size, reservation_id, checksum, created_at, expires_at, result_node) VALUES (?1, "
       "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
-      "?20)");
+      "?20) RETURNING id");
   BindSession(s, row);
-  NUBO_RETURN_IF_ERROR(s.Exec());
-  row.id = sqlite3_last_insert_rowid(c.db());
+  NUBO_ASSIGN_OR_RETURN(row.id, InsertedId(s));
   return Status::Ok();
 }
 

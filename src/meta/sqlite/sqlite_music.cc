@@ -141,11 +141,10 @@ Status PutTrack(Conn& c, const TrackRow& t) {
 Status InsertPlaylist(Conn& c, PlaylistRow& row) {
   NUBO_PREPARE(s, c,
                "INSERT INTO playlists (public_id, user_id, name, created_at, updated_at) "
-               "VALUES (?, ?, ?, ?, ?)");
+               "VALUES (?, ?, ?, ?, ?) RETURNING id");
   s.Bind(1, row.public_id).Bind(2, row.user_id).Bind(3, row.name);
   s.Bind(4, row.created_at_ms).Bind(5, row.updated_at_ms);
-  NUBO_RETURN_IF_ERROR(s.Exec());
-  row.id = sqlite3_last_insert_rowid(c.db());
+  NUBO_ASSIGN_OR_RETURN(row.id, InsertedId(s));
   return Status::Ok();
 }
 

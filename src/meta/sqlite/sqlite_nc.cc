@@ -64,14 +64,13 @@ Result<std::optional<LoginFlowRow>> GetLoginFlowByPoll(Conn& c, const Digest& po
 Status InsertLoginFlow(Conn& c, LoginFlowRow& row) {
   NUBO_PREPARE(s, c,
                "INSERT INTO login_flows (poll_hash, login_token, client_name, created_at, "
-               "expires_at) VALUES (?, ?, ?, ?, ?)");
+               "expires_at) VALUES (?, ?, ?, ?, ?) RETURNING id");
   s.Bind(1, row.poll_hash)
       .Bind(2, row.login_token)
       .Bind(3, row.client_name)
       .Bind(4, row.created_at_ms)
       .Bind(5, row.expires_at_ms);
-  NUBO_RETURN_IF_ERROR(s.Exec());
-  row.id = sqlite3_last_insert_rowid(c.db());
+  NUBO_ASSIGN_OR_RETURN(row.id, InsertedId(s));
   return Status::Ok();
 }
 
@@ -127,14 +126,13 @@ Result<std::vector<NcUploadRow>> ListExpiredNcUploads(Conn& c, int64_t now_ms, s
 Status InsertNcUpload(Conn& c, NcUploadRow& row) {
   NUBO_PREPARE(s, c,
                "INSERT INTO nc_uploads (user_id, name, destination, created_at, expires_at) "
-               "VALUES (?, ?, ?, ?, ?)");
+               "VALUES (?, ?, ?, ?, ?) RETURNING id");
   s.Bind(1, row.user_id)
       .Bind(2, row.name)
       .Bind(3, row.destination)
       .Bind(4, row.created_at_ms)
       .Bind(5, row.expires_at_ms);
-  NUBO_RETURN_IF_ERROR(s.Exec());
-  row.id = sqlite3_last_insert_rowid(c.db());
+  NUBO_ASSIGN_OR_RETURN(row.id, InsertedId(s));
   return Status::Ok();
 }
 

@@ -728,11 +728,10 @@ class SqliteTxn final : public WriteTxn {
     NUBO_PREPARE(s, c_,
                  "INSERT INTO sessions (public_id, user_id, family_id, refresh_hash, created_at, "
                  "expires_at, "
-                 "revoked_at, user_agent, ip) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)");
+                 "revoked_at, user_agent, ip) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?) RETURNING id");
     s.Bind(1, r.public_id).Bind(2, r.user_id).Bind(3, r.family_id).Bind(4, r.refresh_hash);
     s.Bind(5, r.created_at_ms).Bind(6, r.expires_at_ms).Bind(7, r.user_agent).Bind(8, r.ip);
-    NUBO_RETURN_IF_ERROR(s.Exec());
-    r.id = sqlite3_last_insert_rowid(c_.db());
+    NUBO_ASSIGN_OR_RETURN(r.id, InsertedId(s));
     return Status::Ok();
   }
   Status RevokeSession(int64_t id, int64_t now_ms, bool rotated) override {
@@ -1351,10 +1350,10 @@ class SqliteTxn final : public WriteTxn {
   Result<int64_t> InsertReservation(int64_t drive_id, int64_t bytes,
                                     int64_t expires_at_ms) override {
     NUBO_PREPARE(s, c_,
-                 "INSERT INTO quota_reservations (drive_id, bytes, expires_at) VALUES (?, ?, ?)");
+                 "INSERT INTO quota_reservations (drive_id, bytes, expires_at) VALUES (?, ?, ?) "
+                 "RETURNING id");
     s.Bind(1, drive_id).Bind(2, bytes).Bind(3, expires_at_ms);
-    NUBO_RETURN_IF_ERROR(s.Exec());
-    return sqlite3_last_insert_rowid(c_.db());
+    return InsertedId(s);
   }
   Status UpdateReservation(int64_t id, int64_t bytes, int64_t expires_at_ms) override {
     NUBO_PREPARE(s, c_, "UPDATE quota_reservations SET bytes = ?, expires_at = ? WHERE id = ?");
@@ -1409,12 +1408,11 @@ class SqliteTxn final : public WriteTxn {
     NUBO_PREPARE(
         s, c_,
         "INSERT INTO drives (public_id, kind, name, owner_id, root_id, change_seq, created_at, "
-        "quota_bytes) VALUES (?, ?, ?, ?, NULL, 0, ?, ?)");
+        "quota_bytes) VALUES (?, ?, ?, ?, NULL, 0, ?, ?) RETURNING id");
     s.Bind(1, d.public_id).Bind(2, d.kind).Bind(3, d.name).Bind(5, d.created_at_ms);
     BindOpt(s, 4, d.owner_id);
     BindOpt(s, 6, d.quota_bytes);
-    NUBO_RETURN_IF_ERROR(s.Exec());
-    d.id = sqlite3_last_insert_rowid(c_.db());
+    NUBO_ASSIGN_OR_RETURN(d.id, InsertedId(s));
     return Status::Ok();
   }
   Status SetDriveRoot(int64_t drive_id, int64_t root_id) override {
@@ -1466,12 +1464,11 @@ class SqliteTxn final : public WriteTxn {
         // Nextcloud clients take a known file id for the same file.
         "VALUES ((SELECT max(ifnull((SELECT max(id) FROM nodes), 0), v) + 1 FROM node_id_floor), "
         "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-        "(SELECT hash FROM manifests WHERE id = ?7), ?18)");
+        "(SELECT hash FROM manifests WHERE id = ?7), ?18) RETURNING id");
     s.Bind(1, n.public_id).Bind(2, n.drive_id);
     BindNodeFields(s, n);
     s.Bind(6, static_cast<int64_t>(n.kind)).Bind(11, n.ctime_ms).Bind(16, n.created_by);
-    NUBO_RETURN_IF_ERROR(s.Exec());
-    n.id = sqlite3_last_insert_rowid(c_.db());
+    NUBO_ASSIGN_OR_RETURN(n.id, InsertedId(s));
     return Status::Ok();
   }
   Status UpdateNode(const NodeRow& n) override {
@@ -1771,11 +1768,10 @@ class SqliteTxn final : public WriteTxn {
   Status InsertGroup(GroupRow& g) override {
     NUBO_PREPARE(s, c_,
                  "INSERT INTO user_groups (public_id, name, name_key, created_at) VALUES (?, ?, ?, "
-                 "?)");
+                 "?) RETURNING id");
     std::string key = Lower(g.name);
     s.Bind(1, g.public_id).Bind(2, g.name).Bind(3, key).Bind(4, g.created_at_ms);
-    NUBO_RETURN_IF_ERROR(s.Exec());
-    g.id = sqlite3_last_insert_rowid(c_.db());
+    NUBO_ASSIGN_OR_RETURN(g.id, InsertedId(s));
     return Status::Ok();
   }
   Status RenameGroup(int64_t id, const std::string& name) override {
@@ -1810,7 +1806,7 @@ class SqliteTxn final : public WriteTxn {
     NUBO_PREPARE(s, c_,
                  "INSERT INTO grants (public_id, node_id, grantee_user, grantee_group, role, "
                  "may_reshare, expires_at, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
-                 "?)");
+                 "?) RETURNING id");
     s.Bind(1, g.public_id).Bind(2, g.node_id);
     BindOpt(s, 3, g.grantee_user);
     BindOpt(s, 4, g.grantee_group);
@@ -1818,8 +1814,7 @@ class SqliteTxn final : public WriteTxn {
     BindOpt(s, 7, g.expires_at_ms);
     BindOpt(s, 8, g.created_by);
     s.Bind(9, g.created_at_ms);
-    NUBO_RETURN_IF_ERROR(s.Exec());
-    g.id = sqlite3_last_insert_rowid(c_.db());
+    NUBO_ASSIGN_OR_RETURN(g.id, InsertedId(s));
     return Status::Ok();
   }
   Status UpdateGrant(const GrantRow& g) override {
@@ -1894,7 +1889,7 @@ class SqliteTxn final : public WriteTxn {
     NUBO_PREPARE(s, c_,
                  "INSERT INTO links (public_id, token_hash, token_hint, node_id, role, "
                  "password_hash, expires_at, max_downloads, downloads, label, created_by, "
-                 "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)");
+                 "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?) RETURNING id");
     s.Bind(1, l.public_id).Bind(2, l.token_hash).Bind(3, l.token_hint).Bind(4, l.node_id);
     s.Bind(5, static_cast<int64_t>(l.role));
     if (l.password_hash) {
@@ -1907,8 +1902,7 @@ class SqliteTxn final : public WriteTxn {
     s.Bind(9, l.label);
     BindOpt(s, 10, l.created_by);
     s.Bind(11, l.created_at_ms);
-    NUBO_RETURN_IF_ERROR(s.Exec());
-    l.id = sqlite3_last_insert_rowid(c_.db());
+    NUBO_ASSIGN_OR_RETURN(l.id, InsertedId(s));
     return Status::Ok();
   }
   Status UpdateLink(const LinkRow& l) override {
@@ -2063,13 +2057,12 @@ class SqliteTxn final : public WriteTxn {
         s, c_,
         "INSERT INTO users (public_id, username, name_key, email, display_name, password_hash, "
         "role, active, quota_bytes, credentials_version, created_at, last_login_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id");
     std::string key = Lower(u.username);
     std::optional<std::string> email =
         u.email ? std::optional<std::string>(Lower(*u.email)) : std::nullopt;
     BindUser(s, u, key, email);
-    NUBO_RETURN_IF_ERROR(s.Exec());
-    u.id = sqlite3_last_insert_rowid(c_.db());
+    NUBO_ASSIGN_OR_RETURN(u.id, InsertedId(s));
     return Status::Ok();
   }
   Status UpdateUser(const UserRow& u) override {
@@ -2091,11 +2084,10 @@ class SqliteTxn final : public WriteTxn {
     NUBO_PREPARE(
         s, c_,
         "INSERT INTO app_passwords (user_id, label, secret_hash, created_at, last_used_at, "
-        "scopes) VALUES (?, ?, ?, ?, NULL, ?)");
+        "scopes) VALUES (?, ?, ?, ?, NULL, ?) RETURNING id");
     s.Bind(1, a.user_id).Bind(2, a.label).Bind(3, a.secret_hash).Bind(4, a.created_at_ms);
     s.Bind(5, static_cast<int64_t>(a.scopes));
-    NUBO_RETURN_IF_ERROR(s.Exec());
-    return sqlite3_last_insert_rowid(c_.db());
+    return InsertedId(s);
   }
   Status DeleteAppPassword(int64_t user_id, int64_t id) override {
     NUBO_PREPARE(s, c_, "DELETE FROM app_passwords WHERE id = ? AND user_id = ?");
@@ -2118,13 +2110,14 @@ class SqliteTxn final : public WriteTxn {
 
   Result<int64_t> InsertManifest(const Digest& hash, uint64_t size,
                                  const std::vector<ManifestChunk>& chunks) override {
+    int64_t id = 0;
     {
-      NUBO_PREPARE(s, c_,
-                   "INSERT INTO manifests (hash, size, refs, created_at) VALUES (?, ?, 0, ?)");
+      NUBO_PREPARE(
+          s, c_,
+          "INSERT INTO manifests (hash, size, refs, created_at) VALUES (?, ?, 0, ?) RETURNING id");
       s.Bind(1, hash).Bind(2, static_cast<int64_t>(size)).Bind(3, UnixMillis());
-      NUBO_RETURN_IF_ERROR(s.Exec());
+      NUBO_ASSIGN_OR_RETURN(id, InsertedId(s));
     }
-    int64_t id = sqlite3_last_insert_rowid(c_.db());
     NUBO_PREPARE(s, c_,
                  "INSERT INTO manifest_chunks (manifest_id, seq, chunk_hash, offset, size) "
                  "VALUES (?, ?, ?, ?, ?)");
