@@ -77,7 +77,7 @@ DavObjectRow ObjectFrom(const Stmt& s) {
 }
 
 // The collection's next sequence number (one per change, RFC 6578 tokens).
-Result<int64_t> NextSeq(Conn& c, int64_t collection_id) {
+Result<int64_t> NextSeq(sql::Conn& c, int64_t collection_id) {
   NUBO_PREPARE(s, c,
                "UPDATE dav_collections SET sync_seq = sync_seq + 1 WHERE id = ? "
                "RETURNING sync_seq");
@@ -89,7 +89,7 @@ Result<int64_t> NextSeq(Conn& c, int64_t collection_id) {
 
 }  // namespace
 
-Result<std::optional<DavCollectionRow>> GetDavCollection(Conn& c, int64_t user_id, int kind,
+Result<std::optional<DavCollectionRow>> GetDavCollection(sql::Conn& c, int64_t user_id, int kind,
                                                          const std::string& name) {
   static const std::string sql =
       std::string(kCollectionSelect) + "WHERE user_id = ? AND kind = ? AND name = ?";
@@ -98,7 +98,7 @@ Result<std::optional<DavCollectionRow>> GetDavCollection(Conn& c, int64_t user_i
   return One<DavCollectionRow>(s, CollectionFrom);
 }
 
-Result<std::vector<DavCollectionRow>> ListDavCollections(Conn& c, int64_t user_id, int kind) {
+Result<std::vector<DavCollectionRow>> ListDavCollections(sql::Conn& c, int64_t user_id, int kind) {
   static const std::string sql =
       std::string(kCollectionSelect) + "WHERE user_id = ? AND kind = ? ORDER BY sort_order, name";
   NUBO_PREPARE(s, c, sql.c_str());
@@ -106,7 +106,7 @@ Result<std::vector<DavCollectionRow>> ListDavCollections(Conn& c, int64_t user_i
   return Rows<DavCollectionRow>(s, CollectionFrom);
 }
 
-Result<std::vector<DavShareRow>> ListDavShares(Conn& c, int64_t collection_id) {
+Result<std::vector<DavShareRow>> ListDavShares(sql::Conn& c, int64_t collection_id) {
   NUBO_PREPARE(s, c,
                "SELECT 0, u.id, u.username, u.display_name, sh.read_only FROM dav_shares sh "
                "JOIN users u ON u.id = sh.grantee_user WHERE sh.collection_id = ?1 "
@@ -127,7 +127,7 @@ Result<std::vector<DavShareRow>> ListDavShares(Conn& c, int64_t collection_id) {
   return rows;
 }
 
-Result<std::optional<bool>> DavShareAccess(Conn& c, int64_t collection_id, int64_t user_id,
+Result<std::optional<bool>> DavShareAccess(sql::Conn& c, int64_t collection_id, int64_t user_id,
                                            const std::vector<int64_t>& groups) {
   NUBO_PREPARE(s, c,
                "SELECT min(read_only) FROM dav_shares WHERE collection_id = ?1 AND "
@@ -141,7 +141,7 @@ Result<std::optional<bool>> DavShareAccess(Conn& c, int64_t collection_id, int64
 }
 
 Result<std::vector<SharedDavCollection>> ListDavCollectionsSharedWith(
-    Conn& c, int64_t user_id, const std::vector<int64_t>& groups, int kind) {
+    sql::Conn& c, int64_t user_id, const std::vector<int64_t>& groups, int kind) {
   // One row per collection: read-write through any share wins.
   static const std::string sql =
       "SELECT d.id, d.public_id, d.user_id, d.kind, d.name, d.display_name, d.description, "
@@ -162,7 +162,7 @@ Result<std::vector<SharedDavCollection>> ListDavCollectionsSharedWith(
   });
 }
 
-Status SetDavShare(Conn& c, int64_t collection_id, bool is_group, int64_t grantee_id,
+Status SetDavShare(sql::Conn& c, int64_t collection_id, bool is_group, int64_t grantee_id,
                    bool read_only, int64_t at_ms) {
   NUBO_PREPARE(s, c,
                is_group ? "INSERT INTO dav_shares (collection_id, grantee_group, read_only, "
@@ -177,7 +177,8 @@ Status SetDavShare(Conn& c, int64_t collection_id, bool is_group, int64_t grante
   return s.Exec();
 }
 
-Result<bool> RemoveDavShare(Conn& c, int64_t collection_id, bool is_group, int64_t grantee_id) {
+Result<bool> RemoveDavShare(sql::Conn& c, int64_t collection_id, bool is_group,
+                            int64_t grantee_id) {
   NUBO_PREPARE(s, c,
                is_group ? "DELETE FROM dav_shares WHERE collection_id = ? AND grantee_group = ?"
                         : "DELETE FROM dav_shares WHERE collection_id = ? AND grantee_user = ?");
@@ -186,7 +187,7 @@ Result<bool> RemoveDavShare(Conn& c, int64_t collection_id, bool is_group, int64
   return s.changes() > 0;
 }
 
-Result<std::optional<DavObjectRow>> GetDavObject(Conn& c, int64_t collection_id,
+Result<std::optional<DavObjectRow>> GetDavObject(sql::Conn& c, int64_t collection_id,
                                                  const std::string& name) {
   static const std::string sql =
       std::string(kObjectSelect) + "WHERE collection_id = ? AND name = ?";
@@ -195,7 +196,7 @@ Result<std::optional<DavObjectRow>> GetDavObject(Conn& c, int64_t collection_id,
   return One<DavObjectRow>(s, ObjectFrom);
 }
 
-Result<std::optional<DavObjectRow>> GetDavObjectByUid(Conn& c, int64_t collection_id,
+Result<std::optional<DavObjectRow>> GetDavObjectByUid(sql::Conn& c, int64_t collection_id,
                                                       const std::string& uid) {
   static const std::string sql =
       std::string(kObjectSelectNoData) + "WHERE collection_id = ? AND uid = ?";
@@ -204,8 +205,9 @@ Result<std::optional<DavObjectRow>> GetDavObjectByUid(Conn& c, int64_t collectio
   return One<DavObjectRow>(s, ObjectFrom);
 }
 
-Status ScanDavObjects(Conn& c, int64_t collection_id, const std::string& after_name, size_t limit,
-                      bool with_data, const std::function<Status(const DavObjectRow&)>& fn) {
+Status ScanDavObjects(sql::Conn& c, int64_t collection_id, const std::string& after_name,
+                      size_t limit, bool with_data,
+                      const std::function<Status(const DavObjectRow&)>& fn) {
   static const std::string with =
       std::string(kObjectSelect) + "WHERE collection_id = ? AND name > ? ORDER BY name LIMIT ?";
   static const std::string without =
@@ -225,7 +227,7 @@ Status ScanDavObjects(Conn& c, int64_t collection_id, const std::string& after_n
   }
 }
 
-Result<std::vector<DavObjectRow>> ListDavObjectsInRange(Conn& c, int64_t collection_id,
+Result<std::vector<DavObjectRow>> ListDavObjectsInRange(sql::Conn& c, int64_t collection_id,
                                                         std::optional<int64_t> start_ms,
                                                         std::optional<int64_t> end_ms,
                                                         const std::string& after_name,
@@ -246,8 +248,8 @@ Result<std::vector<DavObjectRow>> ListDavObjectsInRange(Conn& c, int64_t collect
   return Rows<DavObjectRow>(s, ObjectFrom);
 }
 
-Result<std::vector<DavChange>> DavChangesSince(Conn& c, int64_t collection_id, int64_t since_seq,
-                                               size_t limit) {
+Result<std::vector<DavChange>> DavChangesSince(sql::Conn& c, int64_t collection_id,
+                                               int64_t since_seq, size_t limit) {
   NUBO_PREPARE(s, c,
                "SELECT name, modseq, 0, etag, size, component, mtime FROM dav_objects "
                "WHERE collection_id = ?1 AND modseq > ?2 "
@@ -259,7 +261,7 @@ Result<std::vector<DavChange>> DavChangesSince(Conn& c, int64_t collection_id, i
   });
 }
 
-Result<std::vector<DavDeadProp>> ListDavCollectionProps(Conn& c, int64_t collection_id) {
+Result<std::vector<DavDeadProp>> ListDavCollectionProps(sql::Conn& c, int64_t collection_id) {
   NUBO_PREPARE(s, c,
                "SELECT ns, name, value FROM dav_collection_props WHERE collection_id = ? "
                "ORDER BY ns, name");
@@ -269,7 +271,7 @@ Result<std::vector<DavDeadProp>> ListDavCollectionProps(Conn& c, int64_t collect
   });
 }
 
-Status InsertDavCollection(Conn& c, DavCollectionRow& row) {
+Status InsertDavCollection(sql::Conn& c, DavCollectionRow& row) {
   NUBO_PREPARE(s, c,
                "INSERT INTO dav_collections (public_id, user_id, kind, name, display_name, "
                "description, color, sort_order, timezone, components, sync_seq, sync_floor, "
@@ -282,7 +284,7 @@ Status InsertDavCollection(Conn& c, DavCollectionRow& row) {
   return Status::Ok();
 }
 
-Status UpdateDavCollection(Conn& c, const DavCollectionRow& row) {
+Status UpdateDavCollection(sql::Conn& c, const DavCollectionRow& row) {
   NUBO_PREPARE(s, c,
                "UPDATE dav_collections SET display_name = ?, description = ?, color = ?, "
                "sort_order = ?, timezone = ?, components = ? WHERE id = ?");
@@ -294,7 +296,7 @@ Status UpdateDavCollection(Conn& c, const DavCollectionRow& row) {
   return Status::Ok();
 }
 
-Status DeleteDavCollection(Conn& c, int64_t id) {
+Status DeleteDavCollection(sql::Conn& c, int64_t id) {
   NUBO_PREPARE(s, c, "DELETE FROM dav_collections WHERE id = ?");
   s.Bind(1, id);
   NUBO_RETURN_IF_ERROR(s.Exec());
@@ -302,7 +304,7 @@ Status DeleteDavCollection(Conn& c, int64_t id) {
   return Status::Ok();
 }
 
-Status PutDavObject(Conn& c, DavObjectRow& row) {
+Status PutDavObject(sql::Conn& c, DavObjectRow& row) {
   NUBO_ASSIGN_OR_RETURN(row.modseq, NextSeq(c, row.collection_id));
   {
     NUBO_PREPARE(s, c,
@@ -325,7 +327,7 @@ Status PutDavObject(Conn& c, DavObjectRow& row) {
   return s.Exec();
 }
 
-Status DeleteDavObject(Conn& c, int64_t collection_id, const std::string& name) {
+Status DeleteDavObject(sql::Conn& c, int64_t collection_id, const std::string& name) {
   {
     NUBO_PREPARE(s, c, "DELETE FROM dav_objects WHERE collection_id = ? AND name = ?");
     s.Bind(1, collection_id).Bind(2, name);
@@ -340,7 +342,7 @@ Status DeleteDavObject(Conn& c, int64_t collection_id, const std::string& name) 
   return s.Exec();
 }
 
-Status SetDavCollectionProp(Conn& c, int64_t collection_id, const std::string& ns,
+Status SetDavCollectionProp(sql::Conn& c, int64_t collection_id, const std::string& ns,
                             const std::string& name, const std::optional<std::string>& value) {
   if (!value) {
     NUBO_PREPARE(

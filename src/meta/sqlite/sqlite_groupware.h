@@ -12,38 +12,39 @@
 
 namespace nubo::meta::sqlite {
 
-Result<std::optional<DavCollectionRow>> GetDavCollection(Conn& c, int64_t user_id, int kind,
+Result<std::optional<DavCollectionRow>> GetDavCollection(sql::Conn& c, int64_t user_id, int kind,
                                                          const std::string& name);
-Result<std::vector<DavCollectionRow>> ListDavCollections(Conn& c, int64_t user_id, int kind);
-Result<std::vector<DavShareRow>> ListDavShares(Conn& c, int64_t collection_id);
-Result<std::optional<bool>> DavShareAccess(Conn& c, int64_t collection_id, int64_t user_id,
+Result<std::vector<DavCollectionRow>> ListDavCollections(sql::Conn& c, int64_t user_id, int kind);
+Result<std::vector<DavShareRow>> ListDavShares(sql::Conn& c, int64_t collection_id);
+Result<std::optional<bool>> DavShareAccess(sql::Conn& c, int64_t collection_id, int64_t user_id,
                                            const std::vector<int64_t>& groups);
 Result<std::vector<SharedDavCollection>> ListDavCollectionsSharedWith(
-    Conn& c, int64_t user_id, const std::vector<int64_t>& groups, int kind);
-Status SetDavShare(Conn& c, int64_t collection_id, bool is_group, int64_t grantee_id,
+    sql::Conn& c, int64_t user_id, const std::vector<int64_t>& groups, int kind);
+Status SetDavShare(sql::Conn& c, int64_t collection_id, bool is_group, int64_t grantee_id,
                    bool read_only, int64_t at_ms);
-Result<bool> RemoveDavShare(Conn& c, int64_t collection_id, bool is_group, int64_t grantee_id);
-Result<std::optional<DavObjectRow>> GetDavObject(Conn& c, int64_t collection_id,
+Result<bool> RemoveDavShare(sql::Conn& c, int64_t collection_id, bool is_group, int64_t grantee_id);
+Result<std::optional<DavObjectRow>> GetDavObject(sql::Conn& c, int64_t collection_id,
                                                  const std::string& name);
-Result<std::optional<DavObjectRow>> GetDavObjectByUid(Conn& c, int64_t collection_id,
+Result<std::optional<DavObjectRow>> GetDavObjectByUid(sql::Conn& c, int64_t collection_id,
                                                       const std::string& uid);
-Status ScanDavObjects(Conn& c, int64_t collection_id, const std::string& after_name, size_t limit,
-                      bool with_data, const std::function<Status(const DavObjectRow&)>& fn);
-Result<std::vector<DavObjectRow>> ListDavObjectsInRange(Conn& c, int64_t collection_id,
+Status ScanDavObjects(sql::Conn& c, int64_t collection_id, const std::string& after_name,
+                      size_t limit, bool with_data,
+                      const std::function<Status(const DavObjectRow&)>& fn);
+Result<std::vector<DavObjectRow>> ListDavObjectsInRange(sql::Conn& c, int64_t collection_id,
                                                         std::optional<int64_t> start_ms,
                                                         std::optional<int64_t> end_ms,
                                                         const std::string& after_name,
                                                         size_t limit);
-Result<std::vector<DavChange>> DavChangesSince(Conn& c, int64_t collection_id, int64_t since_seq,
-                                               size_t limit);
-Result<std::vector<DavDeadProp>> ListDavCollectionProps(Conn& c, int64_t collection_id);
+Result<std::vector<DavChange>> DavChangesSince(sql::Conn& c, int64_t collection_id,
+                                               int64_t since_seq, size_t limit);
+Result<std::vector<DavDeadProp>> ListDavCollectionProps(sql::Conn& c, int64_t collection_id);
 
-Status InsertDavCollection(Conn& c, DavCollectionRow& row);
-Status UpdateDavCollection(Conn& c, const DavCollectionRow& row);
-Status DeleteDavCollection(Conn& c, int64_t id);
-Status PutDavObject(Conn& c, DavObjectRow& row);
-Status DeleteDavObject(Conn& c, int64_t collection_id, const std::string& name);
-Status SetDavCollectionProp(Conn& c, int64_t collection_id, const std::string& ns,
+Status InsertDavCollection(sql::Conn& c, DavCollectionRow& row);
+Status UpdateDavCollection(sql::Conn& c, const DavCollectionRow& row);
+Status DeleteDavCollection(sql::Conn& c, int64_t id);
+Status PutDavObject(sql::Conn& c, DavObjectRow& row);
+Status DeleteDavObject(sql::Conn& c, int64_t collection_id, const std::string& name);
+Status SetDavCollectionProp(sql::Conn& c, int64_t collection_id, const std::string& ns,
                             const std::string& name, const std::optional<std::string>& value);
 
 }  // namespace nubo::meta::sqlite

@@ -86,7 +86,7 @@ void BindSession(Stmt& s, const UploadSessionRow& r) {
 
 }  // namespace
 
-Result<std::vector<VersionRow>> ListVersions(Conn& c, int64_t node_id) {
+Result<std::vector<VersionRow>> ListVersions(sql::Conn& c, int64_t node_id) {
   static const std::string sql =
       std::string(kVersionSelect) + "WHERE v.node_id = ? ORDER BY v.created_at DESC, v.id DESC";
   NUBO_PREPARE(s, c, sql.c_str());
@@ -94,14 +94,14 @@ Result<std::vector<VersionRow>> ListVersions(Conn& c, int64_t node_id) {
   return Rows<VersionRow>(s, VersionFrom);
 }
 
-Result<std::optional<VersionRow>> GetVersionByPublicId(Conn& c, const std::string& public_id) {
+Result<std::optional<VersionRow>> GetVersionByPublicId(sql::Conn& c, const std::string& public_id) {
   static const std::string sql = std::string(kVersionSelect) + "WHERE v.public_id = ?";
   NUBO_PREPARE(s, c, sql.c_str());
   s.Bind(1, public_id);
   return One<VersionRow>(s, VersionFrom);
 }
 
-Result<std::vector<int64_t>> ListVersionedNodes(Conn& c, int64_t after_id, size_t limit) {
+Result<std::vector<int64_t>> ListVersionedNodes(sql::Conn& c, int64_t after_id, size_t limit) {
   NUBO_PREPARE(s, c,
                "SELECT DISTINCT node_id FROM file_versions WHERE node_id > ? ORDER BY node_id "
                "LIMIT ?");
@@ -109,7 +109,7 @@ Result<std::vector<int64_t>> ListVersionedNodes(Conn& c, int64_t after_id, size_
   return Rows<int64_t>(s, FirstInt);
 }
 
-Result<std::vector<VersionRow>> ListOldestVersions(Conn& c, int64_t drive_id, size_t limit) {
+Result<std::vector<VersionRow>> ListOldestVersions(sql::Conn& c, int64_t drive_id, size_t limit) {
   static const std::string sql =
       std::string(kVersionSelect) + "WHERE n.drive_id = ? ORDER BY v.created_at, v.id LIMIT ?";
   NUBO_PREPARE(s, c, sql.c_str());
@@ -118,7 +118,7 @@ Result<std::vector<VersionRow>> ListOldestVersions(Conn& c, int64_t drive_id, si
 }
 
 Result<std::vector<std::tuple<std::string, int64_t, int64_t>>> VersionsBytesMismatches(
-    Conn& c, size_t limit) {
+    sql::Conn& c, size_t limit) {
   NUBO_PREPARE(s, c,
                "SELECT public_id, versions_bytes, want FROM (SELECT d.public_id, d.versions_bytes, "
                "(SELECT COALESCE(SUM(v.charged), 0) FROM file_versions v JOIN nodes n "
@@ -129,7 +129,7 @@ Result<std::vector<std::tuple<std::string, int64_t, int64_t>>> VersionsBytesMism
   return Rows<Row>(s, [](const Stmt& r) { return Row{r.Text(0), r.Int(1), r.Int(2)}; });
 }
 
-Status InsertVersion(Conn& c, VersionRow& row) {
+Status InsertVersion(sql::Conn& c, VersionRow& row) {
   {
     NUBO_PREPARE(s, c,
                  "INSERT INTO file_versions (public_id, node_id, manifest_id, size, charged, "
@@ -147,7 +147,7 @@ Status InsertVersion(Conn& c, VersionRow& row) {
   return s.Exec();
 }
 
-Status DeleteVersion(Conn& c, const VersionRow& row) {
+Status DeleteVersion(sql::Conn& c, const VersionRow& row) {
   {
     NUBO_PREPARE(s, c,
                  "UPDATE drives SET versions_bytes = versions_bytes - "
@@ -163,7 +163,7 @@ Status DeleteVersion(Conn& c, const VersionRow& row) {
   return s.changes() ? Status::Ok() : Status::NotFound("no such version");
 }
 
-Status DropSubtreeVersions(Conn& c, int64_t node_id) {
+Status DropSubtreeVersions(sql::Conn& c, int64_t node_id) {
   NUBO_PREPARE(s, c,
                "WITH RECURSIVE sub(id) AS (SELECT ?1 UNION ALL SELECT n.id FROM nodes n JOIN sub "
                "ON n.parent_id = sub.id) "
@@ -174,14 +174,15 @@ Status DropSubtreeVersions(Conn& c, int64_t node_id) {
   return s.Exec();
 }
 
-Result<std::optional<UploadSessionRow>> GetUploadSession(Conn& c, const std::string& public_id) {
+Result<std::optional<UploadSessionRow>> GetUploadSession(sql::Conn& c,
+                                                         const std::string& public_id) {
   static const std::string sql = std::string(kSessionSelect) + "WHERE public_id = ?";
   NUBO_PREPARE(s, c, sql.c_str());
   s.Bind(1, public_id);
   return One<UploadSessionRow>(s, SessionFrom);
 }
 
-Result<std::vector<ManifestChunk>> UploadSessionChunks(Conn& c, int64_t session_id) {
+Result<std::vector<ManifestChunk>> UploadSessionChunks(sql::Conn& c, int64_t session_id) {
   // A chunk the session found present may be inline (storage.inline_max):
   // its bytes come along, as in ManifestChunks.
   NUBO_PREPARE(s, c,
@@ -196,7 +197,7 @@ Result<std::vector<ManifestChunk>> UploadSessionChunks(Conn& c, int64_t session_
   });
 }
 
-Result<bool> ChunkListedIn(Conn& c, const Digest& hash, const std::vector<int64_t>& drive_ids,
+Result<bool> ChunkListedIn(sql::Conn& c, const Digest& hash, const std::vector<int64_t>& drive_ids,
                            int64_t also_manifest) {
   std::string ids = "[";
   for (size_t i = 0; i < drive_ids.size(); ++i)
@@ -214,7 +215,7 @@ Result<bool> ChunkListedIn(Conn& c, const Digest& hash, const std::vector<int64_
   return row && s.Int(0) != 0;
 }
 
-Result<std::vector<UploadSessionRow>> ListExpiredUploadSessions(Conn& c, int64_t now_ms,
+Result<std::vector<UploadSessionRow>> ListExpiredUploadSessions(sql::Conn& c, int64_t now_ms,
                                                                 size_t limit) {
   static const std::string sql =
       std::string(kSessionSelect) + "WHERE expires_at <= ? ORDER BY expires_at LIMIT ?";
@@ -223,7 +224,7 @@ Result<std::vector<UploadSessionRow>> ListExpiredUploadSessions(Conn& c, int64_t
   return Rows<UploadSessionRow>(s, SessionFrom);
 }
 
-Result<std::vector<UploadSessionRow>> ListDriveUploadSessions(Conn& c, int64_t drive_id,
+Result<std::vector<UploadSessionRow>> ListDriveUploadSessions(sql::Conn& c, int64_t drive_id,
                                                               size_t limit) {
   static const std::string sql = std::string(kSessionSelect) + "WHERE drive_id = ? LIMIT ?";
   NUBO_PREPARE(s, c, sql.c_str());
@@ -231,7 +232,7 @@ Result<std::vector<UploadSessionRow>> ListDriveUploadSessions(Conn& c, int64_t d
   return Rows<UploadSessionRow>(s, SessionFrom);
 }
 
-Status InsertUploadSession(Conn& c, UploadSessionRow& row) {
+Status InsertUploadSession(sql::Conn& c, UploadSessionRow& row) {
   NUBO_PREPARE(
       s, c,
       "INSERT INTO upload_sessions (public_id, user_id, drive_id, parent_public_id, name, "
@@ -244,7 +245,7 @@ Status InsertUploadSession(Conn& c, UploadSessionRow& row) {
   return Status::Ok();
 }
 
-Status UpdateUploadSession(Conn& c, const UploadSessionRow& row) {
+Status UpdateUploadSession(sql::Conn& c, const UploadSessionRow& row) {
   NUBO_PREPARE(s, c,
                "UPDATE upload_sessions SET public_id = ?1, user_id = ?2, drive_id = ?3, "
                "parent_public_id = ?4, name = ?5, conflict = ?6, if_match = ?7, length = ?8, "
@@ -258,20 +259,20 @@ Status UpdateUploadSession(Conn& c, const UploadSessionRow& row) {
   return s.changes() ? Status::Ok() : Status::NotFound("no such upload");
 }
 
-Status DeleteUploadSession(Conn& c, int64_t id) {
+Status DeleteUploadSession(sql::Conn& c, int64_t id) {
   NUBO_PREPARE(s, c, "DELETE FROM upload_sessions WHERE id = ?");
   s.Bind(1, id);
   NUBO_RETURN_IF_ERROR(s.Exec());
   return s.changes() ? Status::Ok() : Status::NotFound("no such upload");
 }
 
-Status ClearUploadSessionChunks(Conn& c, int64_t session_id) {
+Status ClearUploadSessionChunks(sql::Conn& c, int64_t session_id) {
   NUBO_PREPARE(s, c, "DELETE FROM upload_session_chunks WHERE session_id = ?");
   s.Bind(1, session_id);
   return s.Exec();
 }
 
-Status AppendUploadSessionChunks(Conn& c, int64_t session_id,
+Status AppendUploadSessionChunks(sql::Conn& c, int64_t session_id,
                                  const std::vector<ManifestChunk>& chunks) {
   NUBO_PREPARE(s, c,
                "INSERT INTO upload_session_chunks (session_id, seq, chunk_hash, offset, size) "

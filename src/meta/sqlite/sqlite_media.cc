@@ -32,7 +32,7 @@ DerivedRow DerivedFrom(const Stmt& s) {
   return d;
 }
 
-Status CountStat(Conn& c, const std::string& kind, bool done) {
+Status CountStat(sql::Conn& c, const std::string& kind, bool done) {
   NUBO_PREPARE(s, c,
                "INSERT INTO job_stats (kind, done, failed) VALUES (?1, ?2, ?3) "
                "ON CONFLICT (kind) DO UPDATE SET done = done + ?2, failed = failed + ?3");
@@ -42,7 +42,7 @@ Status CountStat(Conn& c, const std::string& kind, bool done) {
 
 }  // namespace
 
-Result<JobCounts> CountJobs(Conn& c, int64_t now_ms) {
+Result<JobCounts> CountJobs(sql::Conn& c, int64_t now_ms) {
   JobCounts out;
   {
     NUBO_PREPARE(s, c,
@@ -66,13 +66,13 @@ Result<JobCounts> CountJobs(Conn& c, int64_t now_ms) {
   return out;
 }
 
-Result<bool> JobDue(Conn& c, int64_t now_ms) {
+Result<bool> JobDue(sql::Conn& c, int64_t now_ms) {
   NUBO_PREPARE(s, c, "SELECT 1 FROM jobs WHERE run_at <= ?1 AND lease_until <= ?1 LIMIT 1");
   s.Bind(1, now_ms);
   return s.Step();
 }
 
-Result<std::vector<JobRow>> ListRetryingJobs(Conn& c, size_t limit) {
+Result<std::vector<JobRow>> ListRetryingJobs(sql::Conn& c, size_t limit) {
   static const std::string sql =
       std::string(kJobSelect) +
       "WHERE attempts > 0 AND last_error != '' ORDER BY run_at DESC LIMIT ?";
@@ -81,7 +81,7 @@ Result<std::vector<JobRow>> ListRetryingJobs(Conn& c, size_t limit) {
   return Rows<JobRow>(s, JobFrom);
 }
 
-Result<std::optional<DerivedRow>> GetDerived(Conn& c, const Digest& hash, int variant) {
+Result<std::optional<DerivedRow>> GetDerived(sql::Conn& c, const Digest& hash, int variant) {
   NUBO_PREPARE(s, c,
                "SELECT hash, variant, state, bytes, created_at FROM derived "
                "WHERE hash = ? AND variant = ?");
@@ -89,8 +89,8 @@ Result<std::optional<DerivedRow>> GetDerived(Conn& c, const Digest& hash, int va
   return One<DerivedRow>(s, DerivedFrom);
 }
 
-Result<std::vector<DerivedRow>> ListDerived(Conn& c, const Digest& after_hash, int after_variant,
-                                            size_t limit) {
+Result<std::vector<DerivedRow>> ListDerived(sql::Conn& c, const Digest& after_hash,
+                                            int after_variant, size_t limit) {
   NUBO_PREPARE(s, c,
                "SELECT hash, variant, state, bytes, created_at FROM derived "
                "WHERE (hash, variant) > (?, ?) ORDER BY hash, variant LIMIT ?");
@@ -98,7 +98,7 @@ Result<std::vector<DerivedRow>> ListDerived(Conn& c, const Digest& after_hash, i
   return Rows<DerivedRow>(s, DerivedFrom);
 }
 
-Status DeleteDerived(Conn& c, const Digest& hash, int variant) {
+Status DeleteDerived(sql::Conn& c, const Digest& hash, int variant) {
   NUBO_PREPARE(s, c, "DELETE FROM derived WHERE hash = ? AND variant = ?");
   s.Bind(1, hash).Bind(2, int64_t{variant});
   return s.Exec();
@@ -145,7 +145,7 @@ PhotoRow PhotoFrom(const Stmt& s, int col) {
   return p;
 }
 
-Result<std::vector<std::pair<std::string, int64_t>>> PhotoMonths(Conn& c, int64_t drive_id) {
+Result<std::vector<std::pair<std::string, int64_t>>> PhotoMonths(sql::Conn& c, int64_t drive_id) {
   // The index range of the drive, newest first; months from the stored
   // wall-clock time.
   NUBO_PREPARE(s, c,
@@ -161,7 +161,7 @@ Result<std::vector<std::pair<std::string, int64_t>>> PhotoMonths(Conn& c, int64_
   }
 }
 
-Result<std::vector<PhotoPlace>> PhotoPlaces(Conn& c, int64_t drive_id, double cell_deg) {
+Result<std::vector<PhotoPlace>> PhotoPlaces(sql::Conn& c, int64_t drive_id, double cell_deg) {
   NUBO_PREPARE(s, c,
                "SELECT avg(p.lat), avg(p.lon), count(*), max(p.node_id) "
                "FROM photos p JOIN nodes n ON n.id = p.node_id "
@@ -177,7 +177,7 @@ Result<std::vector<PhotoPlace>> PhotoPlaces(Conn& c, int64_t drive_id, double ce
   }
 }
 
-Result<std::optional<PhotoRow>> GetPhoto(Conn& c, int64_t node_id) {
+Result<std::optional<PhotoRow>> GetPhoto(sql::Conn& c, int64_t node_id) {
   static const std::string sql =
       std::string("SELECT ") + kPhotoCols + " FROM photos p WHERE p.node_id = ?";
   NUBO_PREPARE(s, c, sql.c_str());
@@ -187,7 +187,7 @@ Result<std::optional<PhotoRow>> GetPhoto(Conn& c, int64_t node_id) {
   return std::optional<PhotoRow>(PhotoFrom(s, 0));
 }
 
-Status PutPhoto(Conn& c, const PhotoRow& r) {
+Status PutPhoto(sql::Conn& c, const PhotoRow& r) {
   NUBO_PREPARE(s, c,
                "INSERT OR REPLACE INTO photos (node_id, drive_id, taken_at, taken_exact, width, "
                "height, orientation, camera, lat, lon) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -201,7 +201,7 @@ Status PutPhoto(Conn& c, const PhotoRow& r) {
   return s.Exec();
 }
 
-Result<std::optional<JobRow>> ClaimJob(Conn& c, int64_t now_ms, int64_t lease_ms) {
+Result<std::optional<JobRow>> ClaimJob(sql::Conn& c, int64_t now_ms, int64_t lease_ms) {
   static const std::string sql =
       std::string(kJobSelect) +
       "WHERE run_at <= ?1 AND lease_until <= ?1 ORDER BY run_at, id LIMIT 1";
@@ -220,7 +220,7 @@ Result<std::optional<JobRow>> ClaimJob(Conn& c, int64_t now_ms, int64_t lease_ms
   return job;
 }
 
-Status FinishJob(Conn& c, const JobRow& job) {
+Status FinishJob(sql::Conn& c, const JobRow& job) {
   NUBO_PREPARE(d, c, "DELETE FROM jobs WHERE id = ? AND gen = ?");
   d.Bind(1, job.id).Bind(2, job.gen);
   NUBO_RETURN_IF_ERROR(d.Exec());
@@ -232,7 +232,7 @@ Status FinishJob(Conn& c, const JobRow& job) {
   return CountStat(c, job.kind, true);
 }
 
-Status FailJob(Conn& c, const JobRow& job, const std::string& error, int64_t retry_at_ms) {
+Status FailJob(sql::Conn& c, const JobRow& job, const std::string& error, int64_t retry_at_ms) {
   NUBO_PREPARE(u, c, "UPDATE jobs SET lease_until = 0, run_at = ?2, last_error = ?3 WHERE id = ?1");
   u.Bind(1, job.id).Bind(2, retry_at_ms).Bind(3, error);
   NUBO_RETURN_IF_ERROR(u.Exec());
@@ -254,7 +254,7 @@ Status PutText(Conn& c, int64_t node_id, const std::string& text) {
   return StoreTextSize(c, node_id);
 }
 
-Status PutDerived(Conn& c, const DerivedRow& row) {
+Status PutDerived(sql::Conn& c, const DerivedRow& row) {
   NUBO_PREPARE(s, c,
                "INSERT OR REPLACE INTO derived (hash, variant, state, bytes, created_at) "
                "VALUES (?, ?, ?, ?, ?)");
@@ -266,7 +266,7 @@ Status PutDerived(Conn& c, const DerivedRow& row) {
   return s.Exec();
 }
 
-Result<std::vector<DerivedRow>> TakeOrphanDerived(Conn& c, size_t limit) {
+Result<std::vector<DerivedRow>> TakeOrphanDerived(sql::Conn& c, size_t limit) {
   std::vector<DerivedRow> rows;
   {
     NUBO_PREPARE(s, c,

@@ -40,7 +40,7 @@ TrackRow TrackFrom(const Stmt& s, int col) {
   return t;
 }
 
-Result<std::vector<ArtistRow>> ListArtists(Conn& c, int64_t drive_id,
+Result<std::vector<ArtistRow>> ListArtists(sql::Conn& c, int64_t drive_id,
                                            const std::optional<std::string>& after_key,
                                            size_t limit) {
   // One range of tracks_library: its groups in key order.
@@ -61,7 +61,7 @@ Result<std::vector<ArtistRow>> ListArtists(Conn& c, int64_t drive_id,
 }
 
 Result<std::vector<AlbumRow>> ListAlbums(
-    Conn& c, int64_t drive_id, const std::optional<std::string>& artist_key,
+    sql::Conn& c, int64_t drive_id, const std::optional<std::string>& artist_key,
     const std::optional<std::pair<std::string, std::string>>& after, size_t limit) {
   NUBO_PREPARE(
       s, c,
@@ -97,7 +97,7 @@ Result<std::vector<AlbumRow>> ListAlbums(
   }
 }
 
-Result<std::optional<TrackRow>> GetTrack(Conn& c, int64_t node_id) {
+Result<std::optional<TrackRow>> GetTrack(sql::Conn& c, int64_t node_id) {
   static const std::string sql =
       std::string("SELECT ") + kTrackCols + " FROM tracks t WHERE t.node_id = ?";
   NUBO_PREPARE(s, c, sql.c_str());
@@ -107,14 +107,14 @@ Result<std::optional<TrackRow>> GetTrack(Conn& c, int64_t node_id) {
   return std::optional<TrackRow>(TrackFrom(s, 0));
 }
 
-Result<std::optional<PlaylistRow>> GetPlaylist(Conn& c, const std::string& public_id) {
+Result<std::optional<PlaylistRow>> GetPlaylist(sql::Conn& c, const std::string& public_id) {
   static const std::string sql = std::string(kPlaylistSelect) + "WHERE p.public_id = ?";
   NUBO_PREPARE(s, c, sql.c_str());
   s.Bind(1, public_id);
   return One<PlaylistRow>(s, PlaylistFrom);
 }
 
-Result<std::vector<PlaylistRow>> ListPlaylists(Conn& c, int64_t user_id) {
+Result<std::vector<PlaylistRow>> ListPlaylists(sql::Conn& c, int64_t user_id) {
   static const std::string sql =
       std::string(kPlaylistSelect) + "WHERE p.user_id = ? ORDER BY p.name, p.id LIMIT 10000";
   NUBO_PREPARE(s, c, sql.c_str());
@@ -122,7 +122,7 @@ Result<std::vector<PlaylistRow>> ListPlaylists(Conn& c, int64_t user_id) {
   return Rows<PlaylistRow>(s, PlaylistFrom);
 }
 
-Status PutTrack(Conn& c, const TrackRow& t) {
+Status PutTrack(sql::Conn& c, const TrackRow& t) {
   NUBO_PREPARE(
       s, c,
       "INSERT OR REPLACE INTO tracks (node_id, drive_id, title, artist, album_artist, album, "
@@ -138,7 +138,7 @@ Status PutTrack(Conn& c, const TrackRow& t) {
   return s.Exec();
 }
 
-Status InsertPlaylist(Conn& c, PlaylistRow& row) {
+Status InsertPlaylist(sql::Conn& c, PlaylistRow& row) {
   NUBO_PREPARE(s, c,
                "INSERT INTO playlists (public_id, user_id, name, created_at, updated_at) "
                "VALUES (?, ?, ?, ?, ?) RETURNING id");
@@ -148,19 +148,19 @@ Status InsertPlaylist(Conn& c, PlaylistRow& row) {
   return Status::Ok();
 }
 
-Status UpdatePlaylist(Conn& c, const PlaylistRow& row) {
+Status UpdatePlaylist(sql::Conn& c, const PlaylistRow& row) {
   NUBO_PREPARE(s, c, "UPDATE playlists SET name = ?, updated_at = ? WHERE id = ?");
   s.Bind(1, row.name).Bind(2, row.updated_at_ms).Bind(3, row.id);
   return s.Exec();
 }
 
-Status DeletePlaylist(Conn& c, int64_t id) {
+Status DeletePlaylist(sql::Conn& c, int64_t id) {
   NUBO_PREPARE(s, c, "DELETE FROM playlists WHERE id = ?");
   s.Bind(1, id);
   return s.Exec();
 }
 
-Status SetPlaylistItems(Conn& c, int64_t playlist_id, const std::vector<int64_t>& node_ids) {
+Status SetPlaylistItems(sql::Conn& c, int64_t playlist_id, const std::vector<int64_t>& node_ids) {
   {
     NUBO_PREPARE(d, c, "DELETE FROM playlist_items WHERE playlist_id = ?");
     d.Bind(1, playlist_id);

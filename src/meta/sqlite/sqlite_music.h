@@ -18,19 +18,19 @@ inline constexpr const char* kTrackCols =
     "t.album_key, t.track_no, t.disc_no, t.year, t.genre, t.duration_ms";
 TrackRow TrackFrom(const Stmt& s, int col);
 
-Result<std::vector<ArtistRow>> ListArtists(Conn& c, int64_t drive_id,
+Result<std::vector<ArtistRow>> ListArtists(sql::Conn& c, int64_t drive_id,
                                            const std::optional<std::string>& after_key,
                                            size_t limit);
 Result<std::vector<AlbumRow>> ListAlbums(
-    Conn& c, int64_t drive_id, const std::optional<std::string>& artist_key,
+    sql::Conn& c, int64_t drive_id, const std::optional<std::string>& artist_key,
     const std::optional<std::pair<std::string, std::string>>& after, size_t limit);
-Result<std::optional<TrackRow>> GetTrack(Conn& c, int64_t node_id);
-Result<std::optional<PlaylistRow>> GetPlaylist(Conn& c, const std::string& public_id);
-Result<std::vector<PlaylistRow>> ListPlaylists(Conn& c, int64_t user_id);
-Status PutTrack(Conn& c, const TrackRow& row);
-Status InsertPlaylist(Conn& c, PlaylistRow& row);
-Status UpdatePlaylist(Conn& c, const PlaylistRow& row);
-Status DeletePlaylist(Conn& c, int64_t id);
-Status SetPlaylistItems(Conn& c, int64_t playlist_id, const std::vector<int64_t>& node_ids);
+Result<std::optional<TrackRow>> GetTrack(sql::Conn& c, int64_t node_id);
+Result<std::optional<PlaylistRow>> GetPlaylist(sql::Conn& c, const std::string& public_id);
+Result<std::vector<PlaylistRow>> ListPlaylists(sql::Conn& c, int64_t user_id);
+Status PutTrack(sql::Conn& c, const TrackRow& row);
+Status InsertPlaylist(sql::Conn& c, PlaylistRow& row);
+Status UpdatePlaylist(sql::Conn& c, const PlaylistRow& row);
+Status DeletePlaylist(sql::Conn& c, int64_t id);
+Status SetPlaylistItems(sql::Conn& c, int64_t playlist_id, const std::vector<int64_t>& node_ids);
 
 }  // namespace nubo::meta::sqlite

@@ -47,21 +47,22 @@ NcUploadPart PartFrom(const Stmt& s) {
 
 }  // namespace
 
-Result<std::optional<LoginFlowRow>> GetLoginFlowByToken(Conn& c, const std::string& login_token) {
+Result<std::optional<LoginFlowRow>> GetLoginFlowByToken(sql::Conn& c,
+                                                        const std::string& login_token) {
   static const std::string sql = std::string(kFlowSelect) + "WHERE login_token = ?";
   NUBO_PREPARE(s, c, sql.c_str());
   s.Bind(1, login_token);
   return One<LoginFlowRow>(s, FlowFrom);
 }
 
-Result<std::optional<LoginFlowRow>> GetLoginFlowByPoll(Conn& c, const Digest& poll_hash) {
+Result<std::optional<LoginFlowRow>> GetLoginFlowByPoll(sql::Conn& c, const Digest& poll_hash) {
   static const std::string sql = std::string(kFlowSelect) + "WHERE poll_hash = ?";
   NUBO_PREPARE(s, c, sql.c_str());
   s.Bind(1, poll_hash);
   return One<LoginFlowRow>(s, FlowFrom);
 }
 
-Status InsertLoginFlow(Conn& c, LoginFlowRow& row) {
+Status InsertLoginFlow(sql::Conn& c, LoginFlowRow& row) {
   NUBO_PREPARE(s, c,
                "INSERT INTO login_flows (poll_hash, login_token, client_name, created_at, "
                "expires_at) VALUES (?, ?, ?, ?, ?) RETURNING id");
@@ -74,7 +75,7 @@ Status InsertLoginFlow(Conn& c, LoginFlowRow& row) {
   return Status::Ok();
 }
 
-Status GrantLoginFlow(Conn& c, const LoginFlowRow& row) {
+Status GrantLoginFlow(sql::Conn& c, const LoginFlowRow& row) {
   NUBO_PREPARE(s, c,
                "UPDATE login_flows SET user_id = ?, login_name = ?, sealed = ? "
                "WHERE id = ? AND user_id IS NULL");
@@ -84,7 +85,7 @@ Status GrantLoginFlow(Conn& c, const LoginFlowRow& row) {
   return Status::Ok();
 }
 
-Status DeleteLoginFlow(Conn& c, int64_t id) {
+Status DeleteLoginFlow(sql::Conn& c, int64_t id) {
   NUBO_PREPARE(s, c, "DELETE FROM login_flows WHERE id = ?");
   s.Bind(1, id);
   NUBO_RETURN_IF_ERROR(s.Exec());
@@ -92,21 +93,22 @@ Status DeleteLoginFlow(Conn& c, int64_t id) {
   return Status::Ok();
 }
 
-Result<int64_t> DeleteExpiredLoginFlows(Conn& c, int64_t now_ms) {
+Result<int64_t> DeleteExpiredLoginFlows(sql::Conn& c, int64_t now_ms) {
   NUBO_PREPARE(s, c, "DELETE FROM login_flows WHERE expires_at <= ?");
   s.Bind(1, now_ms);
   NUBO_RETURN_IF_ERROR(s.Exec());
   return static_cast<int64_t>(s.changes());
 }
 
-Result<std::optional<NcUploadRow>> GetNcUpload(Conn& c, int64_t user_id, const std::string& name) {
+Result<std::optional<NcUploadRow>> GetNcUpload(sql::Conn& c, int64_t user_id,
+                                               const std::string& name) {
   static const std::string sql = std::string(kUploadSelect) + "WHERE user_id = ? AND name = ?";
   NUBO_PREPARE(s, c, sql.c_str());
   s.Bind(1, user_id).Bind(2, name);
   return One<NcUploadRow>(s, UploadFrom);
 }
 
-Result<std::vector<NcUploadPart>> ListNcUploadParts(Conn& c, int64_t upload_id) {
+Result<std::vector<NcUploadPart>> ListNcUploadParts(sql::Conn& c, int64_t upload_id) {
   NUBO_PREPARE(
       s, c,
       "SELECT number, session_id, size, seed_session FROM nc_upload_parts WHERE upload_id = ? "
@@ -115,7 +117,7 @@ Result<std::vector<NcUploadPart>> ListNcUploadParts(Conn& c, int64_t upload_id) 
   return Rows<NcUploadPart>(s, PartFrom);
 }
 
-Result<std::vector<NcUploadRow>> ListExpiredNcUploads(Conn& c, int64_t now_ms, size_t limit) {
+Result<std::vector<NcUploadRow>> ListExpiredNcUploads(sql::Conn& c, int64_t now_ms, size_t limit) {
   static const std::string sql =
       std::string(kUploadSelect) + "WHERE expires_at <= ? ORDER BY expires_at LIMIT ?";
   NUBO_PREPARE(s, c, sql.c_str());
@@ -123,7 +125,7 @@ Result<std::vector<NcUploadRow>> ListExpiredNcUploads(Conn& c, int64_t now_ms, s
   return Rows<NcUploadRow>(s, UploadFrom);
 }
 
-Status InsertNcUpload(Conn& c, NcUploadRow& row) {
+Status InsertNcUpload(sql::Conn& c, NcUploadRow& row) {
   NUBO_PREPARE(s, c,
                "INSERT INTO nc_uploads (user_id, name, destination, created_at, expires_at) "
                "VALUES (?, ?, ?, ?, ?) RETURNING id");
@@ -136,7 +138,7 @@ Status InsertNcUpload(Conn& c, NcUploadRow& row) {
   return Status::Ok();
 }
 
-Status DeleteNcUpload(Conn& c, int64_t id) {
+Status DeleteNcUpload(sql::Conn& c, int64_t id) {
   NUBO_PREPARE(s, c, "DELETE FROM nc_uploads WHERE id = ?");
   s.Bind(1, id);
   NUBO_RETURN_IF_ERROR(s.Exec());
@@ -144,7 +146,7 @@ Status DeleteNcUpload(Conn& c, int64_t id) {
   return Status::Ok();
 }
 
-Result<std::optional<std::string>> PutNcUploadPart(Conn& c, int64_t upload_id,
+Result<std::optional<std::string>> PutNcUploadPart(sql::Conn& c, int64_t upload_id,
                                                    const NcUploadPart& part) {
   std::optional<std::string> replaced;
   {

@@ -12,19 +12,21 @@
 
 namespace nubo::meta::sqlite {
 
-Result<std::optional<LoginFlowRow>> GetLoginFlowByToken(Conn& c, const std::string& login_token);
-Result<std::optional<LoginFlowRow>> GetLoginFlowByPoll(Conn& c, const Digest& poll_hash);
-Status InsertLoginFlow(Conn& c, LoginFlowRow& row);
-Status GrantLoginFlow(Conn& c, const LoginFlowRow& row);
-Status DeleteLoginFlow(Conn& c, int64_t id);
-Result<int64_t> DeleteExpiredLoginFlows(Conn& c, int64_t now_ms);
+Result<std::optional<LoginFlowRow>> GetLoginFlowByToken(sql::Conn& c,
+                                                        const std::string& login_token);
+Result<std::optional<LoginFlowRow>> GetLoginFlowByPoll(sql::Conn& c, const Digest& poll_hash);
+Status InsertLoginFlow(sql::Conn& c, LoginFlowRow& row);
+Status GrantLoginFlow(sql::Conn& c, const LoginFlowRow& row);
+Status DeleteLoginFlow(sql::Conn& c, int64_t id);
+Result<int64_t> DeleteExpiredLoginFlows(sql::Conn& c, int64_t now_ms);
 
-Result<std::optional<NcUploadRow>> GetNcUpload(Conn& c, int64_t user_id, const std::string& name);
-Result<std::vector<NcUploadPart>> ListNcUploadParts(Conn& c, int64_t upload_id);
-Result<std::vector<NcUploadRow>> ListExpiredNcUploads(Conn& c, int64_t now_ms, size_t limit);
-Status InsertNcUpload(Conn& c, NcUploadRow& row);
-Status DeleteNcUpload(Conn& c, int64_t id);
-Result<std::optional<std::string>> PutNcUploadPart(Conn& c, int64_t upload_id,
+Result<std::optional<NcUploadRow>> GetNcUpload(sql::Conn& c, int64_t user_id,
+                                               const std::string& name);
+Result<std::vector<NcUploadPart>> ListNcUploadParts(sql::Conn& c, int64_t upload_id);
+Result<std::vector<NcUploadRow>> ListExpiredNcUploads(sql::Conn& c, int64_t now_ms, size_t limit);
+Status InsertNcUpload(sql::Conn& c, NcUploadRow& row);
+Status DeleteNcUpload(sql::Conn& c, int64_t id);
+Result<std::optional<std::string>> PutNcUploadPart(sql::Conn& c, int64_t upload_id,
                                                    const NcUploadPart& part);
 
 }  // namespace nubo::meta::sqlite

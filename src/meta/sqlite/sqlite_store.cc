@@ -298,7 +298,11 @@ LinkRow LinkFrom(const Stmt& s) {
 
 class SqliteTxn final : public WriteTxn {
  public:
-  explicit SqliteTxn(Conn& c) : c_(c) {}
+  explicit SqliteTxn(sql::Conn& c) : c_(c) {}
+
+  // The content index is FTS5, this engine's own: its statements need the
+  // SQLite connection itself.
+  Conn& lite() { return static_cast<Conn&>(c_); }
 
   Result<std::optional<ManifestRow>> FindManifest(const Digest& hash) override {
     NUBO_PREPARE(s, c_, "SELECT id, hash, size, refs FROM manifests WHERE hash = ?");
@@ -576,10 +580,10 @@ class SqliteTxn final : public WriteTxn {
     return sqlite::FailJob(c_, job, error, retry_at_ms);
   }
   Status PutText(int64_t node_id, const std::string& text) override {
-    return sqlite::PutText(c_, node_id, text);
+    return sqlite::PutText(lite(), node_id, text);
   }
   Result<bool> CompactTextIndex(int64_t pages) override {
-    return sqlite::CompactTextIndex(c_, pages);
+    return sqlite::CompactTextIndex(lite(), pages);
   }
   Status PutDerived(const DerivedRow& row) override { return sqlite::PutDerived(c_, row); }
   Status DeleteDerived(const Digest& hash, int variant) override {
@@ -989,7 +993,7 @@ class SqliteTxn final : public WriteTxn {
         std::string(kNodeSelect) + "WHERE n.id = ?2 AND n.trash_root IS NULL";
     std::vector<TextHit> out;
     NUBO_RETURN_IF_ERROR(
-        RankText(c_, match, after, limit, [&](int64_t id, double rank) -> Result<bool> {
+        RankText(lite(), match, after, limit, [&](int64_t id, double rank) -> Result<bool> {
           NUBO_PREPARE(s, c_, sql.c_str());
           s.Bind(1, viewer).Bind(2, id);
           NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
@@ -1017,9 +1021,9 @@ class SqliteTxn final : public WriteTxn {
   }
   Result<std::vector<std::pair<int64_t, std::string>>> TextSnippets(
       const std::vector<std::string>& matches, const std::vector<int64_t>& node_ids) override {
-    return sqlite::TextSnippets(c_, matches, node_ids);
+    return sqlite::TextSnippets(lite(), matches, node_ids);
   }
-  Result<bool> HasText(int64_t node_id) override { return sqlite::HasText(c_, node_id); }
+  Result<bool> HasText(int64_t node_id) override { return sqlite::HasText(lite(), node_id); }
   Result<std::vector<std::pair<PhotoRow, NodeRow>>> ListPhotos(
       int64_t drive_id, const std::optional<std::pair<int64_t, int64_t>>& before, size_t limit,
       int64_t viewer) override {
@@ -2231,7 +2235,7 @@ class SqliteTxn final : public WriteTxn {
     }
   }
 
-  Conn& c_;
+  sql::Conn& c_;
 };
 
 Result<int> CurrentVersion(Conn& c) {
