@@ -13,7 +13,10 @@ struct Migration {
   std::string_view sql;
 };
 
-// In ascending version order.
+// SQLite's (meta/migrations/*.sql), in ascending version order.
 const std::vector<Migration>& Migrations();
+// PostgreSQL's (meta/migrations/pg/*.sql): a baseline at version 25, then
+// the same numbers as SQLite's.
+const std::vector<Migration>& PgMigrations();
 
 }  // namespace nubo::meta

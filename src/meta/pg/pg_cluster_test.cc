@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,12 +12,14 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "meta/pg/pg_conn.h"
@@ -33,36 +37,50 @@ std::string BinDir() {
   return env && *env ? env : "/usr/lib/postgresql/15/bin";
 }
 
-// Runs argv with its output appended to `log`, as `uid`/`gid` when given
-// (PostgreSQL refuses to run as root). Fixed arguments, no shell.
-Status Run(const std::vector<std::string>& argv, const std::string& log, const passwd* as) {
+// Starts argv with its output appended to `log`, as `as` when given
+// (PostgreSQL refuses to run as root). Fixed arguments, no shell. The
+// child gets SIGQUIT (PostgreSQL's immediate shutdown) if this process
+// dies first, so a killed test run leaves no server behind.
+pid_t Spawn(const std::vector<std::string>& argv, const std::string& log, const passwd* as) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  const pid_t parent = getpid();
   const pid_t pid = fork();
-  if (pid < 0) return Status::Internal("fork failed");
-  if (pid == 0) {
-    // The user first, then the log: the server appends to it as that user.
-    if (as && (setgroups(0, nullptr) != 0 || setgid(as->pw_gid) != 0 || setuid(as->pw_uid) != 0))
-      _exit(126);
-    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-    }
-    execv(args[0], args.data());
-    _exit(127);
+  if (pid != 0) return pid;
+  // The user first (a change of user clears the death signal), then the
+  // log: the server appends to it as that user.
+  if (as && (setgroups(0, nullptr) != 0 || setgid(as->pw_gid) != 0 || setuid(as->pw_uid) != 0))
+    _exit(126);
+  prctl(PR_SET_PDEATHSIG, SIGQUIT);
+  if (getppid() != parent) _exit(125);  // the parent is already gone
+  const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (fd >= 0) {
+    dup2(fd, 1);
+    dup2(fd, 2);
   }
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid) return Status::Internal("waitpid failed");
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return Status::Ok();
-  // The folder goes at exit: the log's end goes into the message.
+  execv(args[0], args.data());
+  _exit(127);
+}
+
+// The end of `log`, for an error message (the folder goes at exit).
+std::string LogTail(const std::string& log) {
   std::ifstream in(log);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (text.size() > 2000) text = text.substr(text.size() - 2000);
+  return text;
+}
+
+// Runs argv to its end (see Spawn).
+Status Run(const std::vector<std::string>& argv, const std::string& log, const passwd* as) {
+  const pid_t pid = Spawn(argv, log, as);
+  if (pid < 0) return Status::Internal("fork failed");
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return Status::Internal("waitpid failed");
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return Status::Ok();
   return Status::Internal(argv[0] + " failed (exit " +
                           std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
-                          "): " + text);
+                          "): " + LogTail(log));
 }
 
 class Cluster {
@@ -86,9 +104,10 @@ class Cluster {
 
   ~Cluster() {
     if (dir_.empty()) return;
-    if (started_) {
-      (void)Run({BinDir() + "/pg_ctl", "-D", dir_ + "/data", "-m", "immediate", "-w", "stop"},
-                dir_ + "/log", as_ ? &*as_ : nullptr);
+    if (server_ > 0) {
+      kill(server_, SIGQUIT);  // immediate shutdown: nothing here needs keeping
+      int status = 0;
+      waitpid(server_, &status, 0);
     }
     std::error_code ec;
     fs::remove_all(dir_, ec);
@@ -97,7 +116,7 @@ class Cluster {
  private:
   Status DoStart() {
     const std::string bin = BinDir();
-    for (const char* tool : {"initdb", "pg_ctl", "postgres"}) {
+    for (const char* tool : {"initdb", "postgres"}) {
       if (access((bin + "/" + tool).c_str(), X_OK) != 0) {
         return Status::Unavailable(bin + "/" + tool +
                                    " is missing: install postgresql-15 (scripts/deps.sh test)");
@@ -118,25 +137,34 @@ class Cluster {
     NUBO_RETURN_IF_ERROR(Run({bin + "/initdb", "-D", dir_ + "/data", "-U", "nubo", "--auth=trust",
                               "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"},
                              log, as));
-    // Durability is not what these tests are about: without fsync the
-    // suite runs at memory speed.
-    NUBO_RETURN_IF_ERROR(
-        Run({bin + "/pg_ctl", "-D", dir_ + "/data", "-l", log, "-w", "-t", "60", "-o",
-             "-c listen_addresses='' -k " + dir_ +
-                 " -p 5432 -c fsync=off -c synchronous_commit=off"
-                 " -c full_page_writes=off -c max_connections=100",
-             "start"},
-            log, as));
-    started_ = true;
-    conninfo_ = "host=" + dir_ + " port=5432 user=nubo dbname=postgres";
-    return Status::Ok();
+    // The server is this process's child. Durability is not what these
+    // tests are about: without fsync the suite runs at memory speed.
+    server_ = Spawn({bin + "/postgres", "-D", dir_ + "/data", "-c", "listen_addresses=", "-k", dir_,
+                     "-p", "5432", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c",
+                     "full_page_writes=off", "-c", "max_connections=100"},
+                    log, as);
+    if (server_ < 0) return Status::Internal("fork failed");
+    const std::string conninfo = "host=" + dir_ + " port=5432 user=nubo dbname=postgres";
+    for (int i = 0; i < 600; ++i) {  // up to 60 s
+      if (Conn::Open(conninfo + " connect_timeout=2").ok()) {
+        conninfo_ = conninfo;
+        return Status::Ok();
+      }
+      int status = 0;
+      if (waitpid(server_, &status, WNOHANG) == server_) {
+        server_ = -1;
+        return Status::Internal("postgres exited at start: " + LogTail(log));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return Status::Internal("postgres did not accept connections within 60 s: " + LogTail(log));
   }
 
   std::mutex mu_;
   std::string dir_;
   std::string conninfo_;
   Status error_;
-  bool started_ = false;
+  pid_t server_ = -1;
   std::optional<passwd> as_;
   std::atomic<int> databases_{0};
 };

@@ -12,8 +12,8 @@ namespace nubo::meta::pg {
 namespace {
 
 // Type OIDs of the binary results this backend reads (pg_type.dat).
-constexpr Oid kBool = 16, kBytea = 17, kInt8 = 20, kInt2 = 21, kInt4 = 23, kOid = 26, kFloat4 = 700,
-              kFloat8 = 701, kNumeric = 1700;
+constexpr Oid kBool = 16, kBytea = 17, kInt8 = 20, kInt2 = 21, kInt4 = 23, kText = 25, kOid = 26,
+              kFloat4 = 700, kFloat8 = 701, kNumeric = 1700;
 
 uint64_t BigEndian(const char* p, int n) {
   uint64_t v = 0;
@@ -58,8 +58,9 @@ Status PgError(std::string_view sqlstate, std::string_view message, std::string_
   return Status::Internal(std::move(msg));
 }
 
-Result<std::string> Placeholders(std::string_view sql, int* params) {
+Result<std::string> Placeholders(std::string_view sql, int* params, std::vector<bool>* used) {
   std::string out;
+  std::vector<bool> seen;
   out.reserve(sql.size() + 16);
   int max = 0;
   size_t i = 0;
@@ -104,6 +105,8 @@ Result<std::string> Placeholders(std::string_view sql, int* params) {
         if (n > 65535) return Status::InvalidArgument("more than 65535 placeholders");
       }
       if (n > max) max = n;
+      if (seen.size() < static_cast<size_t>(n)) seen.resize(static_cast<size_t>(n));
+      seen[static_cast<size_t>(n - 1)] = true;
       out += '$';
       out += std::to_string(n);
     } else {
@@ -112,6 +115,10 @@ Result<std::string> Placeholders(std::string_view sql, int* params) {
     }
   }
   if (params) *params = max;
+  if (used) {
+    seen.resize(static_cast<size_t>(max));
+    *used = std::move(seen);
+  }
   return out;
 }
 
@@ -293,13 +300,26 @@ Conn::~Conn() {
 
 bool Conn::Healthy() const { return pg_ && PQstatus(pg_) == CONNECTION_OK; }
 
+bool Conn::InFailedTransaction() const {
+  return pg_ && PQtransactionStatus(pg_) == PQTRANS_INERROR;
+}
+
 Result<Stmt> Conn::Prepare(const char* sql) {
   auto it = cache_.find(sql);
   if (it == cache_.end()) {
     int params = 0;
-    NUBO_ASSIGN_OR_RETURN(std::string text, Placeholders(sql, &params));
+    std::vector<bool> used;
+    NUBO_ASSIGN_OR_RETURN(std::string text, Placeholders(sql, &params, &used));
+    // The server infers each parameter's type from where it stands; one
+    // the text never names has no place, so it is declared text (and its
+    // value is ignored).
+    std::vector<Oid> types(used.size(), 0);
+    for (size_t i = 0; i < used.size(); ++i) {
+      if (!used[i]) types[i] = kText;
+    }
     std::string name = "s" + std::to_string(cache_.size() + 1);
-    PGresult* r = PQprepare(pg_, name.c_str(), text.c_str(), 0, nullptr);
+    PGresult* r = PQprepare(pg_, name.c_str(), text.c_str(), static_cast<int>(types.size()),
+                            types.empty() ? nullptr : types.data());
     const bool ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
     Status err;
     if (!ok) {

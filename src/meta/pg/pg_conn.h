@@ -32,8 +32,11 @@ Status PgError(std::string_view sqlstate, std::string_view message, std::string_
 // (SQLite's rule). Quoted strings, quoted identifiers and comments are
 // copied as they are. `params` receives the largest number used.
 // InvalidArgument for an unterminated quote or comment, a "?0" or a
-// number above 65535 (the protocol's limit).
-Result<std::string> Placeholders(std::string_view sql, int* params);
+// number above 65535 (the protocol's limit). `used`, when given, receives
+// for each number 1..params whether the text names it (a statement may
+// skip numbers its sibling statements bind).
+Result<std::string> Placeholders(std::string_view sql, int* params,
+                                 std::vector<bool>* used = nullptr);
 
 // One prepared statement of this engine (sql::Cursor), owned by its
 // connection's cache. Step() executes it on its first call with the values
@@ -93,6 +96,9 @@ class Conn final : public sql::Conn {
   Status Exec(std::string_view sql) override;
   // False once the server is gone; the pool drops such a connection.
   bool Healthy() const;
+  // True inside a transaction a failed statement has ended (every further
+  // statement fails until ROLLBACK).
+  bool InFailedTransaction() const;
 
  private:
   Conn() = default;

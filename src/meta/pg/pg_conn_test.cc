@@ -20,6 +20,9 @@ TEST(PgPlaceholders, NumberedAndBareOutsideQuotesAndComments) {
   // SQLite's rule: a bare ? follows the largest number seen so far.
   ASSERT_EQ(*Placeholders("?2 ? ?1 ?", &n), "$2 $3 $1 $4");
   EXPECT_EQ(n, 4);
+  std::vector<bool> used;
+  ASSERT_EQ(*Placeholders("?1, ?4", &n, &used), "$1, $4");
+  EXPECT_EQ(used, (std::vector<bool>{true, false, false, true}));
 }
 
 TEST(PgPlaceholders, RefusesWhatItCannotRewrite) {
@@ -148,6 +151,18 @@ TEST_F(PgConnTest, PreparedOnceReboundAndRun) {
   q->Bind(1, 17);
   ASSERT_TRUE(*q->Step());
   EXPECT_EQ(q->View(0), "n17");
+}
+
+TEST_F(PgConnTest, NumbersAStatementSkipsMayStillBeBound) {
+  // Shared binding code fills ?1..?3; this statement names only ?1 and ?3.
+  auto s = conn_->Prepare("INSERT INTO t (id, mid) VALUES (?1, ?3)");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  s->Bind(1, 7).Bind(2, 99).Bind(3, 8);
+  ASSERT_TRUE(s->Exec().ok()) << s->Exec().ToString();
+  auto q = conn_->Prepare("SELECT mid FROM t WHERE id = 7");
+  ASSERT_TRUE(q.ok());
+  ASSERT_TRUE(*q->Step());
+  EXPECT_EQ(q->Int(0), 8);
 }
 
 TEST_F(PgConnTest, ServerErrorsBecomeTheirStatus) {

@@ -155,12 +155,24 @@ Result<std::optional<T>> One(Stmt& s, T (*from)(const Stmt&)) {
 
 inline int64_t FirstInt(const Stmt& s) { return s.Int(0); }
 
-// Steps an "INSERT … RETURNING id" (both engines know the clause; SQLite
-// makes every change on the first step): the new row's id.
+// Inserts of rows with unique keys say "ON CONFLICT DO NOTHING": a taken
+// key skips the row instead of failing the statement, so the transaction
+// stays usable on PostgreSQL (where a failed statement ends it) as it does
+// on SQLite, and the caller learns AlreadyExists either way.
+
+// Steps an "INSERT … [ON CONFLICT DO NOTHING] RETURNING id" (SQLite makes
+// every change on the first step): the new row's id.
 inline Result<int64_t> InsertedId(Stmt& s) {
   NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-  if (!row) return Status::Internal("INSERT … RETURNING id gave no row");
+  if (!row) return Status::AlreadyExists("a row with that key exists");
   return s.Int(0);
+}
+
+// Runs an "INSERT … ON CONFLICT DO NOTHING" of one row.
+inline Status Inserted(Stmt& s) {
+  NUBO_RETURN_IF_ERROR(s.Exec());
+  if (s.changes() == 0) return Status::AlreadyExists("a row with that key exists");
+  return Status::Ok();
 }
 
 // Binds an optional value, NULL when absent.

@@ -98,6 +98,7 @@ class Cursor final : public sql::Cursor {
 
 using sql::BindOpt;
 using sql::FirstInt;
+using sql::Inserted;
 using sql::InsertedId;
 using sql::One;
 using sql::Rows;

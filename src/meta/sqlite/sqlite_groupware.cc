@@ -275,7 +275,8 @@ Status InsertDavCollection(sql::Conn& c, DavCollectionRow& row) {
   NUBO_PREPARE(s, c,
                "INSERT INTO dav_collections (public_id, user_id, kind, name, display_name, "
                "description, color, sort_order, timezone, components, sync_seq, sync_floor, "
-               "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id");
+               "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING "
+               "RETURNING id");
   s.Bind(1, row.public_id).Bind(2, row.user_id).Bind(3, static_cast<int64_t>(row.kind));
   s.Bind(4, row.name).Bind(5, row.display_name).Bind(6, row.description).Bind(7, row.color);
   s.Bind(8, row.sort_order).Bind(9, row.timezone).Bind(10, static_cast<int64_t>(row.components));

@@ -29,7 +29,7 @@ VersionRow VersionFrom(const Stmt& s) {
 
 constexpr const char* kSessionSelect =
     "SELECT id, public_id, user_id, drive_id, parent_public_id, name, conflict, if_match, length, "
-    "offset, mtime, metadata, kind, hasher, tail_hash, tail_size, reservation_id, checksum, "
+    "\"offset\", mtime, metadata, kind, hasher, tail_hash, tail_size, reservation_id, checksum, "
     "created_at, expires_at, result_node, plan, received_bytes FROM upload_sessions ";
 
 UploadSessionRow SessionFrom(const Stmt& s) {
@@ -122,7 +122,7 @@ Result<std::vector<std::tuple<std::string, int64_t, int64_t>>> VersionsBytesMism
   NUBO_PREPARE(s, c,
                "SELECT public_id, versions_bytes, want FROM (SELECT d.public_id, d.versions_bytes, "
                "(SELECT COALESCE(SUM(v.charged), 0) FROM file_versions v JOIN nodes n "
-               "ON n.id = v.node_id WHERE n.drive_id = d.id) AS want FROM drives d) "
+               "ON n.id = v.node_id WHERE n.drive_id = d.id) AS want FROM drives d) sums "
                "WHERE versions_bytes != want LIMIT ?");
   s.Bind(1, static_cast<int64_t>(limit));
   using Row = std::tuple<std::string, int64_t, int64_t>;
@@ -165,7 +165,8 @@ Status DeleteVersion(sql::Conn& c, const VersionRow& row) {
 
 Status DropSubtreeVersions(sql::Conn& c, int64_t node_id) {
   NUBO_PREPARE(s, c,
-               "WITH RECURSIVE sub(id) AS (SELECT ?1 UNION ALL SELECT n.id FROM nodes n JOIN sub "
+               "WITH RECURSIVE sub(id) AS (SELECT CAST(?1 AS BIGINT) UNION ALL SELECT n.id FROM "
+               "nodes n JOIN sub "
                "ON n.parent_id = sub.id) "
                "UPDATE drives SET versions_bytes = versions_bytes - (SELECT COALESCE(SUM("
                "charged), 0) FROM file_versions WHERE node_id IN (SELECT id FROM sub)) "
@@ -185,9 +186,10 @@ Result<std::optional<UploadSessionRow>> GetUploadSession(sql::Conn& c,
 Result<std::vector<ManifestChunk>> UploadSessionChunks(sql::Conn& c, int64_t session_id) {
   // A chunk the session found present may be inline (storage.inline_max):
   // its bytes come along, as in ManifestChunks.
-  NUBO_PREPARE(s, c,
-               "SELECT u.seq, u.chunk_hash, u.offset, u.size, k.data FROM upload_session_chunks u "
-               "LEFT JOIN chunks k ON k.hash = u.chunk_hash WHERE u.session_id = ? ORDER BY u.seq");
+  NUBO_PREPARE(
+      s, c,
+      "SELECT u.seq, u.chunk_hash, u.\"offset\", u.size, k.data FROM upload_session_chunks u "
+      "LEFT JOIN chunks k ON k.hash = u.chunk_hash WHERE u.session_id = ? ORDER BY u.seq");
   s.Bind(1, session_id);
   return Rows<ManifestChunk>(s, [](const Stmt& r) {
     ManifestChunk m{static_cast<uint32_t>(r.Int(0)), r.Hash(1), static_cast<uint64_t>(r.Int(2)),
@@ -236,10 +238,10 @@ Status InsertUploadSession(sql::Conn& c, UploadSessionRow& row) {
   NUBO_PREPARE(
       s, c,
       "INSERT INTO upload_sessions (public_id, user_id, drive_id, parent_public_id, name, "
-      "conflict, if_match, length, offset, mtime, metadata, kind, hasher, tail_hash, "
+      "conflict, if_match, length, \"offset\", mtime, metadata, kind, hasher, tail_hash, "
       "tail_size, reservation_id, checksum, created_at, expires_at, result_node) VALUES (?1, "
       "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
-      "?20) RETURNING id");
+      "?20) ON CONFLICT DO NOTHING RETURNING id");
   BindSession(s, row);
   NUBO_ASSIGN_OR_RETURN(row.id, InsertedId(s));
   return Status::Ok();
@@ -249,7 +251,7 @@ Status UpdateUploadSession(sql::Conn& c, const UploadSessionRow& row) {
   NUBO_PREPARE(s, c,
                "UPDATE upload_sessions SET public_id = ?1, user_id = ?2, drive_id = ?3, "
                "parent_public_id = ?4, name = ?5, conflict = ?6, if_match = ?7, length = ?8, "
-               "offset = ?9, mtime = ?10, metadata = ?11, kind = ?12, hasher = ?13, "
+               "\"offset\" = ?9, mtime = ?10, metadata = ?11, kind = ?12, hasher = ?13, "
                "tail_hash = ?14, tail_size = ?15, reservation_id = ?16, checksum = ?17, "
                "created_at = ?18, expires_at = ?19, result_node = ?20, plan = ?21, "
                "received_bytes = ?22 WHERE id = ?23");
@@ -275,7 +277,7 @@ Status ClearUploadSessionChunks(sql::Conn& c, int64_t session_id) {
 Status AppendUploadSessionChunks(sql::Conn& c, int64_t session_id,
                                  const std::vector<ManifestChunk>& chunks) {
   NUBO_PREPARE(s, c,
-               "INSERT INTO upload_session_chunks (session_id, seq, chunk_hash, offset, size) "
+               "INSERT INTO upload_session_chunks (session_id, seq, chunk_hash, \"offset\", size) "
                "VALUES (?, ?, ?, ?, ?)");
   for (const auto& ch : chunks) {
     s.Bind(1, session_id).Bind(2, static_cast<int64_t>(ch.seq)).Bind(3, ch.hash);

@@ -46,9 +46,9 @@ Result<JobCounts> CountJobs(sql::Conn& c, int64_t now_ms) {
   JobCounts out;
   {
     NUBO_PREPARE(s, c,
-                 "SELECT ifnull(sum(lease_until > ?1), 0), "
-                 "ifnull(sum(lease_until <= ?1 AND attempts > 0), 0), "
-                 "ifnull(sum(lease_until <= ?1 AND attempts = 0), 0) FROM jobs");
+                 "SELECT count(*) FILTER (WHERE lease_until > ?1), "
+                 "count(*) FILTER (WHERE lease_until <= ?1 AND attempts > 0), "
+                 "count(*) FILTER (WHERE lease_until <= ?1 AND attempts = 0) FROM jobs");
     s.Bind(1, now_ms);
     NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
     if (row) {
@@ -57,7 +57,7 @@ Result<JobCounts> CountJobs(sql::Conn& c, int64_t now_ms) {
       out.due = s.Int(2);
     }
   }
-  NUBO_PREPARE(s, c, "SELECT ifnull(sum(done), 0), ifnull(sum(failed), 0) FROM job_stats");
+  NUBO_PREPARE(s, c, "SELECT COALESCE(sum(done), 0), COALESCE(sum(failed), 0) FROM job_stats");
   NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
   if (row) {
     out.done = s.Int(0);
@@ -149,9 +149,13 @@ Result<std::vector<std::pair<std::string, int64_t>>> PhotoMonths(sql::Conn& c, i
   // The index range of the drive, newest first; months from the stored
   // wall-clock time.
   NUBO_PREPARE(s, c,
-               "SELECT strftime('%Y-%m', p.taken_at / 1000, 'unixepoch') AS m, count(*) "
-               "FROM photos p JOIN nodes n ON n.id = p.node_id "
-               "WHERE p.drive_id = ? AND n.trash_root IS NULL GROUP BY m ORDER BY m DESC");
+               c.dialect() == sql::Dialect::kSqlite
+                   ? "SELECT strftime('%Y-%m', p.taken_at / 1000, 'unixepoch') AS m, count(*) "
+                     "FROM photos p JOIN nodes n ON n.id = p.node_id "
+                     "WHERE p.drive_id = ? AND n.trash_root IS NULL GROUP BY m ORDER BY m DESC"
+                   : "SELECT to_char(to_timestamp(p.taken_at / 1000) AT TIME ZONE 'UTC', "
+                     "'YYYY-MM') AS m, count(*) FROM photos p JOIN nodes n ON n.id = p.node_id "
+                     "WHERE p.drive_id = ? AND n.trash_root IS NULL GROUP BY m ORDER BY m DESC");
   s.Bind(1, drive_id);
   std::vector<std::pair<std::string, int64_t>> out;
   for (;;) {
@@ -189,8 +193,13 @@ Result<std::optional<PhotoRow>> GetPhoto(sql::Conn& c, int64_t node_id) {
 
 Status PutPhoto(sql::Conn& c, const PhotoRow& r) {
   NUBO_PREPARE(s, c,
-               "INSERT OR REPLACE INTO photos (node_id, drive_id, taken_at, taken_exact, width, "
-               "height, orientation, camera, lat, lon) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+               "INSERT INTO photos (node_id, drive_id, taken_at, taken_exact, width, height, "
+               "orientation, camera, lat, lon) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+               "ON CONFLICT (node_id) DO UPDATE SET drive_id = excluded.drive_id, "
+               "taken_at = excluded.taken_at, taken_exact = excluded.taken_exact, "
+               "width = excluded.width, height = excluded.height, "
+               "orientation = excluded.orientation, camera = excluded.camera, lat = excluded.lat, "
+               "lon = excluded.lon");
   s.Bind(1, r.node_id).Bind(2, r.drive_id).Bind(3, r.taken_at_ms).Bind(4, int64_t{r.taken_exact});
   s.Bind(5, r.width).Bind(6, r.height).Bind(7, int64_t{r.orientation}).Bind(8, r.camera);
   if (r.lat && r.lon) {
@@ -256,8 +265,9 @@ Status PutText(Conn& c, int64_t node_id, const std::string& text) {
 
 Status PutDerived(sql::Conn& c, const DerivedRow& row) {
   NUBO_PREPARE(s, c,
-               "INSERT OR REPLACE INTO derived (hash, variant, state, bytes, created_at) "
-               "VALUES (?, ?, ?, ?, ?)");
+               "INSERT INTO derived (hash, variant, state, bytes, created_at) "
+               "VALUES (?, ?, ?, ?, ?) ON CONFLICT (hash, variant) DO UPDATE SET "
+               "state = excluded.state, bytes = excluded.bytes, created_at = excluded.created_at");
   s.Bind(1, row.hash)
       .Bind(2, int64_t{row.variant})
       .Bind(3, int64_t{row.state})

@@ -123,11 +123,15 @@ Result<std::vector<PlaylistRow>> ListPlaylists(sql::Conn& c, int64_t user_id) {
 }
 
 Status PutTrack(sql::Conn& c, const TrackRow& t) {
-  NUBO_PREPARE(
-      s, c,
-      "INSERT OR REPLACE INTO tracks (node_id, drive_id, title, artist, album_artist, album, "
-      "artist_key, album_key, track_no, disc_no, year, genre, duration_ms) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  NUBO_PREPARE(s, c,
+               "INSERT INTO tracks (node_id, drive_id, title, artist, album_artist, album, "
+               "artist_key, album_key, track_no, disc_no, year, genre, duration_ms) "
+               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (node_id) DO UPDATE SET "
+               "drive_id = excluded.drive_id, title = excluded.title, artist = excluded.artist, "
+               "album_artist = excluded.album_artist, album = excluded.album, "
+               "artist_key = excluded.artist_key, album_key = excluded.album_key, "
+               "track_no = excluded.track_no, disc_no = excluded.disc_no, year = excluded.year, "
+               "genre = excluded.genre, duration_ms = excluded.duration_ms");
   s.Bind(1, t.node_id).Bind(2, t.drive_id).Bind(3, t.title).Bind(4, t.artist);
   s.Bind(5, t.album_artist).Bind(6, t.album).Bind(7, t.artist_key).Bind(8, t.album_key);
   s.Bind(9, t.track_no)
@@ -141,7 +145,7 @@ Status PutTrack(sql::Conn& c, const TrackRow& t) {
 Status InsertPlaylist(sql::Conn& c, PlaylistRow& row) {
   NUBO_PREPARE(s, c,
                "INSERT INTO playlists (public_id, user_id, name, created_at, updated_at) "
-               "VALUES (?, ?, ?, ?, ?) RETURNING id");
+               "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id");
   s.Bind(1, row.public_id).Bind(2, row.user_id).Bind(3, row.name);
   s.Bind(4, row.created_at_ms).Bind(5, row.updated_at_ms);
   NUBO_ASSIGN_OR_RETURN(row.id, InsertedId(s));

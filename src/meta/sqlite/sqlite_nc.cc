@@ -5,7 +5,7 @@ namespace nubo::meta::sqlite {
 namespace {
 
 constexpr const char* kFlowSelect =
-    "SELECT id, poll_hash, login_token, client_name, ifnull(user_id, 0), login_name, sealed, "
+    "SELECT id, poll_hash, login_token, client_name, COALESCE(user_id, 0), login_name, sealed, "
     "created_at, expires_at FROM login_flows ";
 
 LoginFlowRow FlowFrom(const Stmt& s) {
@@ -65,7 +65,7 @@ Result<std::optional<LoginFlowRow>> GetLoginFlowByPoll(sql::Conn& c, const Diges
 Status InsertLoginFlow(sql::Conn& c, LoginFlowRow& row) {
   NUBO_PREPARE(s, c,
                "INSERT INTO login_flows (poll_hash, login_token, client_name, created_at, "
-               "expires_at) VALUES (?, ?, ?, ?, ?) RETURNING id");
+               "expires_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id");
   s.Bind(1, row.poll_hash)
       .Bind(2, row.login_token)
       .Bind(3, row.client_name)
@@ -128,7 +128,7 @@ Result<std::vector<NcUploadRow>> ListExpiredNcUploads(sql::Conn& c, int64_t now_
 Status InsertNcUpload(sql::Conn& c, NcUploadRow& row) {
   NUBO_PREPARE(s, c,
                "INSERT INTO nc_uploads (user_id, name, destination, created_at, expires_at) "
-               "VALUES (?, ?, ?, ?, ?) RETURNING id");
+               "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id");
   s.Bind(1, row.user_id)
       .Bind(2, row.name)
       .Bind(3, row.destination)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "meta/migrations.h"
+#include "meta/sql/sql_txn.h"
 #include "meta/sqlite/group_commit.h"
 #include "meta/sqlite/sqlite_conn.h"
 #include "meta/sqlite/sqlite_groupware.h"
@@ -207,9 +208,11 @@ const std::string& ListSql(NodeSort sort, bool desc, bool after) {
   return all[static_cast<size_t>(sort) * 4 + (desc ? 2 : 0) + (after ? 1 : 0)];
 }
 
-// Bytes a dead property costs the drive: its namespace, name and value.
-constexpr const char* kPropBytes =
-    "length(CAST(ns AS BLOB)) + length(CAST(name AS BLOB)) + length(CAST(value AS BLOB))";
+// Bytes a dead property costs the drive: its namespace, name and value
+// (SQLite's length() counts characters unless given a blob), by dialect.
+constexpr const char* kPropBytes[2] = {
+    "length(CAST(ns AS BLOB)) + length(CAST(name AS BLOB)) + length(CAST(value AS BLOB))",
+    "octet_length(ns) + octet_length(name) + octet_length(value)"};
 
 constexpr const char* kDavLockSelect =
     "SELECT token, drive_id, path, depth_infinity, exclusive, owner_xml, user_id, timeout_s, "
@@ -301,8 +304,15 @@ class SqliteTxn final : public WriteTxn {
   explicit SqliteTxn(sql::Conn& c) : c_(c) {}
 
   // The content index is FTS5, this engine's own: its statements need the
-  // SQLite connection itself.
+  // SQLite connection itself. Callers check NoTextIndex() first.
   Conn& lite() { return static_cast<Conn&>(c_); }
+  // PostgreSQL has no content index yet: its operations say so instead.
+  Status NoTextIndex() const {
+    return pg() ? Status::Unsupported("content search is not available on PostgreSQL yet")
+                : Status::Ok();
+  }
+  // 1 on PostgreSQL: the index of a statement written once per dialect.
+  int pg() const { return c_.dialect() == sql::Dialect::kPostgres ? 1 : 0; }
 
   Result<std::optional<ManifestRow>> FindManifest(const Digest& hash) override {
     NUBO_PREPARE(s, c_, "SELECT id, hash, size, refs FROM manifests WHERE hash = ?");
@@ -317,7 +327,7 @@ class SqliteTxn final : public WriteTxn {
   Result<std::vector<ManifestChunk>> ManifestChunks(int64_t manifest_id) override {
     // Inline chunks' bytes come along (tiny files: one read answers all).
     NUBO_PREPARE(s, c_,
-                 "SELECT m.seq, m.chunk_hash, m.offset, m.size, c.data FROM manifest_chunks m "
+                 "SELECT m.seq, m.chunk_hash, m.\"offset\", m.size, c.data FROM manifest_chunks m "
                  "LEFT JOIN chunks c ON c.hash = m.chunk_hash WHERE m.manifest_id = ? "
                  "ORDER BY m.seq");
     s.Bind(1, manifest_id);
@@ -424,7 +434,7 @@ class SqliteTxn final : public WriteTxn {
     NUBO_PREPARE(s, c_,
                  "SELECT manifest_id, COUNT(*) FROM (SELECT manifest_id FROM pins UNION ALL "
                  "SELECT manifest_id FROM nodes WHERE manifest_id IS NOT NULL UNION ALL "
-                 "SELECT manifest_id FROM file_versions) "
+                 "SELECT manifest_id FROM file_versions) refs "
                  "GROUP BY manifest_id ORDER BY manifest_id");
     std::vector<std::pair<int64_t, int64_t>> out;
     for (;;) {
@@ -440,7 +450,7 @@ class SqliteTxn final : public WriteTxn {
                  "FROM manifest_chunks GROUP BY chunk_hash UNION ALL "
                  "SELECT chunk_hash, COUNT(*) FROM upload_session_chunks GROUP BY chunk_hash "
                  "UNION ALL SELECT tail_hash, COUNT(*) FROM upload_sessions "
-                 "WHERE tail_hash IS NOT NULL GROUP BY tail_hash) GROUP BY h ORDER BY h");
+                 "WHERE tail_hash IS NOT NULL GROUP BY tail_hash) refs GROUP BY h ORDER BY h");
     std::vector<std::pair<Digest, int64_t>> out;
     for (;;) {
       NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
@@ -580,9 +590,11 @@ class SqliteTxn final : public WriteTxn {
     return sqlite::FailJob(c_, job, error, retry_at_ms);
   }
   Status PutText(int64_t node_id, const std::string& text) override {
+    NUBO_RETURN_IF_ERROR(NoTextIndex());
     return sqlite::PutText(lite(), node_id, text);
   }
   Result<bool> CompactTextIndex(int64_t pages) override {
+    if (pg()) return false;  // nothing to compact
     return sqlite::CompactTextIndex(lite(), pages);
   }
   Status PutDerived(const DerivedRow& row) override { return sqlite::PutDerived(c_, row); }
@@ -732,7 +744,8 @@ class SqliteTxn final : public WriteTxn {
     NUBO_PREPARE(s, c_,
                  "INSERT INTO sessions (public_id, user_id, family_id, refresh_hash, created_at, "
                  "expires_at, "
-                 "revoked_at, user_agent, ip) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?) RETURNING id");
+                 "revoked_at, user_agent, ip) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?) ON CONFLICT DO "
+                 "NOTHING RETURNING id");
     s.Bind(1, r.public_id).Bind(2, r.user_id).Bind(3, r.family_id).Bind(4, r.refresh_hash);
     s.Bind(5, r.created_at_ms).Bind(6, r.expires_at_ms).Bind(7, r.user_agent).Bind(8, r.ip);
     NUBO_ASSIGN_OR_RETURN(r.id, InsertedId(s));
@@ -740,7 +753,8 @@ class SqliteTxn final : public WriteTxn {
   }
   Status RevokeSession(int64_t id, int64_t now_ms, bool rotated) override {
     NUBO_PREPARE(s, c_,
-                 "UPDATE sessions SET revoked_at = ?1, rotated_at = CASE WHEN ?3 THEN ?1 END "
+                 "UPDATE sessions SET revoked_at = ?1, rotated_at = CASE WHEN ?3 <> 0 THEN CAST(?1 "
+                 "AS BIGINT) END "
                  "WHERE id = ?2 AND revoked_at IS NULL");
     s.Bind(1, now_ms).Bind(2, id).Bind(3, int64_t{rotated});
     return s.Exec();
@@ -901,7 +915,8 @@ class SqliteTxn final : public WriteTxn {
   Result<std::vector<int64_t>> SubtreeManifests(int64_t id) override {
     NUBO_PREPARE(
         s, c_,
-        "WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL SELECT n.id FROM nodes n JOIN sub "
+        "WITH RECURSIVE sub(id) AS (SELECT CAST(? AS BIGINT) UNION ALL SELECT n.id FROM nodes n "
+        "JOIN sub "
         "ON n.parent_id = sub.id) SELECT n.manifest_id FROM nodes n JOIN sub ON n.id = sub.id "
         "WHERE n.manifest_id IS NOT NULL UNION ALL SELECT v.manifest_id FROM file_versions v "
         "JOIN sub ON v.node_id = sub.id");
@@ -912,7 +927,8 @@ class SqliteTxn final : public WriteTxn {
     // Walk down without entering a trashed-on-its-own node; report those.
     NUBO_PREPARE(
         s, c_,
-        "WITH RECURSIVE sub(id) AS (SELECT ?1 UNION ALL SELECT n.id FROM nodes n JOIN sub "
+        "WITH RECURSIVE sub(id) AS (SELECT CAST(?1 AS BIGINT) UNION ALL SELECT n.id FROM nodes n "
+        "JOIN sub "
         "ON n.parent_id = sub.id WHERE n.trashed_at IS NULL) "
         "SELECT c.id FROM nodes c JOIN sub ON c.parent_id = sub.id WHERE c.trashed_at IS NOT NULL "
         "ORDER BY c.id");
@@ -991,6 +1007,7 @@ class SqliteTxn final : public WriteTxn {
     // best first, is kept when it is a live file of one of the drives.
     static const std::string sql =
         std::string(kNodeSelect) + "WHERE n.id = ?2 AND n.trash_root IS NULL";
+    NUBO_RETURN_IF_ERROR(NoTextIndex());
     std::vector<TextHit> out;
     NUBO_RETURN_IF_ERROR(
         RankText(lite(), match, after, limit, [&](int64_t id, double rank) -> Result<bool> {
@@ -1021,9 +1038,13 @@ class SqliteTxn final : public WriteTxn {
   }
   Result<std::vector<std::pair<int64_t, std::string>>> TextSnippets(
       const std::vector<std::string>& matches, const std::vector<int64_t>& node_ids) override {
+    NUBO_RETURN_IF_ERROR(NoTextIndex());
     return sqlite::TextSnippets(lite(), matches, node_ids);
   }
-  Result<bool> HasText(int64_t node_id) override { return sqlite::HasText(lite(), node_id); }
+  Result<bool> HasText(int64_t node_id) override {
+    NUBO_RETURN_IF_ERROR(NoTextIndex());
+    return sqlite::HasText(lite(), node_id);
+  }
   Result<std::vector<std::pair<PhotoRow, NodeRow>>> ListPhotos(
       int64_t drive_id, const std::optional<std::pair<int64_t, int64_t>>& before, size_t limit,
       int64_t viewer) override {
@@ -1149,7 +1170,8 @@ class SqliteTxn final : public WriteTxn {
     NUBO_PREPARE(s, c_,
                  "SELECT public_id, size, want FROM (SELECT f.public_id, f.size, "
                  "(SELECT COALESCE(SUM(c.size), 0) FROM nodes c WHERE c.parent_id = f.id "
-                 "AND c.trash_root IS f.trash_root) AS want FROM nodes f WHERE f.kind = 0) "
+                 "AND c.trash_root IS NOT DISTINCT FROM f.trash_root) AS want FROM nodes f WHERE "
+                 "f.kind = 0) sums "
                  "WHERE size != want LIMIT ?");
     s.Bind(1, static_cast<int64_t>(limit));
     using Row = std::tuple<std::string, int64_t, int64_t>;
@@ -1161,7 +1183,7 @@ class SqliteTxn final : public WriteTxn {
     NUBO_PREPARE(s, c_,
                  "SELECT public_id, child_count, want FROM (SELECT f.public_id, f.child_count, "
                  "(SELECT COUNT(*) FROM nodes c WHERE c.parent_id = f.id "
-                 "AND c.trash_root IS NULL) AS want FROM nodes f WHERE f.kind = 0) "
+                 "AND c.trash_root IS NULL) AS want FROM nodes f WHERE f.kind = 0) sums "
                  "WHERE child_count != want LIMIT ?");
     s.Bind(1, static_cast<int64_t>(limit));
     using Row = std::tuple<std::string, int64_t, int64_t>;
@@ -1169,14 +1191,18 @@ class SqliteTxn final : public WriteTxn {
   }
   Result<std::vector<std::tuple<std::string, int64_t, int64_t>>> PropsBytesMismatches(
       size_t limit) override {
-    static const std::string sql =
-        std::string(
-            "SELECT public_id, props_bytes, want FROM (SELECT d.public_id, d.props_bytes, "
-            "(SELECT COALESCE(SUM(") +
-        kPropBytes +
-        "), 0) FROM dead_props WHERE node_id IN (SELECT id FROM nodes WHERE drive_id = d.id)) "
-        "AS want FROM drives d) WHERE props_bytes != want LIMIT ?";
-    NUBO_PREPARE(s, c_, sql.c_str());
+    static const std::string sql[2] = {
+        std::string("SELECT public_id, props_bytes, want FROM (SELECT d.public_id, d.props_bytes, "
+                    "(SELECT COALESCE(SUM(") +
+            kPropBytes[0] +
+            "), 0) FROM dead_props WHERE node_id IN (SELECT id FROM nodes WHERE drive_id = d.id)) "
+            "AS want FROM drives d) sums WHERE props_bytes != want LIMIT ?",
+        std::string("SELECT public_id, props_bytes, want FROM (SELECT d.public_id, d.props_bytes, "
+                    "(SELECT COALESCE(SUM(") +
+            kPropBytes[1] +
+            "), 0) FROM dead_props WHERE node_id IN (SELECT id FROM nodes WHERE drive_id = d.id)) "
+            "AS want FROM drives d) sums WHERE props_bytes != want LIMIT ?"};
+    NUBO_PREPARE(s, c_, sql[pg()].c_str());
     s.Bind(1, static_cast<int64_t>(limit));
     using Row = std::tuple<std::string, int64_t, int64_t>;
     return Rows<Row>(s, [](const Stmt& r) { return Row{r.Text(0), r.Int(1), r.Int(2)}; });
@@ -1185,18 +1211,20 @@ class SqliteTxn final : public WriteTxn {
                                                        size_t limit) override {
     // A prefix is a key range ["prefix", "prefix\xff"): keys are UTF-8,
     // which never holds 0xFF, and compare bytewise; the sibling index
-    // serves it.
+    // serves it. PostgreSQL takes only valid UTF-8 as text: there the
+    // bound is the last code point, U+10FFFF (a noncharacter no name is
+    // expected to hold right after the prefix).
     NUBO_PREPARE(s, c_,
                  "SELECT name_key FROM nodes WHERE parent_id = ?1 AND trash_root IS NULL "
                  "AND name_key >= ?2 AND name_key < ?4 ORDER BY name_key LIMIT ?3");
-    const std::string hi = prefix + "\xff";
+    const std::string hi = prefix + (pg() ? "\xf4\x8f\xbf\xbf" : "\xff");
     s.Bind(1, parent_id).Bind(2, prefix).Bind(3, static_cast<int64_t>(limit)).Bind(4, hi);
     return Rows<std::string>(s, [](const Stmt& r) { return r.Text(0); });
   }
   Result<std::vector<std::string>> NodeHashMismatches(size_t limit) override {
     NUBO_PREPARE(s, c_,
                  "SELECT n.public_id FROM nodes n LEFT JOIN manifests m ON m.id = n.manifest_id "
-                 "WHERE n.content_hash IS NOT m.hash LIMIT ?");
+                 "WHERE n.content_hash IS DISTINCT FROM m.hash LIMIT ?");
     s.Bind(1, static_cast<int64_t>(limit));
     return Rows<std::string>(s, [](const Stmt& r) { return r.Text(0); });
   }
@@ -1259,9 +1287,12 @@ class SqliteTxn final : public WriteTxn {
     return s.Exec();
   }
   Result<int64_t> PropBytes(int64_t node_id, const std::string& ns, const std::string& name) {
-    static const std::string sql = std::string("SELECT ") + kPropBytes +
-                                   " FROM dead_props WHERE node_id = ? AND ns = ? AND name = ?";
-    NUBO_PREPARE(s, c_, sql.c_str());
+    static const std::string sql[2] = {
+        std::string("SELECT ") + kPropBytes[0] +
+            " FROM dead_props WHERE node_id = ? AND ns = ? AND name = ?",
+        std::string("SELECT ") + kPropBytes[1] +
+            " FROM dead_props WHERE node_id = ? AND ns = ? AND name = ?"};
+    NUBO_PREPARE(s, c_, sql[pg()].c_str());
     s.Bind(1, node_id).Bind(2, ns).Bind(3, name);
     NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
     return row ? s.Int(0) : int64_t{0};
@@ -1300,9 +1331,11 @@ class SqliteTxn final : public WriteTxn {
     return AddPropsBytes(to_node, bytes);
   }
   Result<int64_t> DeadPropsBytes(int64_t node_id) override {
-    static const std::string sql = std::string("SELECT COALESCE(SUM(") + kPropBytes +
-                                   "), 0) FROM dead_props WHERE node_id = ?";
-    NUBO_PREPARE(s, c_, sql.c_str());
+    static const std::string sql[2] = {std::string("SELECT COALESCE(SUM(") + kPropBytes[0] +
+                                           "), 0) FROM dead_props WHERE node_id = ?",
+                                       std::string("SELECT COALESCE(SUM(") + kPropBytes[1] +
+                                           "), 0) FROM dead_props WHERE node_id = ?"};
+    NUBO_PREPARE(s, c_, sql[pg()].c_str());
     s.Bind(1, node_id);
     NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
     return row ? s.Int(0) : int64_t{0};
@@ -1381,11 +1414,12 @@ class SqliteTxn final : public WriteTxn {
     NUBO_PREPARE(s, c_,
                  "INSERT INTO dav_locks (token, drive_id, path, depth_infinity, exclusive, "
                  "owner_xml, user_id, "
-                 "timeout_s, expires_at, root_href) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                 "timeout_s, expires_at, root_href) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON "
+                 "CONFLICT DO NOTHING");
     s.Bind(1, l.token).Bind(2, l.drive_id).Bind(3, l.path).Bind(4, int64_t{l.depth_infinity});
     s.Bind(5, int64_t{l.exclusive}).Bind(6, l.owner_xml).Bind(7, l.user_id).Bind(8, l.timeout_s);
     s.Bind(9, l.expires_at_ms).Bind(10, l.root_href);
-    return s.Exec();
+    return Inserted(s);
   }
   Status RefreshDavLock(const std::string& token, int64_t timeout_s,
                         int64_t expires_at_ms) override {
@@ -1412,7 +1446,7 @@ class SqliteTxn final : public WriteTxn {
     NUBO_PREPARE(
         s, c_,
         "INSERT INTO drives (public_id, kind, name, owner_id, root_id, change_seq, created_at, "
-        "quota_bytes) VALUES (?, ?, ?, ?, NULL, 0, ?, ?) RETURNING id");
+        "quota_bytes) VALUES (?, ?, ?, ?, NULL, 0, ?, ?) ON CONFLICT DO NOTHING RETURNING id");
     s.Bind(1, d.public_id).Bind(2, d.kind).Bind(3, d.name).Bind(5, d.created_at_ms);
     BindOpt(s, 4, d.owner_id);
     BindOpt(s, 6, d.quota_bytes);
@@ -1445,10 +1479,12 @@ class SqliteTxn final : public WriteTxn {
   }
   Result<int64_t> PruneTombstones(int64_t before_ms) override {
     {
-      NUBO_PREPARE(s, c_,
-                   "UPDATE drives SET sync_floor = max(sync_floor, (SELECT max(seq) FROM "
-                   "node_tombstones t WHERE t.drive_id = drives.id AND t.at < ?1)) WHERE id IN "
-                   "(SELECT DISTINCT drive_id FROM node_tombstones WHERE at < ?1)");
+      NUBO_PREPARE(
+          s, c_,
+          "UPDATE drives SET sync_floor = (SELECT CASE WHEN max(seq) > sync_floor THEN max(seq) "
+          "ELSE sync_floor END FROM node_tombstones t WHERE t.drive_id = drives.id AND "
+          "t.at < ?1) WHERE id IN "
+          "(SELECT DISTINCT drive_id FROM node_tombstones WHERE at < ?1)");
       s.Bind(1, before_ms);
       NUBO_RETURN_IF_ERROR(s.Exec());
     }
@@ -1458,17 +1494,25 @@ class SqliteTxn final : public WriteTxn {
     return static_cast<int64_t>(s.changes());
   }
   Status InsertNode(NodeRow& n) override {
-    NUBO_PREPARE(
-        s, c_,
-        "INSERT INTO nodes (id, public_id, drive_id, parent_id, name, name_key, kind, "
-        "manifest_id, size, "
-        "mime, mtime, ctime, tree_seq, trashed_at, trash_root, trash_parent, created_by, "
-        "updated_by, content_hash, sort_key) "
-        // Above every id given before, deleted ones included (node_id_floor):
-        // Nextcloud clients take a known file id for the same file.
-        "VALUES ((SELECT max(ifnull((SELECT max(id) FROM nodes), 0), v) + 1 FROM node_id_floor), "
-        "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-        "(SELECT hash FROM manifests WHERE id = ?7), ?18) RETURNING id");
+#define NUBO_INSERT_NODE                                                                       \
+  "INSERT INTO nodes (id, public_id, drive_id, parent_id, name, name_key, kind, manifest_id, " \
+  "size, mime, mtime, ctime, tree_seq, trashed_at, trash_root, trash_parent, created_by, "     \
+  "updated_by, content_hash, sort_key) VALUES ("
+#define NUBO_INSERT_NODE_VALUES                                                    \
+  ", ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, " \
+  "(SELECT hash FROM manifests WHERE id = ?7), ?18) ON CONFLICT DO NOTHING RETURNING id"
+    // Above every id given before, deleted ones included: Nextcloud clients
+    // take a known file id for the same file. SQLite counts past its
+    // node_id_floor; PostgreSQL's sequence never goes back (nor collides
+    // between concurrent writers).
+    NUBO_PREPARE(s, c_,
+                 c_.dialect() == sql::Dialect::kSqlite ? NUBO_INSERT_NODE
+                     "(SELECT max(COALESCE((SELECT max(id) FROM nodes), 0), v) + 1 "
+                     "FROM node_id_floor)" NUBO_INSERT_NODE_VALUES
+                                                       : NUBO_INSERT_NODE
+                     "nextval('node_ids')" NUBO_INSERT_NODE_VALUES);
+#undef NUBO_INSERT_NODE
+#undef NUBO_INSERT_NODE_VALUES
     s.Bind(1, n.public_id).Bind(2, n.drive_id);
     BindNodeFields(s, n);
     s.Bind(6, static_cast<int64_t>(n.kind)).Bind(11, n.ctime_ms).Bind(16, n.created_by);
@@ -1500,7 +1544,8 @@ class SqliteTxn final : public WriteTxn {
   Status BumpAncestors(int64_t id, int64_t seq, int64_t size_delta) override {
     NUBO_PREPARE(
         s, c_,
-        "WITH RECURSIVE anc(id) AS (SELECT ?1 UNION ALL SELECT p.parent_id FROM nodes p "
+        "WITH RECURSIVE anc(id) AS (SELECT CAST(?1 AS BIGINT) UNION ALL SELECT p.parent_id FROM "
+        "nodes p "
         "JOIN anc ON p.id = anc.id WHERE p.parent_id IS NOT NULL) "
         "UPDATE nodes SET tree_seq = ?2, size = size + ?3 WHERE id IN (SELECT id FROM anc)");
     s.Bind(1, id).Bind(2, seq).Bind(3, size_delta);
@@ -1509,7 +1554,8 @@ class SqliteTxn final : public WriteTxn {
   Status MarkSubtreeTrashed(int64_t root_id) override {
     NUBO_PREPARE(
         s, c_,
-        "WITH RECURSIVE sub(id) AS (SELECT ?1 UNION ALL SELECT n.id FROM nodes n JOIN sub "
+        "WITH RECURSIVE sub(id) AS (SELECT CAST(?1 AS BIGINT) UNION ALL SELECT n.id FROM nodes n "
+        "JOIN sub "
         "ON n.parent_id = sub.id WHERE n.trash_root IS NULL) "
         "UPDATE nodes SET trash_root = ?1 WHERE id IN (SELECT id FROM sub) AND trash_root IS NULL");
     s.Bind(1, root_id);
@@ -1518,7 +1564,8 @@ class SqliteTxn final : public WriteTxn {
   Status UnmarkSubtreeTrashed(int64_t root_id) override {
     NUBO_PREPARE(
         s, c_,
-        "WITH RECURSIVE sub(id) AS (SELECT ?1 UNION ALL SELECT n.id FROM nodes n JOIN sub "
+        "WITH RECURSIVE sub(id) AS (SELECT CAST(?1 AS BIGINT) UNION ALL SELECT n.id FROM nodes n "
+        "JOIN sub "
         "ON n.parent_id = sub.id WHERE n.trash_root = ?1) "
         "UPDATE nodes SET trash_root = NULL WHERE id IN (SELECT id FROM sub) AND trash_root = ?1");
     s.Bind(1, root_id);
@@ -1528,22 +1575,30 @@ class SqliteTxn final : public WriteTxn {
     {
       // The subtree's dead properties go with it (ON DELETE CASCADE): take
       // their bytes off the drive first.
-      static const std::string sql =
-          std::string(
-              "WITH RECURSIVE sub(id) AS (SELECT ?1 UNION ALL SELECT n.id FROM nodes n JOIN sub "
-              "ON n.parent_id = sub.id) "
-              "UPDATE drives SET props_bytes = props_bytes - (SELECT COALESCE(SUM(") +
-          kPropBytes +
-          "), 0) FROM dead_props WHERE node_id IN (SELECT id FROM sub)) "
-          "WHERE id = (SELECT drive_id FROM nodes WHERE id = ?1)";
-      NUBO_PREPARE(s, c_, sql.c_str());
+      static const std::string sql[2] = {
+          std::string("WITH RECURSIVE sub(id) AS (SELECT CAST(?1 AS BIGINT) UNION ALL SELECT n.id "
+                      "FROM nodes n JOIN sub "
+                      "ON n.parent_id = sub.id) "
+                      "UPDATE drives SET props_bytes = props_bytes - (SELECT COALESCE(SUM(") +
+              kPropBytes[0] +
+              "), 0) FROM dead_props WHERE node_id IN (SELECT id FROM sub)) "
+              "WHERE id = (SELECT drive_id FROM nodes WHERE id = ?1)",
+          std::string("WITH RECURSIVE sub(id) AS (SELECT CAST(?1 AS BIGINT) UNION ALL SELECT n.id "
+                      "FROM nodes n JOIN sub "
+                      "ON n.parent_id = sub.id) "
+                      "UPDATE drives SET props_bytes = props_bytes - (SELECT COALESCE(SUM(") +
+              kPropBytes[1] +
+              "), 0) FROM dead_props WHERE node_id IN (SELECT id FROM sub)) "
+              "WHERE id = (SELECT drive_id FROM nodes WHERE id = ?1)"};
+      NUBO_PREPARE(s, c_, sql[pg()].c_str());
       s.Bind(1, id);
       NUBO_RETURN_IF_ERROR(s.Exec());
     }
     // So do the versions of its files, and their charges.
     NUBO_RETURN_IF_ERROR(sqlite::DropSubtreeVersions(c_, id));
     NUBO_PREPARE(s, c_,
-                 "WITH RECURSIVE sub(id) AS (SELECT ?1 UNION ALL SELECT n.id FROM nodes n JOIN sub "
+                 "WITH RECURSIVE sub(id) AS (SELECT CAST(?1 AS BIGINT) UNION ALL SELECT n.id FROM "
+                 "nodes n JOIN sub "
                  "ON n.parent_id = sub.id) DELETE FROM nodes WHERE id IN (SELECT id FROM sub)");
     s.Bind(1, id);
     NUBO_RETURN_IF_ERROR(s.Exec());
@@ -1659,19 +1714,22 @@ class SqliteTxn final : public WriteTxn {
     // PROPFIND of a recipient's own tree (its received shares).
     std::map<int64_t, SharedNode> merged;
     auto walk = [&](bool group, int64_t grantee) -> Status {
-      NUBO_PREPARE(s, c_,
-                   group ? "SELECT g.node_id, g.role, g.may_reshare, g.created_by IS d.owner_id "
-                           "AND d.owner_id IS NOT NULL FROM grants g JOIN nodes n ON n.id = "
-                           "g.node_id JOIN drives d ON d.id = n.drive_id WHERE g.grantee_group = "
-                           "?1 AND g.node_id > ?2 AND (g.expires_at IS NULL OR g.expires_at > ?3) "
-                           "AND n.trash_root IS NULL AND d.owner_id IS NOT ?4 ORDER BY g.node_id "
-                           "LIMIT ?5"
-                         : "SELECT g.node_id, g.role, g.may_reshare, g.created_by IS d.owner_id "
-                           "AND d.owner_id IS NOT NULL FROM grants g JOIN nodes n ON n.id = "
-                           "g.node_id JOIN drives d ON d.id = n.drive_id WHERE g.grantee_user = "
-                           "?1 AND g.node_id > ?2 AND (g.expires_at IS NULL OR g.expires_at > ?3) "
-                           "AND n.trash_root IS NULL AND d.owner_id IS NOT ?4 ORDER BY g.node_id "
-                           "LIMIT ?5");
+      NUBO_PREPARE(
+          s, c_,
+          group ? "SELECT g.node_id, g.role, g.may_reshare, g.created_by IS NOT DISTINCT FROM "
+                  "d.owner_id "
+                  "AND d.owner_id IS NOT NULL FROM grants g JOIN nodes n ON n.id = "
+                  "g.node_id JOIN drives d ON d.id = n.drive_id WHERE g.grantee_group = "
+                  "?1 AND g.node_id > ?2 AND (g.expires_at IS NULL OR g.expires_at > ?3) "
+                  "AND n.trash_root IS NULL AND d.owner_id IS DISTINCT FROM ?4 ORDER BY g.node_id "
+                  "LIMIT ?5"
+                : "SELECT g.node_id, g.role, g.may_reshare, g.created_by IS NOT DISTINCT FROM "
+                  "d.owner_id "
+                  "AND d.owner_id IS NOT NULL FROM grants g JOIN nodes n ON n.id = "
+                  "g.node_id JOIN drives d ON d.id = n.drive_id WHERE g.grantee_user = "
+                  "?1 AND g.node_id > ?2 AND (g.expires_at IS NULL OR g.expires_at > ?3) "
+                  "AND n.trash_root IS NULL AND d.owner_id IS DISTINCT FROM ?4 ORDER BY g.node_id "
+                  "LIMIT ?5");
       s.Bind(1, grantee).Bind(2, after_node).Bind(3, now_ms).Bind(4, user_id);
       s.Bind(5, static_cast<int64_t>(limit));
       for (;;) {
@@ -1772,7 +1830,7 @@ class SqliteTxn final : public WriteTxn {
   Status InsertGroup(GroupRow& g) override {
     NUBO_PREPARE(s, c_,
                  "INSERT INTO user_groups (public_id, name, name_key, created_at) VALUES (?, ?, ?, "
-                 "?) RETURNING id");
+                 "?) ON CONFLICT DO NOTHING RETURNING id");
     std::string key = Lower(g.name);
     s.Bind(1, g.public_id).Bind(2, g.name).Bind(3, key).Bind(4, g.created_at_ms);
     NUBO_ASSIGN_OR_RETURN(g.id, InsertedId(s));
@@ -1793,10 +1851,12 @@ class SqliteTxn final : public WriteTxn {
   }
   Status AddGroupMember(int64_t group_id, bool is_group, int64_t member_id) override {
     NUBO_PREPARE(s, c_,
-                 is_group ? "INSERT INTO group_members (group_id, member_group) VALUES (?, ?)"
-                          : "INSERT INTO group_members (group_id, member_user) VALUES (?, ?)");
+                 is_group ? "INSERT INTO group_members (group_id, member_group) VALUES (?, ?) ON "
+                            "CONFLICT DO NOTHING"
+                          : "INSERT INTO group_members (group_id, member_user) VALUES (?, ?) ON "
+                            "CONFLICT DO NOTHING");
     s.Bind(1, group_id).Bind(2, member_id);
-    return s.Exec();
+    return Inserted(s);
   }
   Status RemoveGroupMember(int64_t group_id, bool is_group, int64_t member_id) override {
     NUBO_PREPARE(s, c_,
@@ -1810,7 +1870,7 @@ class SqliteTxn final : public WriteTxn {
     NUBO_PREPARE(s, c_,
                  "INSERT INTO grants (public_id, node_id, grantee_user, grantee_group, role, "
                  "may_reshare, expires_at, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
-                 "?) RETURNING id");
+                 "?) ON CONFLICT DO NOTHING RETURNING id");
     s.Bind(1, g.public_id).Bind(2, g.node_id);
     BindOpt(s, 3, g.grantee_user);
     BindOpt(s, 4, g.grantee_group);
@@ -1838,8 +1898,9 @@ class SqliteTxn final : public WriteTxn {
 
   Status PutShareMount(const ShareMountRow& m) override {
     NUBO_PREPARE(s, c_,
-                 "INSERT OR REPLACE INTO share_mounts (user_id, node_id, parent_id, name, hidden) "
-                 "VALUES (?, ?, ?, ?, ?)");
+                 "INSERT INTO share_mounts (user_id, node_id, parent_id, name, hidden) "
+                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id, node_id) DO UPDATE SET "
+                 "parent_id = excluded.parent_id, name = excluded.name, hidden = excluded.hidden");
     s.Bind(1, m.user_id).Bind(2, m.node_id);
     BindOpt(s, 3, m.parent_id);
     s.Bind(4, m.name).Bind(5, int64_t{m.hidden ? 1 : 0});
@@ -1893,7 +1954,8 @@ class SqliteTxn final : public WriteTxn {
     NUBO_PREPARE(s, c_,
                  "INSERT INTO links (public_id, token_hash, token_hint, node_id, role, "
                  "password_hash, expires_at, max_downloads, downloads, label, created_by, "
-                 "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?) RETURNING id");
+                 "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?) ON CONFLICT DO NOTHING "
+                 "RETURNING id");
     s.Bind(1, l.public_id).Bind(2, l.token_hash).Bind(3, l.token_hint).Bind(4, l.node_id);
     s.Bind(5, static_cast<int64_t>(l.role));
     if (l.password_hash) {
@@ -2012,11 +2074,12 @@ class SqliteTxn final : public WriteTxn {
       if (s.changes()) return Status::Ok();
     }
     NUBO_PREPARE(s, c_,
-                 is_group
-                     ? "INSERT INTO drive_members (drive_id, member_group, role) VALUES (?, ?, ?)"
-                     : "INSERT INTO drive_members (drive_id, member_user, role) VALUES (?, ?, ?)");
+                 is_group ? "INSERT INTO drive_members (drive_id, member_group, role) VALUES (?, "
+                            "?, ?) ON CONFLICT DO NOTHING"
+                          : "INSERT INTO drive_members (drive_id, member_user, role) VALUES (?, ?, "
+                            "?) ON CONFLICT DO NOTHING");
     s.Bind(1, drive_id).Bind(2, member_id).Bind(3, static_cast<int64_t>(role));
-    return s.Exec();
+    return Inserted(s);
   }
   Status RemoveDriveMember(int64_t drive_id, bool is_group, int64_t member_id) override {
     NUBO_PREPARE(s, c_,
@@ -2061,7 +2124,7 @@ class SqliteTxn final : public WriteTxn {
         s, c_,
         "INSERT INTO users (public_id, username, name_key, email, display_name, password_hash, "
         "role, active, quota_bytes, credentials_version, created_at, last_login_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id");
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id");
     std::string key = Lower(u.username);
     std::optional<std::string> email =
         u.email ? std::optional<std::string>(Lower(*u.email)) : std::nullopt;
@@ -2088,7 +2151,7 @@ class SqliteTxn final : public WriteTxn {
     NUBO_PREPARE(
         s, c_,
         "INSERT INTO app_passwords (user_id, label, secret_hash, created_at, last_used_at, "
-        "scopes) VALUES (?, ?, ?, ?, NULL, ?) RETURNING id");
+        "scopes) VALUES (?, ?, ?, ?, NULL, ?) ON CONFLICT DO NOTHING RETURNING id");
     s.Bind(1, a.user_id).Bind(2, a.label).Bind(3, a.secret_hash).Bind(4, a.created_at_ms);
     s.Bind(5, static_cast<int64_t>(a.scopes));
     return InsertedId(s);
@@ -2116,14 +2179,14 @@ class SqliteTxn final : public WriteTxn {
                                  const std::vector<ManifestChunk>& chunks) override {
     int64_t id = 0;
     {
-      NUBO_PREPARE(
-          s, c_,
-          "INSERT INTO manifests (hash, size, refs, created_at) VALUES (?, ?, 0, ?) RETURNING id");
+      NUBO_PREPARE(s, c_,
+                   "INSERT INTO manifests (hash, size, refs, created_at) VALUES (?, ?, 0, ?) ON "
+                   "CONFLICT DO NOTHING RETURNING id");
       s.Bind(1, hash).Bind(2, static_cast<int64_t>(size)).Bind(3, UnixMillis());
       NUBO_ASSIGN_OR_RETURN(id, InsertedId(s));
     }
     NUBO_PREPARE(s, c_,
-                 "INSERT INTO manifest_chunks (manifest_id, seq, chunk_hash, offset, size) "
+                 "INSERT INTO manifest_chunks (manifest_id, seq, chunk_hash, \"offset\", size) "
                  "VALUES (?, ?, ?, ?, ?)");
     for (const auto& ch : chunks) {
       s.Bind(1, id)
@@ -2163,14 +2226,16 @@ class SqliteTxn final : public WriteTxn {
     return Status::Ok();
   }
   Status InsertChunk(const ChunkRow& row) override {
-    NUBO_PREPARE(s, c_, "INSERT INTO chunks (hash, size, refs, orphaned_at) VALUES (?, ?, ?, ?)");
+    NUBO_PREPARE(s, c_,
+                 "INSERT INTO chunks (hash, size, refs, orphaned_at) VALUES (?, ?, ?, ?) ON "
+                 "CONFLICT DO NOTHING");
     s.Bind(1, row.hash).Bind(2, static_cast<int64_t>(row.size)).Bind(3, row.refs);
     if (row.orphaned_at_ms) {
       s.Bind(4, *row.orphaned_at_ms);
     } else {
       s.BindNull(4);
     }
-    return s.Exec();
+    return Inserted(s);
   }
   Status SetChunkRefs(const Digest& hash, int64_t refs,
                       std::optional<int64_t> orphaned_at_ms) override {
@@ -2200,9 +2265,11 @@ class SqliteTxn final : public WriteTxn {
     return Status::Ok();
   }
   Status InsertPin(const std::string& name, int64_t manifest_id) override {
-    NUBO_PREPARE(s, c_, "INSERT INTO pins (name, manifest_id, created_at) VALUES (?, ?, ?)");
+    NUBO_PREPARE(
+        s, c_,
+        "INSERT INTO pins (name, manifest_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING");
     s.Bind(1, name).Bind(2, manifest_id).Bind(3, UnixMillis());
-    return s.Exec();
+    return Inserted(s);
   }
   Status DeletePin(const std::string& name) override {
     NUBO_PREPARE(s, c_, "DELETE FROM pins WHERE name = ?");
@@ -2238,11 +2305,19 @@ class SqliteTxn final : public WriteTxn {
   sql::Conn& c_;
 };
 
+}  // namespace
+
+namespace sql {
+
+std::unique_ptr<WriteTxn> NewTxn(Conn& c) { return std::make_unique<SqliteTxn>(c); }
+
 Result<int> CurrentVersion(Conn& c) {
   NUBO_RETURN_IF_ERROR(
-      c.Exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT "
-             "NOT NULL, "
-             "applied_at INTEGER NOT NULL)"));
+      c.Exec(c.dialect() == Dialect::kSqlite
+                 ? "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
+                   "name TEXT NOT NULL, applied_at INTEGER NOT NULL)"
+                 : "CREATE TABLE IF NOT EXISTS schema_migrations (version bigint PRIMARY KEY, "
+                   "name text NOT NULL, applied_at bigint NOT NULL)"));
   NUBO_PREPARE(s, c, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations");
   NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
   return row ? static_cast<int>(s.Int(0)) : 0;
@@ -2250,9 +2325,8 @@ Result<int> CurrentVersion(Conn& c) {
 
 // Applies every migration above the current version, each in its own
 // transaction with its version row, so a crash leaves whole migrations.
-Result<int> ApplyMigrations(Conn& c, bool allowed) {
+Result<int> ApplyMigrations(Conn& c, const std::vector<Migration>& all, bool allowed) {
   NUBO_ASSIGN_OR_RETURN(int current, CurrentVersion(c));
-  const auto& all = Migrations();
   int latest = all.empty() ? 0 : all.back().version;
   if (current > latest) {
     return Status::Unsupported("database schema version " + std::to_string(current) +
@@ -2266,9 +2340,17 @@ Result<int> ApplyMigrations(Conn& c, bool allowed) {
       return Status::Unsupported("database needs migration to version " + std::to_string(latest) +
                                  ": run `nubo migrate`");
     }
-    NUBO_RETURN_IF_ERROR(c.Exec("BEGIN IMMEDIATE"));
-    std::string sql(m.sql);
-    Status st = c.Exec(sql.c_str());
+    NUBO_RETURN_IF_ERROR(c.Exec(c.dialect() == Dialect::kSqlite ? "BEGIN IMMEDIATE" : "BEGIN"));
+    if (c.dialect() == Dialect::kPostgres) {
+      // One migrator at a time when several nodes start together.
+      NUBO_RETURN_IF_ERROR(c.Exec("SELECT pg_advisory_xact_lock(7236100)"));
+      NUBO_ASSIGN_OR_RETURN(int now, CurrentVersion(c));
+      if (now >= m.version) {
+        NUBO_RETURN_IF_ERROR(c.Exec("COMMIT"));
+        continue;
+      }
+    }
+    Status st = c.Exec(m.sql);
     if (st.ok()) {
       NUBO_PREPARE(s, c,
                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
@@ -2285,6 +2367,10 @@ Result<int> ApplyMigrations(Conn& c, bool allowed) {
   }
   return applied;
 }
+
+}  // namespace sql
+
+namespace {
 
 class SqliteStore final : public MetaStore {
  public:
@@ -2308,7 +2394,7 @@ class SqliteStore final : public MetaStore {
 
   Result<int> SchemaVersion() override {
     std::lock_guard lock(writer_mu_);
-    return CurrentVersion(*writer_);
+    return sql::CurrentVersion(*writer_);
   }
 
   WriteStats Stats() const override { return {writes_.items(), writes_.batches()}; }
@@ -2418,13 +2504,13 @@ class SqliteStore final : public MetaStore {
 
 Result<std::unique_ptr<MetaStore>> OpenSqlite(const std::string& path, SqliteOptions options) {
   NUBO_ASSIGN_OR_RETURN(std::unique_ptr<Conn> writer, Conn::Open(path, options.busy_timeout_ms));
-  NUBO_RETURN_IF_ERROR(ApplyMigrations(*writer, options.migrate).status());
+  NUBO_RETURN_IF_ERROR(sql::ApplyMigrations(*writer, Migrations(), options.migrate).status());
   return std::unique_ptr<MetaStore>(new SqliteStore(path, options, std::move(writer)));
 }
 
 Result<int> MigrateSqlite(const std::string& path) {
   NUBO_ASSIGN_OR_RETURN(std::unique_ptr<Conn> c, Conn::Open(path, 5000));
-  return ApplyMigrations(*c, true);
+  return sql::ApplyMigrations(*c, Migrations(), true);
 }
 
 }  // namespace nubo::meta

@@ -1,0 +1,34 @@
+// PostgreSQL MetaStore: a pool of libpq connections; reads in a
+// REPEATABLE READ READ ONLY transaction (one snapshot, like SQLite's),
+// writes in SERIALIZABLE transactions retried with jittered backoff when
+// the server reports a serialization failure or a deadlock — so a write
+// callback may run more than once and must not act outside the
+// transaction. Several processes may share one database. Thread-safe.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "meta/meta_store.h"
+
+namespace nubo::meta {
+
+struct PgOptions {
+  int max_connections = 8;
+  // Attempts of a write before its serialization failure is returned.
+  int max_attempts = 12;
+  // Apply pending migrations at open (serve does; `nubo migrate` is explicit).
+  bool migrate = true;
+};
+
+// Opens the database `conninfo` names (a libpq connection string or a
+// postgres:// URI). Refuses (Unsupported) a schema newer than this
+// binary's migrations, and one that needs migrations when `migrate` is
+// false.
+Result<std::unique_ptr<MetaStore>> OpenPostgres(const std::string& conninfo,
+                                                PgOptions options = {});
+
+// Applies pending migrations; returns how many ran.
+Result<int> MigratePostgres(const std::string& conninfo);
+
+}  // namespace nubo::meta
