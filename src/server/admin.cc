@@ -111,7 +111,7 @@ Result<std::string> ReadPasswordLine() {
 }  // namespace
 
 int RunUser(const Config& cfg, const UserCommand& cmd) {
-  auto s = OpenStorage(cfg.data_dir, /*migrate=*/true);
+  auto s = OpenStorage(cfg.data_dir, cfg.database, /*migrate=*/true);
   if (!s.ok()) return Fail("user", s.status());
   meta::MetaStore& m = *s->meta;
   const auth::PasswordParams params = PasswordParamsFrom(cfg);
@@ -168,7 +168,7 @@ int RunUser(const Config& cfg, const UserCommand& cmd) {
 }
 
 int RunGroup(const Config& cfg, const GroupCommand& cmd) {
-  auto s = OpenStorage(cfg.data_dir, /*migrate=*/true);
+  auto s = OpenStorage(cfg.data_dir, cfg.database, /*migrate=*/true);
   if (!s.ok()) return Fail("group", s.status());
   meta::MetaStore& m = *s->meta;
   share::Sharing sharing(m);
@@ -235,10 +235,11 @@ int RunGroup(const Config& cfg, const GroupCommand& cmd) {
 }
 
 int RunMigrate(const Config& cfg) {
-  auto applied = meta::MigrateSqlite(DatabasePath(cfg.data_dir));
+  auto applied = MigrateDatabase(cfg.data_dir, cfg.database);
   if (!applied.ok()) return Fail("migrate", applied.status());
-  std::printf("applied %d migration(s) to %s\n", *applied, DatabasePath(cfg.data_dir).c_str());
-  auto s = OpenStorage(cfg.data_dir, /*migrate=*/false);
+  std::printf("applied %d migration(s) to %s\n", *applied,
+              DatabaseName(cfg.data_dir, cfg.database).c_str());
+  auto s = OpenStorage(cfg.data_dir, cfg.database, /*migrate=*/false);
   if (!s.ok()) return Fail("migrate", s.status());
   auto filled = files::FillSortKeys(*s->meta);
   if (!filled.ok()) return Fail("migrate", filled.status());
@@ -247,7 +248,7 @@ int RunMigrate(const Config& cfg) {
 }
 
 int RunFsck(const Config& cfg, bool repair) {
-  auto s = OpenStorage(cfg.data_dir, /*migrate=*/false);
+  auto s = OpenStorage(cfg.data_dir, cfg.database, /*migrate=*/false);
   if (!s.ok()) return Fail("fsck", s.status());
   auto r = content::Fsck(*s->meta, *s->chunks, repair);
   if (!r.ok()) return Fail("fsck", r.status());
@@ -285,7 +286,7 @@ int RunFsck(const Config& cfg, bool repair) {
 }
 
 int RunGc(const Config& cfg, uint64_t grace_ms) {
-  auto s = OpenStorage(cfg.data_dir, false);
+  auto s = OpenStorage(cfg.data_dir, cfg.database, false);
   if (!s.ok()) return Fail("gc", s.status());
   auto r =
       content::CollectGarbage(*s->meta, *s->chunks, static_cast<int64_t>(grace_ms), UnixMillis());
@@ -329,7 +330,7 @@ int RunChunk(const std::string& file) {
 
 int RunDebugPut(const Config& cfg, const std::string& file, const std::string& pin,
                 bool per_chunk_sync) {
-  auto s = OpenStorage(cfg.data_dir, true);
+  auto s = OpenStorage(cfg.data_dir, cfg.database, true);
   if (!s.ok()) return Fail("debug put", s.status());
   FILE* f = file == "-" ? stdin : std::fopen(file.c_str(), "rb");
   if (!f) return Fail("debug put", Status::NotFound("cannot open " + file));
@@ -358,7 +359,7 @@ int RunDebugCat(const Config& cfg, const std::string& hash_hex) {
   if (!ParseDigestHex(hash_hex, h)) {
     return Fail("debug cat", Status::InvalidArgument("expected 64 hex characters"));
   }
-  auto s = OpenStorage(cfg.data_dir, false);
+  auto s = OpenStorage(cfg.data_dir, cfg.database, false);
   if (!s.ok()) return Fail("debug cat", s.status());
   auto r = content::ManifestReader::OpenByHash(*s->meta, *s->chunks, h);
   if (!r.ok()) return Fail("debug cat", r.status());
@@ -374,14 +375,14 @@ int RunDebugCat(const Config& cfg, const std::string& hash_hex) {
 }
 
 int RunDebugUnpin(const Config& cfg, const std::string& name) {
-  auto s = OpenStorage(cfg.data_dir, false);
+  auto s = OpenStorage(cfg.data_dir, cfg.database, false);
   if (!s.ok()) return Fail("debug unpin", s.status());
   if (Status st = Unpin(*s->meta, name); !st.ok()) return Fail("debug unpin", st);
   return 0;
 }
 
 int RunDebugChurn(const Config& cfg, uint64_t seed, uint64_t max_size, int keep) {
-  auto s = OpenStorage(cfg.data_dir, true);
+  auto s = OpenStorage(cfg.data_dir, cfg.database, true);
   if (!s.ok()) return Fail("debug churn", s.status());
   // Continue after the highest file a previous run pinned.
   uint64_t next = 0;
@@ -425,7 +426,7 @@ int RunDebugChurn(const Config& cfg, uint64_t seed, uint64_t max_size, int keep)
 }
 
 int RunDebugVerify(const Config& cfg, uint64_t seed, uint64_t max_size) {
-  auto s = OpenStorage(cfg.data_dir, false);
+  auto s = OpenStorage(cfg.data_dir, cfg.database, false);
   if (!s.ok()) return Fail("debug verify", s.status());
   std::vector<std::pair<std::string, int64_t>> pins;
   Status st = s->meta->Read([&](meta::ReadTxn& txn) -> Status {

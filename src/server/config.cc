@@ -217,6 +217,17 @@ const std::vector<Setting>& Table() {
       {"auth.argon2_threads", "NUBO_ARGON2_THREADS", "1",
        "threads that verify passwords (Argon2id), at a lower CPU priority than file I/O", false,
        Uint(&Config::argon2_threads, 1, 64)},
+      {"storage.database", "NUBO_DATABASE", "",
+       "empty: metadata in SQLite in the data directory; a postgres:// URL: in that PostgreSQL "
+       "database (experimental, see docs/postgresql.md)",
+       true,
+       [](Config& c, std::string_view v) -> Status {
+         if (!v.empty() && !v.starts_with("postgres://") && !v.starts_with("postgresql://")) {
+           return Expect("expected nothing (SQLite) or a postgres:// URL");
+         }
+         c.database = std::string(v);
+         return Status::Ok();
+       }},
       {"auth.argon2_queue", "NUBO_ARGON2_QUEUE", "4",
        "password checks that may wait for those threads; beyond, sign-ins get 503 + Retry-After",
        false, Uint(&Config::argon2_queue, 1, 10000)},

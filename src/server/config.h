@@ -20,6 +20,8 @@ struct Config {
   std::string listen_host = "127.0.0.1";
   uint16_t listen_port = 8086;
   std::string data_dir = "./nubo-data";
+  // Empty: SQLite in the data directory; else a PostgreSQL URL.
+  std::string database;
   std::string web_dir = "./web/dist";
   int io_threads = 0;  // 0: one per core
   int blocking_threads = 16;

@@ -185,7 +185,7 @@ int RunServe(const Config& cfg) {
     return 1;
   }
   // Migrations run here, before anything listens (ARCHITECTURE.md §1).
-  auto storage = OpenStorage(cfg.data_dir, /*migrate=*/true);
+  auto storage = OpenStorage(cfg.data_dir, cfg.database, /*migrate=*/true);
   if (!storage.ok()) {
     spdlog::critical("cannot open storage in {}: {}", cfg.data_dir, storage.status().ToString());
     FlushLogs();

@@ -1,5 +1,6 @@
-// Opens the embedded storage under the data directory (ARCHITECTURE.md §1):
-// <data>/nubo.db (SQLite), <data>/chunks (chunk files), <data>/tmp.
+// Opens the storage (ARCHITECTURE.md §1): the metadata in <data>/nubo.db
+// (SQLite) or in the PostgreSQL database `database` names, the chunk files
+// in <data>/chunks, <data>/tmp.
 #pragma once
 
 #include <memory>
@@ -17,8 +18,16 @@ struct Storage {
 
 std::string DatabasePath(const std::string& data_dir);
 
-// `migrate`: apply pending migrations (serve does); otherwise refuse a
+// How logs and messages name the metadata database (never a password).
+std::string DatabaseName(const std::string& data_dir, const std::string& database);
+
+// `database`: empty for SQLite at DatabasePath(data_dir), or a postgres://
+// URL. `migrate`: apply pending migrations (serve does); otherwise refuse a
 // database that needs them.
-Result<Storage> OpenStorage(const std::string& data_dir, bool migrate);
+Result<Storage> OpenStorage(const std::string& data_dir, const std::string& database,
+                            bool migrate);
+
+// Applies pending migrations; returns how many ran.
+Result<int> MigrateDatabase(const std::string& data_dir, const std::string& database);
 
 }  // namespace nubo::server

@@ -11,6 +11,8 @@ import subprocess
 import tempfile
 import time
 
+import pg_cluster
+
 NUBO_BIN = os.environ.get("NUBO_BIN", os.path.join(os.path.dirname(__file__), "../../build/test/nubo"))
 
 
@@ -23,6 +25,11 @@ class Server:
             cmd.append("--enable-test-routes")
         full_env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
         full_env["NUBO_LOG_LEVEL"] = "info"
+        # The metadata in a fresh PostgreSQL database (tools run on the
+        # server's data pass it along: tool_env()).
+        self.database = pg_cluster.fresh_database() if pg_cluster.wanted() else None
+        if self.database:
+            full_env["NUBO_DATABASE"] = self.database
         full_env.update(env or {})
         self._cmd, self._env, self._starts = cmd, full_env, 0
         self._start()
@@ -51,6 +58,14 @@ class Server:
                 raise RuntimeError("nubo exited early (%s):\n%s" % (self.proc.returncode, self.log()))
             time.sleep(0.02)
         raise RuntimeError("nubo did not start listening:\n" + self.log())
+
+    def tool_env(self):
+        """The environment for a `nubo` tool (fsck, gc…) on this server's
+        data: no NUBO_ settings but the database."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
+        if self.database:
+            env["NUBO_DATABASE"] = self.database
+        return env
 
     def log(self):
         with open(self.log_path, "rb") as f:
@@ -87,6 +102,10 @@ class Server:
         if not self._log.closed:
             self._log.close()
         self.tmp.cleanup()
+
+
+# A test that reads or edits SQLite's file itself has no PostgreSQL twin.
+sqlite_only = __import__("unittest").skipIf(pg_cluster.wanted(), "reads or edits the SQLite file itself")
 
 
 class Reader:

@@ -26,7 +26,7 @@ import unittest
 import urllib.parse
 import zipfile
 
-from harness import NUBO_BIN, Reader, Server, exchange, request
+from harness import NUBO_BIN, Reader, Server, exchange, request, sqlite_only
 
 FAST = {"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB"}
 API = "/api/v1"
@@ -147,10 +147,9 @@ def eventually(fn, timeout=5.0):
         time.sleep(0.05)
 
 
-def run_fsck(data_dir):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
-    return subprocess.run([NUBO_BIN, "--data", data_dir, "fsck"], capture_output=True, text=True,
-                          timeout=600, env=env)
+def run_fsck(srv):
+    return subprocess.run([NUBO_BIN, "--data", srv.data, "fsck"], capture_output=True, text=True,
+                          timeout=600, env=srv.tool_env())
 
 
 def start_with_users(names, env=None):
@@ -174,7 +173,7 @@ def stop_and_fsck(srv):
     """SIGTERM (a clean exit), then `nubo fsck` of the data directory must
     find nothing."""
     code = srv.terminate()
-    p = run_fsck(srv.data)
+    p = run_fsck(srv)
     srv.close()
     assert code == 0, code
     assert p.returncode == 0 and " 0 problems" in p.stdout, p.stdout + p.stderr
@@ -393,7 +392,7 @@ def add_user(admin, name, password, quota=None):
 class FsckMixin:
     def assert_clean_shutdown_and_fsck(self, srv):
         self.assertEqual(srv.terminate(), 0, srv.log()[-3000:])
-        p = run_fsck(srv.data)
+        p = run_fsck(srv)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertNotIn("PROBLEM", p.stdout)
         self.assertRegex(p.stdout, r" 0 problems")
@@ -1842,6 +1841,7 @@ if __name__ == "__main__":
 # Retention: the background job deletes expired trash for good.
 
 
+@sqlite_only
 class FsckFindsTamperedMetadataTest(unittest.TestCase):
     """fsck recomputes what the server keeps denormalized: each folder's size
     rollup, each file's content hash (its ETag) beside its manifest, and each
@@ -1853,7 +1853,7 @@ class FsckFindsTamperedMetadataTest(unittest.TestCase):
             folder = admin.mkdir(admin.root, "f")
             f = admin.put(folder["id"], "a.txt", b"some bytes")
             self.assertEqual(srv.terminate(), 0, srv.log()[-3000:])
-            clean = run_fsck(srv.data)
+            clean = run_fsck(srv)
             self.assertEqual(clean.returncode, 0, clean.stdout + clean.stderr)
             db = sqlite3.connect(os.path.join(srv.data, "nubo.db"))
             with db:
@@ -1861,7 +1861,7 @@ class FsckFindsTamperedMetadataTest(unittest.TestCase):
                 db.execute("UPDATE nodes SET size = size + 1 WHERE public_id = ?", (folder["id"],))
                 db.execute("UPDATE drives SET props_bytes = props_bytes + 7")
             db.close()
-            p = run_fsck(srv.data)
+            p = run_fsck(srv)
             self.assertNotEqual(p.returncode, 0, p.stdout)
             self.assertIn("node %s records a content hash" % f["id"], p.stdout + p.stderr)
             self.assertIn("folder %s records 11 bytes" % folder["id"], p.stdout + p.stderr)
@@ -1872,13 +1872,14 @@ class FsckFindsTamperedMetadataTest(unittest.TestCase):
                 db.execute("UPDATE nodes SET child_count = 5 WHERE public_id = ?", (folder["id"],))
                 db.execute("UPDATE nodes SET sort_key = NULL WHERE public_id = ?", (f["id"],))
             db.close()
-            p = run_fsck(srv.data)
+            p = run_fsck(srv)
             self.assertIn("folder %s records 5 items, it holds 1" % folder["id"], p.stdout)
             self.assertIn("1 node(s) have no listing key", p.stdout)
         finally:
             srv.close()
 
 
+@sqlite_only
 class ListingKeysUpgradeTest(unittest.TestCase):
     """Rows without a listing key (written before natural order) and keys of
     another collation version are rebuilt before the server serves, so an
@@ -1915,7 +1916,7 @@ class ListingKeysUpgradeTest(unittest.TestCase):
             db.close()
             self.assertNotEqual(version, "icu-0.0-old")
             self.assertEqual(unkeyed, 0)
-            p = run_fsck(srv.data)
+            p = run_fsck(srv)
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         finally:
             srv.close()
@@ -1981,6 +1982,7 @@ def chunk_files(data_dir):
     return sum(len(files) for _, _, files in os.walk(os.path.join(data_dir, "chunks")))
 
 
+@sqlite_only
 class TinyFilesInlineTest(FsckMixin, unittest.TestCase):
     """Files up to storage.inline_max (8 KiB by default) keep their bytes in
     the metadata database: no chunk file is written for them, and reads,
@@ -2034,7 +2036,7 @@ class TinyFilesInlineTest(FsckMixin, unittest.TestCase):
             self.assertEqual(chunk_files(srv.data), base + 1)
             code = srv.terminate()
             self.assertEqual(code, 0)
-            p = run_fsck(srv.data)
+            p = run_fsck(srv)
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
             self.assertRegex(p.stdout, r"\((\d+) inline\)")
             self.assertGreaterEqual(int(re.search(r"\((\d+) inline\)", p.stdout).group(1)), 2)

@@ -506,9 +506,8 @@ class GroupCliTest(unittest.TestCase):
             self.assertEqual(srv.terminate(), 0)
 
             def nubo(*args, ok=True):
-                env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
                 p = subprocess.run([NUBO_BIN, "--data", srv.data, "group", *args], capture_output=True, text=True,
-                                   timeout=60, env=env)
+                                   timeout=60, env=srv.tool_env())
                 self.assertEqual(p.returncode == 0, ok, "%s: %s%s" % (args, p.stdout, p.stderr))
                 return p.stdout
 

@@ -39,7 +39,14 @@ class PgStore final : public MetaStore {
     NUBO_ASSIGN_OR_RETURN(std::unique_ptr<Conn> c, Acquire());
     Status st;
     for (int attempt = 1;; ++attempt) {
-      st = c->Run("BEGIN ISOLATION LEVEL SERIALIZABLE");
+      // One writer at a time, across every process on this database, as
+      // SQLite has one: writes bump shared rows (the drive's change number,
+      // every ancestor's size), so side-by-side writers would mostly undo
+      // each other. The lock is taken before the transaction reads
+      // anything, and READ COMMITTED then reads what the previous writer
+      // committed: serialized writers see one consistent state.
+      st = c->Run("BEGIN ISOLATION LEVEL READ COMMITTED");
+      if (st.ok()) st = c->Run("SELECT pg_advisory_xact_lock(7236101)");
       if (st.ok()) {
         auto txn = sql::NewTxn(*c);
         try {
@@ -61,8 +68,8 @@ class PgStore final : public MetaStore {
         }
       }
       ++writes_;
-      // A serialization failure or deadlock: the server undid the whole
-      // transaction; run it again on a fresh snapshot.
+      // A deadlock (or a serialization failure): the server undid the
+      // whole transaction; run it again.
       if (st.code() != Code::kAborted || attempt >= opt_.max_attempts || !c->Healthy()) break;
       std::this_thread::sleep_for(Backoff(attempt));
     }

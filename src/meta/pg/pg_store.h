@@ -1,9 +1,10 @@
 // PostgreSQL MetaStore: a pool of libpq connections; reads in a
-// REPEATABLE READ READ ONLY transaction (one snapshot, like SQLite's),
-// writes in SERIALIZABLE transactions retried with jittered backoff when
-// the server reports a serialization failure or a deadlock — so a write
-// callback may run more than once and must not act outside the
-// transaction. Several processes may share one database. Thread-safe.
+// REPEATABLE READ READ ONLY transaction (one snapshot, like SQLite's, and
+// side by side with writes); writes one at a time across every process on
+// the database (an advisory lock, as SQLite has one writer), retried with
+// jittered backoff when the server reports a deadlock or serialization
+// failure — so a write callback may run more than once and must not act
+// outside the transaction. Thread-safe.
 #pragma once
 
 #include <memory>

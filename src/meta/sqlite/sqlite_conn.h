@@ -48,7 +48,9 @@ inline Status SqliteError(sqlite3* db, int rc, std::string_view what) {
 // connection's cache and handed out as an sql::Stmt.
 class Cursor final : public sql::Cursor {
  public:
-  Cursor(sqlite3* db, sqlite3_stmt* s) : db_(db), s_(s) {}
+  // `rowid`: the statement is an INSERT whose " RETURNING id" was taken
+  // off (see Conn::Prepare): its one row is the new rowid.
+  Cursor(sqlite3* db, sqlite3_stmt* s, bool rowid = false) : db_(db), s_(s), rowid_(rowid) {}
   ~Cursor() { sqlite3_finalize(s_); }
   void BindInt(int i, int64_t v) override { sqlite3_bind_int64(s_, i, v); }
   void BindText(int i, std::string_view t) override {
@@ -66,12 +68,16 @@ class Cursor final : public sql::Cursor {
     sqlite3_bind_pointer(s_, i, p, type, nullptr);
   }
   Result<bool> Step() override {
+    if (rowid_) return StepRowid();
     int rc = sqlite3_step(s_);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
     return SqliteError(db_, sqlite3_extended_errcode(db_), sqlite3_sql(s_));
   }
-  int64_t Int(int col) const override { return sqlite3_column_int64(s_, col); }
+  int64_t Int(int col) const override {
+    if (rowid_) return inserted_;
+    return sqlite3_column_int64(s_, col);
+  }
   double Real(int col) const override { return sqlite3_column_double(s_, col); }
   std::string_view TextView(int col) const override {
     const unsigned char* p = sqlite3_column_text(s_, col);
@@ -85,15 +91,39 @@ class Cursor final : public sql::Cursor {
   }
   bool IsNull(int col) const override { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
   int changes() const override { return sqlite3_changes(db_); }
-  void Reset() override { sqlite3_reset(s_); }
+  void Reset() override {
+    sqlite3_reset(s_);
+    state_ = 0;
+  }
   void Release() override {
     sqlite3_reset(s_);
     sqlite3_clear_bindings(s_);
+    state_ = 0;
   }
 
  private:
+  // The INSERT runs on the first step; a row was inserted when it changed
+  // one (ON CONFLICT DO NOTHING changes none), and its rowid is the last
+  // inserted once the statement's triggers have ended.
+  Result<bool> StepRowid() {
+    if (state_ == 0) {
+      int rc = sqlite3_step(s_);
+      if (rc != SQLITE_DONE) {
+        return SqliteError(db_, sqlite3_extended_errcode(db_), sqlite3_sql(s_));
+      }
+      state_ = sqlite3_changes(db_) > 0 ? 1 : 2;
+      inserted_ = sqlite3_last_insert_rowid(db_);
+      return state_ == 1;
+    }
+    state_ = 2;
+    return false;
+  }
+
   sqlite3* db_;
   sqlite3_stmt* s_;
+  const bool rowid_;
+  int state_ = 0;  // rowid_: 0 not run, 1 on the row, 2 done
+  int64_t inserted_ = 0;
 };
 
 using sql::BindOpt;
@@ -164,13 +194,22 @@ class Conn final : public sql::Conn {
     }
     return Status::Ok();
   }
+  // An "INSERT … RETURNING id" that updates nothing on conflict is run
+  // without its RETURNING: SQLite gathers RETURNING rows in a temporary
+  // table, which costs more than reading the rowid it just assigned.
   Result<Stmt> Prepare(const char* sql) override {
     auto it = cache_.find(sql);
     if (it == cache_.end()) {
+      std::string_view text(sql);
+      constexpr std::string_view kReturning = " RETURNING id";
+      const bool rowid = text.starts_with("INSERT ") && text.ends_with(kReturning) &&
+                         text.find(" DO UPDATE ") == std::string_view::npos;
+      if (rowid) text.remove_suffix(kReturning.size());
       sqlite3_stmt* s = nullptr;
-      int rc = sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr);
+      int rc = sqlite3_prepare_v3(db_, text.data(), static_cast<int>(text.size()),
+                                  SQLITE_PREPARE_PERSISTENT, &s, nullptr);
       if (rc != SQLITE_OK) return SqliteError(db_, rc, sql);
-      it = cache_.emplace(sql, std::make_unique<Cursor>(db_, s)).first;
+      it = cache_.emplace(sql, std::make_unique<Cursor>(db_, s, rowid)).first;
     }
     return Stmt(it->second.get());
   }

@@ -149,7 +149,7 @@ Result<std::vector<SharedDavCollection>> ListDavCollectionsSharedWith(
       "u.username, min(sh.read_only) FROM dav_shares sh JOIN dav_collections d ON d.id = "
       "sh.collection_id JOIN users u ON u.id = d.user_id WHERE d.kind = ?3 AND d.user_id != ?1 "
       "AND u.active = 1 AND (sh.grantee_user = ?1 OR sh.grantee_group IN (SELECT value FROM "
-      "json_each(?2))) GROUP BY d.id ORDER BY u.username, d.sort_order, d.name";
+      "json_each(?2))) GROUP BY d.id, u.username ORDER BY u.username, d.sort_order, d.name";
   NUBO_PREPARE(s, c, sql.c_str());
   const std::string ids = JsonIds(groups);  // bound without a copy
   s.Bind(1, user_id).Bind(2, ids).Bind(3, static_cast<int64_t>(kind));
@@ -238,8 +238,9 @@ Result<std::vector<DavObjectRow>> ListDavObjectsInRange(sql::Conn& c, int64_t co
   static const std::string sql =
       std::string(kObjectSelect) +
       "WHERE collection_id = ?1 AND name > ?2 "
-      "AND (?3 IS NULL OR last_end IS NULL OR last_end >= ?3) "
-      "AND (?4 IS NULL OR first_start IS NULL OR first_start < ?4) ORDER BY name LIMIT ?5";
+      "AND (CAST(?3 AS BIGINT) IS NULL OR last_end IS NULL OR last_end >= ?3) "
+      "AND (CAST(?4 AS BIGINT) IS NULL OR first_start IS NULL OR first_start < ?4) "
+      "ORDER BY name LIMIT ?5";
   NUBO_PREPARE(s, c, sql.c_str());
   s.Bind(1, collection_id).Bind(2, after_name);
   BindOpt(s, 3, start_ms);
@@ -311,14 +312,14 @@ Status PutDavObject(sql::Conn& c, DavObjectRow& row) {
     NUBO_PREPARE(s, c,
                  "INSERT INTO dav_objects (collection_id, name, uid, component, data, etag, "
                  "first_start, last_end, modseq, mtime, size) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-                 "?8, ?9, ?10, length(?5)) ON CONFLICT (collection_id, name) DO UPDATE SET "
+                 "?8, ?9, ?10, ?11) ON CONFLICT (collection_id, name) DO UPDATE SET "
                  "uid = ?3, component = ?4, data = ?5, etag = ?6, first_start = ?7, "
-                 "last_end = ?8, modseq = ?9, mtime = ?10, size = length(?5) RETURNING id");
+                 "last_end = ?8, modseq = ?9, mtime = ?10, size = ?11 RETURNING id");
     s.Bind(1, row.collection_id).Bind(2, row.name).Bind(3, row.uid).Bind(4, row.component);
     s.BindBlob(5, row.data).Bind(6, row.etag);
     BindOpt(s, 7, row.first_start_ms);
     BindOpt(s, 8, row.last_end_ms);
-    s.Bind(9, row.modseq).Bind(10, row.mtime_ms);
+    s.Bind(9, row.modseq).Bind(10, row.mtime_ms).Bind(11, static_cast<int64_t>(row.data.size()));
     NUBO_ASSIGN_OR_RETURN(bool got, s.Step());
     if (got) row.id = s.Int(0);
   }

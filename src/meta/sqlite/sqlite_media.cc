@@ -35,7 +35,8 @@ DerivedRow DerivedFrom(const Stmt& s) {
 Status CountStat(sql::Conn& c, const std::string& kind, bool done) {
   NUBO_PREPARE(s, c,
                "INSERT INTO job_stats (kind, done, failed) VALUES (?1, ?2, ?3) "
-               "ON CONFLICT (kind) DO UPDATE SET done = done + ?2, failed = failed + ?3");
+               "ON CONFLICT (kind) DO UPDATE SET done = job_stats.done + ?2, "
+               "failed = job_stats.failed + ?3");
   s.Bind(1, kind).Bind(2, int64_t{done ? 1 : 0}).Bind(3, int64_t{done ? 0 : 1});
   return s.Exec();
 }

@@ -904,7 +904,7 @@ class SqliteTxn final : public WriteTxn {
   }
   Result<std::vector<NodeRow>> Ancestors(int64_t id) override {
     static const std::string sql =
-        "WITH RECURSIVE anc(id, depth) AS (SELECT ?2, 0 UNION ALL "
+        "WITH RECURSIVE anc(id, depth) AS (SELECT CAST(?2 AS BIGINT), 0 UNION ALL "
         "SELECT p.parent_id, anc.depth + 1 FROM nodes p JOIN anc ON p.id = anc.id "
         "WHERE p.parent_id IS NOT NULL) " +
         std::string(kNodeSelect) + "JOIN anc ON anc.id = n.id WHERE ?1 = ?1 ORDER BY anc.depth";
@@ -974,14 +974,15 @@ class SqliteTxn final : public WriteTxn {
     static const std::string tail =
         "n.drive_id = ?2 AND n.trash_root IS NULL AND n.parent_id IS NOT NULL "
         "AND (n.sort_key, n.id) > (?3, ?4) AND instr(n.name_key, ?5) > 0 "
-        "AND (?6 < 0 OR n.kind = ?6) AND substr(n.mime, 1, length(?7)) = ?7 "
+        "AND (?6 < 0 OR n.kind = ?6) AND substr(n.mime, 1, length(CAST(?7 AS TEXT))) = ?7 "
         "AND n.size >= ?8 AND n.size <= ?9 AND n.mtime >= ?10 AND n.mtime <= ?11 "
         "ORDER BY n.sort_key, n.id LIMIT ?12";
     static const std::string scan = std::string(kNodeSelect) + "WHERE " + tail;
     static const std::string indexed =
         std::string(kNodeSelect) +
         "WHERE n.id IN (SELECT rowid FROM node_names WHERE node_names MATCH ?13) AND " + tail;
-    const bool use_index = !f.name_match.empty();
+    // PostgreSQL has no name index yet: it scans the drive.
+    const bool use_index = !f.name_match.empty() && !pg();
     NUBO_PREPARE(s, c_, use_index ? indexed.c_str() : scan.c_str());
     std::string after_key = after ? after->first : std::string();
     s.Bind(1, viewer)
@@ -1323,7 +1324,8 @@ class SqliteTxn final : public WriteTxn {
     if (bytes == 0) return Status::Ok();
     {
       NUBO_PREPARE(s, c_,
-                   "INSERT INTO dead_props (node_id, ns, name, value) SELECT ?, ns, name, value "
+                   "INSERT INTO dead_props (node_id, ns, name, value) SELECT CAST(? AS BIGINT), "
+                   "ns, name, value "
                    "FROM dead_props WHERE node_id = ?");
       s.Bind(1, to_node).Bind(2, from_node);
       NUBO_RETURN_IF_ERROR(s.Exec());
@@ -2105,10 +2107,11 @@ class SqliteTxn final : public WriteTxn {
   }
   Status TouchRecent(int64_t user_id, int64_t node_id, int64_t now_ms, size_t keep) override {
     {
-      NUBO_PREPARE(s, c_,
-                   "INSERT INTO recent (user_id, node_id, at, seq) VALUES (?1, ?2, ?3, "
-                   "(SELECT COALESCE(MAX(seq), 0) + 1 FROM recent WHERE user_id = ?1)) "
-                   "ON CONFLICT DO UPDATE SET at = excluded.at, seq = excluded.seq");
+      NUBO_PREPARE(
+          s, c_,
+          "INSERT INTO recent (user_id, node_id, at, seq) VALUES (?1, ?2, ?3, "
+          "(SELECT COALESCE(MAX(seq), 0) + 1 FROM recent WHERE user_id = ?1)) "
+          "ON CONFLICT (user_id, node_id) DO UPDATE SET at = excluded.at, seq = excluded.seq");
       s.Bind(1, user_id).Bind(2, node_id).Bind(3, now_ms);
       NUBO_RETURN_IF_ERROR(s.Exec());
     }
