@@ -80,6 +80,26 @@ TEST(Config, BadValuesNameTheSettingAndSource) {
   EXPECT_FALSE(LoadConfig({.getenv = env.Fn()}).ok());
 }
 
+// The metadata engine: SQLite by default, a postgres:// URL for
+// PostgreSQL, nothing else; the URL may hold a password, which no message
+// repeats.
+TEST(Config, DatabaseIsSqliteOrAPostgresUrl) {
+  auto c = LoadConfig({});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->database, "");
+  Env env;
+  env.vars["NUBO_DATABASE"] = "postgresql://nubo:s3cret@db.example/nubo";
+  c = LoadConfig({.getenv = env.Fn()});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->database, "postgresql://nubo:s3cret@db.example/nubo");
+  env.vars["NUBO_DATABASE"] = "mysql://nubo:s3cret@db.example/nubo";
+  c = LoadConfig({.getenv = env.Fn()});
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(c.status().message().find("NUBO_DATABASE"), std::string::npos);
+  EXPECT_EQ(c.status().message().find("s3cret"), std::string::npos) << c.status().message();
+}
+
 TEST(Config, FileErrors) {
   std::string bad_syntax = WriteFile("[server\nlisten=");
   auto c = LoadConfig({.file = bad_syntax});

@@ -41,11 +41,12 @@ class _Cluster:
         self.count = 0
         self._run([os.path.join(BIN, "initdb"), "-D", os.path.join(self.dir, "data"), "-U", "nubo",
                    "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"])
+        self.log_file = open(self.log, "ab")
         self.proc = subprocess.Popen(
             [os.path.join(BIN, "postgres"), "-D", os.path.join(self.dir, "data"), "-c", "listen_addresses=",
              "-k", self.dir, "-p", "5432", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c",
              "full_page_writes=off", "-c", "max_connections=200"],
-            stdout=open(self.log, "ab"), stderr=subprocess.STDOUT, preexec_fn=self._child(True))
+            stdout=self.log_file, stderr=subprocess.STDOUT, preexec_fn=self._child(True))
         deadline = time.time() + 60
         while self._psql("postgres", "SELECT 1", check=False).returncode != 0:
             if self.proc.poll() is not None or time.time() > deadline:
@@ -88,6 +89,7 @@ class _Cluster:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGQUIT)
             self.proc.wait()
+        self.log_file.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
