@@ -10,6 +10,7 @@
 
 #include "meta/migrations.h"
 #include "meta/pg/pg_conn.h"
+#include "meta/sql/pool.h"
 #include "meta/sql/sql_txn.h"
 
 namespace nubo::meta {
@@ -98,42 +99,16 @@ class PgStore final : public MetaStore {
     return std::chrono::microseconds(std::uniform_int_distribution<int64_t>(0, cap_us)(rng));
   }
 
-  Result<std::unique_ptr<Conn>> Acquire() {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return !idle_.empty() || open_ < opt_.max_connections; });
-    if (!idle_.empty()) {
-      auto c = std::move(idle_.back());
-      idle_.pop_back();
-      return c;
-    }
-    ++open_;
-    lock.unlock();
-    auto c = Conn::Open(conninfo_);
-    if (!c.ok()) {
-      std::lock_guard relock(mu_);
-      --open_;
-      cv_.notify_one();
-    }
-    return c;
-  }
-
+  Result<std::unique_ptr<Conn>> Acquire() { return pool_.Acquire(); }
   // A connection the server dropped is closed, not pooled.
   void Release(std::unique_ptr<Conn> c) {
-    std::lock_guard lock(mu_);
-    if (c->Healthy()) {
-      idle_.push_back(std::move(c));
-    } else {
-      --open_;
-    }
-    cv_.notify_one();
+    const bool healthy = c->Healthy();
+    pool_.Release(std::move(c), healthy);
   }
 
   std::string conninfo_;
   PgOptions opt_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<std::unique_ptr<Conn>> idle_;
-  int open_ = 0;
+  sql::Pool<Conn> pool_{opt_.max_connections, [this] { return Conn::Open(conninfo_); }};
   std::atomic<uint64_t> writes_{0};
 };
 

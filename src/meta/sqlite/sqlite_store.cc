@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "meta/migrations.h"
+#include "meta/sql/pool.h"
 #include "meta/sql/sql_txn.h"
 #include "meta/sqlite/group_commit.h"
 #include "meta/sqlite/sqlite_conn.h"
@@ -2468,39 +2469,16 @@ class SqliteStore final : public MetaStore {
     }
   }
 
-  Result<std::unique_ptr<Conn>> Acquire() {
-    std::unique_lock lock(pool_mu_);
-    pool_cv_.wait(lock, [&] { return !idle_.empty() || open_readers_ < opt_.max_readers; });
-    if (!idle_.empty()) {
-      auto c = std::move(idle_.back());
-      idle_.pop_back();
-      return c;
-    }
-    ++open_readers_;
-    lock.unlock();
-    auto c = Conn::Open(path_, opt_.busy_timeout_ms);
-    if (!c.ok()) {
-      std::lock_guard relock(pool_mu_);
-      --open_readers_;
-      pool_cv_.notify_one();
-    }
-    return c;
-  }
-  void Release(std::unique_ptr<Conn> c) {
-    std::lock_guard lock(pool_mu_);
-    idle_.push_back(std::move(c));
-    pool_cv_.notify_one();
-  }
+  Result<std::unique_ptr<Conn>> Acquire() { return readers_.Acquire(); }
+  void Release(std::unique_ptr<Conn> c) { readers_.Release(std::move(c)); }
 
   std::string path_;
   SqliteOptions opt_;
   std::mutex writer_mu_;
   GroupCommit<WriteFn> writes_{[this](WriteBatch& b) { RunWrites(b); }};
   std::unique_ptr<Conn> writer_;
-  std::mutex pool_mu_;
-  std::condition_variable pool_cv_;
-  std::vector<std::unique_ptr<Conn>> idle_;
-  int open_readers_ = 0;
+  sql::Pool<Conn> readers_{opt_.max_readers,
+                           [this] { return Conn::Open(path_, opt_.busy_timeout_ms); }};
 };
 
 }  // namespace
