@@ -658,14 +658,14 @@ class DerivedFsckTest(unittest.TestCase):
                 status, _, _ = c.raw("GET", "/nodes/%s/thumbnail?size=large" % node["id"])
                 self.assertEqual(status, 200)
                 self.assertEqual(srv.terminate(), 0)
-                p = run_fsck(srv.data)
+                p = run_fsck(srv)
                 self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
                 self.assertRegex(p.stdout, r"fsck: [1-9]\d* derived rows, [1-9]\d* thumbnail files")
                 files = [os.path.join(d, f) for d, _, fs in os.walk(os.path.join(srv.data, "derived")) for f in fs
                          if f.endswith("-2.webp")]
                 self.assertEqual(len(files), 1)
                 os.unlink(files[0])
-                p = run_fsck(srv.data)
+                p = run_fsck(srv)
                 self.assertEqual(p.returncode, 1, p.stdout)
                 self.assertIn("PROBLEM derived", p.stdout)
                 env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
