@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace nubo::auth {
 
@@ -13,9 +14,7 @@ std::optional<int64_t> FailureLimiter::RetryAfter(const std::string& key, int64_
   return (it->second.locked_until_ms - now_ms + 999) / 1000;
 }
 
-void FailureLimiter::RecordFailure(const std::string& key, int64_t now_ms, int max_failures) {
-  if (max_failures <= 0) max_failures = opt_.max_failures;
-  std::lock_guard lock(mu_);
+FailureLimiter::Slot& FailureLimiter::Touch(const std::string& key) {
   auto it = slots_.find(key);
   if (it == slots_.end()) {
     order_.push_front(key);
@@ -28,15 +27,45 @@ void FailureLimiter::RecordFailure(const std::string& key, int64_t now_ms, int m
   } else {
     order_.splice(order_.begin(), order_, it->second.age);
   }
-  Slot& s = it->second;
-  if (s.locked_until_ms != 0 && s.locked_until_ms <= now_ms) s.failures = 0;  // window over
-  if (++s.failures >= max_failures) s.locked_until_ms = now_ms + opt_.lockout_ms;
+  return it->second;
+}
+
+void FailureLimiter::RecordFailure(const std::string& key, int64_t now_ms, int max_failures) {
+  if (max_failures <= 0) max_failures = opt_.max_failures;
+  std::lock_guard lock(mu_);
+  Slot& s = Touch(key);
+  if (s.locked_until_ms != 0 && s.locked_until_ms <= now_ms) {
+    s.failures = 0;  // window over
+    s.locked_until_ms = 0;
+  }
+  if (++s.failures >= max_failures && s.locked_until_ms == 0) {
+    s.locked_until_ms = now_ms + opt_.lockout_ms;
+  }
+  if (changes_.size() < opt_.max_keys || changes_.count(key)) {
+    Change& c = changes_[key];
+    ++c.failures;
+    c.max_failures = max_failures;
+    c.last_ms = std::max(c.last_ms, now_ms);
+  }
+}
+
+std::unordered_map<std::string, FailureLimiter::Change> FailureLimiter::TakeChanges() {
+  std::lock_guard lock(mu_);
+  return std::exchange(changes_, {});
+}
+
+void FailureLimiter::Absorb(const std::string& key, int failures, int64_t locked_until_ms) {
+  std::lock_guard lock(mu_);
+  Slot& s = Touch(key);
+  s.failures = std::max(s.failures, failures);
+  s.locked_until_ms = std::max(s.locked_until_ms, locked_until_ms);
 }
 
 void FailureLimiter::RecordSuccess(const std::string& key) {
   std::lock_guard lock(mu_);
   auto it = slots_.find(key);
   if (it == slots_.end()) return;
+  if (changes_.size() < opt_.max_keys || changes_.count(key)) changes_[key] = Change{true, 0, 0, 0};
   order_.erase(it->second.age);
   slots_.erase(it);
   tracked_.store(slots_.size(), std::memory_order_relaxed);

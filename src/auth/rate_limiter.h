@@ -79,6 +79,23 @@ class FailureLimiter {
   Admission AdmitPasswordCheck(std::string_view ip, std::string_view username, int64_t now_ms,
                                int64_t* retry_after_s);
 
+  // Sharing with the other processes of one store (auth/lockout_sync.h).
+  // What happened to each key here since the last call, coalesced:
+  // `cleared` (a success forgot its failures) first, then `failures` new
+  // ones counted against `max_failures`, the last at `last_ms` (the time
+  // the store locks from, so a lock ends at the same instant everywhere).
+  struct Change {
+    bool cleared = false;
+    int failures = 0;
+    int max_failures = 0;
+    int64_t last_ms = 0;
+  };
+  std::unordered_map<std::string, Change> TakeChanges();
+  // A key as the store knows it (every process's failures): the count and
+  // the lock here become at least that. Not a change of its own.
+  void Absorb(const std::string& key, int failures, int64_t locked_until_ms);
+  const LimiterOptions& options() const { return opt_; }
+
  private:
   struct Slot {
     int failures = 0;
@@ -98,6 +115,10 @@ class FailureLimiter {
   int64_t recent_at_ms_ = 0;
   double RecentFailures(int64_t now_ms);  // mu_ held
   std::list<std::string> order_;  // front: newest
+  std::unordered_map<std::string, Change> changes_;  // at most max_keys
+  // Finds or adds the slot of `key` (newest), forgetting the oldest ones
+  // beyond max_keys. mu_ held.
+  Slot& Touch(const std::string& key);
 };
 
 }  // namespace nubo::auth

@@ -90,6 +90,14 @@ struct SessionRow {
   std::string ip;
 };
 
+// Failed sign-ins of one throttle key (auth/lockout_sync.h).
+struct SignInFailureRow {
+  std::string key;
+  int64_t failures = 0;
+  int64_t locked_until_ms = 0;  // 0: not locked
+  int64_t updated_at_ms = 0;
+};
+
 // A name that left a folder (trashed, deleted, renamed or moved away), for
 // RFC 6578 sync-collection: reported as removed to a token older than seq.
 struct TombstoneRow {
@@ -603,6 +611,10 @@ class ReadTxn {
 
   virtual Result<std::optional<std::string>> GetSetting(const std::string& key) = 0;
 
+  // Sign-in failure rows written at or after `since_ms`, oldest first.
+  virtual Result<std::vector<SignInFailureRow>> SignInFailuresSince(int64_t since_ms,
+                                                                    size_t limit) = 0;
+
   // Drives and nodes. `viewer` (a user id) only fills NodeRow::favorite.
   virtual Result<std::optional<DriveRow>> GetDrive(int64_t id) = 0;
   virtual Result<std::optional<DriveRow>> GetPersonalDrive(int64_t owner_id) = 0;
@@ -956,6 +968,18 @@ class WriteTxn : public ReadTxn {
   virtual Status RevokeUserSessions(int64_t user_id, int64_t keep_id, int64_t now_ms) = 0;
 
   virtual Status SetSetting(const std::string& key, const std::string& value) = 0;
+
+  // Adds `count` failures to `key` at `now_ms` (after a lock has ended
+  // the count starts over) and locks the key until now_ms + lockout_ms
+  // once it reaches `max_failures`; returns the row as stored.
+  virtual Result<SignInFailureRow> AddSignInFailures(const std::string& key, int64_t count,
+                                                     int64_t max_failures, int64_t lockout_ms,
+                                                     int64_t now_ms) = 0;
+  // A success: forgets the key's failures unless it is locked at `now_ms`
+  // (a lock holds until it ends, wherever the right password is given).
+  virtual Status ClearSignInFailures(const std::string& key, int64_t now_ms) = 0;
+  // Deletes rows not written since `before_ms` whose lock has ended.
+  virtual Result<int64_t> PurgeSignInFailures(int64_t before_ms, int64_t now_ms) = 0;
   // Inserts `key` only if absent; returns the stored value either way.
   virtual Result<std::string> SetSettingIfAbsent(const std::string& key,
                                                  const std::string& value) = 0;

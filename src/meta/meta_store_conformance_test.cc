@@ -215,6 +215,46 @@ TEST_P(MetaStoreConformance, FailedWriteRollsBackEverything) {
                   .ok());
 }
 
+TEST_P(MetaStoreConformance, SignInFailuresCountLockClearAndPurge) {
+  ASSERT_TRUE(store_
+                  ->Write([](WriteTxn& t) -> Status {
+                    // Two failures, then one more reaches the limit of 3.
+                    NUBO_ASSIGN_OR_RETURN(auto r, t.AddSignInFailures("user:a@1", 2, 3, 500, 1000));
+                    EXPECT_EQ(r.failures, 2);
+                    EXPECT_EQ(r.locked_until_ms, 0);
+                    NUBO_ASSIGN_OR_RETURN(r, t.AddSignInFailures("user:a@1", 1, 3, 500, 1100));
+                    EXPECT_EQ(r.failures, 3);
+                    EXPECT_EQ(r.locked_until_ms, 1600);
+                    // Further failures while locked do not extend the lock.
+                    NUBO_ASSIGN_OR_RETURN(r, t.AddSignInFailures("user:a@1", 1, 3, 500, 1200));
+                    EXPECT_EQ(r.locked_until_ms, 1600);
+                    // A success while locked keeps the lock.
+                    NUBO_RETURN_IF_ERROR(t.ClearSignInFailures("user:a@1", 1300));
+                    NUBO_ASSIGN_OR_RETURN(auto rows, t.SignInFailuresSince(0, 10));
+                    EXPECT_EQ(rows.size(), 1u);
+                    // After the lock a failure starts a new window.
+                    NUBO_ASSIGN_OR_RETURN(r, t.AddSignInFailures("user:a@1", 1, 3, 500, 1700));
+                    EXPECT_EQ(r.failures, 1);
+                    EXPECT_EQ(r.locked_until_ms, 0);
+                    NUBO_RETURN_IF_ERROR(t.AddSignInFailures("ip:2", 1, 15, 500, 1800).status());
+                    NUBO_ASSIGN_OR_RETURN(rows, t.SignInFailuresSince(1750, 10));
+                    EXPECT_EQ(rows.size(), 1u);
+                    if (rows.size() == 1) {
+                      EXPECT_EQ(rows[0].key, "ip:2");
+                    }
+                    // Unlocked: a success forgets it.
+                    NUBO_RETURN_IF_ERROR(t.ClearSignInFailures("user:a@1", 1750));
+                    NUBO_ASSIGN_OR_RETURN(rows, t.SignInFailuresSince(0, 10));
+                    EXPECT_EQ(rows.size(), 1u);
+                    NUBO_ASSIGN_OR_RETURN(auto purged, t.PurgeSignInFailures(1801, 1900));
+                    EXPECT_EQ(purged, 1);
+                    NUBO_ASSIGN_OR_RETURN(rows, t.SignInFailuresSince(0, 10));
+                    EXPECT_TRUE(rows.empty());
+                    return Status::Ok();
+                  })
+                  .ok());
+}
+
 TEST_P(MetaStoreConformance, MissingRowsAreNotFound) {
   ASSERT_TRUE(store_
                   ->Write([](WriteTxn& t) -> Status {

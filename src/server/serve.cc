@@ -19,6 +19,7 @@
 #include "api/share_routes.h"
 #include "api/tus_routes.h"
 #include "auth/authenticator.h"
+#include "auth/lockout_sync.h"
 #include "auth/links.h"
 #include "auth/login_flows.h"
 #include "auth/password_pool.h"
@@ -79,8 +80,10 @@ class Maintenance {
   // folders), each given the time.
   Maintenance(files::Files& files, files::UploadSessions& uploads, meta::MetaStore& meta,
               blob::ChunkStore& chunks, uint64_t interval_ms, uint64_t gc_grace_ms,
-              std::vector<std::function<void(int64_t)>> extra = {})
+              std::vector<std::function<void(int64_t)>> extra = {},
+              std::vector<std::function<void(int64_t)>> ticks = {})
       : extra_(std::move(extra)),
+        ticks_(std::move(ticks)),
         files_(files),
         uploads_(uploads),
         meta_(meta),
@@ -108,6 +111,7 @@ class Maintenance {
       lock.unlock();
       if (Status st = files_.FlushRecent(); !st.ok()) spdlog::warn("recent: {}", st.ToString());
       const int64_t now = UnixMillis();
+      for (const auto& tick : ticks_) tick(now);
       if (now >= next_sweep) {
         next_sweep = now + static_cast<int64_t>(interval_ms_);
         auto purged = files_.PurgeExpiredTrash(now);
@@ -162,6 +166,7 @@ class Maintenance {
   }
 
   std::vector<std::function<void(int64_t)>> extra_;
+  std::vector<std::function<void(int64_t)>> ticks_;  // twice a second
   files::Files& files_;
   files::UploadSessions& uploads_;
   meta::MetaStore& meta_;
@@ -364,8 +369,21 @@ int RunServe(const Config& cfg) {
       spdlog::info("thumbnails: {} of deleted content removed", *n);
     }
   });
+  // Lockouts shared with the other processes of this store (and kept
+  // across restarts): auth/lockout_sync.h.
+  auth::LockoutSync lockouts(meta, limiter);
+  // Before the first request: a lockout set before a restart holds.
+  if (Status st = lockouts.Run(UnixMillis()); !st.ok()) {
+    spdlog::warn("sign-in lockouts: {}", st.ToString());
+  }
+  std::vector<std::function<void(int64_t)>> ticks;
+  ticks.push_back([&lockouts, failing = false](int64_t now) mutable {
+    Status st = lockouts.Run(now);
+    if (!st.ok() && !failing) spdlog::warn("sign-in lockouts: {}", st.ToString());
+    failing = !st.ok();
+  });
   Maintenance maintenance(files, uploads, meta, chunks, cfg.maintenance_interval_ms,
-                          cfg.gc_grace_ms, std::move(upkeep));
+                          cfg.gc_grace_ms, std::move(upkeep), std::move(ticks));
   RegisterWebRoutes(router, cfg.web_dir);
   if (cfg.test_routes) {
     spdlog::warn("test-only routes under /_test/ are enabled: never do this in production");

@@ -17,9 +17,12 @@ NUBO_BIN = os.environ.get("NUBO_BIN", os.path.join(os.path.dirname(__file__), ".
 
 
 class Server:
-    def __init__(self, env=None, args=(), test_routes=True):
+    def __init__(self, env=None, args=(), test_routes=True, node_of=None, database=None):
+        """`node_of`: another Server whose data directory and database this
+        one serves too (a second node). `database`: a postgres:// URL to
+        use instead of SQLite or a fresh database."""
         self.tmp = tempfile.TemporaryDirectory(prefix="nubo-bb-")
-        self.data = os.path.join(self.tmp.name, "data")
+        self.data = node_of.data if node_of else os.path.join(self.tmp.name, "data")
         cmd = [NUBO_BIN, "serve", "--listen", "127.0.0.1:0", "--data", self.data, *args]
         if test_routes:
             cmd.append("--enable-test-routes")
@@ -27,7 +30,11 @@ class Server:
         full_env["NUBO_LOG_LEVEL"] = "info"
         # The metadata in a fresh PostgreSQL database (tools run on the
         # server's data pass it along: tool_env()).
-        self.database = pg_cluster.fresh_database() if pg_cluster.wanted() else None
+        if node_of:
+            database = node_of.database
+        elif database is None and pg_cluster.wanted():
+            database = pg_cluster.fresh_database()
+        self.database = database
         if self.database:
             full_env["NUBO_DATABASE"] = self.database
         full_env.update(env or {})

@@ -379,6 +379,24 @@ class LockoutTest(unittest.TestCase):
         finally:
             srv.close()
 
+    def test_a_lockout_survives_a_restart(self):
+        # Failures are kept in the store (shared with other nodes), so a
+        # restart is no way around a lockout.
+        srv = Server(env=dict(FAST, NUBO_LOCKOUT_FAILURES="3", NUBO_LOCKOUT="60s"), test_routes=False)
+        try:
+            self.assertEqual(call(srv, "POST", "/api/v1/setup",
+                                  body={"username": "root", "password": "root password!"})[0], 201)
+            for _ in range(3):
+                self.assertEqual(call(srv, "GET", "/api/v1/me", basic("root", "guess guess"))[0], 401)
+            self.assertEqual(call(srv, "GET", "/api/v1/me", basic("root", "root password!"))[0], 429)
+            time.sleep(1.2)  # written twice a second
+            self.assertEqual(srv.restart(), 0)
+            status, hdrs, _ = call(srv, "GET", "/api/v1/me", basic("root", "root password!"))
+            self.assertEqual(status, 429)
+            self.assertGreater(int(hdrs["retry-after"]), 50)
+        finally:
+            srv.close()
+
     def test_forwarded_for_is_ignored_from_untrusted_peers(self):
         # Rotating X-Forwarded-For must not escape the per-IP count.
         srv = Server(env=dict(FAST, NUBO_LOCKOUT_FAILURES="3", NUBO_LOCKOUT="60s"), test_routes=False)

@@ -741,6 +741,62 @@ class SqliteTxn final : public WriteTxn {
     if (!row) return std::optional<std::string>();
     return std::optional<std::string>(s.Text(0));
   }
+  Result<std::vector<SignInFailureRow>> SignInFailuresSince(int64_t since_ms,
+                                                            size_t limit) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT key, failures, locked_until, updated_at FROM sign_in_failures "
+                 "WHERE updated_at >= ? ORDER BY updated_at LIMIT ?");
+    s.Bind(1, since_ms).Bind(2, static_cast<int64_t>(limit));
+    return Rows<SignInFailureRow>(s, [](const Stmt& r) {
+      return SignInFailureRow{r.Text(0), r.Int(1), r.Int(2), r.Int(3)};
+    });
+  }
+  Result<SignInFailureRow> AddSignInFailures(const std::string& key, int64_t count,
+                                             int64_t max_failures, int64_t lockout_ms,
+                                             int64_t now_ms) override {
+    // Writers are serialized on both engines (one SQLite writer; the
+    // PostgreSQL store's write lock), so reading then writing is exact.
+    SignInFailureRow row{key, 0, 0, now_ms};
+    {
+      NUBO_PREPARE(s, c_, "SELECT failures, locked_until FROM sign_in_failures WHERE key = ?");
+      s.Bind(1, key);
+      NUBO_ASSIGN_OR_RETURN(bool found, s.Step());
+      if (found) {
+        row.failures = s.Int(0);
+        row.locked_until_ms = s.Int(1);
+      }
+    }
+    if (row.locked_until_ms != 0 && row.locked_until_ms <= now_ms) {
+      row.failures = 0;  // the lock ended: a new window
+      row.locked_until_ms = 0;
+    }
+    row.failures += count;
+    if (row.failures >= max_failures && row.locked_until_ms == 0) {
+      row.locked_until_ms = now_ms + lockout_ms;
+    }
+    NUBO_PREPARE(s, c_,
+                 "INSERT INTO sign_in_failures (key, failures, locked_until, updated_at) "
+                 "VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET failures = "
+                 "excluded.failures, locked_until = excluded.locked_until, updated_at = "
+                 "excluded.updated_at");
+    s.Bind(1, key).Bind(2, row.failures).Bind(3, row.locked_until_ms).Bind(4, now_ms);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    return row;
+  }
+  Status ClearSignInFailures(const std::string& key, int64_t now_ms) override {
+    NUBO_PREPARE(s, c_,
+                 "DELETE FROM sign_in_failures WHERE key = ? AND (locked_until = 0 OR "
+                 "locked_until <= ?)");
+    s.Bind(1, key).Bind(2, now_ms);
+    return s.Exec();
+  }
+  Result<int64_t> PurgeSignInFailures(int64_t before_ms, int64_t now_ms) override {
+    NUBO_PREPARE(s, c_,
+                 "DELETE FROM sign_in_failures WHERE updated_at < ? AND locked_until <= ?");
+    s.Bind(1, before_ms).Bind(2, now_ms);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    return static_cast<int64_t>(s.changes());
+  }
   Status InsertSession(SessionRow& r) override {
     NUBO_PREPARE(s, c_,
                  "INSERT INTO sessions (public_id, user_id, family_id, refresh_hash, created_at, "
