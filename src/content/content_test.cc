@@ -339,6 +339,50 @@ TEST_F(ContentTest, AnUploadSlowerThanTheGracePeriodKeepsItsChunks) {
   EXPECT_TRUE(Check().clean());
 }
 
+TEST_F(ContentTest, AnUploadInAnotherProcessKeepsItsChunksUntilThatProcessIsGone) {
+  // Chunks another process's upload stored (no row, no pin in this
+  // process): GC "two hours later" must spare them while that process's
+  // heartbeat says its oldest pin is older than they are.
+  const int64_t now = UnixMillis();
+  const int64_t later = now + 2 * 3'600'000;
+  std::vector<meta::Digest> hashes;
+  {
+    auto batch = chunks_.NewBatch();
+    for (int i = 0; i < 3; ++i) {
+      std::string c = Random(5000, 40 + i);
+      hashes.push_back(Blake3::Hash(c));
+      ASSERT_TRUE(batch->Add(hashes.back(), c).ok());
+    }
+    ASSERT_TRUE(batch->Commit().ok());
+  }
+  char host[256] = {};
+  (void)::gethostname(host, sizeof host - 1);
+  auto beat = [&](const std::string& id, int64_t pid, std::optional<int64_t> oldest) {
+    meta::ProcessRow p{id, host, pid, now, later, oldest};
+    ASSERT_TRUE(meta_->Write([&](meta::WriteTxn& t) { return t.BeatProcess(p, 0); }).ok());
+  };
+  beat("other", ::getpid(), now - 1000);  // alive: the test process itself
+  auto gc = CollectGarbage(*meta_, chunks_, 3'600'000, later, "self");
+  ASSERT_TRUE(gc.ok()) << gc.status().ToString();
+  EXPECT_EQ(gc->files_swept, 0u);
+  // The process's own row does not hold back its own GC.
+  gc = CollectGarbage(*meta_, chunks_, 3'600'000, later - 1, "other");
+  ASSERT_TRUE(gc.ok());
+  EXPECT_EQ(gc->files_swept, 3u);
+  for (const auto& h : hashes) EXPECT_FALSE(chunks_.Stat(h).ok());
+  // A row of a process of this machine that no longer exists holds nothing.
+  ASSERT_TRUE(meta_->Write([&](meta::WriteTxn& t) { return t.EndProcess("other"); }).ok());
+  beat("dead", int64_t{1} << 30, now - 1000);
+  auto cutoff = GcCutoff(*meta_, 3'600'000, later, "");
+  ASSERT_TRUE(cutoff.ok());
+  EXPECT_EQ(*cutoff, later - 3'600'000);
+  // A live process without pins still keeps the last heartbeat interval.
+  beat("idle", ::getpid(), std::nullopt);
+  cutoff = GcCutoff(*meta_, 0, later, "");
+  ASSERT_TRUE(cutoff.ok());
+  EXPECT_EQ(*cutoff, later - kHeartbeatMs - 60'000);
+}
+
 TEST_F(ContentTest, GcRacingIngestNeverLosesReferencedChunks) {
   // Two files sharing most chunks; one is dropped and re-added over and
   // over while GC (grace 50 ms) runs, so GC keeps finding orphans that an

@@ -1,5 +1,10 @@
 #include "content/gc.h"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <set>
 #include <vector>
 
@@ -9,12 +14,37 @@ namespace nubo::content {
 
 namespace {
 constexpr size_t kPage = 500;
+// File times come from the file system's clock, pins from each node's.
+constexpr int64_t kClockMarginMs = 60'000;
 }  // namespace
 
+Result<int64_t> GcCutoff(meta::MetaStore& meta, int64_t grace_ms, int64_t now_ms,
+                         const std::string& self) {
+  int64_t cutoff = now_ms - grace_ms;
+  std::vector<meta::ProcessRow> live;
+  NUBO_RETURN_IF_ERROR(meta.Read([&](meta::ReadTxn& txn) -> Status {
+    NUBO_ASSIGN_OR_RETURN(live, txn.LiveProcesses(now_ms - kAliveMs));
+    return Status::Ok();
+  }));
+  char host[256] = {};
+  (void)::gethostname(host, sizeof host - 1);
+  for (const auto& p : live) {
+    if (p.id == self) continue;
+    // A process of this machine that no longer exists (killed) pins nothing.
+    if (p.host == host && p.pid > 0 && ::kill(static_cast<pid_t>(p.pid), 0) != 0 && errno == ESRCH) {
+      continue;
+    }
+    // Pins taken since its last heartbeat are younger than this.
+    cutoff = std::min(cutoff, now_ms - kHeartbeatMs - kClockMarginMs);
+    if (p.oldest_pin_at_ms) cutoff = std::min(cutoff, *p.oldest_pin_at_ms - kClockMarginMs);
+  }
+  return cutoff;
+}
+
 Result<GcStats> CollectGarbage(meta::MetaStore& meta, blob::ChunkStore& chunks, int64_t grace_ms,
-                               int64_t now_ms) {
+                               int64_t now_ms, const std::string& self) {
   GcStats stats;
-  const int64_t cutoff = now_ms - grace_ms;
+  NUBO_ASSIGN_OR_RETURN(const int64_t cutoff, GcCutoff(meta, grace_ms, now_ms, self));
 
   // 1. Rows whose count has been zero for the grace period.
   std::vector<meta::ChunkRow> page;

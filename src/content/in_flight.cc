@@ -1,5 +1,7 @@
 #include "content/in_flight.h"
 
+#include "util/time.h"
+
 namespace nubo::content {
 
 InFlightChunks& InFlightChunks::Instance() {
@@ -11,13 +13,14 @@ InFlightChunks& InFlightChunks::Instance() {
 void InFlightChunks::Pin(const Blake3Digest& hash) {
   std::unique_lock lock(mu_);
   cv_.wait(lock, [&] { return discarding_.count(hash) == 0; });
-  ++count_[hash];
+  Held& h = count_[hash];
+  if (h.count++ == 0) h.since_ms = UnixMillis();
 }
 
 void InFlightChunks::Unpin(const Blake3Digest& hash) {
   std::lock_guard lock(mu_);
   auto it = count_.find(hash);
-  if (it != count_.end() && --it->second == 0) count_.erase(it);
+  if (it != count_.end() && --it->second.count == 0) count_.erase(it);
 }
 
 bool InFlightChunks::Pinned(const Blake3Digest& hash) const {
@@ -25,12 +28,23 @@ bool InFlightChunks::Pinned(const Blake3Digest& hash) const {
   return count_.count(hash) != 0;
 }
 
+std::optional<int64_t> InFlightChunks::OldestPinMs() const {
+  std::lock_guard lock(mu_);
+  std::optional<int64_t> oldest;
+  for (const auto& [hash, held] : count_) {
+    if (!oldest || held.since_ms < *oldest) oldest = held.since_ms;
+  }
+  return oldest;
+}
+
 std::vector<Blake3Digest> InFlightChunks::BeginDiscard(const std::vector<Blake3Digest>& hashes) {
   std::lock_guard lock(mu_);
   std::vector<Blake3Digest> out;
   for (const auto& h : hashes) {
     auto it = count_.find(h);
-    if (it != count_.end() && it->second == 1 && discarding_.insert(h).second) out.push_back(h);
+    if (it != count_.end() && it->second.count == 1 && discarding_.insert(h).second) {
+      out.push_back(h);
+    }
   }
   return out;
 }

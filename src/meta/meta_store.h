@@ -98,6 +98,16 @@ struct SignInFailureRow {
   int64_t updated_at_ms = 0;
 };
 
+// A serving process (content/gc.h: its in-flight pins).
+struct ProcessRow {
+  std::string id;  // random, per start
+  std::string host;
+  int64_t pid = 0;
+  int64_t started_at_ms = 0;
+  int64_t heartbeat_at_ms = 0;
+  std::optional<int64_t> oldest_pin_at_ms;
+};
+
 // A name that left a folder (trashed, deleted, renamed or moved away), for
 // RFC 6578 sync-collection: reported as removed to a token older than seq.
 struct TombstoneRow {
@@ -611,6 +621,9 @@ class ReadTxn {
 
   virtual Result<std::optional<std::string>> GetSetting(const std::string& key) = 0;
 
+  // Serving processes whose heartbeat is at or after `alive_since_ms`.
+  virtual Result<std::vector<ProcessRow>> LiveProcesses(int64_t alive_since_ms) = 0;
+
   // Sign-in failure rows written at or after `since_ms`, oldest first.
   virtual Result<std::vector<SignInFailureRow>> SignInFailuresSince(int64_t since_ms,
                                                                     size_t limit) = 0;
@@ -968,6 +981,11 @@ class WriteTxn : public ReadTxn {
   virtual Status RevokeUserSessions(int64_t user_id, int64_t keep_id, int64_t now_ms) = 0;
 
   virtual Status SetSetting(const std::string& key, const std::string& value) = 0;
+
+  // Inserts or updates the process's row; drops rows silent since
+  // `forget_before_ms` (processes that died without EndProcess).
+  virtual Status BeatProcess(const ProcessRow& row, int64_t forget_before_ms) = 0;
+  virtual Status EndProcess(const std::string& id) = 0;
 
   // Adds `count` failures to `key` at `now_ms` (after a lock has ended
   // the count starts over) and locks the key until now_ms + lockout_ms

@@ -26,6 +26,7 @@
 #include "auth/rate_limiter.h"
 #include "blob/faulty_chunk_store.h"
 #include "content/gc.h"
+#include "content/in_flight.h"
 #include "dav/dav.h"
 #include "files/files.h"
 #include "files/upload_sessions.h"
@@ -47,6 +48,7 @@
 #include "server/transport.h"
 #include "server/web_routes.h"
 #include "share/sharing.h"
+#include "util/ids.h"
 #include "util/posix_error.h"
 #include "util/time.h"
 
@@ -66,6 +68,41 @@ Status PrepareDataDir(const std::string& dir) {
   return Status::Ok();
 }
 
+// The row of this process in server_processes: written at start, every
+// content::kHeartbeatMs with the time of the oldest in-flight pin, and
+// removed at a clean exit.
+class ProcessBeat {
+ public:
+  explicit ProcessBeat(meta::MetaStore& meta) : meta_(meta) {
+    row_.id = RandomHex(12);
+    char host[256] = {};
+    (void)::gethostname(host, sizeof host - 1);
+    row_.host = host;
+    row_.pid = ::getpid();
+    row_.started_at_ms = UnixMillis();
+    Beat(row_.started_at_ms);
+  }
+  ~ProcessBeat() {
+    Status st = meta_.Write([&](meta::WriteTxn& txn) { return txn.EndProcess(row_.id); });
+    if (!st.ok()) spdlog::warn("process row: {}", st.ToString());
+  }
+  const std::string& id() const { return row_.id; }
+  void Tick(int64_t now) {
+    if (now - row_.heartbeat_at_ms >= content::kHeartbeatMs) Beat(now);
+  }
+
+ private:
+  void Beat(int64_t now) {
+    row_.heartbeat_at_ms = now;
+    row_.oldest_pin_at_ms = content::InFlightChunks::Instance().OldestPinMs();
+    Status st = meta_.Write(
+        [&](meta::WriteTxn& txn) { return txn.BeatProcess(row_, now - 24 * 3'600'000); });
+    if (!st.ok()) spdlog::warn("process heartbeat: {}", st.ToString());
+  }
+  meta::MetaStore& meta_;
+  meta::ProcessRow row_;
+};
+
 Status DataDirWritable(const std::string& dir) {
   if (access(dir.c_str(), W_OK | X_OK) != 0) return PosixError("data directory " + dir, errno);
   return Status::Ok();
@@ -81,8 +118,9 @@ class Maintenance {
   Maintenance(files::Files& files, files::UploadSessions& uploads, meta::MetaStore& meta,
               blob::ChunkStore& chunks, uint64_t interval_ms, uint64_t gc_grace_ms,
               std::vector<std::function<void(int64_t)>> extra = {},
-              std::vector<std::function<void(int64_t)>> ticks = {})
-      : extra_(std::move(extra)),
+              std::vector<std::function<void(int64_t)>> ticks = {}, std::string self = "")
+      : self_(std::move(self)),
+        extra_(std::move(extra)),
         ticks_(std::move(ticks)),
         files_(files),
         uploads_(uploads),
@@ -134,7 +172,8 @@ class Maintenance {
           spdlog::info("versions: {} deleted by the retention schedule", *thinned);
         }
         CompactSearchIndex();
-        auto gc = content::CollectGarbage(meta_, chunks_, static_cast<int64_t>(gc_grace_ms_), now);
+        auto gc = content::CollectGarbage(meta_, chunks_, static_cast<int64_t>(gc_grace_ms_), now,
+                                          self_);
         if (!gc.ok()) {
           spdlog::warn("gc: {}", gc.status().ToString());
         } else if (gc->chunks_deleted + gc->files_swept > 0) {
@@ -165,6 +204,7 @@ class Maintenance {
     if (steps > 1) spdlog::info("search index: {} merge steps", steps - 1);
   }
 
+  std::string self_;  // this process's row in server_processes
   std::vector<std::function<void(int64_t)>> extra_;
   std::vector<std::function<void(int64_t)>> ticks_;  // twice a second
   files::Files& files_;
@@ -382,8 +422,13 @@ int RunServe(const Config& cfg) {
     if (!st.ok() && !failing) spdlog::warn("sign-in lockouts: {}", st.ToString());
     failing = !st.ok();
   });
+  // This process on the store, with the age of its oldest in-flight
+  // upload, so that GC elsewhere (other nodes, `nubo gc`) spares the
+  // chunks the upload has stored (content/gc.h).
+  ProcessBeat beat(meta);
+  ticks.push_back([&beat](int64_t now) { beat.Tick(now); });
   Maintenance maintenance(files, uploads, meta, chunks, cfg.maintenance_interval_ms,
-                          cfg.gc_grace_ms, std::move(upkeep), std::move(ticks));
+                          cfg.gc_grace_ms, std::move(upkeep), std::move(ticks), beat.id());
   RegisterWebRoutes(router, cfg.web_dir);
   if (cfg.test_routes) {
     spdlog::warn("test-only routes under /_test/ are enabled: never do this in production");

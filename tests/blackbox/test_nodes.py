@@ -10,6 +10,7 @@ forgets, an upload that cannot move to another node halfway, litmus
 through a balancer that sends every request to the other node, and a node
 killed while clients use both leaving a store fsck complains about.
 """
+import http.client
 import os
 import random
 import socket
@@ -326,6 +327,46 @@ class TwoNodesTest(unittest.TestCase):
             self.assertGreater(min(bal.counts), 100, bal.counts)
         finally:
             bal.close()
+
+
+class CrossNodeGcTest(unittest.TestCase):
+    def test_gc_on_one_node_spares_an_upload_in_flight_on_the_other(self):
+        # Node 1 collects garbage every 100 ms with no grace at all; node 2
+        # receives a slow upload whose first 64 MiB batch of chunks is
+        # already in the store without a row. Node 1 knows nothing of
+        # node 2's pins but its heartbeat: the chunks must survive and the
+        # upload commit.
+        n1, n2 = two_nodes({"NUBO_GC_GRACE": "0s", "NUBO_MAINTENANCE_INTERVAL": "100ms",
+                            "NUBO_FILES_MAX_UPLOAD": "1GiB"})
+        try:
+            add_user(Client(n1, *ADMIN), "eve", "eve password 1")
+            rnd = random.Random(5)
+            data = bytes(rnd.getrandbits(8) for _ in range(1 << 20)) * 70 + os.urandom(3 << 20)
+            conn = http.client.HTTPConnection("127.0.0.1", n2.port, timeout=120)
+            dav = Dav(n2, "eve", "eve password 1")
+            conn.putrequest("PUT", "/dav/slow.bin")
+            conn.putheader("Authorization", dav.auth)
+            conn.putheader("Content-Length", str(len(data)))
+            conn.endheaders()
+            fast = 68 << 20
+            for i in range(0, fast, 1 << 20):
+                conn.send(data[i:i + (1 << 20)])
+            # Several of node 1's GC runs while node 2 holds the chunks.
+            for i in range(fast, len(data), 256 << 10):
+                time.sleep(0.25)
+                conn.send(data[i:i + (256 << 10)])
+            resp = conn.getresponse()
+            body = resp.read()
+            conn.close()
+            self.assertEqual(resp.status, 201, body)
+            status, _, back = Dav(n1, "eve", "eve password 1").raw("GET", "/dav/slow.bin")
+            self.assertEqual((status, len(back), back == data), (200, len(data), True))
+            self.assertEqual(n2.terminate(), 0)
+            self.assertEqual(n1.terminate(), 0)
+            fsck_clean(self, n1)
+        finally:
+            n2.close()
+            n1.close()
 
 
 class NodeCrashTest(unittest.TestCase):

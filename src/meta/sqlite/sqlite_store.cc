@@ -741,6 +741,36 @@ class SqliteTxn final : public WriteTxn {
     if (!row) return std::optional<std::string>();
     return std::optional<std::string>(s.Text(0));
   }
+  Result<std::vector<ProcessRow>> LiveProcesses(int64_t alive_since_ms) override {
+    NUBO_PREPARE(s, c_,
+                 "SELECT id, host, pid, started_at, heartbeat_at, oldest_pin_at FROM "
+                 "server_processes WHERE heartbeat_at >= ? ORDER BY started_at, id");
+    s.Bind(1, alive_since_ms);
+    return Rows<ProcessRow>(s, [](const Stmt& r) {
+      ProcessRow p{r.Text(0), r.Text(1), r.Int(2), r.Int(3), r.Int(4), std::nullopt};
+      if (!r.IsNull(5)) p.oldest_pin_at_ms = r.Int(5);
+      return p;
+    });
+  }
+  Status BeatProcess(const ProcessRow& p, int64_t forget_before_ms) override {
+    {
+      NUBO_PREPARE(s, c_, "DELETE FROM server_processes WHERE heartbeat_at < ?");
+      s.Bind(1, forget_before_ms);
+      NUBO_RETURN_IF_ERROR(s.Exec());
+    }
+    NUBO_PREPARE(s, c_,
+                 "INSERT INTO server_processes (id, host, pid, started_at, heartbeat_at, "
+                 "oldest_pin_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
+                 "heartbeat_at = excluded.heartbeat_at, oldest_pin_at = excluded.oldest_pin_at");
+    s.Bind(1, p.id).Bind(2, p.host).Bind(3, p.pid).Bind(4, p.started_at_ms).Bind(5, p.heartbeat_at_ms);
+    BindOpt(s, 6, p.oldest_pin_at_ms);
+    return s.Exec();
+  }
+  Status EndProcess(const std::string& id) override {
+    NUBO_PREPARE(s, c_, "DELETE FROM server_processes WHERE id = ?");
+    s.Bind(1, id);
+    return s.Exec();
+  }
   Result<std::vector<SignInFailureRow>> SignInFailuresSince(int64_t since_ms,
                                                             size_t limit) override {
     NUBO_PREPARE(s, c_,
