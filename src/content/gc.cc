@@ -31,7 +31,8 @@ Result<int64_t> GcCutoff(meta::MetaStore& meta, int64_t grace_ms, int64_t now_ms
   for (const auto& p : live) {
     if (p.id == self) continue;
     // A process of this machine that no longer exists (killed) pins nothing.
-    if (p.host == host && p.pid > 0 && ::kill(static_cast<pid_t>(p.pid), 0) != 0 && errno == ESRCH) {
+    if (p.host == host && p.pid > 0 && ::kill(static_cast<pid_t>(p.pid), 0) != 0 &&
+        errno == ESRCH) {
       continue;
     }
     // Pins taken since its last heartbeat are younger than this.

@@ -256,34 +256,35 @@ TEST_P(MetaStoreConformance, SignInFailuresCountLockClearAndPurge) {
 }
 
 TEST_P(MetaStoreConformance, ProcessRowsBeatAndEnd) {
-  ASSERT_TRUE(store_
-                  ->Write([](WriteTxn& t) -> Status {
-                    NUBO_RETURN_IF_ERROR(t.BeatProcess({"a", "h1", 10, 100, 1000, std::nullopt}, 0));
-                    NUBO_RETURN_IF_ERROR(t.BeatProcess({"b", "h2", 11, 200, 500, 450}, 0));
-                    // A second beat updates the heartbeat and the pin.
-                    NUBO_RETURN_IF_ERROR(t.BeatProcess({"a", "h1", 10, 100, 2000, 1900}, 0));
-                    NUBO_ASSIGN_OR_RETURN(auto live, t.LiveProcesses(1000));
-                    EXPECT_EQ(live.size(), 1u);
-                    if (live.size() == 1) {
-                      EXPECT_EQ(live[0].id, "a");
-                      EXPECT_EQ(live[0].heartbeat_at_ms, 2000);
-                      EXPECT_EQ(live[0].oldest_pin_at_ms, std::optional<int64_t>(1900));
-                    }
-                    NUBO_ASSIGN_OR_RETURN(live, t.LiveProcesses(0));
-                    EXPECT_EQ(live.size(), 2u);
-                    // Beats forget rows silent for too long.
-                    NUBO_RETURN_IF_ERROR(t.BeatProcess({"a", "h1", 10, 100, 3000, std::nullopt}, 600));
-                    NUBO_ASSIGN_OR_RETURN(live, t.LiveProcesses(0));
-                    EXPECT_EQ(live.size(), 1u);
-                    if (live.size() == 1) {
-                      EXPECT_FALSE(live[0].oldest_pin_at_ms.has_value());
-                    }
-                    NUBO_RETURN_IF_ERROR(t.EndProcess("a"));
-                    NUBO_ASSIGN_OR_RETURN(live, t.LiveProcesses(0));
-                    EXPECT_TRUE(live.empty());
-                    return Status::Ok();
-                  })
-                  .ok());
+  ASSERT_TRUE(
+      store_
+          ->Write([](WriteTxn& t) -> Status {
+            NUBO_RETURN_IF_ERROR(t.BeatProcess({"a", "h1", 10, 100, 1000, std::nullopt}, 0));
+            NUBO_RETURN_IF_ERROR(t.BeatProcess({"b", "h2", 11, 200, 500, 450}, 0));
+            // A second beat updates the heartbeat and the pin.
+            NUBO_RETURN_IF_ERROR(t.BeatProcess({"a", "h1", 10, 100, 2000, 1900}, 0));
+            NUBO_ASSIGN_OR_RETURN(auto live, t.LiveProcesses(1000));
+            EXPECT_EQ(live.size(), 1u);
+            if (live.size() == 1) {
+              EXPECT_EQ(live[0].id, "a");
+              EXPECT_EQ(live[0].heartbeat_at_ms, 2000);
+              EXPECT_EQ(live[0].oldest_pin_at_ms, std::optional<int64_t>(1900));
+            }
+            NUBO_ASSIGN_OR_RETURN(live, t.LiveProcesses(0));
+            EXPECT_EQ(live.size(), 2u);
+            // Beats forget rows silent for too long.
+            NUBO_RETURN_IF_ERROR(t.BeatProcess({"a", "h1", 10, 100, 3000, std::nullopt}, 600));
+            NUBO_ASSIGN_OR_RETURN(live, t.LiveProcesses(0));
+            EXPECT_EQ(live.size(), 1u);
+            if (live.size() == 1) {
+              EXPECT_FALSE(live[0].oldest_pin_at_ms.has_value());
+            }
+            NUBO_RETURN_IF_ERROR(t.EndProcess("a"));
+            NUBO_ASSIGN_OR_RETURN(live, t.LiveProcesses(0));
+            EXPECT_TRUE(live.empty());
+            return Status::Ok();
+          })
+          .ok());
 }
 
 TEST_P(MetaStoreConformance, MissingRowsAreNotFound) {

@@ -19,8 +19,8 @@
 #include "api/share_routes.h"
 #include "api/tus_routes.h"
 #include "auth/authenticator.h"
-#include "auth/lockout_sync.h"
 #include "auth/links.h"
+#include "auth/lockout_sync.h"
 #include "auth/login_flows.h"
 #include "auth/password_pool.h"
 #include "auth/rate_limiter.h"
@@ -172,8 +172,8 @@ class Maintenance {
           spdlog::info("versions: {} deleted by the retention schedule", *thinned);
         }
         CompactSearchIndex();
-        auto gc = content::CollectGarbage(meta_, chunks_, static_cast<int64_t>(gc_grace_ms_), now,
-                                          self_);
+        auto gc =
+            content::CollectGarbage(meta_, chunks_, static_cast<int64_t>(gc_grace_ms_), now, self_);
         if (!gc.ok()) {
           spdlog::warn("gc: {}", gc.status().ToString());
         } else if (gc->chunks_deleted + gc->files_swept > 0) {

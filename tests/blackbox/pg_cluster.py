@@ -42,10 +42,13 @@ class _Cluster:
         self._run([os.path.join(BIN, "initdb"), "-D", os.path.join(self.dir, "data"), "-U", "nubo",
                    "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"])
         self.log_file = open(self.log, "ab")
+        # Tests need no durability; a benchmark (NUBO_PG_DURABLE=1) keeps
+        # PostgreSQL's defaults, as nubo's SQLite is durable too.
+        relaxed = [] if os.environ.get("NUBO_PG_DURABLE") == "1" else [
+            "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
         self.proc = subprocess.Popen(
             [os.path.join(BIN, "postgres"), "-D", os.path.join(self.dir, "data"), "-c", "listen_addresses=",
-             "-k", self.dir, "-p", "5432", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c",
-             "full_page_writes=off", "-c", "max_connections=200"],
+             "-k", self.dir, "-p", "5432", *relaxed, "-c", "max_connections=200"],
             stdout=self.log_file, stderr=subprocess.STDOUT, preexec_fn=self._child(True))
         deadline = time.time() + 60
         while self._psql("postgres", "SELECT 1", check=False).returncode != 0:
@@ -85,6 +88,11 @@ class _Cluster:
         self._psql("postgres", "CREATE DATABASE %s TEMPLATE template0" % name)
         return "postgres://nubo@%s:5432/%s" % (urllib.parse.quote(self.dir, safe=""), name)
 
+    def psql(self, db, sql):
+        """Rows of `sql` in database `db`, as lists of strings."""
+        out = self._psql(db, sql).stdout.decode()
+        return [line.split("|") for line in out.splitlines() if line]
+
     def stop(self):
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGQUIT)
@@ -93,9 +101,13 @@ class _Cluster:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def fresh_database():
-    """A postgres:// URL of a new empty database."""
+def cluster():
     global _cluster
     if _cluster is None:
         _cluster = _Cluster()
-    return _cluster.fresh()
+    return _cluster
+
+
+def fresh_database():
+    """A postgres:// URL of a new empty database."""
+    return cluster().fresh()

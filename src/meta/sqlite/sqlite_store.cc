@@ -762,7 +762,11 @@ class SqliteTxn final : public WriteTxn {
                  "INSERT INTO server_processes (id, host, pid, started_at, heartbeat_at, "
                  "oldest_pin_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
                  "heartbeat_at = excluded.heartbeat_at, oldest_pin_at = excluded.oldest_pin_at");
-    s.Bind(1, p.id).Bind(2, p.host).Bind(3, p.pid).Bind(4, p.started_at_ms).Bind(5, p.heartbeat_at_ms);
+    s.Bind(1, p.id)
+        .Bind(2, p.host)
+        .Bind(3, p.pid)
+        .Bind(4, p.started_at_ms)
+        .Bind(5, p.heartbeat_at_ms);
     BindOpt(s, 6, p.oldest_pin_at_ms);
     return s.Exec();
   }
@@ -821,8 +825,7 @@ class SqliteTxn final : public WriteTxn {
     return s.Exec();
   }
   Result<int64_t> PurgeSignInFailures(int64_t before_ms, int64_t now_ms) override {
-    NUBO_PREPARE(s, c_,
-                 "DELETE FROM sign_in_failures WHERE updated_at < ? AND locked_until <= ?");
+    NUBO_PREPARE(s, c_, "DELETE FROM sign_in_failures WHERE updated_at < ? AND locked_until <= ?");
     s.Bind(1, before_ms).Bind(2, now_ms);
     NUBO_RETURN_IF_ERROR(s.Exec());
     return static_cast<int64_t>(s.changes());
