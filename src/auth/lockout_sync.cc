@@ -15,6 +15,7 @@ constexpr int64_t kPurgeEveryMs = 10 * 60'000;
 }  // namespace
 
 Status LockoutSync::Run(int64_t now_ms) {
+  std::lock_guard lock(mu_);
   for (auto& [key, c] : limiter_.TakeChanges()) {
     auto& p = pending_[key];
     if (c.cleared) p = FailureLimiter::Change{true, 0, 0, 0};

@@ -14,6 +14,9 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 
 #include "auth/rate_limiter.h"
 #include "meta/meta_store.h"
@@ -26,10 +29,12 @@ class LockoutSync {
   LockoutSync(meta::MetaStore& meta, FailureLimiter& limiter) : meta_(meta), limiter_(limiter) {}
 
   // Pushes this process's changes, then pulls everyone's recent rows.
-  // On failure the changes are kept for the next run.
+  // On failure the changes are kept for the next run. Thread-safe (one
+  // run at a time).
   Status Run(int64_t now_ms);
 
  private:
+  std::mutex mu_;
   meta::MetaStore& meta_;
   FailureLimiter& limiter_;
   std::unordered_map<std::string, FailureLimiter::Change> pending_;

@@ -476,6 +476,10 @@ int RunServe(const Config& cfg) {
     FlushLogs();
     return 1;
   }
+  // The last failures counted here reach the store (and the next start).
+  if (Status sync = lockouts.Run(UnixMillis()); !sync.ok()) {
+    spdlog::warn("sign-in lockouts: {}", sync.ToString());
+  }
   FlushLogs();
   return 0;
 }
