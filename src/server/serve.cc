@@ -128,7 +128,8 @@ class Maintenance {
         chunks_(chunks),
         interval_ms_(interval_ms),
         gc_grace_ms_(gc_grace_ms),
-        thread_([this] { Loop(); }) {}
+        thread_([this] { Loop(); }),
+        ticker_([this] { TickLoop(); }) {}
   ~Maintenance() {
     {
       std::lock_guard lock(mu_);
@@ -136,10 +137,23 @@ class Maintenance {
     }
     cv_.notify_all();
     thread_.join();
+    ticker_.join();
     (void)files_.FlushRecent();
   }
 
  private:
+  void TickLoop() {
+    std::unique_lock lock(mu_);
+    while (!stop_) {
+      cv_.wait_for(lock, std::chrono::milliseconds(500), [&] { return stop_; });
+      if (stop_) break;
+      lock.unlock();
+      const int64_t now = UnixMillis();
+      for (const auto& tick : ticks_) tick(now);
+      lock.lock();
+    }
+  }
+
   void Loop() {
     int64_t next_sweep = UnixMillis();
     std::unique_lock lock(mu_);
@@ -149,7 +163,6 @@ class Maintenance {
       lock.unlock();
       if (Status st = files_.FlushRecent(); !st.ok()) spdlog::warn("recent: {}", st.ToString());
       const int64_t now = UnixMillis();
-      for (const auto& tick : ticks_) tick(now);
       if (now >= next_sweep) {
         next_sweep = now + static_cast<int64_t>(interval_ms_);
         auto purged = files_.PurgeExpiredTrash(now);
@@ -206,7 +219,10 @@ class Maintenance {
 
   std::string self_;  // this process's row in server_processes
   std::vector<std::function<void(int64_t)>> extra_;
-  std::vector<std::function<void(int64_t)>> ticks_;  // twice a second
+  // Twice a second, on a thread of their own: a sweep over a large store
+  // takes minutes, and the heartbeat that other nodes' GC trusts (and
+  // the shared lockouts) must not wait for it.
+  std::vector<std::function<void(int64_t)>> ticks_;
   files::Files& files_;
   files::UploadSessions& uploads_;
   meta::MetaStore& meta_;
@@ -216,6 +232,7 @@ class Maintenance {
   std::condition_variable cv_;
   bool stop_ = false;
   std::thread thread_;
+  std::thread ticker_;
 };
 
 }  // namespace
