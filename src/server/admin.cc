@@ -16,6 +16,7 @@
 #include "content/reader.h"
 #include "files/files.h"
 #include "media/thumbnails.h"
+#include "meta/db_copy.h"
 #include "meta/sqlite/sqlite_store.h"
 #include "server/storage.h"
 #include "share/sharing.h"
@@ -283,6 +284,45 @@ int RunFsck(const Config& cfg, bool repair) {
     }
   }
   return 1;
+}
+
+int RunDbCopy(const Config& cfg, const std::string& from, const std::string& to) {
+  constexpr std::string_view kSqlite = "sqlite:";
+  if (!std::string_view(from).starts_with(kSqlite) || from.size() == kSqlite.size()) {
+    return Fail("db copy", Status::InvalidArgument("--from: expected sqlite:PATH, e.g. "
+                                                   "sqlite:/var/lib/nubo/nubo.db"));
+  }
+  if (!to.starts_with("postgres://") && !to.starts_with("postgresql://")) {
+    return Fail("db copy", Status::InvalidArgument("--to: expected a postgres:// URL"));
+  }
+  const std::string path = from.substr(kSqlite.size());
+  auto r = meta::CopySqliteToPostgres(path, to);
+  if (!r.ok()) return Fail("db copy", r.status());
+  for (const auto& t : r->tables) {
+    std::printf("copied %-24s %10lld rows\n", t.name.c_str(), static_cast<long long>(t.rows));
+  }
+  for (const auto& t : r->left_behind)
+    std::printf("left behind %s (SQLite's search index)\n", t.c_str());
+  std::printf(
+      "db copy: %zu tables, %lld rows, schema version %d; read back: counts and values equal\n",
+      r->tables.size(), static_cast<long long>(r->rows), r->schema_version);
+  // The metadata names chunk files of the data directory the SQLite
+  // database lives in (<data>/nubo.db): check them against the copy.
+  Config target = cfg;
+  target.data_dir = std::filesystem::absolute(path).parent_path().string();
+  target.database = to;
+  std::printf("db copy: checking the copy against the chunk files in %s\n",
+              target.data_dir.c_str());
+  const int rc = RunFsck(target, /*repair=*/false);
+  if (rc != 0) {
+    std::fprintf(stderr, "nubo db copy: fsck of the copy found problems (see above)\n");
+    return rc;
+  }
+  std::printf(
+      "db copy: done. Serve it with storage.database (or NUBO_DATABASE) set to the target and "
+      "the same data directory (%s); the SQLite file is no longer used.\n",
+      target.data_dir.c_str());
+  return 0;
 }
 
 int RunGc(const Config& cfg, uint64_t grace_ms) {

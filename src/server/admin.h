@@ -42,6 +42,11 @@ int RunFsck(const Config& cfg, bool repair);
 // delta-upload plan as JSON: {"size","hash","chunks":["<blake3>:<size>",…]}
 // (a client-side tool: it reads no data directory).
 int RunChunk(const std::string& file);
+
+// `nubo db copy --from sqlite:PATH --to postgres://…`: the installation's
+// metadata moved into an empty PostgreSQL database (meta/db_copy.h), then
+// `nubo fsck` on the result with the chunk files beside PATH.
+int RunDbCopy(const Config& cfg, const std::string& from, const std::string& to);
 int RunGc(const Config& cfg, uint64_t grace_ms);
 
 // debug put FILE [--pin NAME]: ingest a file ("-": stdin), pin it (by

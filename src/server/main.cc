@@ -89,6 +89,14 @@ int main(int argc, char** argv) {
   std::string grace;
   gc->add_option("--grace", grace, "override storage.gc_grace, e.g. 10m, 0s");
   auto* migrate = app.add_subcommand("migrate", "apply database migrations");
+  auto* db = app.add_subcommand("db", "move the metadata between database engines");
+  db->require_subcommand(1);
+  auto* dbcopy = db->add_subcommand(
+      "copy", "copy every row of a stopped SQLite installation into an empty PostgreSQL database");
+  std::string copy_from, copy_to;
+  dbcopy->add_option("--from", copy_from, "sqlite:PATH (the installation's nubo.db)")->required();
+  dbcopy->add_option("--to", copy_to, "postgres://… (created tables; must hold no installation)")
+      ->required();
   auto* chunk = app.add_subcommand(
       "chunk", "cut FILE as the server does; print its delta-upload plan as JSON (client side)");
   std::string chunk_file;
@@ -173,6 +181,7 @@ int main(int argc, char** argv) {
     }
     return nubo::server::RunGc(*cfg, grace_ms);
   }
+  if (dbcopy->parsed()) return nubo::server::RunDbCopy(*cfg, copy_from, copy_to);
   if (migrate->parsed()) return nubo::server::RunMigrate(*cfg);
   if (dput->parsed()) return nubo::server::RunDebugPut(*cfg, file, pin, per_chunk_sync);
   if (dcat->parsed()) return nubo::server::RunDebugCat(*cfg, hash);

@@ -17,12 +17,14 @@ NUBO_BIN = os.environ.get("NUBO_BIN", os.path.join(os.path.dirname(__file__), ".
 
 
 class Server:
-    def __init__(self, env=None, args=(), test_routes=True, node_of=None, database=None):
+    def __init__(self, env=None, args=(), test_routes=True, node_of=None, database=None, data=None):
         """`node_of`: another Server whose data directory and database this
         one serves too (a second node). `database`: a postgres:// URL to
-        use instead of SQLite or a fresh database."""
+        use instead of SQLite or a fresh database ("" for SQLite whatever
+        NUBO_TEST_POSTGRES says). `data`: a data directory to serve instead
+        of a fresh one."""
         self.tmp = tempfile.TemporaryDirectory(prefix="nubo-bb-")
-        self.data = node_of.data if node_of else os.path.join(self.tmp.name, "data")
+        self.data = node_of.data if node_of else data or os.path.join(self.tmp.name, "data")
         cmd = [NUBO_BIN, "serve", "--listen", "127.0.0.1:0", "--data", self.data, *args]
         if test_routes:
             cmd.append("--enable-test-routes")
