@@ -35,8 +35,8 @@ constexpr int64_t kAliveMs = 60'000;
 
 // SQLite tables PostgreSQL has no counterpart for: the FTS5 search index
 // (its virtual tables and their shadow tables) and the token counts derived
-// from it. Nothing but the index is lost; the text it indexes (doc_text)
-// is copied, and SQLite rebuilds the rest from it.
+// from it. The text it indexes (doc_text) is copied; PostgreSQL's own index
+// of it is a generated column, filled as the rows arrive.
 bool LeftBehind(const std::string& table) {
   return table.starts_with("node_names") || table.starts_with("doc_text_") ||
          table == "doc_sizes" || table.starts_with("sqlite_") || table == "schema_migrations";
@@ -177,7 +177,7 @@ Result<std::vector<Table>> TargetTables(pg::Conn& c) {
                "FROM information_schema.columns c JOIN information_schema.tables t "
                "ON t.table_schema = c.table_schema AND t.table_name = c.table_name "
                "WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE' "
-               "AND c.table_name <> 'schema_migrations' "
+               "AND c.table_name <> 'schema_migrations' AND c.is_generated = 'NEVER' "
                "ORDER BY c.table_name, c.ordinal_position");
   for (;;) {
     NUBO_ASSIGN_OR_RETURN(bool row, cols.Step());

@@ -21,9 +21,10 @@ struct CopiedTable {
 struct CopyReport {
   std::vector<CopiedTable> tables;  // in the order they were copied
   int64_t rows = 0;                 // over every table
-  // SQLite tables with no PostgreSQL counterpart, left behind: the search
-  // index (FTS5 and what is derived from it), which PostgreSQL does not
-  // have yet; the text it indexes (doc_text) is copied.
+  // SQLite tables with no PostgreSQL counterpart, left behind: SQLite's
+  // search index (FTS5 and what is derived from it). The text it indexes
+  // (doc_text) is copied, and PostgreSQL indexes it its own way as it
+  // arrives (a generated tsvector column, migrations/pg/0028).
   std::vector<std::string> left_behind;
   int schema_version = 0;
 };

@@ -1454,6 +1454,105 @@ TEST_P(MetaStoreConformance, ChunkedUploadPartsOrderNumerically) {
   ASSERT_TRUE(st.ok()) << st.ToString();
 }
 
+// The content index, on both engines alike: words found whatever their
+// case, every phrase required, a phrase's words in order, the last word
+// of a query as a prefix when asked, better matches first, pages that
+// resume after (rank, id), only the drives asked for, never a trashed file,
+// highlighted snippets, and a document replaced or removed with its text.
+TEST_P(MetaStoreConformance, ContentSearchFindsRanksPagesAndHighlights) {
+  UserRow u;
+  DriveRow d;
+  int64_t a = 0, b = 0, c = 0;
+  Status st = store_->Write([&](WriteTxn& t) -> Status {
+    NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
+    NodeRow root;
+    NUBO_RETURN_IF_ERROR(InsertRoot(t, d, root));
+    NUBO_ASSIGN_OR_RETURN(int64_t manifest, t.InsertManifest(D("text"), 0, {}));
+    int64_t* ids[] = {&a, &b, &c};
+    const char* texts[] = {"The quick brown Fox jumps over the lazy dog",
+                           "fox FOX fox: the den of a fox", "nothing to see here"};
+    for (int i = 0; i < 3; ++i) {
+      NodeRow n;
+      n.public_id = "t" + std::to_string(i);
+      n.drive_id = d.id;
+      n.parent_id = root.id;
+      n.name = n.name_key = n.sort_key = "doc" + std::to_string(i) + ".txt";
+      n.kind = NodeKind::kFile;
+      n.mime = "text/plain";
+      n.manifest_id = manifest;
+      NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+      *ids[i] = n.id;
+      NUBO_RETURN_IF_ERROR(t.PutText(n.id, texts[i]));
+    }
+    return Status::Ok();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  auto found = [&](ReadTxn& t, const std::string& match,
+                   std::optional<std::pair<double, int64_t>> after = std::nullopt,
+                   size_t limit = 10, std::vector<int64_t> drives = {}) {
+    if (drives.empty()) drives = {d.id};
+    auto r = t.SearchText(drives, match, after, limit, u.id);
+    EXPECT_TRUE(r.ok()) << match << ": " << r.status().ToString();
+    return r.ok() ? *r : std::vector<TextHit>{};
+  };
+  auto ids = [](const std::vector<TextHit>& hits) {
+    std::vector<int64_t> out;
+    for (const TextHit& h : hits) out.push_back(h.node.id);
+    return out;
+  };
+  st = store_->Read([&](ReadTxn& t) -> Status {
+    // Four foxes rank before one.
+    auto foxes = found(t, "\"fox\"");
+    EXPECT_EQ(ids(foxes), (std::vector<int64_t>{b, a}));
+    if (foxes.size() == 2) {
+      EXPECT_LE(foxes[0].rank, foxes[1].rank);
+      auto first = found(t, "\"fox\"", std::nullopt, 1);
+      EXPECT_EQ(ids(first), (std::vector<int64_t>{b}));
+      auto second = found(t, "\"fox\"", std::make_pair(foxes[0].rank, foxes[0].node.id), 1);
+      EXPECT_EQ(ids(second), (std::vector<int64_t>{a}));
+      EXPECT_TRUE(found(t, "\"fox\"", std::make_pair(foxes[1].rank, foxes[1].node.id)).empty());
+    }
+    EXPECT_EQ(ids(found(t, "\"qui\"*")), (std::vector<int64_t>{a}));
+    EXPECT_TRUE(found(t, "\"qui\"").empty());
+    EXPECT_EQ(ids(found(t, "\"brown fox\"")), (std::vector<int64_t>{a}));
+    EXPECT_TRUE(found(t, "\"fox brown\"").empty());
+    EXPECT_EQ(ids(found(t, "\"FOX\" \"den\"")), (std::vector<int64_t>{b}));
+    EXPECT_TRUE(found(t, "\"fox\" \"nothing\"").empty());
+    EXPECT_TRUE(found(t, "\"fox\"", std::nullopt, 10, {d.id + 1000}).empty());
+    // Query syntax inside a phrase is only text.
+    EXPECT_TRUE(found(t, "\"fox OR nothing\"").empty());
+    EXPECT_TRUE(found(t, "\"it\"\"s\" \"a & b | !c\"*").empty());
+    NUBO_ASSIGN_OR_RETURN(auto snippets, t.TextSnippets({"\"lazy\"", "\"brown\""}, {a, c}));
+    EXPECT_EQ(snippets.size(), 1u);
+    if (!snippets.empty()) {
+      EXPECT_EQ(snippets[0].first, a);
+      EXPECT_NE(snippets[0].second.find("\x02lazy\x03"), std::string::npos) << snippets[0].second;
+      EXPECT_EQ(snippets[0].second.find("\x02"
+                                        "brown"),
+                std::string::npos)
+          << snippets[0].second;
+    }
+    NUBO_ASSIGN_OR_RETURN(bool has, t.HasText(c));
+    EXPECT_TRUE(has);
+    return Status::Ok();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  st = store_->Write([&](WriteTxn& t) -> Status {
+    NUBO_RETURN_IF_ERROR(t.PutText(a, "entirely new words"));
+    NUBO_RETURN_IF_ERROR(t.PutText(c, ""));
+    return t.MarkSubtreeTrashed(b);
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  st = store_->Read([&](ReadTxn& t) -> Status {
+    EXPECT_TRUE(found(t, "\"fox\"").empty());  // a's old text is gone, b is in the trash
+    EXPECT_EQ(ids(found(t, "\"words\"")), (std::vector<int64_t>{a}));
+    NUBO_ASSIGN_OR_RETURN(bool has, t.HasText(c));
+    EXPECT_FALSE(has);
+    return Status::Ok();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, MetaStoreConformance, ::testing::ValuesIn(kBackends),
                          [](const auto& info) { return std::string(info.param.name); });
 

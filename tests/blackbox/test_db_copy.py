@@ -18,7 +18,7 @@ import unittest
 import pg_cluster
 from harness import NUBO_BIN, Server
 from test_caldav import ROOT, event
-from test_files import FAST, Client, add_user, run_fsck
+from test_files import FAST, Client, add_user, eventually, qs, run_fsck
 from test_nextcloud import OC, files_url, propfind
 
 ADMIN = ("admin", "admin password 1")
@@ -99,11 +99,19 @@ class CopyTest(unittest.TestCase):
         status, _, _ = a.raw("PUT", cal + "e1.ics", event("u-1", "20260105T100000Z", "20260105T110000Z").encode(),
                              {"Content-Type": "text/calendar"})
         assert status == 201, status
+        # Indexed before the copy: the text goes along and PostgreSQL indexes it.
+        assert eventually(lambda: cls._found(a, "first vers"), timeout=30), "notes.md never indexed"
         # The newest node, deleted for good: its id must never come back.
         assert a.raw("PUT", files_url("alice", "gone.txt"), b"gone")[0] == 201
         cls.gone_id = fileid(a, "gone.txt")
         assert a.raw("DELETE", files_url("alice", "gone.txt"))[0] == 204
         assert a.raw("DELETE", "/remote.php/dav/trashbin/alice/trash/")[0] == 204
+
+    @staticmethod
+    def _found(client, q):
+        status, _, body = client.call("GET", "/search/content?" + qs(q=q))
+        assert status == 200, (status, body)
+        return [(i["node"]["name"], i.get("snippet")) for i in body["items"]]
 
     @classmethod
     def _observe(cls):
@@ -128,6 +136,7 @@ class CopyTest(unittest.TestCase):
         seen["link"] = a.call("GET", "/links/" + cls.link_token, auth=False)[:3:2]
         status, hdrs, data = a.raw("GET", "%s/calendars/alice/home/e1.ics" % ROOT)
         seen["event"] = (status, hdrs.get("etag"), data)
+        seen["found"] = [name for name, _ in cls._found(a, "first vers")]
         seen["calendar"] = a.raw("PROPFIND", "%s/calendars/alice/home/" % ROOT, b"", {"Depth": "1"})[2]
         return seen
 
@@ -150,6 +159,9 @@ class CopyTest(unittest.TestCase):
         self.assertEqual(after["event"][0], 200)
         self.assertEqual(len(after["versions"]), 1)
         self.assertEqual(after["bob shared"]["name"], "Docs")
+        self.assertEqual(after["found"], ["notes.md"])
+        ((_, snippet),) = self._found(self.alice, "first vers")
+        self.assertIn({"text": "first", "match": True}, snippet)
 
     def test_passwords_and_app_passwords_work(self):
         self.assertEqual(self.alice.call("GET", "/api/v1/me")[0], 200)

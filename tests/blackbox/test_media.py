@@ -668,9 +668,8 @@ class DerivedFsckTest(unittest.TestCase):
                 p = run_fsck(srv)
                 self.assertEqual(p.returncode, 1, p.stdout)
                 self.assertIn("PROBLEM derived", p.stdout)
-                env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
                 p = subprocess.run([NUBO_BIN, "--data", srv.data, "fsck", "--repair"], capture_output=True,
-                                   text=True, timeout=600, env=env)
+                                   text=True, timeout=600, env=srv.tool_env())
                 self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
                 srv._start()
                 c.srv = srv

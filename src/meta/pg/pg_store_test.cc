@@ -86,19 +86,24 @@ TEST_F(PgStoreTest, ConcurrentWritersLoseNoUpdate) {
                   .ok());
 }
 
-// The content index is SQLite's FTS5 for now: on PostgreSQL its
-// operations answer Unsupported, never reach into another engine.
-TEST_F(PgStoreTest, ContentSearchSaysItIsNotThereYet) {
-  ASSERT_TRUE(store_
-                  ->Read([](ReadTxn& t) -> Status {
-                    EXPECT_EQ(t.SearchText({1}, "word", std::nullopt, 10, 1).status().code(),
-                              Code::kUnsupported);
-                    EXPECT_EQ(t.HasText(1).status().code(), Code::kUnsupported);
-                    return Status::Ok();
-                  })
-                  .ok());
-  Status st = store_->Write([](WriteTxn& t) { return t.PutText(1, "text"); });
-  EXPECT_EQ(st.code(), Code::kUnsupported);
+// A document whose distinct words would not fit a tsvector (at most 1 MiB)
+// is still stored and indexed by its beginning: its indexing job must not
+// fail for ever.
+TEST_F(PgStoreTest, ADocumentTooBigForATsvectorIsIndexedByItsBeginning) {
+  std::string text = "firstword ";
+  for (int i = 0; text.size() < (1 << 20) - 16; ++i) text += "w" + std::to_string(i * 7919) + " ";
+  text += "lastword";
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return t.PutText(1, text); }).ok());
+  auto c = pg::Conn::Open(conninfo_);
+  ASSERT_TRUE(c.ok());
+  auto s = (*c)->Prepare(
+      "SELECT terms @@ 'firstword'::tsquery, terms @@ 'lastword'::tsquery FROM doc_text "
+      "WHERE id = 1");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto row = s->Step();
+  ASSERT_TRUE(row.ok() && *row) << row.status().ToString();
+  EXPECT_EQ(s->Int(0), 1);
+  EXPECT_EQ(s->Int(1), 0);  // beyond the first 64 KiB
 }
 
 TEST_F(PgStoreTest, RefusesADatabaseNewerThanTheBinary) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "meta/migrations.h"
+#include "meta/pg/pg_text.h"
 #include "meta/sql/pool.h"
 #include "meta/sql/sql_txn.h"
 #include "meta/sqlite/group_commit.h"
@@ -304,14 +305,9 @@ class SqliteTxn final : public WriteTxn {
  public:
   explicit SqliteTxn(sql::Conn& c) : c_(c) {}
 
-  // The content index is FTS5, this engine's own: its statements need the
-  // SQLite connection itself. Callers check NoTextIndex() first.
+  // SQLite's content index is FTS5, that engine's own: its statements need
+  // the SQLite connection itself (PostgreSQL's: meta/pg/pg_text.h).
   Conn& lite() { return static_cast<Conn&>(c_); }
-  // PostgreSQL has no content index yet: its operations say so instead.
-  Status NoTextIndex() const {
-    return pg() ? Status::Unsupported("content search is not available on PostgreSQL yet")
-                : Status::Ok();
-  }
   // 1 on PostgreSQL: the index of a statement written once per dialect.
   int pg() const { return c_.dialect() == sql::Dialect::kPostgres ? 1 : 0; }
 
@@ -591,7 +587,7 @@ class SqliteTxn final : public WriteTxn {
     return sqlite::FailJob(c_, job, error, retry_at_ms);
   }
   Status PutText(int64_t node_id, const std::string& text) override {
-    NUBO_RETURN_IF_ERROR(NoTextIndex());
+    if (pg()) return pg::PutText(c_, node_id, text);
     return sqlite::PutText(lite(), node_id, text);
   }
   Result<bool> CompactTextIndex(int64_t pages) override {
@@ -1098,7 +1094,7 @@ class SqliteTxn final : public WriteTxn {
     // best first, is kept when it is a live file of one of the drives.
     static const std::string sql =
         std::string(kNodeSelect) + "WHERE n.id = ?2 AND n.trash_root IS NULL";
-    NUBO_RETURN_IF_ERROR(NoTextIndex());
+    if (pg()) return SearchTextPg(drive_ids, match, after, limit, viewer);
     std::vector<TextHit> out;
     NUBO_RETURN_IF_ERROR(
         RankText(lite(), match, after, limit, [&](int64_t id, double rank) -> Result<bool> {
@@ -1115,6 +1111,33 @@ class SqliteTxn final : public WriteTxn {
         }));
     return out;
   }
+  // PostgreSQL: one statement; the rank is ts_rank negated, so that here
+  // too a smaller number is a better match and pages follow (rank, id).
+  Result<std::vector<TextHit>> SearchTextPg(const std::vector<int64_t>& drive_ids,
+                                            const std::string& match,
+                                            const std::optional<std::pair<double, int64_t>>& after,
+                                            size_t limit, int64_t viewer) {
+    NUBO_ASSIGN_OR_RETURN(pg::TextQuery q, pg::ParseFtsQuery(match));
+    const std::string drives = JsonIds(drive_ids);
+    NUBO_PREPARE(s, c_,
+                 NUBO_PG_TEXT_QUERY "SELECT " NUBO_NODE_COLS
+                                    ", -ts_rank(d.terms, q.q) AS r "
+                                    "FROM q CROSS JOIN doc_text d JOIN nodes n ON n.id = d.id "
+                                    "WHERE d.terms @@ q.q AND n.trash_root IS NULL "
+                                    "AND n.drive_id IN (SELECT value FROM json_each(?4)) "
+                                    "AND (?5 = 0 OR -ts_rank(d.terms, q.q) > ?6 "
+                                    "OR (-ts_rank(d.terms, q.q) = ?6 AND n.id > ?7)) "
+                                    "ORDER BY r, n.id LIMIT ?8");
+    s.Bind(1, viewer).Bind(2, q.phrases_json).Bind(3, q.prefix).Bind(4, drives);
+    s.Bind(5, int64_t{after ? 1 : 0}).BindReal(6, after ? after->first : 0.0);
+    s.Bind(7, after ? after->second : int64_t{0}).Bind(8, static_cast<int64_t>(limit));
+    std::vector<TextHit> out;
+    for (;;) {
+      NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+      if (!row) return out;
+      out.push_back(TextHit{NodeFrom(s), s.Real(kNodeColCount)});
+    }
+  }
   Result<JobCounts> CountJobs(int64_t now_ms) override { return sqlite::CountJobs(c_, now_ms); }
   Result<bool> JobDue(int64_t now_ms) override { return sqlite::JobDue(c_, now_ms); }
   Result<std::vector<JobRow>> ListRetryingJobs(size_t limit) override {
@@ -1129,11 +1152,11 @@ class SqliteTxn final : public WriteTxn {
   }
   Result<std::vector<std::pair<int64_t, std::string>>> TextSnippets(
       const std::vector<std::string>& matches, const std::vector<int64_t>& node_ids) override {
-    NUBO_RETURN_IF_ERROR(NoTextIndex());
+    if (pg()) return pg::TextSnippets(c_, matches, node_ids);
     return sqlite::TextSnippets(lite(), matches, node_ids);
   }
   Result<bool> HasText(int64_t node_id) override {
-    NUBO_RETURN_IF_ERROR(NoTextIndex());
+    if (pg()) return pg::HasText(c_, node_id);
     return sqlite::HasText(lite(), node_id);
   }
   Result<std::vector<std::pair<PhotoRow, NodeRow>>> ListPhotos(

@@ -1,0 +1,3 @@
+-- PostgreSQL's content index arrives under this number (migrations/pg/
+-- 0028_text_search.sql); SQLite's is FTS5 since migration 14. Nothing to
+-- do here: the number keeps the two folders' versions in step.
