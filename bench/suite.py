@@ -474,7 +474,8 @@ def _proc_main(port, fn, jobs, nthreads, deadline_in, state):
     t_start = time.monotonic()
 
     def worker(tid):
-        c = httpc.Conn(port)
+        # A list of ports: the threads spread over them (several nodes).
+        c = httpc.Conn(port if isinstance(port, int) else port[tid % len(port)])
         while True:
             if jobs is None:
                 if time.monotonic() - t_start > deadline_in:

@@ -364,12 +364,14 @@ Result<RowsDigest> CopyTable(sql::Conn& src, pg::Conn& dst, Texts& texts, const 
 
 // Reads `t` back from the target, a page at a time in physical order (a
 // key every table has, whatever its primary key), and digests its rows.
+// (The text form is named apart: an output column called ctid would be
+// what ORDER BY ctid sorts, as text, where "(10,1)" < "(9,1)".)
 // A page holds up to 1,000 rows, fewer when they are big.
 Result<RowsDigest> TargetDigest(pg::Conn& c, Texts& texts, const Table& t) {
   std::string cols;
   for (const Column& col : t.columns) cols += ", " + Quoted(col.name);
   NUBO_ASSIGN_OR_RETURN(
-      Stmt page, c.Prepare(texts.Keep("SELECT ctid::text" + cols + " FROM " + Quoted(t.name) +
+      Stmt page, c.Prepare(texts.Keep("SELECT ctid::text AS at" + cols + " FROM " + Quoted(t.name) +
                                       " WHERE ctid > ?::tid ORDER BY ctid LIMIT ?")));
   RowsDigest digest;
   std::string after = "(0,0)";

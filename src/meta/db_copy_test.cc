@@ -12,6 +12,7 @@
 #include "meta/pg/pg_store.h"
 #include "meta/pg/pg_test_cluster.h"
 #include "meta/sqlite/sqlite_store.h"
+#include "util/blake3_hash.h"
 #include "util/ids.h"
 #include "util/time.h"
 
@@ -124,6 +125,32 @@ TEST_F(DbCopyTest, RowsAndIdsArriveAndTheTargetGoesOn) {
   // Never over an installation.
   auto again = CopySqliteToPostgres(path_, *db);
   EXPECT_EQ(again.status().code(), Code::kConflict) << again.status().ToString();
+}
+
+// Regression: the read-back paged by physical position sorted positions
+// as text, so a table past ten pages and a thousand rows came back short
+// and the copy failed. Both limits are crossed here (about 30 pages).
+TEST_F(DbCopyTest, ATableOfManyPagesIsReadBackWhole) {
+  {
+    auto s = OpenSqlite(path_);
+    ASSERT_TRUE(s.ok());
+    Status st = (*s)->Write([&](WriteTxn& t) -> Status {
+      for (int i = 0; i < 2500; ++i) {
+        NUBO_RETURN_IF_ERROR(t.InsertChunk({Blake3::Hash(std::to_string(i)), 100, 1, i}));
+      }
+      return Status::Ok();
+    });
+    ASSERT_TRUE(st.ok()) << st.ToString();
+  }
+  auto db = pg::FreshTestDatabase();
+  ASSERT_TRUE(db.ok());
+  auto r = CopySqliteToPostgres(path_, *db);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  for (const CopiedTable& t : r->tables) {
+    if (t.name == "chunks") {
+      EXPECT_EQ(t.rows, 2500);
+    }
+  }
 }
 
 TEST_F(DbCopyTest, RefusesASourceAServerIsRunningOn) {
