@@ -192,7 +192,9 @@ def settle(ports, timeout=600):
 
 
 def stat_delay():
-    time.sleep(0.6)  # pg_stat counters are flushed by each backend at most every 500 ms
+    # An idle backend flushes its pg_stat counters once at least 1 s has
+    # passed since its last flush (PostgreSQL 15); wait that out.
+    time.sleep(1.5)
 
 
 WORDS = ["w%03d" % i for i in range(400)]

@@ -301,8 +301,13 @@ int RunDbCopy(const Config& cfg, const std::string& from, const std::string& to)
   for (const auto& t : r->tables) {
     std::printf("copied %-24s %10lld rows\n", t.name.c_str(), static_cast<long long>(t.rows));
   }
-  for (const auto& t : r->left_behind)
-    std::printf("left behind %s (SQLite's search index)\n", t.c_str());
+  if (!r->left_behind.empty()) {
+    std::string names;
+    for (const auto& t : r->left_behind) names += (names.empty() ? "" : ", ") + t;
+    std::printf(
+        "left behind (SQLite's search index; PostgreSQL indexes the copied text itself): %s\n",
+        names.c_str());
+  }
   std::printf(
       "db copy: %zu tables, %lld rows, schema version %d; read back: counts and values equal\n",
       r->tables.size(), static_cast<long long>(r->rows), r->schema_version);
