@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
       "copy", "copy every row of a stopped SQLite installation into an empty PostgreSQL database");
   std::string copy_from, copy_to;
   dbcopy->add_option("--from", copy_from, "sqlite:PATH (the installation's nubo.db)")->required();
-  dbcopy->add_option("--to", copy_to, "postgres://… (created tables; must hold no installation)")
+  dbcopy->add_option("--to", copy_to, "postgres://… (migrated here; must hold no installation)")
       ->required();
   auto* chunk = app.add_subcommand(
       "chunk", "cut FILE as the server does; print its delta-upload plan as JSON (client side)");
