@@ -366,7 +366,8 @@ Result<RowsDigest> CopyTable(sql::Conn& src, pg::Conn& dst, Texts& texts, const 
 // key every table has, whatever its primary key), and digests its rows.
 // (The text form is named apart: an output column called ctid would be
 // what ORDER BY ctid sorts, as text, where "(10,1)" < "(9,1)".)
-// A page holds up to 1,000 rows, fewer when they are big.
+// A page holds up to 1,000 rows, fewer when they are big: at most about
+// kBatchBytes of values at a time.
 Result<RowsDigest> TargetDigest(pg::Conn& c, Texts& texts, const Table& t) {
   std::string cols;
   for (const Column& col : t.columns) cols += ", " + Quoted(col.name);
@@ -375,29 +376,33 @@ Result<RowsDigest> TargetDigest(pg::Conn& c, Texts& texts, const Table& t) {
                                       " WHERE ctid > ?::tid ORDER BY ctid LIMIT ?")));
   RowsDigest digest;
   std::string after = "(0,0)";
-  int64_t limit = 1000;
+  // The first page is small (rows of extracted text run up to 1 MiB);
+  // later ones hold kBatchBytes of rows as big as the biggest seen.
+  int64_t limit = 16;
   std::vector<Value> row(t.columns.size());
+  size_t biggest = 0;
   for (;;) {
     page.Reset();
     page.Bind(1, after);
     page.Bind(2, limit);
     int64_t n = 0;
-    size_t bytes = 0;
     std::string last;
     for (;;) {
       NUBO_ASSIGN_OR_RETURN(bool more, page.Step());
       if (!more) break;
       ++n;
       last = page.Text(0);
+      size_t bytes = 0;
       for (size_t k = 0; k < t.columns.size(); ++k) {
         row[k] = ReadValue(page, static_cast<int>(k + 1), t.columns[k].kind);
         bytes += Bytes(row[k]);
       }
+      biggest = std::max(biggest, bytes);
       digest.Add(t.columns, row.data());
     }
     if (n < limit) return digest;
     after = std::move(last);
-    limit = std::clamp<int64_t>(static_cast<int64_t>(kBatchBytes / (bytes / n + 1)), 1, 1000);
+    limit = std::clamp<int64_t>(static_cast<int64_t>(kBatchBytes / (biggest + 1)), 1, 1000);
   }
 }
 
