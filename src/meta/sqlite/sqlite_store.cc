@@ -1119,15 +1119,18 @@ class SqliteTxn final : public WriteTxn {
                                             size_t limit, int64_t viewer) {
     NUBO_ASSIGN_OR_RETURN(pg::TextQuery q, pg::ParseFtsQuery(match));
     const std::string drives = JsonIds(drive_ids);
+    // The matches first, through the GIN index (the tsquery as a scalar
+    // subquery is a value the index can take; from the CTE's row it is
+    // not), then their nodes.
     NUBO_PREPARE(s, c_,
-                 NUBO_PG_TEXT_QUERY "SELECT " NUBO_NODE_COLS
-                                    ", -ts_rank(d.terms, q.q) AS r "
-                                    "FROM q CROSS JOIN doc_text d JOIN nodes n ON n.id = d.id "
-                                    "WHERE d.terms @@ q.q AND n.trash_root IS NULL "
-                                    "AND n.drive_id IN (SELECT value FROM json_each(?4)) "
-                                    "AND (?5 = 0 OR -ts_rank(d.terms, q.q) > ?6 "
-                                    "OR (-ts_rank(d.terms, q.q) = ?6 AND n.id > ?7)) "
-                                    "ORDER BY r, n.id LIMIT ?8");
+                 NUBO_PG_TEXT_QUERY
+                 ", hits AS MATERIALIZED (SELECT d.id, -ts_rank(d.terms, (SELECT q FROM q)) AS r "
+                 "FROM doc_text d WHERE d.terms @@ (SELECT q FROM q)) "
+                 "SELECT " NUBO_NODE_COLS
+                 ", h.r FROM hits h JOIN nodes n ON n.id = h.id "
+                 "WHERE n.trash_root IS NULL AND n.drive_id IN (SELECT value FROM json_each(?4)) "
+                 "AND (?5 = 0 OR h.r > ?6 OR (h.r = ?6 AND n.id > ?7)) "
+                 "ORDER BY h.r, n.id LIMIT ?8");
     s.Bind(1, viewer).Bind(2, q.phrases_json).Bind(3, q.prefix).Bind(4, drives);
     s.Bind(5, int64_t{after ? 1 : 0}).BindReal(6, after ? after->first : 0.0);
     s.Bind(7, after ? after->second : int64_t{0}).Bind(8, static_cast<int64_t>(limit));
