@@ -427,6 +427,13 @@ Result<CopyReport> CopySqliteToPostgres(const std::string& sqlite_path, const st
   NUBO_RETURN_IF_ERROR(RefuseLiveServers(*src, "source"));
 
   NUBO_ASSIGN_OR_RETURN(std::unique_ptr<pg::Conn> dst, pg::Conn::Open(conninfo));
+  // Nothing is written to a target that is refused: one with a schema of
+  // another version is not migrated first (it may be an installation).
+  NUBO_ASSIGN_OR_RETURN(int dst_before, sql::CurrentVersion(*dst));
+  if (dst_before != 0 && dst_before != latest) {
+    return Status::Conflict("the target database holds a nubo schema of version " +
+                            std::to_string(dst_before) + ": copy into a new, empty database");
+  }
   NUBO_RETURN_IF_ERROR(sql::ApplyMigrations(*dst, PgMigrations(), true).status());
   NUBO_ASSIGN_OR_RETURN(int dst_version, sql::CurrentVersion(*dst));
   if (dst_version != src_version) {

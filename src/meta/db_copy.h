@@ -37,9 +37,10 @@ struct CopyOptions {
 };
 
 // Copies the SQLite database at `sqlite_path` into the PostgreSQL database
-// `conninfo` names, which is migrated first and must hold no installation
-// (no user, drive, node, manifest or chunk; what a fresh schema seeds is
-// replaced). Refuses (FailedPrecondition) a source that is not at this
+// `conninfo` names, which must be empty or at this binary's schema
+// version (another version is refused untouched), is migrated, and must
+// hold no installation (no user, drive, node, manifest or chunk; what a
+// fresh schema seeds is replaced). Refuses (FailedPrecondition) a source that is not at this
 // binary's schema version, and either side while a `nubo serve` process
 // is alive on it. Row ids, node ids and every value are kept; the
 // target's id sequences continue after the largest id the source ever

@@ -9,8 +9,11 @@
 
 #include <filesystem>
 
+#include "meta/migrations.h"
+#include "meta/pg/pg_conn.h"
 #include "meta/pg/pg_store.h"
 #include "meta/pg/pg_test_cluster.h"
+#include "meta/sql/sql_txn.h"
 #include "meta/sqlite/sqlite_store.h"
 #include "util/blake3_hash.h"
 #include "util/ids.h"
@@ -168,6 +171,23 @@ TEST_F(DbCopyTest, RefusesASourceAServerIsRunningOn) {
   EXPECT_EQ(r.status().code(), Code::kConflict);
   EXPECT_NE(r.status().message().find("running on the source"), std::string::npos)
       << r.status().ToString();
+}
+
+// A target with a nubo schema of another version may be an installation:
+// refused as it is, not migrated first.
+TEST_F(DbCopyTest, ATargetOfAnotherSchemaVersionIsRefusedUntouched) {
+  auto db = pg::FreshTestDatabase();
+  ASSERT_TRUE(db.ok());
+  auto c = pg::Conn::Open(*db);
+  ASSERT_TRUE(c.ok());
+  std::vector<Migration> older = PgMigrations();
+  older.pop_back();
+  ASSERT_TRUE(sql::ApplyMigrations(**c, older, true).ok());
+  auto r = CopySqliteToPostgres(path_, *db);
+  EXPECT_EQ(r.status().code(), Code::kConflict) << r.status().ToString();
+  auto v = sql::CurrentVersion(**c);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(*v, older.back().version);
 }
 
 TEST_F(DbCopyTest, AMissingSourceIsNotCreated) {
