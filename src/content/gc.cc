@@ -1,14 +1,11 @@
 #include "content/gc.h"
 
-#include <signal.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <set>
 #include <vector>
 
 #include "content/in_flight.h"
+#include "util/process.h"
 
 namespace nubo::content {
 
@@ -26,15 +23,10 @@ Result<int64_t> GcCutoff(meta::MetaStore& meta, int64_t grace_ms, int64_t now_ms
     NUBO_ASSIGN_OR_RETURN(live, txn.LiveProcesses(now_ms - kAliveMs));
     return Status::Ok();
   }));
-  char host[256] = {};
-  (void)::gethostname(host, sizeof host - 1);
   for (const auto& p : live) {
     if (p.id == self) continue;
     // A process of this machine that no longer exists (killed) pins nothing.
-    if (p.host == host && p.pid > 0 && ::kill(static_cast<pid_t>(p.pid), 0) != 0 &&
-        errno == ESRCH) {
-      continue;
-    }
+    if (ProcessGone(p.host, p.pid)) continue;
     // Pins taken since its last heartbeat are younger than this.
     cutoff = std::min(cutoff, now_ms - kHeartbeatMs - kClockMarginMs);
     if (p.oldest_pin_at_ms) cutoff = std::min(cutoff, *p.oldest_pin_at_ms - kClockMarginMs);

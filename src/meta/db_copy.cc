@@ -1,11 +1,7 @@
 #include "meta/db_copy.h"
 
-#include <signal.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -17,6 +13,7 @@
 #include "meta/sql/sql_txn.h"
 #include "meta/sqlite/sqlite_conn.h"
 #include "util/blake3_hash.h"
+#include "util/process.h"
 #include "util/time.h"
 
 namespace nubo::meta {
@@ -151,18 +148,13 @@ class Texts {
 // store: fresh, and not a process of this machine that no longer exists.
 Status RefuseLiveServers(sql::Conn& c, const std::string& which) {
   NUBO_PREPARE(s, c, "SELECT host, pid, heartbeat_at FROM server_processes");
-  char host[256] = {};
-  (void)::gethostname(host, sizeof host - 1);
   const int64_t now = UnixMillis();
   for (;;) {
     NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) return Status::Ok();
     const std::string h = s.Text(0);
     const int64_t pid = s.Int(1);
-    if (s.Int(2) < now - kAliveMs) continue;
-    if (h == host && pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
-      continue;
-    }
+    if (s.Int(2) < now - kAliveMs || ProcessGone(h, pid)) continue;
     return Status::Conflict("a nubo server (pid " + std::to_string(pid) + " on " + h +
                             ") is running on the " + which + ": stop every server first");
   }

@@ -50,6 +50,7 @@
 #include "share/sharing.h"
 #include "util/ids.h"
 #include "util/posix_error.h"
+#include "util/process.h"
 #include "util/time.h"
 
 namespace nubo::server {
@@ -75,9 +76,7 @@ class ProcessBeat {
  public:
   explicit ProcessBeat(meta::MetaStore& meta) : meta_(meta) {
     row_.id = RandomHex(12);
-    char host[256] = {};
-    (void)::gethostname(host, sizeof host - 1);
-    row_.host = host;
+    row_.host = HostName();
     row_.pid = ::getpid();
     row_.started_at_ms = UnixMillis();
     Beat(row_.started_at_ms);
