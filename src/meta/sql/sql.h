@@ -191,6 +191,19 @@ inline void BindOpt(Stmt& s, int i, const std::optional<std::string>& v) {
   }
 }
 
+// Ids as one JSON array ("[1,2,3]"): a statement reads any number of
+// them through json_each(?) (on PostgreSQL a function of that name in the
+// schema, migrations/pg/0025).
+inline std::string JsonIds(const std::vector<int64_t>& ids) {
+  std::string out = "[";
+  for (int64_t id : ids) {
+    if (out.size() > 1) out += ',';
+    out += std::to_string(id);
+  }
+  out += ']';
+  return out;
+}
+
 #define NUBO_PREPARE(var, conn, sql) NUBO_ASSIGN_OR_RETURN(Stmt var, (conn).Prepare(sql))
 
 }  // namespace nubo::meta::sql

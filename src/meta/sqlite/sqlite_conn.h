@@ -141,17 +141,7 @@ inline Stmt& BindPointer(Stmt& s, int i, void* p, const char* type) {
   return s;
 }
 
-// Ids as one JSON array ("[1,2,3]"): a statement reads any number of
-// them through json_each(?).
-inline std::string JsonIds(const std::vector<int64_t>& ids) {
-  std::string out = "[";
-  for (int64_t id : ids) {
-    if (out.size() > 1) out += ',';
-    out += std::to_string(id);
-  }
-  out += ']';
-  return out;
-}
+using sql::JsonIds;
 
 class Conn final : public sql::Conn {
  public:
