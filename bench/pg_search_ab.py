@@ -8,7 +8,7 @@ every tenth), indexed; then searches for a rare word, a common word and a
 prefix alternate between the two servers (the order flips every round).
 
 Gate: both builds find the same documents for every query (names, all
-pages).
+pages), and their first pages are equal (order and snippets).
 
   NUBO_BENCH_BIN=AFTER python3 bench/pg_search_ab.py --before BEFORE [--docs 2000] [--reps 60]
 """
@@ -26,6 +26,14 @@ import engines  # noqa: E402  (starts nothing on import)
 import pg_cluster  # noqa: E402
 
 QUERIES = (("rare word", "needle"), ("common word", "w123"), ("prefix", "w12"))
+
+
+def first_page(port, q):
+    """(name, snippet segments) of the first page, in order."""
+    c = engines.httpc.Conn(port)
+    r = c.request("GET", "/api/v1/search/content?q=%s" % q, engines.DAVH)
+    c.close()
+    return [(i["node"]["name"], i.get("snippet")) for i in engines.json.loads(r.body)["items"]]
 
 
 def serve(binary, docs, tmp, name):
@@ -63,6 +71,9 @@ def main():
             found = [engines.search(n.port, q)[0] for n in nodes]
             if found[0] != found[1] or not found[0]:
                 gate.append("%s: BEFORE found %d, AFTER %d" % (q, len(found[0]), len(found[1])))
+            pages = [first_page(n.port, q) for n in nodes]
+            if pages[0] != pages[1]:
+                gate.append("%s: the first pages differ (names, order or snippets)" % q)
         rows = []
         for label, q in QUERIES:
             lat = ([], [])
@@ -81,7 +92,8 @@ def main():
     print("|---|---|---|---|")
     for label, q, b, a in rows:
         print("| %s (%s) | %.2f | %.2f | %.2f |" % (label, q, b, a, a / b))
-    print("gate: the same documents found by both builds for every query: %s" % ("passed" if not gate else gate))
+    print("gate: the same documents and the same first page (order, snippets) from both builds for every "
+          "query: %s" % ("passed" if not gate else gate))
     if gate:
         sys.exit(1)
 

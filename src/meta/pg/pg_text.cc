@@ -2,31 +2,11 @@
 
 #include <algorithm>
 
+#include "util/strings.h"
+
 namespace nubo::meta::pg {
 
 using sql::Stmt;
-
-namespace {
-
-void AppendJsonString(std::string& out, std::string_view s) {
-  out += '"';
-  for (unsigned char ch : s) {
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += static_cast<char>(ch);
-    } else if (ch < 0x20) {
-      static const char kHex[] = "0123456789abcdef";
-      out += "\\u00";
-      out += kHex[ch >> 4];
-      out += kHex[ch & 15];
-    } else {
-      out += static_cast<char>(ch);
-    }
-  }
-  out += '"';
-}
-
-}  // namespace
 
 Result<TextQuery> ParseFtsQuery(std::string_view match) {
   TextQuery q;
@@ -55,7 +35,7 @@ Result<TextQuery> ParseFtsQuery(std::string_view match) {
       phrase += match[i];
     }
     if (count++) q.phrases_json += ',';
-    AppendJsonString(q.phrases_json, phrase);
+    q.phrases_json += JsonQuote(phrase);
     if (i < match.size() && match[i] == '*') {
       q.prefix = count;
       ++i;
@@ -96,22 +76,29 @@ Result<std::vector<std::pair<int64_t, std::string>>> TextSnippets(
     NUBO_ASSIGN_OR_RETURN(TextQuery q, ParseFtsQuery(m));
     queries.push_back(std::move(q));
   }
-  // One row at a time, as on SQLite: the headline is worked out for the
-  // page's rows only. About 16 words around the first match, the matched
-  // words between \x02 and \x03.
+  // One statement per query over the page's rows that no earlier query
+  // matched (the headline is worked out for the page's rows only): about
+  // 16 words around the first match, the matched words between \x02 and
+  // \x03.
   NUBO_PREPARE(s, c,
                NUBO_PG_TEXT_QUERY
-               "SELECT ts_headline('simple', d.body, q.q, 'StartSel=\"' || chr(2) || "
+               "SELECT d.id, ts_headline('simple', d.body, q.q, 'StartSel=\"' || chr(2) || "
                "'\", StopSel=\"' || chr(3) || '\", MaxWords=16, MinWords=8, ShortWord=0') "
-               "FROM q CROSS JOIN doc_text d WHERE d.id = ?1 AND d.terms @@ q.q");
-  for (int64_t id : node_ids) {
-    for (const TextQuery& q : queries) {
-      s.Bind(1, id).Bind(2, q.phrases_json).Bind(3, q.prefix);
+               "FROM q CROSS JOIN doc_text d "
+               "WHERE d.id IN (SELECT value FROM json_each(?1)) AND d.terms @@ q.q");
+  std::vector<int64_t> left = node_ids;
+  for (const TextQuery& q : queries) {
+    if (left.empty()) break;
+    const std::string ids = sql::JsonIds(left);
+    s.Bind(1, ids).Bind(2, q.phrases_json).Bind(3, q.prefix);
+    for (;;) {
       NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-      if (row) out.emplace_back(id, s.Text(0));
-      s.Reset();
-      if (row) break;
+      if (!row) break;
+      const int64_t id = s.Int(0);
+      out.emplace_back(id, s.Text(1));
+      left.erase(std::remove(left.begin(), left.end(), id), left.end());
     }
+    s.Reset();
   }
   return out;
 }
