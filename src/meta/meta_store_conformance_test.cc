@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -17,6 +18,7 @@
 #include "meta/pg/pg_store.h"
 #include "meta/pg/pg_test_cluster.h"
 #include "meta/sqlite/sqlite_store.h"
+#include "search/query.h"
 #include "util/ids.h"
 
 namespace nubo::meta {
@@ -1548,6 +1550,97 @@ TEST_P(MetaStoreConformance, ContentSearchFindsRanksPagesAndHighlights) {
     EXPECT_EQ(ids(found(t, "\"words\"")), (std::vector<int64_t>{a}));
     NUBO_ASSIGN_OR_RETURN(bool has, t.HasText(c));
     EXPECT_FALSE(has);
+    return Status::Ok();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+}
+
+// Name search: a needle of three characters or more goes through the
+// engine's name index (SQLite's FTS5 trigrams, PostgreSQL's pg_trgm), a
+// shorter one through a scan; both find exactly the names that contain it,
+// LIKE's own characters included, in (sort_key, id) pages, in one drive.
+TEST_P(MetaStoreConformance, NameSearchFindsSubstringsThroughTheIndexOrAScan) {
+  UserRow u;
+  DriveRow d, other;
+  std::map<std::string, int64_t> id;
+  Status st = store_->Write([&](WriteTxn& t) -> Status {
+    NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
+    NodeRow root;
+    NUBO_RETURN_IF_ERROR(InsertRoot(t, d, root));
+    other.public_id = "sd-other";
+    other.kind = "shared";
+    other.name = "Other";
+    NUBO_RETURN_IF_ERROR(t.InsertDrive(other));
+    NodeRow other_root;
+    other_root.public_id = "other-root";
+    other_root.drive_id = other.id;
+    other_root.mime = "inode/directory";
+    NUBO_RETURN_IF_ERROR(t.InsertNode(other_root));
+    NUBO_ASSIGN_OR_RETURN(int64_t manifest, t.InsertManifest(D("name"), 0, {}));
+    auto add = [&](const NodeRow& parent, const std::string& name, bool folder) -> Status {
+      NodeRow n;
+      n.public_id = "n" + std::to_string(id.size());
+      n.drive_id = parent.drive_id;
+      n.parent_id = parent.id;
+      n.name = n.name_key = n.sort_key = name;
+      n.kind = folder ? NodeKind::kFolder : NodeKind::kFile;
+      n.mime = folder ? "inode/directory" : "application/pdf";
+      if (!folder) n.manifest_id = manifest;
+      NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+      id[name + (parent.drive_id == d.id ? "" : "@other")] = n.id;
+      return Status::Ok();
+    };
+    for (const char* name :
+         {"report-2026.pdf", "100%_done\\x.txt", "1000_done.txt", "ab.txt", "zähler.txt"}) {
+      NUBO_RETURN_IF_ERROR(add(root, name, false));
+    }
+    NUBO_RETURN_IF_ERROR(add(root, "reports", true));
+    return add(other_root, "report-other.pdf", false);
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  auto names = [&](ReadTxn& t, const std::string& needle, std::optional<NodeKind> kind = {},
+                   std::optional<std::pair<std::string, int64_t>> after = {}, size_t limit = 10,
+                   std::string mime_prefix = "") {
+    SearchFilter f;
+    f.needle = needle;
+    f.name_match = search::TrigramPhrase(needle);
+    f.kind = kind;
+    f.mime_prefix = mime_prefix;
+    auto r = t.SearchNodes(d.id, f, after, limit, u.id);
+    EXPECT_TRUE(r.ok()) << needle << ": " << r.status().ToString();
+    std::vector<std::string> out;
+    if (r.ok()) {
+      for (const NodeRow& n : *r) out.push_back(n.name);
+    }
+    return out;
+  };
+  using V = std::vector<std::string>;
+  st = store_->Read([&](ReadTxn& t) -> Status {
+    EXPECT_EQ(names(t, "report"), (V{"report-2026.pdf", "reports"}));
+    EXPECT_EQ(names(t, "report", NodeKind::kFile), (V{"report-2026.pdf"}));
+    EXPECT_EQ(names(t, "report", std::nullopt, std::nullopt, 10, "inode/"), (V{"reports"}));
+    EXPECT_EQ(names(t, "re", std::nullopt, std::nullopt, 10, "application/"),
+              (V{"report-2026.pdf"}));
+    EXPECT_TRUE(names(t, "report", std::nullopt, std::nullopt, 10, "text/").empty());
+    EXPECT_EQ(names(t, "port-2"), (V{"report-2026.pdf"}));
+    // %, _ and \ are characters of the name, not a pattern's.
+    EXPECT_EQ(names(t, "0%_d"), (V{"100%_done\\x.txt"}));
+    EXPECT_EQ(names(t, "0_d"), (V{"1000_done.txt"}));
+    EXPECT_EQ(names(t, "e\\x"), (V{"100%_done\\x.txt"}));
+    EXPECT_EQ(names(t, "%"), (V{"100%_done\\x.txt"}));
+    EXPECT_EQ(names(t, "done"), (V{"100%_done\\x.txt", "1000_done.txt"}));
+    EXPECT_EQ(names(t, "ähl"), (V{"zähler.txt"}));
+    EXPECT_EQ(names(t, "ab"), (V{"ab.txt"}));  // two characters: the scan
+    EXPECT_TRUE(names(t, "repx").empty());
+    EXPECT_TRUE(names(t, "other").empty());  // another drive's name
+    // Pages continue after (sort_key, id).
+    EXPECT_EQ(names(t, "done", std::nullopt, std::nullopt, 1), (V{"100%_done\\x.txt"}));
+    EXPECT_EQ(names(t, "done", std::nullopt,
+                    std::make_pair(std::string("100%_done\\x.txt"), id["100%_done\\x.txt"]), 1),
+              (V{"1000_done.txt"}));
+    EXPECT_TRUE(names(t, "done", std::nullopt,
+                      std::make_pair(std::string("1000_done.txt"), id["1000_done.txt"]))
+                    .empty());
     return Status::Ok();
   });
   ASSERT_TRUE(st.ok()) << st.ToString();

@@ -127,6 +127,9 @@ Result<std::string> Placeholders(std::string_view sql, int* params, std::vector<
 Cursor::Cursor(pg_conn* pg, std::string name, int params)
     : pg_(pg), name_(std::move(name)), params_(static_cast<size_t>(params)) {}
 
+Cursor::Cursor(pg_conn* pg, std::string text, std::vector<unsigned> types)
+    : pg_(pg), text_(std::move(text)), types_(std::move(types)), params_(types_.size()) {}
+
 Cursor::~Cursor() {
   if (res_) PQclear(res_);
 }
@@ -183,14 +186,22 @@ Result<bool> Cursor::Step() {
       lengths[k] = params_[k].len;
       formats[k] = params_[k].format;
     }
-    res_ = PQexecPrepared(pg_, name_.c_str(), static_cast<int>(n), values.data(), lengths.data(),
-                          formats.data(), /*resultFormat=*/1);
+    if (name_.empty()) {
+      // The unnamed statement: parsed, planned for these values and run.
+      static_assert(sizeof(Oid) == sizeof(unsigned));
+      res_ = PQexecParams(pg_, text_.c_str(), static_cast<int>(n),
+                          reinterpret_cast<const Oid*>(types_.data()), values.data(),
+                          lengths.data(), formats.data(), /*resultFormat=*/1);
+    } else {
+      res_ = PQexecPrepared(pg_, name_.c_str(), static_cast<int>(n), values.data(), lengths.data(),
+                            formats.data(), /*resultFormat=*/1);
+    }
     const ExecStatusType st = res_ ? PQresultStatus(res_) : PGRES_FATAL_ERROR;
     if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
       const char* state = res_ ? PQresultErrorField(res_, PG_DIAG_SQLSTATE) : nullptr;
       Status err =
           PgError(state ? state : "", res_ ? PQresultErrorMessage(res_) : PQerrorMessage(pg_),
-                  "statement " + name_);
+                  name_.empty() ? text_.substr(0, 60) : "statement " + name_);
       Reset();
       return err;
     }
@@ -316,6 +327,12 @@ Result<Stmt> Conn::Prepare(const char* sql) {
     std::vector<Oid> types(used.size(), 0);
     for (size_t i = 0; i < used.size(); ++i) {
       if (!used[i]) types[i] = kText;
+    }
+    if (std::strncmp(sql, NUBO_SQL_PLAN_PER_CALL, std::strlen(NUBO_SQL_PLAN_PER_CALL)) == 0) {
+      std::vector<unsigned> plain(types.begin(), types.end());
+      it = cache_.emplace(sql, std::make_unique<Cursor>(pg_, std::move(text), std::move(plain)))
+               .first;
+      return Stmt(it->second.get());
     }
     std::string name = "s" + std::to_string(cache_.size() + 1);
     PGresult* r = PQprepare(pg_, name.c_str(), text.c_str(), static_cast<int>(types.size()),

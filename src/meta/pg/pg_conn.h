@@ -46,6 +46,10 @@ Result<std::string> Placeholders(std::string_view sql, int* params,
 class Cursor final : public sql::Cursor {
  public:
   Cursor(pg_conn* pg, std::string name, int params);
+  // A statement planned at each execution (NUBO_SQL_PLAN_PER_CALL): `text`
+  // with PostgreSQL's placeholders and the parameter types to declare
+  // (0: the server infers).
+  Cursor(pg_conn* pg, std::string text, std::vector<unsigned> types);
   ~Cursor();
   void BindInt(int i, int64_t v) override;
   void BindText(int i, std::string_view t) override;
@@ -73,7 +77,9 @@ class Cursor final : public sql::Cursor {
   Param* At(int i);
 
   pg_conn* pg_;
-  const std::string name_;
+  const std::string name_;  // empty: planned per call
+  const std::string text_;  // planned per call: the statement
+  const std::vector<unsigned> types_;
   std::vector<Param> params_;
   pg_result* res_ = nullptr;
   int row_ = -1;

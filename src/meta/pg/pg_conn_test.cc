@@ -210,5 +210,48 @@ TEST(PgConn, NoServerIsUnavailable) {
   EXPECT_EQ(c.status().code(), Code::kUnavailable);
 }
 
+// A statement marked NUBO_SQL_PLAN_PER_CALL runs as the unnamed statement
+// (planned for each execution's values), never as a prepared statement of
+// the session; it binds, reads and fails like any other.
+TEST_F(PgConnTest, PlanPerCallStatementsAreNotPreparedAndRunAlike) {
+  static constexpr const char* kPerCall =
+      NUBO_SQL_PLAN_PER_CALL "SELECT id, name FROM t WHERE id >= ? AND name LIKE ?3 ORDER BY id";
+  static constexpr const char* kPrepared = "SELECT count(*) FROM t WHERE id >= ?";
+  ASSERT_TRUE(
+      conn_->Exec("INSERT INTO t (id, name) VALUES (1, 'a%b'), (2, 'axb'), (3, 'a%c')").ok());
+  const std::string pattern = "a\\%%";
+  for (int round = 0; round < 7; ++round) {  // past the five runs after which plans settle
+    auto s = conn_->Prepare(kPerCall);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    s->Bind(1, 2).Bind(2, int64_t{0}).Bind(3, pattern);
+    ASSERT_TRUE(*s->Step());
+    EXPECT_EQ(s->Int(0), 3);
+    EXPECT_EQ(s->Text(1), "a%c");
+    EXPECT_FALSE(*s->Step());
+    auto p = conn_->Prepare(kPrepared);
+    ASSERT_TRUE(p.ok());
+    p->Bind(1, 0);
+    ASSERT_TRUE(*p->Step());
+    EXPECT_EQ(p->Int(0), 3);
+  }
+  auto q = conn_->Prepare("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE ?");
+  ASSERT_TRUE(q.ok());
+  const std::string per_call = "%plan per call%", prepared = "%count(*) FROM t%";
+  q->Bind(1, per_call);
+  ASSERT_TRUE(*q->Step());
+  EXPECT_EQ(q->Int(0), 0);
+  q->Reset();
+  q->Bind(1, prepared);
+  ASSERT_TRUE(*q->Step());
+  EXPECT_EQ(q->Int(0), 1);
+  q->Reset();
+  auto bad = conn_->Prepare(NUBO_SQL_PLAN_PER_CALL "SELECT nothing FROM t WHERE id = ?");
+  ASSERT_TRUE(bad.ok());  // nothing reaches the server before it runs
+  bad->Bind(1, 1);
+  auto st = bad->Step();
+  EXPECT_EQ(st.status().code(), Code::kInternal);
+  EXPECT_NE(st.status().ToString().find("nothing"), std::string::npos) << st.status().ToString();
+}
+
 }  // namespace
 }  // namespace nubo::meta::pg

@@ -206,4 +206,11 @@ inline std::string JsonIds(const std::vector<int64_t>& ids) {
 
 #define NUBO_PREPARE(var, conn, sql) NUBO_ASSIGN_OR_RETURN(Stmt var, (conn).Prepare(sql))
 
+// Begins a statement whose best plan depends on its values, such as how
+// many names a search pattern matches: PostgreSQL plans it for the values
+// of each execution instead of settling on one plan for any values (which
+// it does for a prepared statement after five executions). A comment to
+// SQLite.
+#define NUBO_SQL_PLAN_PER_CALL "/* plan per call */ "
+
 }  // namespace nubo::meta::sql

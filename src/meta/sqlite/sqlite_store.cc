@@ -1060,16 +1060,26 @@ class SqliteTxn final : public WriteTxn {
     static const std::string tail =
         "n.drive_id = ?2 AND n.trash_root IS NULL AND n.parent_id IS NOT NULL "
         "AND (n.sort_key, n.id) > (?3, ?4) AND instr(n.name_key, ?5) > 0 "
-        "AND (?6 < 0 OR n.kind = ?6) AND substr(n.mime, 1, length(CAST(?7 AS TEXT))) = ?7 "
+        "AND (?6 < 0 OR n.kind = ?6) "
+        "AND (?7 = '' OR substr(n.mime, 1, length(CAST(?7 AS TEXT))) = ?7) "
         "AND n.size >= ?8 AND n.size <= ?9 AND n.mtime >= ?10 AND n.mtime <= ?11 "
         "ORDER BY n.sort_key, n.id LIMIT ?12";
-    static const std::string scan = std::string(kNodeSelect) + "WHERE " + tail;
+    // Planned per call on PostgreSQL: whether to walk the drive in name
+    // order or to collect the matches and sort them depends on how many
+    // names the needle matches, and a filter that is not set drops out of
+    // the plan (hence "?7 = '' OR …": it folds away for no type filter).
+    static const std::string scan =
+        NUBO_SQL_PLAN_PER_CALL + std::string(kNodeSelect) + "WHERE " + tail;
     static const std::string indexed =
         std::string(kNodeSelect) +
         "WHERE n.id IN (SELECT rowid FROM node_names WHERE node_names MATCH ?13) AND " + tail;
-    // PostgreSQL has no name index yet: it scans the drive.
-    const bool use_index = !f.name_match.empty() && !pg();
-    NUBO_PREPARE(s, c_, use_index ? indexed.c_str() : scan.c_str());
+    // PostgreSQL: the same needles through the trigram index on name_key
+    // (migrations/pg/0029), which a LIKE pattern reaches; shorter needles
+    // have no trigram to look up and scan, as on SQLite.
+    static const std::string indexed_pg = NUBO_SQL_PLAN_PER_CALL + std::string(kNodeSelect) +
+                                          "WHERE n.name_key LIKE ?13 ESCAPE '\\' AND " + tail;
+    const bool use_index = !f.name_match.empty();
+    NUBO_PREPARE(s, c_, !use_index ? scan.c_str() : pg() ? indexed_pg.c_str() : indexed.c_str());
     std::string after_key = after ? after->first : std::string();
     s.Bind(1, viewer)
         .Bind(2, drive_id)
@@ -1083,7 +1093,20 @@ class SqliteTxn final : public WriteTxn {
     s.Bind(10, f.modified_after_ms.value_or(INT64_MIN))
         .Bind(11, f.modified_before_ms.value_or(INT64_MAX));
     s.Bind(12, static_cast<int64_t>(limit));
-    if (use_index) s.Bind(13, f.name_match);
+    // The needle as a LIKE pattern: its own %, _ and backslash taken
+    // literally (bound values are not copied: it lives to the last row).
+    std::string pattern;
+    if (use_index && pg()) {
+      pattern = "%";
+      for (char c : f.needle) {
+        if (c == '%' || c == '_' || c == '\\') pattern += '\\';
+        pattern += c;
+      }
+      pattern += '%';
+      s.Bind(13, pattern);
+    } else if (use_index) {
+      s.Bind(13, f.name_match);
+    }
     return Rows<NodeRow>(s, NodeFrom);
   }
   Result<std::vector<TextHit>> SearchText(const std::vector<int64_t>& drive_ids,

@@ -1,0 +1,4 @@
+-- PostgreSQL's name index arrives under this number (migrations/pg/
+-- 0029_name_index.sql); SQLite's is the FTS5 trigram table node_names
+-- since migration 14. Nothing to do here: the number keeps the two
+-- folders' versions in step.
