@@ -4,11 +4,14 @@
 Each build serves its own fresh database (of one durable PostgreSQL 15
 started here) and data directory, seeded with the same --docs text files
 (engines.py's documents: 200 words from a vocabulary of 400; "needle" in
-every tenth), indexed; then searches for a rare word, a common word and a
-prefix alternate between the two servers (the order flips every round).
+every tenth), indexed, and a second user with the first 20 of them; then
+searches for a rare word, a common word and a prefix, and the second
+user's searches for the two words, alternate between the two servers (the
+order flips every round).
 
 Gate: both builds find the same documents for every query (names, all
-pages), and their first pages are equal (order and snippets).
+pages), and their first pages are equal (order and snippets); the second
+user finds only his own.
 
   NUBO_BENCH_BIN=AFTER python3 bench/pg_search_ab.py --before BEFORE [--docs 2000] [--reps 60]
 """
@@ -26,6 +29,27 @@ import engines  # noqa: E402  (starts nothing on import)
 import pg_cluster  # noqa: E402
 
 QUERIES = (("rare word", "needle"), ("common word", "w123"), ("prefix", "w12"))
+BOB = ("bob", "bob-password-1234")
+BOB_AUTH = {"Authorization": engines.httpc.basic(*BOB)}
+BOB_DOCS = 20
+
+
+def bob_search(port, q):
+    """bob's names for q (all pages) and the first page's latency."""
+    c = engines.httpc.Conn(port)
+    names, cursor, first = [], None, None
+    while True:
+        r = c.request("GET", "/api/v1/search/content?q=%s&limit=100%s" % (q, "&cursor=" + cursor if cursor else ""),
+                      BOB_AUTH)
+        if r.status != 200:
+            raise SystemExit("bob's search answered %d" % r.status)
+        first = r.total if first is None else first
+        body = engines.json.loads(r.body)
+        names += [i["node"]["name"] for i in body["items"]]
+        cursor = body.get("next_cursor")
+        if not cursor:
+            c.close()
+            return sorted(names), first
 
 
 def first_page(port, q):
@@ -44,13 +68,24 @@ def serve(binary, docs, tmp, name):
     engines.setup_account(node.port)
     c = engines.httpc.Conn(node.port)
     c.request("MKCOL", "/dav/docs/", engines.DAVH)
-    c.close()
     jobs = [(i, "/dav/docs/d%05d.txt" % i) for i in range(docs)]
     with multiprocessing.get_context("fork").Pool(2) as mp:
         errs = [e for part in mp.map(engines._doc_worker, [([node.port], jobs[0::2]), ([node.port], jobs[1::2])])
                 for e in part]
     if errs:
         raise SystemExit("%s: uploads failed: %s" % (name, errs[:2]))
+    # A second user with a few documents of his own (the first BOB_DOCS
+    # texts): his searches must not pay for the first user's matches.
+    body = engines.json.dumps({"username": BOB[0], "password": BOB[1]}).encode()
+    r = c.request("POST", "/api/v1/admin/users", {"Authorization": engines.AUTH, "Content-Type": "application/json"},
+                  body=body)
+    if r.status != 201:
+        raise SystemExit("%s: creating bob answered %d" % (name, r.status))
+    for i in range(BOB_DOCS):
+        r = c.request("PUT", "/dav/bob%02d.txt" % i, BOB_AUTH, body=engines.doc_text(i))
+        if r.status not in (201, 204):
+            raise SystemExit("%s: bob's upload answered %d" % (name, r.status))
+    c.close()
     engines.settle([node.port])
     return node
 
@@ -81,6 +116,16 @@ def main():
                 for k in ((0, 1) if r % 2 == 0 else (1, 0)):
                     lat[k].append(engines.search(nodes[k].port, q, want_all=False)[1] * 1000)
             rows.append((label, q, statistics.median(lat[0]), statistics.median(lat[1])))
+        for label, q in QUERIES[:2]:
+            found = [bob_search(n.port, q)[0] for n in nodes]
+            if found[0] != found[1] or not found[0] or any(not f.startswith("bob") for f in found[0]):
+                gate.append("bob, %s: BEFORE found %s, AFTER %s" % (q, found[0], found[1]))
+            lat = ([], [])
+            for r in range(args.reps):
+                for k in ((0, 1) if r % 2 == 0 else (1, 0)):
+                    lat[k].append(bob_search(nodes[k].port, q)[1] * 1000)
+            rows.append(("another user's " + label + " (%d docs of his own)" % BOB_DOCS, q,
+                         statistics.median(lat[0]), statistics.median(lat[1])))
     finally:
         for n in nodes:
             n.stop()
