@@ -84,9 +84,10 @@ Status InsertAliceAndDrive(WriteTxn& t, UserRow& u, DriveRow& d) {
   return t.InsertDrive(d);
 }
 
-// The drive's root folder ("root").
-Status InsertRoot(WriteTxn& t, const DriveRow& d, NodeRow& root) {
-  root.public_id = "root";
+// The drive's root folder ("root" unless told).
+Status InsertRoot(WriteTxn& t, const DriveRow& d, NodeRow& root,
+                  const std::string& public_id = "root") {
+  root.public_id = public_id;
   root.drive_id = d.id;
   root.mime = "inode/directory";
   NUBO_RETURN_IF_ERROR(t.InsertNode(root));
@@ -1572,10 +1573,7 @@ TEST_P(MetaStoreConformance, NameSearchFindsSubstringsThroughTheIndexOrAScan) {
     other.name = "Other";
     NUBO_RETURN_IF_ERROR(t.InsertDrive(other));
     NodeRow other_root;
-    other_root.public_id = "other-root";
-    other_root.drive_id = other.id;
-    other_root.mime = "inode/directory";
-    NUBO_RETURN_IF_ERROR(t.InsertNode(other_root));
+    NUBO_RETURN_IF_ERROR(InsertRoot(t, other, other_root, "other-root"));
     NUBO_ASSIGN_OR_RETURN(int64_t manifest, t.InsertManifest(D("name"), 0, {}));
     auto add = [&](const NodeRow& parent, const std::string& name, bool folder) -> Status {
       NodeRow n;
@@ -1587,7 +1585,7 @@ TEST_P(MetaStoreConformance, NameSearchFindsSubstringsThroughTheIndexOrAScan) {
       n.mime = folder ? "inode/directory" : "application/pdf";
       if (!folder) n.manifest_id = manifest;
       NUBO_RETURN_IF_ERROR(t.InsertNode(n));
-      id[name + (parent.drive_id == d.id ? "" : "@other")] = n.id;
+      id[name] = n.id;
       return Status::Ok();
     };
     for (const char* name :

@@ -6,6 +6,7 @@
 #include <cassert>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 namespace nubo::meta::pg {
 
@@ -188,9 +189,8 @@ Result<bool> Cursor::Step() {
     }
     if (name_.empty()) {
       // The unnamed statement: parsed, planned for these values and run.
-      static_assert(sizeof(Oid) == sizeof(unsigned));
-      res_ = PQexecParams(pg_, text_.c_str(), static_cast<int>(n),
-                          reinterpret_cast<const Oid*>(types_.data()), values.data(),
+      static_assert(std::is_same_v<Oid, unsigned>);  // pg_conn.h declares the types unsigned
+      res_ = PQexecParams(pg_, text_.c_str(), static_cast<int>(n), types_.data(), values.data(),
                           lengths.data(), formats.data(), /*resultFormat=*/1);
     } else {
       res_ = PQexecPrepared(pg_, name_.c_str(), static_cast<int>(n), values.data(), lengths.data(),
@@ -329,8 +329,7 @@ Result<Stmt> Conn::Prepare(const char* sql) {
       if (!used[i]) types[i] = kText;
     }
     if (std::strncmp(sql, NUBO_SQL_PLAN_PER_CALL, std::strlen(NUBO_SQL_PLAN_PER_CALL)) == 0) {
-      std::vector<unsigned> plain(types.begin(), types.end());
-      it = cache_.emplace(sql, std::make_unique<Cursor>(pg_, std::move(text), std::move(plain)))
+      it = cache_.emplace(sql, std::make_unique<Cursor>(pg_, std::move(text), std::move(types)))
                .first;
       return Stmt(it->second.get());
     }

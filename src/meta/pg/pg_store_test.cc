@@ -117,5 +117,86 @@ TEST_F(PgStoreTest, RefusesADatabaseNewerThanTheBinary) {
   EXPECT_NE(s.status().message().find("upgrade nubo"), std::string::npos);
 }
 
+// A role that may not install pg_trgm (no CREATE on the database) still
+// migrates, without the name index, and its name search still finds names
+// through the same statement (migrations/pg/0029).
+TEST_F(PgStoreTest, WithoutPgTrgmTheMigrationGoesOnAndNameSearchStillFinds) {
+  auto db = pg::FreshTestDatabase();
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  auto admin = pg::Conn::Open(*db);
+  ASSERT_TRUE(admin.ok());
+  const std::string role = "plain_" + db->substr(db->rfind('=') + 1);
+  ASSERT_TRUE(
+      (*admin)
+          ->Exec("CREATE ROLE " + role + " LOGIN; GRANT CREATE, USAGE ON SCHEMA public TO " + role)
+          .ok());
+  auto s = OpenPostgres(*db + " user=" + role);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto count = [&](const char* sql) {
+    auto q = (*admin)->Prepare(sql);
+    EXPECT_TRUE(q.ok() && *q->Step());
+    return q.ok() ? q->Int(0) : -1;
+  };
+  EXPECT_EQ(count("SELECT count(*) FROM pg_extension WHERE extname = 'pg_trgm'"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM pg_indexes WHERE indexname = 'nodes_name_trgm'"), 0);
+  EXPECT_EQ(count("SELECT max(version) FROM schema_migrations"), 29);
+  DriveRow d;
+  Status st = (*s)->Write([&](WriteTxn& t) -> Status {
+    UserRow u;
+    u.public_id = "u1";
+    u.username = u.display_name = "alice";
+    u.role = "user";
+    NUBO_RETURN_IF_ERROR(t.InsertUser(u));
+    d.public_id = "d1";
+    d.kind = "personal";
+    d.name = "Personal";
+    d.owner_id = u.id;
+    NUBO_RETURN_IF_ERROR(t.InsertDrive(d));
+    NodeRow root;
+    root.public_id = "root";
+    root.drive_id = d.id;
+    root.mime = "inode/directory";
+    NUBO_RETURN_IF_ERROR(t.InsertNode(root));
+    NodeRow f;
+    f.public_id = "f";
+    f.drive_id = d.id;
+    f.parent_id = root.id;
+    f.name = f.name_key = f.sort_key = "quarterly-reports";
+    f.kind = NodeKind::kFolder;
+    f.mime = "inode/directory";
+    return t.InsertNode(f);
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  SearchFilter filter;
+  filter.needle = "report";
+  filter.name_match = "\"report\"";  // three characters or more: the indexed statement
+  st = (*s)->Read([&](ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(auto found, t.SearchNodes(d.id, filter, std::nullopt, 10, 0));
+    EXPECT_EQ(found.size(), 1u);
+    if (!found.empty()) {
+      EXPECT_EQ(found[0].name, "quarterly-reports");
+    }
+    return Status::Ok();
+  });
+  EXPECT_TRUE(st.ok()) << st.ToString();
+}
+
+// pg_trgm installed by an administrator in a schema off nubo's search
+// path: the index is still built (its operator class named with its
+// schema).
+TEST_F(PgStoreTest, PgTrgmInAnotherSchemaStillGivesTheNameIndex) {
+  auto db = pg::FreshTestDatabase();
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  auto admin = pg::Conn::Open(*db);
+  ASSERT_TRUE(admin.ok());
+  ASSERT_TRUE((*admin)->Exec("CREATE SCHEMA ext; CREATE EXTENSION pg_trgm SCHEMA ext").ok());
+  auto s = OpenPostgres(*db);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto q = (*admin)->Prepare("SELECT indexdef FROM pg_indexes WHERE indexname = 'nodes_name_trgm'");
+  ASSERT_TRUE(q.ok());
+  ASSERT_TRUE(*q->Step());
+  EXPECT_NE(q->Text(0).find("ext.gin_trgm_ops"), std::string::npos) << q->Text(0);
+}
+
 }  // namespace
 }  // namespace nubo::meta

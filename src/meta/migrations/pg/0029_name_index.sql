@@ -16,13 +16,19 @@ EXCEPTION WHEN insufficient_privilege OR undefined_file THEN
   RAISE WARNING 'pg_trgm is not available (%): name search will scan each drive', SQLERRM;
 END $$;
 
--- fastupdate off: a new name goes into the index at once rather than into
--- a pending list that every search would read in full until a vacuum
--- merges it (as for doc_text_terms, migration 28).
+-- The operator class named in the extension's own schema: an
+-- administrator may have installed pg_trgm in one that is not on nubo's
+-- search path. fastupdate off: a new name goes into the index at once
+-- rather than into a pending list that every search would read in full
+-- until a vacuum merges it (as for doc_text_terms, migration 28).
 DO $$
+DECLARE
+  ext_schema name;
 BEGIN
-  IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
-    EXECUTE 'CREATE INDEX nodes_name_trgm ON nodes USING gin (name_key gin_trgm_ops) '
-            'WITH (fastupdate = off) WHERE trash_root IS NULL';
+  SELECT n.nspname INTO ext_schema FROM pg_extension e
+    JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm';
+  IF ext_schema IS NOT NULL THEN
+    EXECUTE format('CREATE INDEX nodes_name_trgm ON nodes USING gin (name_key %I.gin_trgm_ops) '
+                   'WITH (fastupdate = off) WHERE trash_root IS NULL', ext_schema);
   END IF;
 END $$;
