@@ -10,6 +10,7 @@
 // it); each method is in its own file; properties are a table in props.cc.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -47,6 +48,11 @@ struct DavOptions {
   // could ask for removals from before they were given access). Null:
   // tokens go unsigned (tests of the DAV layer alone).
   const auth::TokenSigner* signer = nullptr;
+  // Members a PROPFIND reads per read transaction. Each page costs a few
+  // statements (the folder's access check, the children); over a network
+  // database those are round trips, so a server on PostgreSQL reads
+  // bigger pages. Memory stays one page whatever the folder's size.
+  size_t listing_page = 200;
 };
 
 void RegisterDavRoutes(http::Router& router, files::Files& files, DavOptions options);

@@ -176,14 +176,14 @@ class PropfindSource final : public http::BodySource {
     if (!frames_.empty()) {
       Frame f = std::move(frames_.back());
       frames_.pop_back();
-      NUBO_ASSIGN_OR_RETURN(
-          files::Page page,
-          c_.files.List(c_.who(), f.folder_id, meta::NodeSort::kName, false, f.cursor, kPage,
-                        files::ListOptions{.bare = true,
-                                           .dead_props = need_dead_,
-                                           .favorites = favorites_,
-                                           .checksums = checksums_,
-                                           .share_types = share_types_}));
+      NUBO_ASSIGN_OR_RETURN(files::Page page,
+                            c_.files.List(c_.who(), f.folder_id, meta::NodeSort::kName, false,
+                                          f.cursor, c_.opt.listing_page,
+                                          files::ListOptions{.bare = true,
+                                                             .dead_props = need_dead_,
+                                                             .favorites = favorites_,
+                                                             .checksums = checksums_,
+                                                             .share_types = share_types_}));
       dead_.clear();
       for (auto& r : page.dead_props) dead_[r.node_id].push_back(std::move(r.prop));
       if (checksums_) env_.SetChecksums(&page.checksums);
