@@ -44,7 +44,7 @@ test-release:
 	ninja -C $(BUILD)/test -j $(JOBS)
 	@# The black-box tests drive a real tus client from web/node_modules.
 	cd web && npm ci --no-audit --no-fund
-	cd $(BUILD)/test && ctest --output-on-failure --timeout 900
+	cd $(BUILD)/test && ctest -j $(JOBS) --output-on-failure --timeout 900
 
 # Every test again under AddressSanitizer + UndefinedBehaviorSanitizer
 # (the streaming test moves 256 MiB instead of 4 GiB; RSS is not asserted;
@@ -55,7 +55,7 @@ test-asan:
 	ninja -C $(BUILD)/asan -j $(JOBS)
 	cd web && test -d node_modules/tus-js-client || npm ci --no-audit --no-fund
 	cd $(BUILD)/asan && NUBO_TEST_SANITIZED=1 NUBO_TEST_BIG_BYTES=268435456 \
-	  ctest --output-on-failure --timeout 900 -LE pg_blackbox
+	  ctest -j $(JOBS) --output-on-failure --timeout 900 -LE pg_blackbox
 
 # Coverage-guided fuzzing with libFuzzer (clang); new inputs land in the
 # corpora, which `make test` replays. FUZZ_SECONDS per target.
