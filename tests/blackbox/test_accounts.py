@@ -2,7 +2,6 @@
 passwords, app-password lifecycle, admin-only endpoints."""
 import base64
 import json
-import os
 import re
 import subprocess
 import time
@@ -137,7 +136,7 @@ class AccountsTest(unittest.TestCase):
         self.assertEqual([u["username"] for u in users["users"]], ["Root"])
         self.assertEqual(call(srv, "GET", "/api/v1/admin/users?limit=0", basic("root", "root password!"))[0], 400)
         # A plain user (created from the shell, beside the running server) may not.
-        env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
+        env = srv.tool_env()
         env.update(FAST)
         p = subprocess.run([NUBO_BIN, "--data", srv.data, "user", "add", "bob", "--password-stdin"],
                            input="bob's password\n", capture_output=True, text=True, env=env, timeout=60)

@@ -12,6 +12,7 @@ import tempfile
 import time
 import unittest
 
+import pg_cluster
 from harness import NUBO_BIN
 
 TRIALS = int(os.environ.get("NUBO_CRASH_TRIALS", "50"))
@@ -24,10 +25,17 @@ BIG_MAX_SIZE = 80 << 20
 FIRST_COMMIT_TIMEOUT = 60  # seconds; generous for sanitizer builds
 
 
-def nubo(data, *args, timeout=120):
+def tool_env(database):
+    """No NUBO_ settings but the metadata's database (None: SQLite)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
+    if database:
+        env["NUBO_DATABASE"] = database
+    return env
+
+
+def nubo(data, database, *args, timeout=120):
     return subprocess.run([NUBO_BIN, "--data", data, *args], capture_output=True, text=True,
-                          timeout=timeout, env=env)
+                          timeout=timeout, env=tool_env(database))
 
 
 class CrashTest(unittest.TestCase):
@@ -41,7 +49,10 @@ class CrashTest(unittest.TestCase):
         rng = random.Random(int(os.environ.get("NUBO_CRASH_SEED", "1234")))
         with tempfile.TemporaryDirectory(prefix="nubo-crash-") as tmp:
             data = os.path.join(tmp, "data")
-            env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
+            # With NUBO_TEST_POSTGRES=1 the metadata is in a fresh PostgreSQL
+            # database (which outlives each kill, as a database server does).
+            database = pg_cluster.fresh_database() if pg_cluster.wanted() else None
+            env = tool_env(database)
             total_committed = 0
             killed_mid_work = 0
             inline_seen = 0  # tiny files kept in their chunk rows (storage.inline_max)
@@ -77,12 +88,12 @@ class CrashTest(unittest.TestCase):
                 self.assertTrue(committed, "trial %d: no commit before the kill" % trial)
                 total_committed += len(committed)
 
-                fsck = nubo(data, "fsck")
+                fsck = nubo(data, database, "fsck")
                 self.assertEqual(fsck.returncode, 0, "trial %d: fsck\n%s%s" % (trial, fsck.stdout, fsck.stderr))
                 inline = re.search(r"\((\d+) inline\)", fsck.stdout)
                 self.assertIsNotNone(inline, fsck.stdout)
                 inline_seen = max(inline_seen, int(inline.group(1)))
-                verify = nubo(data, "debug", "verify", "--seed", str(SEED), "--max-size", str(max_size))
+                verify = nubo(data, database, "debug", "verify", "--seed", str(SEED), "--max-size", str(max_size))
                 self.assertEqual(verify.returncode, 0, "trial %d:\n%s%s" % (trial, verify.stdout, verify.stderr))
                 pinned = {l.split()[1][1:] for l in verify.stdout.splitlines() if l.startswith("ok ")}
                 # Every acknowledged commit is there unless its release began.
@@ -90,11 +101,14 @@ class CrashTest(unittest.TestCase):
                 for i in released:
                     self.assertNotIn(i, pinned, "trial %d: released file %s is still pinned" % (trial, i))
                 if trial % 10 == 9:
-                    gc = nubo(data, "gc", "--grace", "0s")
+                    gc = nubo(data, database, "gc", "--grace", "0s")
                     self.assertEqual(gc.returncode, 0, gc.stderr)
-                    fsck = nubo(data, "fsck")
+                    fsck = nubo(data, database, "fsck")
                     self.assertEqual(fsck.returncode, 0, "after gc: %s" % fsck.stdout)
                     self.assertIn("0 unreferenced files", fsck.stdout)
+            # The trials reached the engine asked for (no SQLite file beside
+            # a PostgreSQL installation).
+            self.assertEqual(os.path.exists(os.path.join(data, "nubo.db")), database is None)
             print("%d trials, %d killed mid-work, %d acknowledged commits"
                   % (trials, killed_mid_work, total_committed))
             self.assertEqual(killed_mid_work, trials)  # every kill landed mid-work

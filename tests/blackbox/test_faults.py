@@ -138,7 +138,7 @@ class FaultTest(unittest.TestCase):
 
     def test_zz_fsck_after_all_faults(self):
         self.assertEqual(self.srv.terminate(), 0, self.srv.log()[-3000:])
-        env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
+        env = self.srv.tool_env()
         p = subprocess.run([NUBO_BIN, "--data", self.srv.data, "fsck"], capture_output=True, text=True, env=env)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertRegex(p.stdout, r" 0 problems")

@@ -193,7 +193,7 @@ class LimitsTest(unittest.TestCase):
 
     def test_zz_fsck(self):
         self.srv.terminate()
-        env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
+        env = self.srv.tool_env()
         fsck = subprocess.run([NUBO_BIN, "--data", self.srv.data, "fsck"], capture_output=True, text=True,
                               env=env, timeout=300)
         self.assertEqual(fsck.returncode, 0, fsck.stdout + fsck.stderr)

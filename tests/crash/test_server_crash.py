@@ -34,6 +34,7 @@ import unittest
 import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "blackbox"))
+import pg_cluster  # noqa: E402
 from harness import NUBO_BIN  # noqa: E402
 
 TRIALS = int(os.environ.get("NUBO_SERVER_CRASH_TRIALS", "50"))
@@ -45,9 +46,17 @@ PEER_AUTH = "Basic " + base64.b64encode(("%s:%s" % (PEER, PEER_PASSWORD)).encode
 NAMES = ["f%02d.bin" % i for i in range(12)]
 
 
+def tool_env(database):
+    """No NUBO_ settings but the metadata's database (None: SQLite)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
+    if database:
+        env["NUBO_DATABASE"] = database
+    return env
+
+
 class Server:
-    def __init__(self, data, log_path):
-        env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
+    def __init__(self, data, log_path, database):
+        env = tool_env(database)
         env.update({"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB", "NUBO_LOG_LEVEL": "info",
                     "NUBO_ACCESS_LOG": "false"})
         self.log = open(log_path, "ab")
@@ -110,7 +119,10 @@ class ServerCrashTest(unittest.TestCase):
         with tempfile.TemporaryDirectory(prefix="nubo-srv-crash-") as tmp:
             data = os.path.join(tmp, "data")
             log_path = os.path.join(tmp, "server.log")
-            srv = Server(data, log_path)
+            # With NUBO_TEST_POSTGRES=1 the metadata is in a fresh PostgreSQL
+            # database, which outlives each kill of the server.
+            database = pg_cluster.fresh_database() if pg_cluster.wanted() else None
+            srv = Server(data, log_path, database)
             status, _ = call(srv.port, "POST", "/api/v1/setup",
                              json.dumps({"username": USER, "password": PASSWORD}).encode(),
                              {"Content-Type": "application/json"})
@@ -142,12 +154,15 @@ class ServerCrashTest(unittest.TestCase):
                 srv.kill()
                 kills += 1
                 inflight.wait()
-                srv = Server(data, log_path)
+                srv = Server(data, log_path, database)
                 self._verify(srv.port, oracle, pending, trial)
             self.assertEqual(srv.stop(), 0)
             fsck = subprocess.run([NUBO_BIN, "--data", data, "fsck"], capture_output=True, text=True,
-                                  env={k: v for k, v in os.environ.items() if not k.startswith("NUBO_")})
+                                  env=tool_env(database))
             self.assertEqual(fsck.returncode, 0, fsck.stdout + fsck.stderr)
+            # The engine asked for was the one used (no SQLite file beside a
+            # PostgreSQL installation).
+            self.assertEqual(os.path.exists(os.path.join(data, "nubo.db")), database is None)
             self.assertRegex(fsck.stdout, r" 0 problems")
             print("\nserver crash test: %d kills, %d acknowledged operations, %d files, %d grants and %d links "
                   "at the end" % (kills, ops_done, len(oracle), len(self.shared), len(self.links)), file=sys.stderr)
