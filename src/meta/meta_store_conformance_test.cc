@@ -673,9 +673,24 @@ TEST_P(MetaStoreConformance, NodesSiblingsTrashAndKeysetListing) {
     NUBO_ASSIGN_OR_RETURN(auto r, t.GetNode(root.id, u.id));
     EXPECT_EQ(r->size, 5u);
     EXPECT_EQ(r->tree_seq, 1);
-    return Status::Ok();
+    NUBO_ASSIGN_OR_RETURN(auto liked, t.FindChild(root.id, "name107", u.id));
+    return t.AddFavorite(u.id, liked->id, 1);
   });
   ASSERT_TRUE(st.ok()) << st.ToString();
+  // A listed row reads fewer columns than a node read: it must still be the
+  // same node in every field (but the parent's public id, which listings
+  // leave to the caller).
+  auto same_node = [](const NodeRow& a, const NodeRow& b) {
+    return std::tie(a.id, a.public_id, a.drive_id, a.parent_id, a.name, a.name_key, a.sort_key,
+                    a.kind, a.manifest_id, a.size, a.mime, a.mtime_ms, a.ctime_ms, a.tree_seq,
+                    a.trashed_at_ms, a.trash_root, a.trash_parent, a.created_by, a.updated_by,
+                    a.child_count, a.hash, a.favorite) ==
+           std::tie(b.id, b.public_id, b.drive_id, b.parent_id, b.name, b.name_key, b.sort_key,
+                    b.kind, b.manifest_id, b.size, b.mime, b.mtime_ms, b.ctime_ms, b.tree_seq,
+                    b.trashed_at_ms, b.trash_root, b.trash_parent, b.created_by, b.updated_by,
+                    b.child_count, b.hash, b.favorite);
+  };
+  int favorites_listed = 0;
   for (NodeSort sort : {NodeSort::kName, NodeSort::kSize, NodeSort::kModified, NodeSort::kType}) {
     for (bool desc : {false, true}) {
       std::vector<NodeRow> all;
@@ -694,7 +709,12 @@ TEST_P(MetaStoreConformance, NodesSiblingsTrashAndKeysetListing) {
                                            sort == NodeSort::kSize ? static_cast<int64_t>(last.size)
                                                                    : last.mtime_ms,
                                            last.mime, last.sort_key, last.id};
-                            for (auto& n : page) all.push_back(std::move(n));
+                            for (auto& n : page) {
+                              NUBO_ASSIGN_OR_RETURN(auto read, t.GetNode(n.id, u.id));
+                              EXPECT_TRUE(read && same_node(n, *read)) << n.name;
+                              favorites_listed += n.favorite;
+                              all.push_back(std::move(n));
+                            }
                           }
                         }
                         return Status::Ok();
@@ -721,6 +741,7 @@ TEST_P(MetaStoreConformance, NodesSiblingsTrashAndKeysetListing) {
       }
     }
   }
+  EXPECT_EQ(favorites_listed, 8);  // the one favorite, in each of the eight listings
 }
 
 // Folders count their live children in the statement that changes one:
