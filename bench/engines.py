@@ -145,6 +145,38 @@ def _put_worker(args):
     return t0, time.monotonic(), lat, errs
 
 
+def ab_serve(binary, tmp, name, sqlite, folders):
+    """One build of an A/B benchmark: `binary` serving a fresh data
+    directory under tmp/name and a fresh PostgreSQL database (or SQLite),
+    with the account set up and `folders` created. `.db`: the database URL
+    or None."""
+    global NUBO
+    NUBO = binary
+    data = os.path.join(tmp, name, "data")
+    os.makedirs(data)
+    db = None if sqlite else pg_cluster.fresh_database()
+    node = Node(data, db, os.path.join(tmp, name, "node.log"))
+    setup_account(node.port)
+    c = httpc.Conn(node.port)
+    for f in folders:
+        c.request("MKCOL", f, DAVH)
+    c.close()
+    node.db = db
+    return node
+
+
+def ab_upload(node, jobs, pool):
+    """Seconds to PUT `jobs` ((pool offset, path) pairs, 4 KiB each) over
+    16 connections from two processes; fails the run on any error."""
+    tasks = [([node.port], jobs[p::2], 8, pool) for p in range(2)]
+    with multiprocessing.get_context("fork").Pool(2) as mp:
+        outs = mp.map(_put_worker, tasks)
+    errs = [e for o in outs for e in o[3]]
+    if errs:
+        raise SystemExit("uploads failed: %s" % errs[:2])
+    return max(o[1] for o in outs) - min(o[0] for o in outs)
+
+
 def put_many(ports, folder, n, pool, procs=2, threads=8):
     jobs = [(i, "%sf%05d.bin" % (folder, i)) for i in range(n)]
     tasks = []

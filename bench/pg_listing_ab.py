@@ -17,7 +17,6 @@ and every upload and listing succeeds.
                                                        [--reps 40] [--sqlite]
 """
 import argparse
-import multiprocessing
 import os
 import random
 import shutil
@@ -29,32 +28,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import engines  # noqa: E402  (starts nothing on import)
 import pg_cluster  # noqa: E402
-
-
-def serve(binary, tmp, name, sqlite, folders):
-    engines.NUBO = binary
-    data = os.path.join(tmp, name, "data")
-    os.makedirs(data)
-    db = None if sqlite else pg_cluster.fresh_database()
-    node = engines.Node(data, db, os.path.join(tmp, name, "node.log"))
-    engines.setup_account(node.port)
-    c = engines.httpc.Conn(node.port)
-    for f in folders:
-        c.request("MKCOL", f, engines.DAVH)
-    c.close()
-    node.db = db
-    return node
-
-
-def upload(node, jobs, pool):
-    """Seconds to PUT `jobs` over 16 connections."""
-    tasks = [([node.port], jobs[p::2], 8, pool) for p in range(2)]
-    with multiprocessing.get_context("fork").Pool(2) as mp:
-        outs = mp.map(engines._put_worker, tasks)
-    errs = [e for o in outs for e in o[3]]
-    if errs:
-        raise SystemExit("uploads failed: %s" % errs[:2])
-    return max(o[1] for o in outs) - min(o[0] for o in outs)
 
 
 def main():
@@ -73,8 +46,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="nubo-listing-ab-", dir="/var/tmp")
     nodes, rows, gate = [], [], []
     try:
-        nodes = [serve(args.before, tmp, "before", args.sqlite, folders),
-                 serve(after_bin, tmp, "after", args.sqlite, folders)]
+        nodes = [engines.ab_serve(args.before, tmp, "before", args.sqlite, folders),
+                 engines.ab_serve(after_bin, tmp, "after", args.sqlite, folders)]
         jobs, i = [], 0
         for f, s in zip(folders, sizes):
             for k in range(s):
@@ -82,7 +55,7 @@ def main():
                 i += 1
         halves = (jobs[:len(jobs) // 2], jobs[len(jobs) // 2:])
         for k, half in ((0, 0), (1, 0), (1, 1), (0, 1)):
-            upload(nodes[k], halves[half], pool)
+            engines.ab_upload(nodes[k], halves[half], pool)
         engines.settle([n.port for n in nodes])
         for n in nodes:
             if n.db:

@@ -23,7 +23,6 @@ it followed to the end, and every upload answered 201.
 """
 import argparse
 import json
-import multiprocessing
 import os
 import random
 import shutil
@@ -71,31 +70,6 @@ def search_all(port, q):
             return out
 
 
-def serve(binary, tmp, name, sqlite=False):
-    engines.NUBO = binary
-    data = os.path.join(tmp, name, "data")
-    os.makedirs(data)
-    db = None if sqlite else pg_cluster.fresh_database()
-    node = engines.Node(data, db, os.path.join(tmp, name, "node.log"))
-    engines.setup_account(node.port)
-    c = engines.httpc.Conn(node.port)
-    c.request("MKCOL", "/dav/n/", engines.DAVH)
-    c.close()
-    node.db = db
-    return node
-
-
-def upload(node, jobs, pool):
-    """Seconds to PUT `jobs` over 16 connections."""
-    tasks = [([node.port], jobs[p::2], 8, pool) for p in range(2)]
-    with multiprocessing.get_context("fork").Pool(2) as mp:
-        outs = mp.map(engines._put_worker, tasks)
-    errs = [e for o in outs for e in o[3]]
-    if errs:
-        raise SystemExit("uploads failed: %s" % errs[:2])
-    return max(o[1] for o in outs) - min(o[0] for o in outs)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--before", required=True)
@@ -109,14 +83,15 @@ def main():
     tmp = tempfile.mkdtemp(prefix="nubo-name-ab-", dir="/var/tmp")
     nodes, rates = [], []
     try:
-        nodes = [serve(args.before, tmp, "before", args.sqlite), serve(after_bin, tmp, "after", args.sqlite)]
+        nodes = [engines.ab_serve(args.before, tmp, "before", args.sqlite, ["/dav/n/"]),
+                 engines.ab_serve(after_bin, tmp, "after", args.sqlite, ["/dav/n/"])]
         # Uploads in halves, ABBA, so that neither build has the database
         # server to itself while it is cold or after the other filled it.
         jobs = [(i, "/dav/n/" + nm) for i, nm in enumerate(names(args.files))]
         halves = (jobs[:len(jobs) // 2], jobs[len(jobs) // 2:])
         secs = [0.0, 0.0]
         for k, half in ((0, 0), (1, 0), (1, 1), (0, 1)):
-            secs[k] += upload(nodes[k], halves[half], pool)
+            secs[k] += engines.ab_upload(nodes[k], halves[half], pool)
         rates = [args.files / s for s in secs]
         engines.settle([n.port for n in nodes])
         # Both databases as autovacuum leaves them, whenever it passed.
