@@ -15,6 +15,7 @@
 #include "meta/pg/pg_test_cluster.h"
 #include "meta/sql/sql_txn.h"
 #include "meta/sqlite/sqlite_store.h"
+#include "meta/test_rows.h"
 #include "util/blake3_hash.h"
 #include "util/ids.h"
 #include "util/time.h"
@@ -48,16 +49,8 @@ class DbCopyTest : public ::testing::Test {
     // and "gone", the newest node, is deleted (its id is never reused).
     Status st = (*s)->Write([&](WriteTxn& t) -> Status {
       UserRow u;
-      u.public_id = "u1";
-      u.username = u.display_name = "alice";
-      u.role = "user";
-      NUBO_RETURN_IF_ERROR(t.InsertUser(u));
       DriveRow d;
-      d.public_id = "d1";
-      d.kind = "personal";
-      d.name = "Personal";
-      d.owner_id = u.id;
-      NUBO_RETURN_IF_ERROR(t.InsertDrive(d));
+      NUBO_RETURN_IF_ERROR(test_rows::InsertAliceAndDrive(t, u, d));
       NodeRow root = Folder("root", d.id, std::nullopt);
       NUBO_RETURN_IF_ERROR(t.InsertNode(root));
       NUBO_RETURN_IF_ERROR(t.SetDriveRoot(d.id, root.id));

@@ -18,6 +18,7 @@
 #include "meta/pg/pg_store.h"
 #include "meta/pg/pg_test_cluster.h"
 #include "meta/sqlite/sqlite_store.h"
+#include "meta/test_rows.h"
 #include "search/query.h"
 #include "util/ids.h"
 
@@ -25,6 +26,8 @@ namespace nubo::meta {
 namespace {
 
 namespace fs = std::filesystem;
+using test_rows::InsertAliceAndDrive;
+using test_rows::InsertRoot;
 
 struct Backend {
   const char* name;
@@ -70,29 +73,6 @@ class MetaStoreConformance : public ::testing::TestWithParam<Backend> {
 };
 
 Digest D(const char* s) { return Blake3::Hash(s); }
-
-// User "alice" (public id u1) and her personal drive d1, filled in.
-Status InsertAliceAndDrive(WriteTxn& t, UserRow& u, DriveRow& d) {
-  u.public_id = "u1";
-  u.username = u.display_name = "alice";
-  u.role = "user";
-  NUBO_RETURN_IF_ERROR(t.InsertUser(u));
-  d.public_id = "d1";
-  d.kind = "personal";
-  d.name = "Personal";
-  d.owner_id = u.id;
-  return t.InsertDrive(d);
-}
-
-// The drive's root folder ("root" unless told).
-Status InsertRoot(WriteTxn& t, const DriveRow& d, NodeRow& root,
-                  const std::string& public_id = "root") {
-  root.public_id = public_id;
-  root.drive_id = d.id;
-  root.mime = "inode/directory";
-  NUBO_RETURN_IF_ERROR(t.InsertNode(root));
-  return t.SetDriveRoot(d.id, root.id);
-}
 
 ManifestChunk MC(uint32_t seq, const char* h, uint64_t off, uint32_t size) {
   return ManifestChunk{seq, D(h), off, size};
@@ -674,6 +654,7 @@ TEST_P(MetaStoreConformance, NodesSiblingsTrashAndKeysetListing) {
     EXPECT_EQ(r->size, 5u);
     EXPECT_EQ(r->tree_seq, 1);
     NUBO_ASSIGN_OR_RETURN(auto liked, t.FindChild(root.id, "name107", u.id));
+    if (!liked) return Status::NotFound("name107");
     return t.AddFavorite(u.id, liked->id, 1);
   });
   ASSERT_TRUE(st.ok()) << st.ToString();

@@ -339,7 +339,7 @@ int RunServe(const Config& cfg) {
   dopt.signer = &(*sessions)->signer();
   // On PostgreSQL each page's statements are round trips to another
   // process: 2,000 rows a page (bench/pg_listing_ab.py: a 10,000-file
-  // listing 0.73× the time of 200-row pages; reading the next page on
+  // listing 0.75–0.81× the time of 200-row pages; reading the next page on
   // another thread while one is written out gained nothing more).
   if (!cfg.database.empty()) dopt.listing_page = 2000;
   dav::RegisterDavRoutes(router, files, dopt);

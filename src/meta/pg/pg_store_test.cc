@@ -10,6 +10,7 @@
 
 #include "meta/pg/pg_conn.h"
 #include "meta/pg/pg_test_cluster.h"
+#include "meta/test_rows.h"
 #include "util/blake3_hash.h"
 
 namespace nubo::meta {
@@ -143,20 +144,9 @@ TEST_F(PgStoreTest, WithoutPgTrgmTheMigrationGoesOnAndNameSearchStillFinds) {
   DriveRow d;
   Status st = (*s)->Write([&](WriteTxn& t) -> Status {
     UserRow u;
-    u.public_id = "u1";
-    u.username = u.display_name = "alice";
-    u.role = "user";
-    NUBO_RETURN_IF_ERROR(t.InsertUser(u));
-    d.public_id = "d1";
-    d.kind = "personal";
-    d.name = "Personal";
-    d.owner_id = u.id;
-    NUBO_RETURN_IF_ERROR(t.InsertDrive(d));
+    NUBO_RETURN_IF_ERROR(test_rows::InsertAliceAndDrive(t, u, d));
     NodeRow root;
-    root.public_id = "root";
-    root.drive_id = d.id;
-    root.mime = "inode/directory";
-    NUBO_RETURN_IF_ERROR(t.InsertNode(root));
+    NUBO_RETURN_IF_ERROR(test_rows::InsertRoot(t, d, root));
     NodeRow f;
     f.public_id = "f";
     f.drive_id = d.id;
