@@ -16,6 +16,16 @@ import pg_cluster
 NUBO_BIN = os.environ.get("NUBO_BIN", os.path.join(os.path.dirname(__file__), "../../build/test/nubo"))
 
 
+def tool_env(database):
+    """The environment for a `nubo` process: no NUBO_ settings of the test
+    run's own but the metadata's database (None: SQLite in the data
+    directory)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
+    if database:
+        env["NUBO_DATABASE"] = database
+    return env
+
+
 class Server:
     def __init__(self, env=None, args=(), test_routes=True, node_of=None, database=None, data=None):
         """`node_of`: another Server whose data directory and database this
@@ -28,8 +38,6 @@ class Server:
         cmd = [NUBO_BIN, "serve", "--listen", "127.0.0.1:0", "--data", self.data, *args]
         if test_routes:
             cmd.append("--enable-test-routes")
-        full_env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
-        full_env["NUBO_LOG_LEVEL"] = "info"
         # The metadata in a fresh PostgreSQL database (tools run on the
         # server's data pass it along: tool_env()).
         if node_of:
@@ -37,8 +45,8 @@ class Server:
         elif database is None and pg_cluster.wanted():
             database = pg_cluster.fresh_database()
         self.database = database
-        if self.database:
-            full_env["NUBO_DATABASE"] = self.database
+        full_env = tool_env(self.database)
+        full_env["NUBO_LOG_LEVEL"] = "info"
         full_env.update(env or {})
         self._cmd, self._env, self._starts = cmd, full_env, 0
         self._start()
@@ -71,10 +79,7 @@ class Server:
     def tool_env(self):
         """The environment for a `nubo` tool (fsck, gc…) on this server's
         data: no NUBO_ settings but the database."""
-        env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
-        if self.database:
-            env["NUBO_DATABASE"] = self.database
-        return env
+        return tool_env(self.database)
 
     def log(self):
         with open(self.log_path, "rb") as f:

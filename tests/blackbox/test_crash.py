@@ -13,7 +13,7 @@ import time
 import unittest
 
 import pg_cluster
-from harness import NUBO_BIN
+from harness import NUBO_BIN, tool_env
 
 TRIALS = int(os.environ.get("NUBO_CRASH_TRIALS", "50"))
 SEED = 7
@@ -23,14 +23,6 @@ MAX_SIZE = 700000
 BIG_TRIALS = max(1, TRIALS // 4)
 BIG_MAX_SIZE = 80 << 20
 FIRST_COMMIT_TIMEOUT = 60  # seconds; generous for sanitizer builds
-
-
-def tool_env(database):
-    """No NUBO_ settings but the metadata's database (None: SQLite)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
-    if database:
-        env["NUBO_DATABASE"] = database
-    return env
 
 
 def nubo(data, database, *args, timeout=120):

@@ -35,7 +35,7 @@ import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "blackbox"))
 import pg_cluster  # noqa: E402
-from harness import NUBO_BIN  # noqa: E402
+from harness import NUBO_BIN, tool_env  # noqa: E402
 
 TRIALS = int(os.environ.get("NUBO_SERVER_CRASH_TRIALS", "50"))
 SEED = int(os.environ.get("NUBO_CRASH_SEED", "20261130"))
@@ -44,14 +44,6 @@ AUTH = "Basic " + base64.b64encode(("%s:%s" % (USER, PASSWORD)).encode()).decode
 PEER, PEER_PASSWORD = "peer", "peer test password"
 PEER_AUTH = "Basic " + base64.b64encode(("%s:%s" % (PEER, PEER_PASSWORD)).encode()).decode()
 NAMES = ["f%02d.bin" % i for i in range(12)]
-
-
-def tool_env(database):
-    """No NUBO_ settings but the metadata's database (None: SQLite)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
-    if database:
-        env["NUBO_DATABASE"] = database
-    return env
 
 
 class Server:
