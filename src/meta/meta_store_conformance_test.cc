@@ -602,7 +602,7 @@ TEST_P(MetaStoreConformance, ChangedChildrenTombstonesAndTheirFloor) {
 // Nodes: one live sibling per name key; trashed names are free; keyset
 // listings walk every child exactly once in the requested order.
 TEST_P(MetaStoreConformance, NodesSiblingsTrashAndKeysetListing) {
-  UserRow u;
+  UserRow u, bob;
   Status st = store_->Write([&](WriteTxn& t) -> Status {
     DriveRow d;
     NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
@@ -655,7 +655,15 @@ TEST_P(MetaStoreConformance, NodesSiblingsTrashAndKeysetListing) {
     EXPECT_EQ(r->tree_seq, 1);
     NUBO_ASSIGN_OR_RETURN(auto liked, t.FindChild(root.id, "name107", u.id));
     if (!liked) return Status::NotFound("name107");
-    return t.AddFavorite(u.id, liked->id, 1);
+    NUBO_RETURN_IF_ERROR(t.AddFavorite(u.id, liked->id, 1));
+    // Bob likes another file: a flag that ignored the viewer would show.
+    bob.public_id = "u2";
+    bob.username = bob.display_name = "bob";
+    bob.role = "user";
+    NUBO_RETURN_IF_ERROR(t.InsertUser(bob));
+    NUBO_ASSIGN_OR_RETURN(auto bobs, t.FindChild(root.id, "name110", u.id));
+    if (!bobs) return Status::NotFound("name110");
+    return t.AddFavorite(bob.id, bobs->id, 1);
   });
   ASSERT_TRUE(st.ok()) << st.ToString();
   // A listed row reads fewer columns than a node read: it must still be the
@@ -722,7 +730,27 @@ TEST_P(MetaStoreConformance, NodesSiblingsTrashAndKeysetListing) {
       }
     }
   }
-  EXPECT_EQ(favorites_listed, 8);  // the one favorite, in each of the eight listings
+  EXPECT_EQ(favorites_listed, 8);  // alice's one favorite, in each of the eight listings
+  // The flag is the viewer's own: bob sees his (name110), nobody sees
+  // alice's but her, signed in or not.
+  for (int64_t viewer : {bob.id, bob.id + 1, int64_t{0}}) {
+    ASSERT_TRUE(store_
+                    ->Read([&](ReadTxn& t) -> Status {
+                      NUBO_ASSIGN_OR_RETURN(auto root, t.GetNodeByPublicId("root", viewer));
+                      NUBO_ASSIGN_OR_RETURN(
+                          auto files, t.ListChildren(root->id, NodeKind::kFile, NodeSort::kName,
+                                                     false, {}, 30, viewer));
+                      EXPECT_EQ(files.size(), 20u);
+                      for (const auto& n : files) {
+                        EXPECT_EQ(n.favorite, viewer == bob.id && n.name == "name110")
+                            << viewer << n.name;
+                      }
+                      NUBO_ASSIGN_OR_RETURN(auto liked, t.FindChild(root->id, "name107", viewer));
+                      EXPECT_TRUE(liked && !liked->favorite) << viewer;
+                      return Status::Ok();
+                    })
+                    .ok());
+  }
 }
 
 // Folders count their live children in the statement that changes one:
