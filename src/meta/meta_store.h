@@ -987,6 +987,18 @@ class WriteTxn : public ReadTxn {
   virtual Status BeatProcess(const ProcessRow& row, int64_t forget_before_ms) = 0;
   virtual Status EndProcess(const std::string& id) = 0;
 
+  // Leases of installation-wide chores (migrations/0030): `holder` takes
+  // lease `name` until `until_ms` when nobody holds it (or its holder's
+  // time ran out before `now_ms`) and the chore was last done at or
+  // before `done_by_ms`, or renews it when it is already `holder`'s.
+  // True: `holder` has it now.
+  virtual Result<bool> TakeLease(const std::string& name, const std::string& holder, int64_t now_ms,
+                                 int64_t until_ms, int64_t done_by_ms) = 0;
+  // Gives the lease back when `holder` has it: the chore was done at
+  // `done_at_ms`.
+  virtual Status ReleaseLease(const std::string& name, const std::string& holder,
+                              int64_t done_at_ms) = 0;
+
   // Adds `count` failures to `key` at `now_ms` (after a lock has ended
   // the count starts over) and locks the key until now_ms + lockout_ms
   // once it reaches `max_failures`; returns the row as stored.

@@ -238,6 +238,42 @@ TEST_P(MetaStoreConformance, SignInFailuresCountLockClearAndPurge) {
                   .ok());
 }
 
+// A chore's lease: one holder at a time, renewed by its holder, free for
+// another when its time runs out (a holder that died) and, once given back,
+// not taken again before the chore's interval (the taker's) has passed.
+TEST_P(MetaStoreConformance, LeasesHaveOneHolderAndAnInterval) {
+  // Takes "sweep" (or `name`) at `now` for 1,000 ms, due 5,000 ms after it
+  // was last done.
+  auto take = [&](const char* who, int64_t now, const char* name = "sweep") {
+    bool got = false;
+    Status st = store_->Write([&](WriteTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(got, t.TakeLease(name, who, now, now + 1000, now - 5000));
+      return Status::Ok();
+    });
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    return got;
+  };
+  auto release = [&](const char* who, int64_t done_at) {
+    Status st =
+        store_->Write([&](WriteTxn& t) -> Status { return t.ReleaseLease("sweep", who, done_at); });
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  };
+  EXPECT_TRUE(take("a", 1000));           // never taken: free and due
+  EXPECT_FALSE(take("b", 1500));          // a holds it until 2,000
+  EXPECT_TRUE(take("b", 1500, "other"));  // another chore, another lease
+  EXPECT_TRUE(take("a", 1900));           // a renews: until 2,900
+  EXPECT_FALSE(take("b", 2500));
+  release("b", 2600);  // not b's to give back
+  EXPECT_FALSE(take("b", 2700));
+  release("a", 2800);             // done at 2,800: due at 7,800
+  EXPECT_FALSE(take("b", 7799));  // free, but not due
+  EXPECT_TRUE(take("b", 7800));   // until 8,800
+  // b dies holding it: after 8,800 it is anyone's (still due).
+  EXPECT_FALSE(take("a", 8800));
+  EXPECT_TRUE(take("a", 8801));
+  EXPECT_FALSE(take("b", 9000));  // and b, back, waits its turn
+}
+
 TEST_P(MetaStoreConformance, ProcessRowsBeatAndEnd) {
   ASSERT_TRUE(
       store_

@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
@@ -129,6 +131,10 @@ class Maintenance {
         gc_grace_ms_(gc_grace_ms),
         thread_([this] { Loop(); }),
         ticker_([this] { TickLoop(); }) {}
+  // Sweeps this process has run (one process of the installation sweeps
+  // at a time: the lease).
+  uint64_t sweeps() const { return sweeps_.load(); }
+
   ~Maintenance() {
     {
       std::lock_guard lock(mu_);
@@ -149,51 +155,98 @@ class Maintenance {
       lock.unlock();
       const int64_t now = UnixMillis();
       for (const auto& tick : ticks_) tick(now);
+      // A sweep holds its lease for as long as it runs (minutes over a
+      // large store), however long that is.
+      {
+        std::lock_guard hold(lease_mu_);
+        if (sweeping_ && now >= lease_renew_at_) {
+          auto held = TakeLease(now);
+          if (held.ok() && !*held) spdlog::warn("maintenance: the lease went to another process");
+        }
+      }
       lock.lock();
     }
   }
 
+  // Takes or renews the sweep's lease (migrations/0030) until
+  // now + kLeaseMs. False: another process has it, or the last sweep
+  // ended less than an interval ago.
+  Result<bool> TakeLease(int64_t now) {
+    bool held = false;
+    Status st = meta_.Write([&](meta::WriteTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(held, t.TakeLease(kLease, self_, now, now + kLeaseMs,
+                                              now - static_cast<int64_t>(interval_ms_)));
+      return Status::Ok();
+    });
+    if (!st.ok()) {
+      spdlog::warn("maintenance lease: {}", st.ToString());
+      return st;
+    }
+    if (held) lease_renew_at_ = now + kLeaseMs / 3;
+    return held;
+  }
+
   void Loop() {
-    int64_t next_sweep = UnixMillis();
+    int64_t next_check = UnixMillis();
     std::unique_lock lock(mu_);
     while (!stop_) {
       cv_.wait_for(lock, std::chrono::milliseconds(500), [&] { return stop_; });
       if (stop_) break;
       lock.unlock();
       if (Status st = files_.FlushRecent(); !st.ok()) spdlog::warn("recent: {}", st.ToString());
-      const int64_t now = UnixMillis();
-      if (now >= next_sweep) {
-        next_sweep = now + static_cast<int64_t>(interval_ms_);
-        auto purged = files_.PurgeExpiredTrash(now);
-        if (!purged.ok()) {
-          spdlog::warn("trash purge: {}", purged.status().ToString());
-        } else if (*purged > 0) {
-          spdlog::info("trash purge: {} expired items deleted", *purged);
-        }
-        auto expired = uploads_.Expire(now);
-        if (!expired.ok()) {
-          spdlog::warn("uploads: {}", expired.status().ToString());
-        } else if (*expired > 0) {
-          spdlog::info("uploads: {} expired upload sessions dropped", *expired);
-        }
-        for (const auto& job : extra_) job(now);
-        auto thinned = files_.ThinVersions(now);
-        if (!thinned.ok()) {
-          spdlog::warn("versions: {}", thinned.status().ToString());
-        } else if (*thinned > 0) {
-          spdlog::info("versions: {} deleted by the retention schedule", *thinned);
-        }
-        CompactSearchIndex();
-        auto gc =
-            content::CollectGarbage(meta_, chunks_, static_cast<int64_t>(gc_grace_ms_), now, self_);
-        if (!gc.ok()) {
-          spdlog::warn("gc: {}", gc.status().ToString());
-        } else if (gc->chunks_deleted + gc->files_swept > 0) {
-          spdlog::info("gc: {} chunks and {} stray files deleted, {} bytes freed",
-                       gc->chunks_deleted, gc->files_swept, gc->bytes_freed);
+      int64_t now = UnixMillis();
+      // One process of the installation sweeps at a time, once an
+      // interval whichever it is; each asks for the lease every few
+      // seconds (a write that changes nothing while the sweep is not due).
+      if (now >= next_check) {
+        next_check = now + std::min<int64_t>(static_cast<int64_t>(interval_ms_), kLeaseCheckMs);
+        auto held = TakeLease(now);
+        if (held.ok() && *held) {
+          sweeping_ = true;
+          Sweep(now);
+          sweeps_.fetch_add(1);
+          // Due again an interval after it ended (each process's own
+          // interval: a changed setting holds from the next check).
+          std::lock_guard hold(lease_mu_);
+          sweeping_ = false;
+          now = UnixMillis();
+          Status st =
+              meta_.Write([&](meta::WriteTxn& t) { return t.ReleaseLease(kLease, self_, now); });
+          if (!st.ok()) spdlog::warn("maintenance lease: {}", st.ToString());
         }
       }
       lock.lock();
+    }
+  }
+
+  void Sweep(int64_t now) {
+    auto purged = files_.PurgeExpiredTrash(now);
+    if (!purged.ok()) {
+      spdlog::warn("trash purge: {}", purged.status().ToString());
+    } else if (*purged > 0) {
+      spdlog::info("trash purge: {} expired items deleted", *purged);
+    }
+    auto expired = uploads_.Expire(now);
+    if (!expired.ok()) {
+      spdlog::warn("uploads: {}", expired.status().ToString());
+    } else if (*expired > 0) {
+      spdlog::info("uploads: {} expired upload sessions dropped", *expired);
+    }
+    for (const auto& job : extra_) job(now);
+    auto thinned = files_.ThinVersions(now);
+    if (!thinned.ok()) {
+      spdlog::warn("versions: {}", thinned.status().ToString());
+    } else if (*thinned > 0) {
+      spdlog::info("versions: {} deleted by the retention schedule", *thinned);
+    }
+    CompactSearchIndex();
+    auto gc =
+        content::CollectGarbage(meta_, chunks_, static_cast<int64_t>(gc_grace_ms_), now, self_);
+    if (!gc.ok()) {
+      spdlog::warn("gc: {}", gc.status().ToString());
+    } else if (gc->chunks_deleted + gc->files_swept > 0) {
+      spdlog::info("gc: {} chunks and {} stray files deleted, {} bytes freed", gc->chunks_deleted,
+                   gc->files_swept, gc->bytes_freed);
     }
   }
 
@@ -216,7 +269,16 @@ class Maintenance {
     if (steps > 1) spdlog::info("search index: {} merge steps", steps - 1);
   }
 
-  std::string self_;  // this process's row in server_processes
+  static constexpr const char* kLease = "maintenance";
+  // A holder that stops renewing (it died) loses the lease after this.
+  static constexpr int64_t kLeaseMs = 60'000;
+  static constexpr int64_t kLeaseCheckMs = 5'000;
+
+  std::string self_;     // this process's row in server_processes
+  std::mutex lease_mu_;  // the ticker's renewal vs. the release
+  std::atomic<bool> sweeping_{false};
+  std::atomic<int64_t> lease_renew_at_{0};
+  std::atomic<uint64_t> sweeps_{0};
   std::vector<std::function<void(int64_t)>> extra_;
   // Twice a second, on a thread of their own: a sweep over a large store
   // takes minutes, and the heartbeat that other nodes' GC trusts (and
@@ -450,6 +512,9 @@ int RunServe(const Config& cfg) {
   ticks.push_back([&beat](int64_t now) { beat.Tick(now); });
   Maintenance maintenance(files, uploads, meta, chunks, cfg.maintenance_interval_ms,
                           cfg.gc_grace_ms, std::move(upkeep), std::move(ticks), beat.id());
+  metrics.AddCounter("nubo_maintenance_sweeps_total",
+                     "Maintenance sweeps (trash, expiry, versions, GC) this process ran.",
+                     [&maintenance] { return maintenance.sweeps(); });
   RegisterWebRoutes(router, cfg.web_dir);
   if (cfg.test_routes) {
     spdlog::warn("test-only routes under /_test/ are enabled: never do this in production");

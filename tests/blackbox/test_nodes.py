@@ -13,6 +13,7 @@ killed while clients use both leaving a store fsck complains about.
 import http.client
 import os
 import random
+import re
 import socket
 import subprocess
 import threading
@@ -20,7 +21,7 @@ import time
 import unittest
 
 import pg_cluster
-from harness import Server
+from harness import Server, exchange
 from test_dav import ADMIN, Dav, clean_env, require_tool, tail
 from test_files import Client, add_user, eventually, run_fsck
 from test_uploads import TUS, Tus
@@ -28,20 +29,26 @@ from test_uploads import TUS, Tus
 FAST = {"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB"}
 
 
-def two_nodes(env=None):
+def two_nodes(env=None, env2=None):
     """Node 1 on a fresh database (set up with ADMIN), node 2 on the same
-    database and data directory."""
+    database and data directory (with env2 over env when given)."""
     first = Server(env=dict(FAST, **(env or {})), test_routes=False, database=pg_cluster.fresh_database())
     try:
         admin = Client(first, *ADMIN)
         status, _, body = admin.call("POST", "/api/v1/setup", {"username": ADMIN[0], "password": ADMIN[1]},
                                      auth=False)
         assert status == 201, (status, body)
-        second = Server(env=dict(FAST, **(env or {})), test_routes=False, node_of=first)
+        second = Server(env=dict(FAST, **dict(env or {}, **(env2 or {}))), test_routes=False, node_of=first)
     except BaseException:
         first.close()
         raise
     return first, second
+
+
+def sweeps(srv):
+    """Maintenance sweeps the node has run."""
+    text = exchange(srv, "GET", "/metrics")[2].decode()
+    return int(re.search(r"^nubo_maintenance_sweeps_total (\d+)", text, re.M).group(1))
 
 
 def fsck_clean(test, srv):
@@ -332,13 +339,13 @@ class TwoNodesTest(unittest.TestCase):
 
 class CrossNodeGcTest(unittest.TestCase):
     def test_gc_on_one_node_spares_an_upload_in_flight_on_the_other(self):
-        # Node 1 collects garbage every 100 ms with no grace at all; node 2
-        # receives a slow upload whose first 64 MiB batch of chunks is
-        # already in the store without a row. Node 1 knows nothing of
-        # node 2's pins but its heartbeat: the chunks must survive and the
-        # upload commit.
+        # Node 1 collects garbage every 100 ms with no grace at all (node 2
+        # sweeps once an hour: the sweeps are node 1's); node 2 receives a
+        # slow upload whose first 64 MiB batch of chunks is already in the
+        # store without a row. Node 1 knows nothing of node 2's pins but
+        # its heartbeat: the chunks must survive and the upload commit.
         n1, n2 = two_nodes({"NUBO_GC_GRACE": "0s", "NUBO_MAINTENANCE_INTERVAL": "100ms",
-                            "NUBO_FILES_MAX_UPLOAD": "1GiB"})
+                            "NUBO_FILES_MAX_UPLOAD": "1GiB"}, {"NUBO_MAINTENANCE_INTERVAL": "1h"})
         try:
             add_user(Client(n1, *ADMIN), "eve", "eve password 1")
             rnd = random.Random(5)
@@ -353,9 +360,11 @@ class CrossNodeGcTest(unittest.TestCase):
             for i in range(0, fast, 1 << 20):
                 conn.send(data[i:i + (1 << 20)])
             # Several of node 1's GC runs while node 2 holds the chunks.
+            gc_before = sweeps(n1)
             for i in range(fast, len(data), 256 << 10):
                 time.sleep(0.25)
                 conn.send(data[i:i + (256 << 10)])
+            self.assertGreaterEqual(sweeps(n1) - gc_before, 2)
             resp = conn.getresponse()
             body = resp.read()
             conn.close()
@@ -365,6 +374,32 @@ class CrossNodeGcTest(unittest.TestCase):
             self.assertEqual(n2.terminate(), 0)
             self.assertEqual(n1.terminate(), 0)
             fsck_clean(self, n1)
+        finally:
+            n2.close()
+            n1.close()
+
+
+class MaintenanceLeaseTest(unittest.TestCase):
+    def test_one_node_sweeps_at_a_time_once_an_interval(self):
+        # Both nodes sweep every second. A sweep starts only an interval
+        # after the last one ended, wherever that was (the lease), so over
+        # W seconds both together end at most W + 1 of them; each on its
+        # own schedule would end about twice as many.
+        n1, n2 = two_nodes({"NUBO_MAINTENANCE_INTERVAL": "1s"})
+        try:
+            time.sleep(1.5)
+            t0 = time.monotonic()
+            before = sweeps(n1) + sweeps(n2)
+            time.sleep(8)
+            after = sweeps(n1) + sweeps(n2)
+            window = time.monotonic() - t0
+            self.assertGreaterEqual(after - before, 2)  # the sweeps go on
+            self.assertLessEqual(after - before, int(window) + 1)
+            # The other node carries on alone once one has stopped.
+            self.assertEqual(n2.terminate(), 0)
+            alone = sweeps(n1)
+            self.assertTrue(eventually(lambda: sweeps(n1) >= alone + 2, 15))
+            self.assertEqual(n1.terminate(), 0)
         finally:
             n2.close()
             n1.close()

@@ -802,6 +802,27 @@ class SqliteTxn final : public WriteTxn {
     s.Bind(1, id);
     return s.Exec();
   }
+  Result<bool> TakeLease(const std::string& name, const std::string& holder, int64_t now_ms,
+                         int64_t until_ms, int64_t done_by_ms) override {
+    // One statement decides: the row's condition is checked where it is
+    // changed (the update's WHERE), never read first and then set.
+    NUBO_PREPARE(s, c_,
+                 "INSERT INTO leases (name, holder, held_until, done_at) VALUES (?1, ?2, ?4, 0) "
+                 "ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, "
+                 "held_until = excluded.held_until WHERE leases.holder = excluded.holder OR "
+                 "((leases.holder IS NULL OR leases.held_until < ?3) AND leases.done_at <= ?5)");
+    s.Bind(1, name).Bind(2, holder).Bind(3, now_ms).Bind(4, until_ms).Bind(5, done_by_ms);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    return s.changes() == 1;
+  }
+  Status ReleaseLease(const std::string& name, const std::string& holder,
+                      int64_t done_at_ms) override {
+    NUBO_PREPARE(s, c_,
+                 "UPDATE leases SET holder = NULL, held_until = 0, done_at = ?3 "
+                 "WHERE name = ?1 AND holder = ?2");
+    s.Bind(1, name).Bind(2, holder).Bind(3, done_at_ms);
+    return s.Exec();
+  }
   Result<std::vector<SignInFailureRow>> SignInFailuresSince(int64_t since_ms,
                                                             size_t limit) override {
     NUBO_PREPARE(s, c_,
