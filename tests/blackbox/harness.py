@@ -209,3 +209,12 @@ def exchange(server, method, path, headers=None, body=b""):
     with server.connect() as s:
         s.sendall(request(method, path, headers, body))
         return Reader(s).response(head=(method == "HEAD"))
+
+
+def metric(server, name):
+    """The value of an unlabelled counter or gauge in the server's
+    /metrics; fails when the server does not report it."""
+    text = exchange(server, "GET", "/metrics")[2].decode()
+    m = re.search(r"^%s (\d+)$" % re.escape(name), text, re.M)
+    assert m, "no %s in /metrics" % name
+    return int(m.group(1))

@@ -2,12 +2,11 @@
 passwords, app-password lifecycle, admin-only endpoints."""
 import base64
 import json
-import re
 import subprocess
 import time
 import unittest
 
-from harness import NUBO_BIN, Server, exchange
+from harness import NUBO_BIN, Server, exchange, metric
 
 FAST = {"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB"}
 
@@ -71,18 +70,14 @@ class AccountsTest(unittest.TestCase):
         self.assertEqual(me["username"], "Root")
         # /metrics counts Argon2 runs and credential-cache hits: a second
         # request with the same credentials is a hit, not another run.
-        def counter(name):
-            text = exchange(srv, "GET", "/metrics")[2].decode()
-            m = re.search(r"^%s (\d+)$" % name, text, re.M)
-            self.assertIsNotNone(m, name)
-            return int(m.group(1))
-        runs, hits = counter("nubo_auth_argon2_verifications_total"), counter("nubo_auth_credential_cache_hits_total")
+        runs = metric(srv, "nubo_auth_argon2_verifications_total")
+        hits = metric(srv, "nubo_auth_credential_cache_hits_total")
         self.assertGreaterEqual(runs, 1)
         self.assertEqual(call(srv, "GET", "/api/v1/me", basic("root", "root password!"))[0], 200)
-        self.assertEqual(counter("nubo_auth_argon2_verifications_total"), runs)
-        self.assertEqual(counter("nubo_auth_credential_cache_hits_total"), hits + 1)
+        self.assertEqual(metric(srv, "nubo_auth_argon2_verifications_total"), runs)
+        self.assertEqual(metric(srv, "nubo_auth_credential_cache_hits_total"), hits + 1)
         # Setup wrote to the database: writes counted, never fewer than commits.
-        writes, commits = counter("nubo_meta_writes_total"), counter("nubo_meta_commits_total")
+        writes, commits = metric(srv, "nubo_meta_writes_total"), metric(srv, "nubo_meta_commits_total")
         self.assertGreaterEqual(writes, 1)
         self.assertTrue(1 <= commits <= writes, (commits, writes))
         # Wrong password and unknown user are indistinguishable.

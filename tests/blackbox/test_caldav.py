@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 
 import caldav
 
+from harness import metric
 from test_files import FAST, eventually, start_with_users, stop_and_fsck
 
 ROOT = "/remote.php/dav"
@@ -155,14 +156,8 @@ class CalDavTest(unittest.TestCase):
     def test_reading_homes_writes_nothing(self):
         """The default calendar and address book are made once; afterwards
         reading a home or the defaults queues no write transaction."""
-        from harness import exchange
-
-        def metric(name):
-            text = exchange(self.srv, "GET", "/metrics")[2].decode()
-            return int(re.search(r"^%s (\d+)" % name, text, re.M).group(1))
-
         def writes():
-            return metric("nubo_meta_writes_total")
+            return metric(self.srv, "nubo_meta_writes_total")
 
         paths = [ROOT + "/calendars/alice/", ROOT + "/addressbooks/users/alice/",
                  ROOT + "/calendars/alice/personal/", ROOT + "/addressbooks/users/alice/contacts/"]
@@ -170,7 +165,7 @@ class CalDavTest(unittest.TestCase):
             self.assertEqual(self.dav(self.alice, "PROPFIND", p, b"", {"Depth": "1"})[0], 207)
         # Files other tests uploaded queue background jobs (text extraction),
         # whose writes are not the reads' doing: measure once the queue is idle.
-        idle = eventually(lambda: metric("nubo_jobs_due") + metric("nubo_jobs_running") == 0, 60)
+        idle = eventually(lambda: metric(self.srv, "nubo_jobs_due") + metric(self.srv, "nubo_jobs_running") == 0, 60)
         self.assertTrue(idle, "the job queue never became idle")
         before = writes()
         for _ in range(3):

@@ -26,7 +26,7 @@ import unittest
 import urllib.parse
 import zipfile
 
-from harness import NUBO_BIN, Reader, Server, exchange, request, sqlite_only
+from harness import NUBO_BIN, Reader, Server, exchange, metric, request, sqlite_only
 
 FAST = {"NUBO_ARGON2_OPS": "1", "NUBO_ARGON2_MEM": "8MiB"}
 API = "/api/v1"
@@ -1959,10 +1959,7 @@ RANGE_CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".
 
 
 def sendfile_bytes(srv):
-    text = exchange(srv, "GET", "/metrics")[2].decode()
-    m = re.search(r"^nubo_http_sendfile_bytes_total (\d+)$", text, re.M)
-    assert m, "no sendfile counter in /metrics"
-    return int(m.group(1))
+    return metric(srv, "nubo_http_sendfile_bytes_total")
 
 
 def corpus_range_headers():
@@ -2133,8 +2130,7 @@ class SendfileParityTest(FsckMixin, unittest.TestCase):
                 node = admin.put(admin.root, "big.bin", random.Random(5).randbytes(48 * MiB))
 
                 def open_connections():
-                    text = exchange(srv, "GET", "/metrics")[2].decode()
-                    return int(re.search(r"^nubo_http_open_connections (\d+)$", text, re.M).group(1))
+                    return metric(srv, "nubo_http_open_connections")
 
                 s = socket.socket()
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)

@@ -13,7 +13,6 @@ killed while clients use both leaving a store fsck complains about.
 import http.client
 import os
 import random
-import re
 import socket
 import subprocess
 import threading
@@ -21,7 +20,7 @@ import time
 import unittest
 
 import pg_cluster
-from harness import Server, exchange
+from harness import Server, metric
 from test_dav import ADMIN, Dav, clean_env, require_tool, tail
 from test_files import Client, add_user, eventually, run_fsck
 from test_uploads import TUS, Tus
@@ -47,8 +46,7 @@ def two_nodes(env=None, env2=None):
 
 def sweeps(srv):
     """Maintenance sweeps the node has run."""
-    text = exchange(srv, "GET", "/metrics")[2].decode()
-    return int(re.search(r"^nubo_maintenance_sweeps_total (\d+)", text, re.M).group(1))
+    return metric(srv, "nubo_maintenance_sweeps_total")
 
 
 def fsck_clean(test, srv):
