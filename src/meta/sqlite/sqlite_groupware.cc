@@ -1,5 +1,7 @@
 #include "meta/sqlite/sqlite_groupware.h"
 
+#include "meta/sqlite/sqlite_txn.h"
+
 namespace nubo::meta::sqlite {
 
 namespace {
@@ -358,6 +360,95 @@ Status SetDavCollectionProp(sql::Conn& c, int64_t collection_id, const std::stri
                "SET value = ?4");
   s.Bind(1, collection_id).Bind(2, ns).Bind(3, name).Bind(4, *value);
   return s.Exec();
+}
+
+// ---- The transaction's methods of this capability (sqlite_txn.h) ----
+
+Result<std::optional<DavCollectionRow>> SqliteTxn::GetDavCollection(int64_t user_id, int kind,
+                                                                    const std::string& name) {
+  return sqlite::GetDavCollection(c_, user_id, kind, name);
+}
+
+Result<std::vector<DavCollectionRow>> SqliteTxn::ListDavCollections(int64_t user_id, int kind) {
+  return sqlite::ListDavCollections(c_, user_id, kind);
+}
+
+Result<std::vector<DavShareRow>> SqliteTxn::ListDavShares(int64_t collection_id) {
+  return sqlite::ListDavShares(c_, collection_id);
+}
+
+Result<std::optional<bool>> SqliteTxn::DavShareAccess(int64_t collection_id, int64_t user_id,
+                                                      const std::vector<int64_t>& groups) {
+  return sqlite::DavShareAccess(c_, collection_id, user_id, groups);
+}
+
+Result<std::vector<SharedDavCollection>> SqliteTxn::ListDavCollectionsSharedWith(
+    int64_t user_id, const std::vector<int64_t>& groups, int kind) {
+  return sqlite::ListDavCollectionsSharedWith(c_, user_id, groups, kind);
+}
+
+Result<std::optional<DavObjectRow>> SqliteTxn::GetDavObject(int64_t collection_id,
+                                                            const std::string& name) {
+  return sqlite::GetDavObject(c_, collection_id, name);
+}
+
+Result<std::optional<DavObjectRow>> SqliteTxn::GetDavObjectByUid(int64_t collection_id,
+                                                                 const std::string& uid) {
+  return sqlite::GetDavObjectByUid(c_, collection_id, uid);
+}
+
+Status SqliteTxn::ScanDavObjects(int64_t collection_id, const std::string& after_name, size_t limit,
+                                 bool with_data,
+                                 const std::function<Status(const DavObjectRow&)>& fn) {
+  return sqlite::ScanDavObjects(c_, collection_id, after_name, limit, with_data, fn);
+}
+
+Result<std::vector<DavObjectRow>> SqliteTxn::ListDavObjectsInRange(int64_t collection_id,
+                                                                   std::optional<int64_t> start_ms,
+                                                                   std::optional<int64_t> end_ms,
+                                                                   const std::string& after_name,
+                                                                   size_t limit) {
+  return sqlite::ListDavObjectsInRange(c_, collection_id, start_ms, end_ms, after_name, limit);
+}
+
+Result<std::vector<DavChange>> SqliteTxn::DavChangesSince(int64_t collection_id, int64_t since_seq,
+                                                          size_t limit) {
+  return sqlite::DavChangesSince(c_, collection_id, since_seq, limit);
+}
+
+Result<std::vector<DavDeadProp>> SqliteTxn::ListDavCollectionProps(int64_t collection_id) {
+  return sqlite::ListDavCollectionProps(c_, collection_id);
+}
+
+Status SqliteTxn::InsertDavCollection(DavCollectionRow& row) {
+  return sqlite::InsertDavCollection(c_, row);
+}
+
+Status SqliteTxn::SetDavShare(int64_t collection_id, bool is_group, int64_t grantee_id,
+                              bool read_only, int64_t at_ms) {
+  return sqlite::SetDavShare(c_, collection_id, is_group, grantee_id, read_only, at_ms);
+}
+
+Result<bool> SqliteTxn::RemoveDavShare(int64_t collection_id, bool is_group, int64_t grantee_id) {
+  return sqlite::RemoveDavShare(c_, collection_id, is_group, grantee_id);
+}
+
+Status SqliteTxn::UpdateDavCollection(const DavCollectionRow& row) {
+  return sqlite::UpdateDavCollection(c_, row);
+}
+
+Status SqliteTxn::DeleteDavCollection(int64_t id) { return sqlite::DeleteDavCollection(c_, id); }
+
+Status SqliteTxn::PutDavObject(DavObjectRow& row) { return sqlite::PutDavObject(c_, row); }
+
+Status SqliteTxn::DeleteDavObject(int64_t collection_id, const std::string& name) {
+  return sqlite::DeleteDavObject(c_, collection_id, name);
+}
+
+Status SqliteTxn::SetDavCollectionProp(int64_t collection_id, const std::string& ns,
+                                       const std::string& name,
+                                       const std::optional<std::string>& value) {
+  return sqlite::SetDavCollectionProp(c_, collection_id, ns, name, value);
 }
 
 }  // namespace nubo::meta::sqlite

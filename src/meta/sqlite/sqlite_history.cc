@@ -1,5 +1,7 @@
 #include "meta/sqlite/sqlite_history.h"
 
+#include "meta/sqlite/sqlite_txn.h"
+
 namespace nubo::meta::sqlite {
 
 namespace {
@@ -286,6 +288,75 @@ Status AppendUploadSessionChunks(sql::Conn& c, int64_t session_id,
     s.Reset();
   }
   return Status::Ok();
+}
+
+// ---- The transaction's methods of this capability (sqlite_txn.h) ----
+
+Result<std::vector<VersionRow>> SqliteTxn::ListVersions(int64_t node_id) {
+  return sqlite::ListVersions(c_, node_id);
+}
+
+Result<std::optional<VersionRow>> SqliteTxn::GetVersionByPublicId(const std::string& public_id) {
+  return sqlite::GetVersionByPublicId(c_, public_id);
+}
+
+Result<std::vector<int64_t>> SqliteTxn::ListVersionedNodes(int64_t after_id, size_t limit) {
+  return sqlite::ListVersionedNodes(c_, after_id, limit);
+}
+
+Result<std::vector<VersionRow>> SqliteTxn::ListOldestVersions(int64_t drive_id, size_t limit) {
+  return sqlite::ListOldestVersions(c_, drive_id, limit);
+}
+
+Result<std::vector<std::tuple<std::string, int64_t, int64_t>>> SqliteTxn::VersionsBytesMismatches(
+    size_t limit) {
+  return sqlite::VersionsBytesMismatches(c_, limit);
+}
+
+Result<std::optional<UploadSessionRow>> SqliteTxn::GetUploadSession(const std::string& public_id) {
+  return sqlite::GetUploadSession(c_, public_id);
+}
+
+Result<std::vector<ManifestChunk>> SqliteTxn::UploadSessionChunks(int64_t session_id) {
+  return sqlite::UploadSessionChunks(c_, session_id);
+}
+
+Result<bool> SqliteTxn::ChunkListedIn(const Digest& hash, const std::vector<int64_t>& drive_ids,
+                                      int64_t also_manifest) {
+  return sqlite::ChunkListedIn(c_, hash, drive_ids, also_manifest);
+}
+
+Result<std::vector<UploadSessionRow>> SqliteTxn::ListExpiredUploadSessions(int64_t now_ms,
+                                                                           size_t limit) {
+  return sqlite::ListExpiredUploadSessions(c_, now_ms, limit);
+}
+
+Result<std::vector<UploadSessionRow>> SqliteTxn::ListDriveUploadSessions(int64_t drive_id,
+                                                                         size_t limit) {
+  return sqlite::ListDriveUploadSessions(c_, drive_id, limit);
+}
+
+Status SqliteTxn::InsertVersion(VersionRow& row) { return sqlite::InsertVersion(c_, row); }
+
+Status SqliteTxn::DeleteVersion(const VersionRow& row) { return sqlite::DeleteVersion(c_, row); }
+
+Status SqliteTxn::InsertUploadSession(UploadSessionRow& row) {
+  return sqlite::InsertUploadSession(c_, row);
+}
+
+Status SqliteTxn::UpdateUploadSession(const UploadSessionRow& row) {
+  return sqlite::UpdateUploadSession(c_, row);
+}
+
+Status SqliteTxn::DeleteUploadSession(int64_t id) { return sqlite::DeleteUploadSession(c_, id); }
+
+Status SqliteTxn::ClearUploadSessionChunks(int64_t session_id) {
+  return sqlite::ClearUploadSessionChunks(c_, session_id);
+}
+
+Status SqliteTxn::AppendUploadSessionChunks(int64_t session_id,
+                                            const std::vector<ManifestChunk>& chunks) {
+  return sqlite::AppendUploadSessionChunks(c_, session_id, chunks);
 }
 
 }  // namespace nubo::meta::sqlite

@@ -1,5 +1,8 @@
 #include "meta/sqlite/sqlite_media.h"
 
+#include "meta/sqlite/sqlite_rows.h"
+#include "meta/sqlite/sqlite_txn.h"
+
 #include "meta/sqlite/sqlite_search.h"
 
 namespace nubo::meta::sqlite {
@@ -293,6 +296,80 @@ Result<std::vector<DerivedRow>> TakeOrphanDerived(sql::Conn& c, size_t limit) {
     d.Reset();
   }
   return rows;
+}
+
+// ---- The transaction's methods of this capability (sqlite_txn.h) ----
+
+Result<std::optional<JobRow>> SqliteTxn::ClaimJob(int64_t now_ms, int64_t lease_ms) {
+  return sqlite::ClaimJob(c_, now_ms, lease_ms);
+}
+
+Status SqliteTxn::FinishJob(const JobRow& job) { return sqlite::FinishJob(c_, job); }
+
+Status SqliteTxn::FailJob(const JobRow& job, const std::string& error, int64_t retry_at_ms) {
+  return sqlite::FailJob(c_, job, error, retry_at_ms);
+}
+
+Status SqliteTxn::PutDerived(const DerivedRow& row) { return sqlite::PutDerived(c_, row); }
+
+Status SqliteTxn::DeleteDerived(const Digest& hash, int variant) {
+  return sqlite::DeleteDerived(c_, hash, variant);
+}
+
+Status SqliteTxn::PutPhoto(const PhotoRow& row) { return sqlite::PutPhoto(c_, row); }
+
+Result<std::vector<DerivedRow>> SqliteTxn::TakeOrphanDerived(size_t limit) {
+  return sqlite::TakeOrphanDerived(c_, limit);
+}
+
+Result<JobCounts> SqliteTxn::CountJobs(int64_t now_ms) { return sqlite::CountJobs(c_, now_ms); }
+
+Result<bool> SqliteTxn::JobDue(int64_t now_ms) { return sqlite::JobDue(c_, now_ms); }
+
+Result<std::vector<JobRow>> SqliteTxn::ListRetryingJobs(size_t limit) {
+  return sqlite::ListRetryingJobs(c_, limit);
+}
+
+Result<std::optional<DerivedRow>> SqliteTxn::GetDerived(const Digest& hash, int variant) {
+  return sqlite::GetDerived(c_, hash, variant);
+}
+
+Result<std::vector<DerivedRow>> SqliteTxn::ListDerived(const Digest& after_hash, int after_variant,
+                                                       size_t limit) {
+  return sqlite::ListDerived(c_, after_hash, after_variant, limit);
+}
+
+Result<std::vector<std::pair<PhotoRow, NodeRow>>> SqliteTxn::ListPhotos(
+    int64_t drive_id, const std::optional<std::pair<int64_t, int64_t>>& before, size_t limit,
+    int64_t viewer) {
+  // One range of photos_timeline, newest first.
+  static const std::string sql =
+      "SELECT " + std::string(kNodeCols) + ", " + sqlite::kPhotoCols +
+      " FROM photos p JOIN nodes n ON n.id = p.node_id WHERE p.drive_id = ?2 "
+      "AND n.trash_root IS NULL AND (p.taken_at, p.node_id) < (?3, ?4) "
+      "ORDER BY p.taken_at DESC, p.node_id DESC LIMIT ?5";
+  NUBO_PREPARE(s, c_, sql.c_str());
+  s.Bind(1, viewer).Bind(2, drive_id);
+  s.Bind(3, before ? before->first : INT64_MAX).Bind(4, before ? before->second : INT64_MAX);
+  s.Bind(5, static_cast<int64_t>(limit));
+  std::vector<std::pair<PhotoRow, NodeRow>> out;
+  for (;;) {
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return out;
+    out.emplace_back(sqlite::PhotoFrom(s, kNodeColCount), NodeFrom(s));
+  }
+}
+
+Result<std::vector<std::pair<std::string, int64_t>>> SqliteTxn::PhotoMonths(int64_t drive_id) {
+  return sqlite::PhotoMonths(c_, drive_id);
+}
+
+Result<std::vector<PhotoPlace>> SqliteTxn::PhotoPlaces(int64_t drive_id, double cell_deg) {
+  return sqlite::PhotoPlaces(c_, drive_id, cell_deg);
+}
+
+Result<std::optional<PhotoRow>> SqliteTxn::GetPhoto(int64_t node_id) {
+  return sqlite::GetPhoto(c_, node_id);
 }
 
 }  // namespace nubo::meta::sqlite

@@ -1,5 +1,8 @@
 #include "meta/sqlite/sqlite_music.h"
 
+#include "meta/sqlite/sqlite_rows.h"
+#include "meta/sqlite/sqlite_txn.h"
+
 namespace nubo::meta::sqlite {
 
 namespace {
@@ -177,6 +180,81 @@ Status SetPlaylistItems(sql::Conn& c, int64_t playlist_id, const std::vector<int
     s.Reset();
   }
   return Status::Ok();
+}
+
+// ---- The transaction's methods of this capability (sqlite_txn.h) ----
+
+Status SqliteTxn::PutTrack(const TrackRow& row) { return sqlite::PutTrack(c_, row); }
+
+Status SqliteTxn::InsertPlaylist(PlaylistRow& row) { return sqlite::InsertPlaylist(c_, row); }
+
+Status SqliteTxn::UpdatePlaylist(const PlaylistRow& row) { return sqlite::UpdatePlaylist(c_, row); }
+
+Status SqliteTxn::DeletePlaylist(int64_t id) { return sqlite::DeletePlaylist(c_, id); }
+
+Status SqliteTxn::SetPlaylistItems(int64_t playlist_id, const std::vector<int64_t>& node_ids) {
+  return sqlite::SetPlaylistItems(c_, playlist_id, node_ids);
+}
+
+Result<std::vector<ArtistRow>> SqliteTxn::ListArtists(int64_t drive_id,
+                                                      const std::optional<std::string>& after_key,
+                                                      size_t limit) {
+  return sqlite::ListArtists(c_, drive_id, after_key, limit);
+}
+
+Result<std::vector<AlbumRow>> SqliteTxn::ListAlbums(
+    int64_t drive_id, const std::optional<std::string>& artist_key,
+    const std::optional<std::pair<std::string, std::string>>& after, size_t limit) {
+  return sqlite::ListAlbums(c_, drive_id, artist_key, after, limit);
+}
+
+Result<std::vector<std::pair<TrackRow, NodeRow>>> SqliteTxn::ListTracks(
+    int64_t drive_id, const std::optional<std::string>& artist_key,
+    const std::optional<std::string>& album_key, const std::optional<TrackCursor>& after,
+    size_t limit, int64_t viewer) {
+  // One range of tracks_library, in album order.
+  static const std::string sql =
+      "SELECT " + std::string(kNodeCols) + ", " + sqlite::kTrackCols +
+      " FROM tracks t JOIN nodes n ON n.id = t.node_id WHERE t.drive_id = ?2 "
+      "AND n.trash_root IS NULL AND (?3 = 0 OR t.artist_key = ?4) AND (?5 = 0 OR t.album_key = "
+      "?6) "
+      "AND (t.artist_key, t.album_key, t.disc_no, t.track_no, t.node_id) > (?7, ?8, ?9, ?10, "
+      "?11) "
+      "ORDER BY t.artist_key, t.album_key, t.disc_no, t.track_no, t.node_id LIMIT ?12";
+  NUBO_PREPARE(s, c_, sql.c_str());
+  std::string ak = artist_key.value_or(""), bk = album_key.value_or("");
+  std::string a1 = after ? after->artist_key : "", a2 = after ? after->album_key : "";
+  s.Bind(1, viewer).Bind(2, drive_id).Bind(3, int64_t{artist_key ? 1 : 0}).Bind(4, ak);
+  s.Bind(5, int64_t{album_key ? 1 : 0}).Bind(6, bk).Bind(7, a1).Bind(8, a2);
+  s.Bind(9, after ? after->disc_no : INT64_MIN).Bind(10, after ? after->track_no : INT64_MIN);
+  s.Bind(11, after ? after->node_id : INT64_MIN).Bind(12, static_cast<int64_t>(limit));
+  std::vector<std::pair<TrackRow, NodeRow>> out;
+  for (;;) {
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return out;
+    out.emplace_back(sqlite::TrackFrom(s, kNodeColCount), NodeFrom(s));
+  }
+}
+
+Result<std::optional<TrackRow>> SqliteTxn::GetTrack(int64_t node_id) {
+  return sqlite::GetTrack(c_, node_id);
+}
+
+Result<std::optional<PlaylistRow>> SqliteTxn::GetPlaylist(const std::string& public_id) {
+  return sqlite::GetPlaylist(c_, public_id);
+}
+
+Result<std::vector<PlaylistRow>> SqliteTxn::ListPlaylists(int64_t user_id) {
+  return sqlite::ListPlaylists(c_, user_id);
+}
+
+Result<std::vector<NodeRow>> SqliteTxn::PlaylistItems(int64_t playlist_id, int64_t viewer) {
+  static const std::string sql = "SELECT " + std::string(kNodeCols) +
+                                 " FROM playlist_items i JOIN nodes n ON n.id = i.node_id "
+                                 "WHERE i.playlist_id = ?2 ORDER BY i.pos";
+  NUBO_PREPARE(s, c_, sql.c_str());
+  s.Bind(1, viewer).Bind(2, playlist_id);
+  return Rows<NodeRow>(s, NodeFrom);
 }
 
 }  // namespace nubo::meta::sqlite

@@ -1,5 +1,7 @@
 #include "meta/sqlite/sqlite_nc.h"
 
+#include "meta/sqlite/sqlite_txn.h"
+
 namespace nubo::meta::sqlite {
 
 namespace {
@@ -167,6 +169,50 @@ Result<std::optional<std::string>> PutNcUploadPart(sql::Conn& c, int64_t upload_
       .Bind(5, part.seed_session);
   NUBO_RETURN_IF_ERROR(s.Exec());
   return replaced;
+}
+
+// ---- The transaction's methods of this capability (sqlite_txn.h) ----
+
+Result<std::optional<LoginFlowRow>> SqliteTxn::GetLoginFlowByToken(const std::string& token) {
+  return sqlite::GetLoginFlowByToken(c_, token);
+}
+
+Result<std::optional<LoginFlowRow>> SqliteTxn::GetLoginFlowByPoll(const Digest& poll_hash) {
+  return sqlite::GetLoginFlowByPoll(c_, poll_hash);
+}
+
+Result<std::optional<NcUploadRow>> SqliteTxn::GetNcUpload(int64_t user_id,
+                                                          const std::string& name) {
+  return sqlite::GetNcUpload(c_, user_id, name);
+}
+
+Result<std::vector<NcUploadPart>> SqliteTxn::ListNcUploadParts(int64_t upload_id) {
+  return sqlite::ListNcUploadParts(c_, upload_id);
+}
+
+Result<std::vector<NcUploadRow>> SqliteTxn::ListExpiredNcUploads(int64_t now_ms, size_t limit) {
+  return sqlite::ListExpiredNcUploads(c_, now_ms, limit);
+}
+
+Status SqliteTxn::InsertLoginFlow(LoginFlowRow& row) { return sqlite::InsertLoginFlow(c_, row); }
+
+Status SqliteTxn::GrantLoginFlow(const LoginFlowRow& row) {
+  return sqlite::GrantLoginFlow(c_, row);
+}
+
+Status SqliteTxn::DeleteLoginFlow(int64_t id) { return sqlite::DeleteLoginFlow(c_, id); }
+
+Result<int64_t> SqliteTxn::DeleteExpiredLoginFlows(int64_t now_ms) {
+  return sqlite::DeleteExpiredLoginFlows(c_, now_ms);
+}
+
+Status SqliteTxn::InsertNcUpload(NcUploadRow& row) { return sqlite::InsertNcUpload(c_, row); }
+
+Status SqliteTxn::DeleteNcUpload(int64_t id) { return sqlite::DeleteNcUpload(c_, id); }
+
+Result<std::optional<std::string>> SqliteTxn::PutNcUploadPart(int64_t upload_id,
+                                                              const NcUploadPart& part) {
+  return sqlite::PutNcUploadPart(c_, upload_id, part);
 }
 
 }  // namespace nubo::meta::sqlite
