@@ -37,6 +37,7 @@ struct Config {
   uint64_t maintenance_interval_ms = 3'600'000;
   uint64_t max_upload = 0;  // 0: unlimited
   bool dav_propfind_infinity = false;
+  uint64_t dav_listing_page = 0;  // 0: by engine (200 SQLite, 2,000 PostgreSQL)
   bool nc_enabled = true;      // the Nextcloud client surface (src/nc)
   bool nc_bulk_upload = true;  // its bulk upload (/remote.php/dav/bulk)
   int job_workers = 1;         // background job threads (0: none run here)

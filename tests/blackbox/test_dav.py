@@ -36,9 +36,9 @@ KiB, MiB = 1 << 10, 1 << 20
 # Helpers
 
 
-def start_server():
+def start_server(**env):
     """A fresh server and its first admin ("admin"), as a REST Client."""
-    srv = Server(env=FAST, test_routes=False)
+    srv = Server(env=dict(FAST, **env), test_routes=False)
     try:
         admin = Client(srv, *ADMIN)
         status, _, body = admin.call("POST", "/api/v1/setup", {"username": ADMIN[0], "password": ADMIN[1]},
@@ -1039,6 +1039,85 @@ class DavProtocolTest(FsckMixin, unittest.TestCase):
         # Runs last (names sort): every count and rollup the WebDAV
         # operations above touched must still be exact.
         self.assert_clean_shutdown_and_fsck(self.srv)
+
+
+class ListingPagesTest(unittest.TestCase):
+    """PROPFIND reads members a page (one read transaction) at a time
+    (dav.listing_page). With pages of 7, each folder below spans several
+    pages, pages end inside a run of subfolders and inside the files, and
+    Depth infinity leaves a folder between two of its pages to list a
+    subfolder. Every member must come exactly once, in name order per
+    folder."""
+
+    TREE = {"": 10, "d00": 9, "d01": 0, "d02": 15, "d02/x": 8}  # folder -> files in it
+    SUBFOLDERS = {"": ["d%02d" % i for i in range(4)], "d02": ["x"]}
+
+    def expected(self, base):
+        out = {base}
+        for folder, n in self.TREE.items():
+            here = base + ("/" + folder if folder else "")
+            out.add(here)
+            out.update("%s/f%03d.txt" % (here, i) for i in range(n))
+        for folder, subs in self.SUBFOLDERS.items():
+            here = base + ("/" + folder if folder else "")
+            out.update("%s/%s" % (here, s) for s in subs)
+        return out
+
+    def propfind(self, dav, path, depth, props):
+        """(status, body) of a PROPFIND whose answer must end within 1 MiB
+        (a listing that goes round in circles never ends)."""
+        body = ('<?xml version="1.0" encoding="utf-8"?><D:propfind xmlns:D="DAV:"><D:prop>%s'
+                '</D:prop></D:propfind>' % "".join("<D:%s/>" % p for p in props)).encode()
+        conn = http.client.HTTPConnection("127.0.0.1", dav.srv.port, timeout=60)
+        try:
+            conn.request("PROPFIND", path, body=body,
+                         headers={"Authorization": dav.auth, "Depth": depth,
+                                  "Content-Type": "application/xml; charset=utf-8"})
+            resp = conn.getresponse()
+            data = resp.read(1 << 20)
+            self.assertTrue(resp.isclosed() or resp.read(1) == b"", "the listing did not end within 1 MiB")
+            return resp.status, data
+        finally:
+            conn.close()
+
+    def test_members_once_across_pages(self):
+        srv, admin = start_server(NUBO_DAV_LISTING_PAGE="7", NUBO_DAV_PROPFIND_INFINITY="true")
+        try:
+            dav = Dav(srv, *ADMIN)
+            self.assertEqual(dav.mkcol(dav_path("t"))[0], 201)
+            for folder, subs in sorted(self.SUBFOLDERS.items()):
+                for s in subs:
+                    path = dav_path("t", *(folder.split("/") if folder else []), s)
+                    self.assertEqual(dav.mkcol(path)[0], 201, path)
+            for folder, n in self.TREE.items():
+                for i in range(n):
+                    segs = (folder.split("/") if folder else []) + ["f%03d.txt" % i]
+                    self.assertEqual(dav.put(dav_path("t", *segs), b"x" * i)[0], 201, segs)
+            want = self.expected("/dav/t")
+            # Depth infinity: every member once (a page read for the wrong
+            # place would repeat or skip members: the counts tell).
+            status, body = self.propfind(dav, dav_path("t", collection=True), "infinity",
+                                         ["getcontentlength"])
+            self.assertEqual(status, 207, body[:500])
+            hrefs = [href_path(r.findtext(D + "href"))
+                     for r in ET.fromstring(body).findall(D + "response")]
+            self.assertEqual(len(hrefs), len(set(hrefs)), "a member answered twice")
+            self.assertEqual(set(hrefs), want)
+            # Depth 1 of each folder: its members once, folders first, then
+            # files, each in name order, with their sizes.
+            for folder, n in self.TREE.items():
+                segs = folder.split("/") if folder else []
+                status, body = self.propfind(dav, dav_path("t", *segs, collection=True), "1",
+                                             ["getcontentlength", "resourcetype"])
+                self.assertEqual(status, 207, body[:500])
+                rows = ET.fromstring(body).findall(D + "response")[1:]
+                names = [href_path(r.findtext(D + "href")).rsplit("/", 1)[1] for r in rows]
+                self.assertEqual(names, self.SUBFOLDERS.get(folder, []) + ["f%03d.txt" % i for i in range(n)],
+                                 folder)
+                sizes = [r.findtext(".//" + D + "getcontentlength") for r in rows[len(self.SUBFOLDERS.get(folder, [])):]]
+                self.assertEqual(sizes, [str(i) for i in range(n)], folder)
+        finally:
+            srv.close()
 
 
 if __name__ == "__main__":
