@@ -10,11 +10,17 @@ ETag, modification time, resource type) alternates between the two
 servers, the order flipping every round, over one kept-alive connection
 each; the PostgreSQL transactions a listing costs are counted too.
 
-Gate: both builds list the same names with the same sizes in each folder,
-and every upload and listing succeeds.
+With --engines there is one build (NUBO_BENCH_BIN) and the two servers
+are that build on SQLite and on PostgreSQL: the engine benchmark's S1
+ratio (PostgreSQL p50 / SQLite p50) with both servers measured in the
+same minutes, request by request, instead of one setup after the other.
+
+Gate: both servers list the same names with the same sizes in each
+folder, and every upload and listing succeeds.
 
   NUBO_BENCH_BIN=AFTER python3 bench/pg_listing_ab.py --before BEFORE [--files 10000] [--small 1000]
                                                        [--reps 40] [--sqlite]
+  NUBO_BENCH_BIN=BUILD python3 bench/pg_listing_ab.py --engines [--reps 40]
 """
 import argparse
 import os
@@ -32,13 +38,17 @@ import pg_cluster  # noqa: E402
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--before", required=True)
+    ap.add_argument("--before")
+    ap.add_argument("--engines", action="store_true", help="one build on SQLite (first column) and on "
+                    "PostgreSQL (second column)")
     ap.add_argument("--files", type=int, default=10000)
     ap.add_argument("--small", type=int, default=1000)
     ap.add_argument("--reps", type=int, default=40)
     ap.add_argument("--sqlite", action="store_true", help="both builds on SQLite instead (the change's "
                     "other engine: it must not lose there)")
     args = ap.parse_args()
+    if not args.engines and not args.before:
+        ap.error("--before BUILD, or --engines")
     after_bin = engines.NUBO
     sizes = (args.small, args.files)
     folders = ["/dav/s1-%d/" % s for s in sizes]
@@ -46,8 +56,12 @@ def main():
     tmp = tempfile.mkdtemp(prefix="nubo-listing-ab-", dir="/var/tmp")
     nodes, rows, gate = [], [], []
     try:
-        nodes = [engines.ab_serve(args.before, tmp, "before", args.sqlite, folders),
-                 engines.ab_serve(after_bin, tmp, "after", args.sqlite, folders)]
+        if args.engines:
+            nodes = [engines.ab_serve(after_bin, tmp, "sqlite", True, folders),
+                     engines.ab_serve(after_bin, tmp, "pg", False, folders)]
+        else:
+            nodes = [engines.ab_serve(args.before, tmp, "before", args.sqlite, folders),
+                     engines.ab_serve(after_bin, tmp, "after", args.sqlite, folders)]
         jobs, i = [], 0
         for f, s in zip(folders, sizes):
             for k in range(s):
@@ -91,14 +105,19 @@ def main():
         for n in nodes:
             n.stop()
         shutil.rmtree(tmp, ignore_errors=True)
-    print("\nPROPFIND Depth:1 on %s, %d listings of each folder by each build"
-          % ("SQLite" if args.sqlite else "PostgreSQL", args.reps))
-    print("BEFORE %s\nAFTER  %s" % (args.before, after_bin))
-    print("| folder | BEFORE p50 ms | AFTER p50 ms | AFTER/BEFORE | transactions per listing B/A |")
+    if args.engines:
+        print("\nPROPFIND Depth:1, %d listings of each folder on each engine, alternating" % args.reps)
+        print("build %s" % after_bin)
+        print("| folder | SQLite p50 ms | PostgreSQL p50 ms | PostgreSQL/SQLite | transactions per listing S/P |")
+    else:
+        print("\nPROPFIND Depth:1 on %s, %d listings of each folder by each build"
+              % ("SQLite" if args.sqlite else "PostgreSQL", args.reps))
+        print("BEFORE %s\nAFTER  %s" % (args.before, after_bin))
+        print("| folder | BEFORE p50 ms | AFTER p50 ms | AFTER/BEFORE | transactions per listing B/A |")
     print("|---|---|---|---|---|")
     for s, b, a, x in rows:
         print("| %d files | %.2f | %.2f | %.2f | %.1f / %.1f |" % (s, b, a, a / b, x[0], x[1]))
-    print("gate: the same names and sizes from both builds in each folder: %s"
+    print("gate: the same names and sizes from both servers in each folder: %s"
           % ("passed" if not gate else gate))
     if gate:
         sys.exit(1)
