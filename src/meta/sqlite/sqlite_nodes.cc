@@ -647,7 +647,7 @@ Result<std::vector<std::pair<DriveRow, int>>> SqliteTxn::ListMemberDrives(
       "JOIN drive_members m ON m.drive_id = d.id WHERE m.member_user = ?1 OR m.member_group IN "
       "(SELECT value FROM json_each(?2)) GROUP BY d.id ORDER BY lower(d.name), d.id";
   NUBO_PREPARE(s, c_, sql.c_str());
-  std::string list = IdList(groups);
+  std::string list = JsonIds(groups);
   s.Bind(1, user_id).Bind(2, list);
   using Row = std::pair<DriveRow, int>;
   return Rows<Row>(s, [](const Stmt& r) { return Row{DriveFrom(r), static_cast<int>(r.Int(11))}; });
@@ -658,7 +658,7 @@ Result<int> SqliteTxn::DriveRoleOf(int64_t drive_id, int64_t user_id,
   NUBO_PREPARE(s, c_,
                "SELECT COALESCE(MAX(role), 0) FROM drive_members WHERE drive_id = ?1 AND "
                "(member_user = ?2 OR member_group IN (SELECT value FROM json_each(?3)))");
-  std::string list = IdList(groups);
+  std::string list = JsonIds(groups);
   s.Bind(1, drive_id).Bind(2, user_id).Bind(3, list);
   NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
   return row ? static_cast<int>(s.Int(0)) : 0;

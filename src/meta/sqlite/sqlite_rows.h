@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "meta/meta_store.h"
 #include "meta/sqlite/sqlite_conn.h"
@@ -71,16 +70,5 @@ inline NodeRow NodeFrom(const Stmt& s) {
 inline constexpr const char* kPropBytes[2] = {
     "length(CAST(ns AS BLOB)) + length(CAST(name AS BLOB)) + length(CAST(value AS BLOB))",
     "octet_length(ns) + octet_length(name) + octet_length(value)"};
-
-// A JSON array of ids for json_each() (a variable-length IN list in one
-// prepared statement).
-inline std::string IdList(const std::vector<int64_t>& ids) {
-  std::string out = "[";
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (i) out += ",";
-    out += std::to_string(ids[i]);
-  }
-  return out + "]";
-}
 
 }  // namespace nubo::meta::sqlite

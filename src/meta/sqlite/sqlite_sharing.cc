@@ -154,7 +154,7 @@ Result<std::vector<GrantHit>> SqliteTxn::GrantsReaching(int64_t node_id, int64_t
                "JOIN grants g ON "
                "g.node_id = anc.id WHERE (g.grantee_user = ?2 OR g.grantee_group IN (SELECT "
                "value FROM json_each(?3))) AND (g.expires_at IS NULL OR g.expires_at > ?4)");
-  std::string list = IdList(groups);
+  std::string list = JsonIds(groups);
   s.Bind(1, node_id).Bind(2, user_id).Bind(3, list).Bind(4, now_ms);
   return Rows<GrantHit>(s, [](const Stmt& r) {
     return GrantHit{r.Int(0), static_cast<int>(r.Int(1)), r.Int(2) != 0, r.Int(3)};
