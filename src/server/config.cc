@@ -200,8 +200,9 @@ const std::vector<Setting>& Table() {
        "answer PROPFIND Depth: infinity (streamed) instead of 403 propfind-finite-depth", false,
        Bool(&Config::dav_propfind_infinity)},
       {"dav.listing_page", "NUBO_DAV_LISTING_PAGE", "0",
-       "members a PROPFIND reads per read transaction (0: 200 on SQLite, 2000 on PostgreSQL)",
-       false, Uint(&Config::dav_listing_page, 0, 100'000)},
+       "members a PROPFIND reads per read transaction, and holds in memory at once (0: 200 on "
+       "SQLite, 2000 on PostgreSQL)",
+       false, Uint(&Config::dav_listing_page, 0, 10'000)},
       {"auth.argon2_ops", "NUBO_ARGON2_OPS", "3", "Argon2id passes per password hash", false,
        Uint(&Config::argon2_ops, 1, 10)},
       {"auth.argon2_mem", "NUBO_ARGON2_MEM", "64MiB", "Argon2id memory per password hash", false,

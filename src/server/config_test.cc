@@ -80,6 +80,20 @@ TEST(Config, BadValuesNameTheSettingAndSource) {
   EXPECT_FALSE(LoadConfig({.getenv = env.Fn()}).ok());
 }
 
+// A PROPFIND holds one page in memory: its size is bounded.
+TEST(Config, ListingPageIsBounded) {
+  Env env;
+  env.vars["NUBO_DAV_LISTING_PAGE"] = "10000";
+  auto c = LoadConfig({.getenv = env.Fn()});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->dav_listing_page, 10000u);
+  env.vars["NUBO_DAV_LISTING_PAGE"] = "10001";
+  c = LoadConfig({.getenv = env.Fn()});
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(LoadConfig({}).value().dav_listing_page, 0u);  // by engine
+}
+
 // The metadata engine: SQLite by default, a postgres:// URL for
 // PostgreSQL, nothing else; the URL may hold a password, which no message
 // repeats.

@@ -31,12 +31,6 @@ class SqliteTxn final : public WriteTxn {
  public:
   explicit SqliteTxn(sql::Conn& c) : c_(c) {}
 
-  // SQLite's content index is FTS5, that engine's own: its statements need
-  // the SQLite connection itself (PostgreSQL's: meta/pg/pg_text.h).
-  Conn& lite() { return static_cast<Conn&>(c_); }
-  // 1 on PostgreSQL: the index of a statement written once per dialect.
-  int pg() const { return c_.dialect() == sql::Dialect::kPostgres ? 1 : 0; }
-
   // ---- sqlite_content.cc: manifests, chunks, pins ----
   Result<std::optional<ManifestRow>> FindManifest(const Digest& hash) override;
   Result<std::optional<ManifestRow>> GetManifest(int64_t id) override;
@@ -384,6 +378,11 @@ class SqliteTxn final : public WriteTxn {
                                                      const NcUploadPart& part) override;
 
  private:
+  // SQLite's content index is FTS5, that engine's own: its statements need
+  // the SQLite connection itself (PostgreSQL's: meta/pg/pg_text.h).
+  Conn& lite() { return static_cast<Conn&>(c_); }
+  // 1 on PostgreSQL: the index of a statement written once per dialect.
+  int pg() const { return c_.dialect() == sql::Dialect::kPostgres ? 1 : 0; }
   // (sqlite_accounts.cc)
   static void BindUser(Stmt& s, const UserRow& u, const std::string& key,
                        const std::optional<std::string>& email);
