@@ -1,4 +1,5 @@
-"""Timeouts, connection limits, graceful shutdown and start-up errors."""
+"""Timeouts, connection limits, graceful shutdown, start-up errors and footprint."""
+import base64
 import json
 import os
 import socket
@@ -8,6 +9,7 @@ import threading
 import time
 import unittest
 
+import pg_cluster
 from harness import NUBO_BIN, Reader, Server, exchange, request
 
 
@@ -150,6 +152,65 @@ def run_nubo(args, env=None, timeout=20):
     full_env.update(env or {})
     return subprocess.run([NUBO_BIN, *args], env=full_env, capture_output=True, text=True,
                           timeout=timeout)
+
+
+class FootprintTest(unittest.TestCase):
+    def test_libpq_is_loaded_only_for_postgresql(self):
+        # libpq brings Kerberos, LDAP, GnuTLS and more with it (about
+        # 3.5 MiB resident); a server on SQLite must not map any of it,
+        # and one on PostgreSQL must have it (the same binary serves both).
+        def mapped(srv):
+            with open("/proc/%d/maps" % srv.proc.pid) as f:
+                return {os.path.basename(line.split()[-1]) for line in f if "/" in line}
+
+        srv = Server(database="")
+        try:
+            self.assertEqual(exchange(srv, "GET", "/health")[0], 200)
+            libs = mapped(srv)
+            self.assertTrue(any(n.startswith("libsqlite3.so") for n in libs), libs)
+            for lib in ("libpq.so", "libldap", "libgssapi_krb5.so", "libgnutls.so"):
+                self.assertFalse(any(n.startswith(lib) for n in libs), "%s mapped: %s" % (lib, libs))
+        finally:
+            srv.terminate()
+            srv.close()
+        if pg_cluster.wanted():
+            srv = Server()
+            try:
+                self.assertEqual(exchange(srv, "GET", "/health")[0], 200)
+                self.assertTrue(any(n.startswith("libpq.so") for n in mapped(srv)))
+            finally:
+                srv.terminate()
+                srv.close()
+
+    @unittest.skipIf(os.environ.get("NUBO_TEST_SANITIZED"), "ASan keeps freed memory in its quarantine")
+    def test_argon2_memory_goes_back_to_the_system(self):
+        # A cold Basic login runs Argon2id over 64 MiB (an unknown name
+        # too, so that timing tells nothing). The peak shows it ran; the
+        # resident size must fall back near where it was within seconds,
+        # not keep the 64 MiB in a malloc arena.
+        def kib(srv, field):
+            with open("/proc/%d/status" % srv.proc.pid) as f:
+                for line in f:
+                    if line.startswith(field + ":"):
+                        return int(line.split()[1])
+            return -1
+
+        srv = Server(env={"NUBO_ARGON2_MEM": "64MiB"})
+        try:
+            self.assertEqual(exchange(srv, "GET", "/health")[0], 200)
+            before = kib(srv, "VmRSS")
+            auth = "Basic " + base64.b64encode(b"nobody:not-a-password").decode()
+            status = exchange(srv, "PROPFIND", "/dav/", {"Authorization": auth, "Depth": "0"})[0]
+            self.assertEqual(status, 401)
+            self.assertGreater(kib(srv, "VmHWM"), before + (48 << 10), "Argon2id did not run")
+            deadline, rss = time.time() + 5, kib(srv, "VmRSS")
+            while rss > before + (8 << 10) and time.time() < deadline:
+                time.sleep(0.1)
+                rss = kib(srv, "VmRSS")
+            self.assertLess(rss, before + (8 << 10), "RSS %d KiB after Argon2id, %d before" % (rss, before))
+        finally:
+            srv.terminate()
+            srv.close()
 
 
 class CliTest(unittest.TestCase):

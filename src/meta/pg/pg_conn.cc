@@ -1,5 +1,6 @@
 #include "meta/pg/pg_conn.h"
 
+#include <dlfcn.h>
 #include <libpq-fe.h>
 
 #include <atomic>
@@ -39,6 +40,81 @@ int64_t NumericInt(const char* p, int len) {
 }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// libpq is opened when the first connection is, not linked: a binary that
+// links it loads libpq's own dependencies (Kerberos, LDAP, GnuTLS, SASL,
+// p11-kit …) into every process at start, and on the default SQLite
+// engine those only cost memory (about 3.5 MiB of resident pages) and
+// start-up time. Every libpq function this file calls is one member here,
+// typed by the header's declaration, so a changed signature fails to compile.
+struct Libpq {
+  decltype(&::PQclear) PQclear = nullptr;
+  decltype(&::PQcmdTuples) PQcmdTuples = nullptr;
+  decltype(&::PQconnectdb) PQconnectdb = nullptr;
+  decltype(&::PQerrorMessage) PQerrorMessage = nullptr;
+  decltype(&::PQexec) PQexec = nullptr;
+  decltype(&::PQexecParams) PQexecParams = nullptr;
+  decltype(&::PQexecPrepared) PQexecPrepared = nullptr;
+  decltype(&::PQfinish) PQfinish = nullptr;
+  decltype(&::PQftype) PQftype = nullptr;
+  decltype(&::PQgetisnull) PQgetisnull = nullptr;
+  decltype(&::PQgetlength) PQgetlength = nullptr;
+  decltype(&::PQgetvalue) PQgetvalue = nullptr;
+  decltype(&::PQnfields) PQnfields = nullptr;
+  decltype(&::PQntuples) PQntuples = nullptr;
+  decltype(&::PQprepare) PQprepare = nullptr;
+  decltype(&::PQresultErrorField) PQresultErrorField = nullptr;
+  decltype(&::PQresultErrorMessage) PQresultErrorMessage = nullptr;
+  decltype(&::PQresultStatus) PQresultStatus = nullptr;
+  decltype(&::PQsetClientEncoding) PQsetClientEncoding = nullptr;
+  decltype(&::PQsetNoticeProcessor) PQsetNoticeProcessor = nullptr;
+  decltype(&::PQstatus) PQstatus = nullptr;
+  decltype(&::PQtransactionStatus) PQtransactionStatus = nullptr;
+  std::string error;  // why loading failed; empty once loaded
+};
+
+const Libpq& Lib() {
+  static const Libpq lib = [] {
+    Libpq l;
+    // The soname has been libpq.so.5 since PostgreSQL 8.2; Debian ships it
+    // in libpq5. RTLD_LOCAL keeps its symbols out of the global scope.
+    void* h = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+      const char* why = dlerror();
+      l.error = std::string("PostgreSQL needs libpq (Debian package libpq5): ") +
+                (why ? why : "libpq.so.5 not found");
+      return l;
+    }
+    auto load = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(h, name));
+      if (!fn && l.error.empty()) l.error = std::string("libpq.so.5 lacks ") + name;
+    };
+    load(l.PQclear, "PQclear");
+    load(l.PQcmdTuples, "PQcmdTuples");
+    load(l.PQconnectdb, "PQconnectdb");
+    load(l.PQerrorMessage, "PQerrorMessage");
+    load(l.PQexec, "PQexec");
+    load(l.PQexecParams, "PQexecParams");
+    load(l.PQexecPrepared, "PQexecPrepared");
+    load(l.PQfinish, "PQfinish");
+    load(l.PQftype, "PQftype");
+    load(l.PQgetisnull, "PQgetisnull");
+    load(l.PQgetlength, "PQgetlength");
+    load(l.PQgetvalue, "PQgetvalue");
+    load(l.PQnfields, "PQnfields");
+    load(l.PQntuples, "PQntuples");
+    load(l.PQprepare, "PQprepare");
+    load(l.PQresultErrorField, "PQresultErrorField");
+    load(l.PQresultErrorMessage, "PQresultErrorMessage");
+    load(l.PQresultStatus, "PQresultStatus");
+    load(l.PQsetClientEncoding, "PQsetClientEncoding");
+    load(l.PQsetNoticeProcessor, "PQsetNoticeProcessor");
+    load(l.PQstatus, "PQstatus");
+    load(l.PQtransactionStatus, "PQtransactionStatus");
+    return l;
+  }();
+  return lib;
+}
 
 }  // namespace
 
@@ -132,7 +208,7 @@ Cursor::Cursor(pg_conn* pg, std::string text, std::vector<unsigned> types)
     : pg_(pg), text_(std::move(text)), types_(std::move(types)), params_(types_.size()) {}
 
 Cursor::~Cursor() {
-  if (res_) PQclear(res_);
+  if (res_) Lib().PQclear(res_);
 }
 
 Cursor::Param* Cursor::At(int i) {
@@ -190,22 +266,22 @@ Result<bool> Cursor::Step() {
     if (name_.empty()) {
       // The unnamed statement: parsed, planned for these values and run.
       static_assert(std::is_same_v<Oid, unsigned>);  // pg_conn.h declares the types unsigned
-      res_ = PQexecParams(pg_, text_.c_str(), static_cast<int>(n), types_.data(), values.data(),
-                          lengths.data(), formats.data(), /*resultFormat=*/1);
+      res_ = Lib().PQexecParams(pg_, text_.c_str(), static_cast<int>(n), types_.data(),
+                                values.data(), lengths.data(), formats.data(), /*resultFormat=*/1);
     } else {
-      res_ = PQexecPrepared(pg_, name_.c_str(), static_cast<int>(n), values.data(), lengths.data(),
-                            formats.data(), /*resultFormat=*/1);
+      res_ = Lib().PQexecPrepared(pg_, name_.c_str(), static_cast<int>(n), values.data(),
+                                  lengths.data(), formats.data(), /*resultFormat=*/1);
     }
-    const ExecStatusType st = res_ ? PQresultStatus(res_) : PGRES_FATAL_ERROR;
+    const ExecStatusType st = res_ ? Lib().PQresultStatus(res_) : PGRES_FATAL_ERROR;
     if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
-      const char* state = res_ ? PQresultErrorField(res_, PG_DIAG_SQLSTATE) : nullptr;
-      Status err =
-          PgError(state ? state : "", res_ ? PQresultErrorMessage(res_) : PQerrorMessage(pg_),
-                  name_.empty() ? text_.substr(0, 60) : "statement " + name_);
+      const char* state = res_ ? Lib().PQresultErrorField(res_, PG_DIAG_SQLSTATE) : nullptr;
+      Status err = PgError(state ? state : "",
+                           res_ ? Lib().PQresultErrorMessage(res_) : Lib().PQerrorMessage(pg_),
+                           name_.empty() ? text_.substr(0, 60) : "statement " + name_);
       Reset();
       return err;
     }
-    rows_ = PQntuples(res_);
+    rows_ = Lib().PQntuples(res_);
     row_ = -1;
   }
   if (row_ < rows_) ++row_;
@@ -213,20 +289,21 @@ Result<bool> Cursor::Step() {
 }
 
 bool Cursor::IsNull(int col) const {
-  return !res_ || row_ < 0 || row_ >= rows_ || col < 0 || col >= PQnfields(res_) ||
-         PQgetisnull(res_, row_, col);
+  return !res_ || row_ < 0 || row_ >= rows_ || col < 0 || col >= Lib().PQnfields(res_) ||
+         Lib().PQgetisnull(res_, row_, col);
 }
 
 std::string_view Cursor::TextView(int col) const {
   if (IsNull(col)) return {};
-  return {PQgetvalue(res_, row_, col), static_cast<size_t>(PQgetlength(res_, row_, col))};
+  return {Lib().PQgetvalue(res_, row_, col),
+          static_cast<size_t>(Lib().PQgetlength(res_, row_, col))};
 }
 
 int64_t Cursor::Int(int col) const {
   if (IsNull(col)) return 0;
-  const char* p = PQgetvalue(res_, row_, col);
-  const int len = PQgetlength(res_, row_, col);
-  switch (PQftype(res_, col)) {
+  const char* p = Lib().PQgetvalue(res_, row_, col);
+  const int len = Lib().PQgetlength(res_, row_, col);
+  switch (Lib().PQftype(res_, col)) {
     case kInt8:
       return static_cast<int64_t>(BigEndian(p, 8));
     case kInt4:
@@ -251,8 +328,8 @@ int64_t Cursor::Int(int col) const {
 
 double Cursor::Real(int col) const {
   if (IsNull(col)) return 0;
-  const char* p = PQgetvalue(res_, row_, col);
-  switch (PQftype(res_, col)) {
+  const char* p = Lib().PQgetvalue(res_, row_, col);
+  switch (Lib().PQftype(res_, col)) {
     case kFloat8: {
       const uint64_t bits = BigEndian(p, 8);
       double d;
@@ -270,10 +347,10 @@ double Cursor::Real(int col) const {
   }
 }
 
-int Cursor::changes() const { return res_ ? std::atoi(PQcmdTuples(res_)) : 0; }
+int Cursor::changes() const { return res_ ? std::atoi(Lib().PQcmdTuples(res_)) : 0; }
 
 void Cursor::Reset() {
-  if (res_) PQclear(res_);
+  if (res_) Lib().PQclear(res_);
   res_ = nullptr;
   row_ = -1;
   rows_ = 0;
@@ -287,32 +364,34 @@ void Cursor::Release() {
 // ---- Conn
 
 Result<std::unique_ptr<Conn>> Conn::Open(const std::string& conninfo) {
+  if (!Lib().error.empty()) return Status::Unavailable(Lib().error);
   std::unique_ptr<Conn> c(new Conn());
-  c->pg_ = PQconnectdb(conninfo.c_str());
+  c->pg_ = Lib().PQconnectdb(conninfo.c_str());
   if (!c->pg_) return Status::ResourceExhausted("libpq: out of memory");
-  if (PQstatus(c->pg_) != CONNECTION_OK) {
-    return Status::Unavailable(std::string("connecting to PostgreSQL: ") + PQerrorMessage(c->pg_));
+  if (Lib().PQstatus(c->pg_) != CONNECTION_OK) {
+    return Status::Unavailable(std::string("connecting to PostgreSQL: ") +
+                               Lib().PQerrorMessage(c->pg_));
   }
   // Notices (e.g. "relation already exists, skipping") are not errors and
   // must not reach stderr.
-  PQsetNoticeProcessor(
+  Lib().PQsetNoticeProcessor(
       c->pg_, [](void*, const char*) {}, nullptr);
-  if (PQsetClientEncoding(c->pg_, "UTF8") != 0) {
+  if (Lib().PQsetClientEncoding(c->pg_, "UTF8") != 0) {
     return Status::Unavailable(std::string("PostgreSQL client encoding: ") +
-                               PQerrorMessage(c->pg_));
+                               Lib().PQerrorMessage(c->pg_));
   }
   return c;
 }
 
 Conn::~Conn() {
   cache_.clear();
-  if (pg_) PQfinish(pg_);
+  if (pg_) Lib().PQfinish(pg_);
 }
 
-bool Conn::Healthy() const { return pg_ && PQstatus(pg_) == CONNECTION_OK; }
+bool Conn::Healthy() const { return pg_ && Lib().PQstatus(pg_) == CONNECTION_OK; }
 
 bool Conn::InFailedTransaction() const {
-  return pg_ && PQtransactionStatus(pg_) == PQTRANS_INERROR;
+  return pg_ && Lib().PQtransactionStatus(pg_) == PQTRANS_INERROR;
 }
 
 Result<Stmt> Conn::Prepare(const char* sql) {
@@ -334,16 +413,17 @@ Result<Stmt> Conn::Prepare(const char* sql) {
       return Stmt(it->second.get());
     }
     std::string name = "s" + std::to_string(cache_.size() + 1);
-    PGresult* r = PQprepare(pg_, name.c_str(), text.c_str(), static_cast<int>(types.size()),
-                            types.empty() ? nullptr : types.data());
-    const bool ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
+    PGresult* r = Lib().PQprepare(pg_, name.c_str(), text.c_str(), static_cast<int>(types.size()),
+                                  types.empty() ? nullptr : types.data());
+    const bool ok = r && Lib().PQresultStatus(r) == PGRES_COMMAND_OK;
     Status err;
     if (!ok) {
-      const char* state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
-      err = PgError(state ? state : "", r ? PQresultErrorMessage(r) : PQerrorMessage(pg_),
-                    std::string(sql).substr(0, 60));
+      const char* state = r ? Lib().PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
+      err =
+          PgError(state ? state : "", r ? Lib().PQresultErrorMessage(r) : Lib().PQerrorMessage(pg_),
+                  std::string(sql).substr(0, 60));
     }
-    if (r) PQclear(r);
+    if (r) Lib().PQclear(r);
     if (!ok) return err;
     it = cache_.emplace(sql, std::make_unique<Cursor>(pg_, std::move(name), params)).first;
   }
@@ -352,15 +432,15 @@ Result<Stmt> Conn::Prepare(const char* sql) {
 
 Status Conn::Exec(std::string_view sql) {
   const std::string text(sql);
-  PGresult* r = PQexec(pg_, text.c_str());
-  const ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+  PGresult* r = Lib().PQexec(pg_, text.c_str());
+  const ExecStatusType st = r ? Lib().PQresultStatus(r) : PGRES_FATAL_ERROR;
   Status out;
   if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && st != PGRES_EMPTY_QUERY) {
-    const char* state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
-    out = PgError(state ? state : "", r ? PQresultErrorMessage(r) : PQerrorMessage(pg_),
+    const char* state = r ? Lib().PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
+    out = PgError(state ? state : "", r ? Lib().PQresultErrorMessage(r) : Lib().PQerrorMessage(pg_),
                   text.substr(0, 60));
   }
-  if (r) PQclear(r);
+  if (r) Lib().PQclear(r);
   return out;
 }
 
