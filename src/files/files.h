@@ -631,8 +631,10 @@ class Files {
   };
   Result<UploadTarget> CheckUploadTarget(const Principal& who, const UploadRequest& req);
   // `expires_at_ms` 0: now + reservation_ttl_ms.
+  // `ending`: bytes of other reservations on the drive that end when this
+  // one's upload commits, which the check does not count twice.
   Result<int64_t> Reserve(int64_t drive_id, int64_t reservation_id, int64_t bytes,
-                          bool check = true, int64_t expires_at_ms = 0);
+                          bool check = true, int64_t expires_at_ms = 0, int64_t ending = 0);
   // The personal drive, or the shared drive `drive_id` if the caller may
   // do `action` on it as a whole (hidden: NotFound "no such drive").
   Result<meta::DriveRow> DriveFor(meta::ReadTxn& t, const Principal& who, std::string_view drive_id,

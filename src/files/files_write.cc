@@ -283,10 +283,10 @@ Status Files::CheckFreeSpace(uint64_t extra) {
 }
 
 Result<int64_t> Files::Reserve(int64_t drive_id, int64_t reservation_id, int64_t bytes, bool check,
-                               int64_t expires_at_ms) {
+                               int64_t expires_at_ms, int64_t ending) {
   int64_t id = reservation_id;
   NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
-    if (check) NUBO_RETURN_IF_ERROR(CheckQuota(t, drive_id, bytes, reservation_id));
+    if (check) NUBO_RETURN_IF_ERROR(CheckQuota(t, drive_id, bytes - ending, reservation_id));
     const int64_t expires =
         expires_at_ms ? expires_at_ms : UnixMillis() + options_.reservation_ttl_ms;
     if (reservation_id == 0) {

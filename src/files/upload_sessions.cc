@@ -477,8 +477,9 @@ Result<UploadSessionRow> UploadSessions::Prepare(const Principal& who, SessionSp
     // deferred length reserves as bytes arrive.
     const int64_t bytes =
         spec.length ? std::max<int64_t>(0, static_cast<int64_t>(*spec.length) - target.credit) : 0;
+    const int64_t ending = spec.ending_drive_id == s.drive_id ? spec.ending_bytes : 0;
     NUBO_ASSIGN_OR_RETURN(s.reservation_id,
-                          files_.Reserve(s.drive_id, 0, bytes, true, s.expires_at_ms));
+                          files_.Reserve(s.drive_id, 0, bytes, true, s.expires_at_ms, ending));
   }
   return s;
 }
@@ -658,6 +659,12 @@ Result<ConcatResult> UploadSessions::Concat(const Principal& who, SessionSpec sp
     parts.push_back(std::move(p));
   }
   spec.length = draft.size;
+  // The parts' reservations hold these bytes until the commit ends them.
+  for (const UploadSessionRow& p : parts) {
+    if (!p.reservation_id) continue;
+    spec.ending_drive_id = p.drive_id;  // every part is on the caller's own drive
+    spec.ending_bytes += p.offset;
+  }
   // A SHA-1 or MD5 to verify reads the bytes even when the BLAKE3 is known.
   if (whole_hash && !(checksum && checksum->NeedsBytes())) {
     draft.hash = *whole_hash;

@@ -48,6 +48,12 @@ struct SessionSpec {
   // saved hash state, which this session's hashing continues (so the last
   // part's state hashes the concatenation). Empty: a fresh state.
   std::string hasher_seed;
+  // Bytes other sessions hold on drive `ending_drive_id` that end in this
+  // session's commit (the parts a concatenation joins): the file takes
+  // their place, so its reservation's quota check does not count them
+  // twice. The commit checks the quota again, with the parts gone.
+  int64_t ending_drive_id = 0;
+  int64_t ending_bytes = 0;
 };
 
 // The bytes one request brings to a session.

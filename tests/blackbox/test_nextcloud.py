@@ -520,6 +520,38 @@ class ChunkedUploadTest(AliceAndBob):
         finally:
             self.admin.call("PATCH", "/api/v1/admin/users/alice", {"unlimited": True})
 
+    def test_a_file_over_half_the_free_quota_assembles(self):
+        """The chunks hold the file's bytes against the quota; assembling
+        them must not hold the same bytes a second time (a file of 1.2 MB
+        with 2 MB free was refused with 507 at the MOVE)."""
+        a = self.alice
+        status, _, body = a.raw("GET", "/ocs/v2.php/cloud/user?format=json")
+        used = json.loads(body)["ocs"]["data"]["quota"]["used"]
+        self.admin.call("PATCH", "/api/v1/admin/users/alice", {"quota_bytes": used + 2_000_000})
+        try:
+            data = [os.urandom(400_000) for _ in range(3)]
+            a.raw("MKCOL", chunk_url("alice", "up-half"))
+            for i, piece in enumerate(data, 1):
+                self.assertEqual(a.raw("PUT", chunk_url("alice", "up-half", str(i)), piece)[0], 201)
+            status, _, body = self.move(a, "up-half", "over-half.bin")
+            self.assertEqual(status, 201, body)
+            self.assertEqual(a.raw("GET", files_url("alice", "over-half.bin"))[2], b"".join(data))
+            # The quota still holds: chunks that fitted when they came, for
+            # a file that no longer fits (the quota was lowered meanwhile),
+            # are refused at the MOVE.
+            more = [os.urandom(350_000) for _ in range(2)]
+            a.raw("MKCOL", chunk_url("alice", "up-over"))
+            for i, piece in enumerate(more, 1):
+                self.assertEqual(a.raw("PUT", chunk_url("alice", "up-over", str(i)), piece)[0], 201)
+            self.admin.call("PATCH", "/api/v1/admin/users/alice", {"quota_bytes": used + 1_500_000})
+            status, _, body = self.move(a, "up-over", "too-big.bin")
+            self.assertEqual(status, 507, body)
+            self.assertEqual(a.raw("GET", files_url("alice", "too-big.bin"))[0], 404)
+            a.raw("DELETE", chunk_url("alice", "up-over"))
+            a.raw("DELETE", files_url("alice", "over-half.bin"))
+        finally:
+            self.admin.call("PATCH", "/api/v1/admin/users/alice", {"unlimited": True})
+
 
 BULK = "bulk_.oOo._boundary42"
 

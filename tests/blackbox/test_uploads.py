@@ -432,6 +432,31 @@ class TusDurabilityTest(unittest.TestCase):
         finally:
             stop_and_fsck(srv)
 
+    def test_concatenation_counts_its_bytes_once(self):
+        # Two partial uploads of 350 kB hold 700 kB of a 1 MB quota; the
+        # final upload takes their place (was: refused, 1.4 MB held).
+        srv, admin, users = start_with_users(["ann"])
+        try:
+            ann = users["ann"]
+            self.assertEqual(admin.call("PATCH", "/admin/users/ann", {"quota_bytes": 1_000_000})[0], 200)
+            tus = Tus(ann)
+            parts, urls = [os.urandom(350_000), os.urandom(350_000)], []
+            for part in parts:
+                status, h, body = ann.raw("POST", TUS, headers=tus.h(Upload_Concat="partial",
+                                                                     Upload_Length=len(part)))
+                self.assertEqual(status, 201, body)
+                self.assertEqual(tus.patch(h["location"], 0, part)[0], 204)
+                urls.append(h["location"])
+            h = tus.h(Upload_Concat="final;" + " ".join(urls), Upload_Metadata=meta(filename="joined.bin"))
+            status, hf, body = ann.raw("POST", TUS, headers=h)
+            self.assertEqual(status, 201, body)
+            self.assertEqual(ann.read(hf["x-nubo-node-id"]), b"".join(parts))
+            # 700 kB used: a new 400 kB upload does not fit, 300 kB does.
+            tus.create(400_000, expect=507, filename="more.bin")
+            tus.create(300_000, filename="fits.bin")
+        finally:
+            stop_and_fsck(srv)
+
 
 if __name__ == "__main__":
     unittest.main()
