@@ -93,12 +93,16 @@ class Server:
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         return s
 
-    def peak_rss_kb(self):
+    def status_kb(self, field):
+        """A size from /proc/PID/status in KiB (VmRSS, VmHWM…); -1 if absent."""
         with open("/proc/%d/status" % self.proc.pid) as f:
             for line in f:
-                if line.startswith("VmHWM:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1])
         return -1
+
+    def peak_rss_kb(self):
+        return self.status_kb("VmHWM")
 
     def terminate(self, timeout=30):
         """SIGTERM, then wait; returns the exit code."""

@@ -188,25 +188,18 @@ class FootprintTest(unittest.TestCase):
         # too, so that timing tells nothing). The peak shows it ran; the
         # resident size must fall back near where it was within seconds,
         # not keep the 64 MiB in a malloc arena.
-        def kib(srv, field):
-            with open("/proc/%d/status" % srv.proc.pid) as f:
-                for line in f:
-                    if line.startswith(field + ":"):
-                        return int(line.split()[1])
-            return -1
-
         srv = Server(env={"NUBO_ARGON2_MEM": "64MiB"})
         try:
             self.assertEqual(exchange(srv, "GET", "/health")[0], 200)
-            before = kib(srv, "VmRSS")
+            before = srv.status_kb("VmRSS")
             auth = "Basic " + base64.b64encode(b"nobody:not-a-password").decode()
             status = exchange(srv, "PROPFIND", "/dav/", {"Authorization": auth, "Depth": "0"})[0]
             self.assertEqual(status, 401)
-            self.assertGreater(kib(srv, "VmHWM"), before + (48 << 10), "Argon2id did not run")
-            deadline, rss = time.time() + 5, kib(srv, "VmRSS")
+            self.assertGreater(srv.status_kb("VmHWM"), before + (48 << 10), "Argon2id did not run")
+            deadline, rss = time.time() + 5, srv.status_kb("VmRSS")
             while rss > before + (8 << 10) and time.time() < deadline:
                 time.sleep(0.1)
-                rss = kib(srv, "VmRSS")
+                rss = srv.status_kb("VmRSS")
             self.assertLess(rss, before + (8 << 10), "RSS %d KiB after Argon2id, %d before" % (rss, before))
         finally:
             srv.terminate()
