@@ -540,7 +540,9 @@ LIST_SORTS_CASEFOLD = (
 PAGE_LIMIT = 200
 
 
-def files_listing(api, root, args):
+def files_listing(api, root, args, settle=None):
+    """`settle`: called between creating the files and timing the listings
+    (the suite waits there until the server's background jobs are done)."""
     n = args.list_entries
     folder = api.call("POST", "/nodes/%s/folders" % root, {"name": "listing"}, expect=201)["id"]
     specs = listing_specs(n, args.seed)
@@ -556,6 +558,8 @@ def files_listing(api, root, args):
             if item.get("status") != 201 or item["node"]["name"] != name or item["node"]["size"] != len(data):
                 raise ServerError("multipart item for %r: %r" % (name, item))
     create_s = time.perf_counter() - t0
+    if settle:
+        settle()
 
     pages = max(1, -(-n // PAGE_LIMIT))
     far = min(100, pages)  # the "page 100" of the target, or the last page when there are fewer

@@ -735,7 +735,10 @@ def s5(ctx):
     api = core.Api(ctx.nubo.port, peers.USER, peers.PASSWORD)
     rows = []
     try:
-        create_s, far, listing = core.files_listing(api, ctx.nubo_root, a)
+        # New files start background jobs (content index, media); the
+        # listings are timed once they are done, as on a server at rest.
+        settle = None if a.no_wait else (lambda: wait_quiet(ctx))
+        create_s, far, listing = core.files_listing(api, ctx.nubo_root, a, settle)
         for label, (t1, tf) in listing.items():
             for page, ts in ((1, t1), (far, tf)):
                 rows.append({"server": "nubo", "case": "%s, page %d" % (label, page), "p50_ms": core.pct(ts, 50),
