@@ -895,8 +895,8 @@ def s6(ctx):
 # S7: mixed workload modeled on ownCloud's cdperf mix.
 
 ARGON_NOTE = ("nubo's peak RSS includes Argon2id's 64 MiB working memory whenever its 30-s credential cache entry "
-              "expired during the measurement and the password was verified again (a cold request lifts VmHWM from "
-              "~12.5 to ~77 MiB while RSS returns to ~13 MiB).")
+              "expired during the measurement and the password was verified again (a cold request lifts VmHWM by "
+              "~64 MiB; RSS returns to where it was, libsodium unmaps that memory).")
 
 OPS = (("upload", 30), ("download", 30), ("list", 20), ("rename", 10), ("delete", 10))
 
