@@ -261,6 +261,31 @@ def wait_quiet(ctx, max_wait=900, poll=20):
         time.sleep(poll)
 
 
+def wait_jobs(ctx, max_wait=1800):
+    """Waits until every nubo server's background jobs are done: none due or running and no job
+    finished since the previous poll, three polls 2 s apart in a row (a worker releases a job
+    between helper runs, so an empty queue for one poll is not the end). The seeded files' text
+    extraction runs one helper process per file for minutes and would otherwise compete with the
+    first scenarios. Servers without the job gauges count as done."""
+    t0 = time.time()
+    for s in ctx.alive():
+        if not isinstance(s, peers.Nubo):
+            continue
+        quiet, last = 0, None
+        while quiet < 3 and time.time() - t0 < max_wait:
+            try:
+                busy = sum(nubo_metric(s.port, m) or 0 for m in ("nubo_jobs_due", "nubo_jobs_running"))
+                done = nubo_metric(s.port, "nubo_jobs_done_total")
+            except (OSError, httpc.HttpError):
+                break
+            quiet = quiet + 1 if busy == 0 and done == last else 0
+            last = done
+            time.sleep(2)
+        if quiet < 3:
+            ctx.say("WARNING: %s still had background jobs after %d s; running anyway" % (s.name, max_wait))
+    ctx.say("background jobs of the seeded files done after %.0f s" % (time.time() - t0))
+
+
 # ----------------------------------------------------------------------------
 # Data: deterministic seeded sets, written straight into the peers' folders and
 # uploaded to nubo through its API.
@@ -1244,6 +1269,8 @@ def run(args, scenario):
             except Exception as e:
                 ctx.failed[name] = "start: " + server_failed(ctx, s, e)
         seed(ctx)
+        if not args.no_wait:
+            wait_jobs(ctx)
         seen, stop = set(), threading.Event()
 
         def watch():  # builds or tests that start while a scenario runs make its numbers noisy

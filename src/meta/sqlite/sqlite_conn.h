@@ -169,16 +169,6 @@ class Conn final : public sql::Conn {
     NUBO_RETURN_IF_ERROR(c->Exec("PRAGMA journal_mode=WAL"));
     NUBO_RETURN_IF_ERROR(c->Exec("PRAGMA synchronous=FULL"));
     NUBO_RETURN_IF_ERROR(c->Exec("PRAGMA foreign_keys=ON"));
-    // Reads map the file instead of copying each page into the
-    // connection's 2 MiB page cache with pread(): a folder of 10,000 files
-    // outgrows that cache, so every listing of it read most pages again
-    // (bench/results/2026-12-05-sqlite-mmap.md). SQLite maps read-only and
-    // writes with write(), so a stray pointer cannot reach the file; the
-    // mapping grows with the file up to this limit, the rest is read. A
-    // disk error under the mapping is a SIGBUS rather than SQLITE_IOERR:
-    // the process dies before answering, and nothing it acknowledged is
-    // lost (commits are durable before they are acknowledged).
-    NUBO_RETURN_IF_ERROR(c->Exec("PRAGMA mmap_size=1073741824"));
     NUBO_RETURN_IF_ERROR(RegisterSearchFunctions(c->db_));
     return c;
   }

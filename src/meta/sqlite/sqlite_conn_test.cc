@@ -1,13 +1,11 @@
 // The SQLite connection's INSERT … RETURNING id fast path (Conn::Prepare):
 // the same answers as SQLite's own RETURNING, also with triggers that
-// insert elsewhere and with rows skipped on conflict; reads through a
-// mapping of the database file that sees every committed write.
+// insert elsewhere and with rows skipped on conflict.
 #include "meta/sqlite/sqlite_conn.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "util/ids.h"
 
@@ -76,48 +74,6 @@ TEST_F(SqliteConnTest, AnUpsertStillAnswersTheRowItUpdated) {
   ASSERT_TRUE(*q->Step());
   EXPECT_EQ(q->Int(0), 2);
   EXPECT_EQ(q->Int(1), 4);
-}
-
-// Whether this process maps `path` (a line of /proc/self/maps ends with it).
-bool Mapped(const fs::path& path) {
-  std::ifstream maps("/proc/self/maps");
-  const std::string want = " " + path.string();
-  for (std::string line; std::getline(maps, line);) {
-    if (line.size() >= want.size() &&
-        line.compare(line.size() - want.size(), want.size(), want) == 0)
-      return true;
-  }
-  return false;
-}
-
-TEST_F(SqliteConnTest, ReadsMapTheFileAndSeeWritesCheckpointedUnderTheMapping) {
-  // 4 MiB of rows: more than a connection's page cache holds.
-  ASSERT_TRUE(c_->Exec("BEGIN").ok());
-  for (int i = 0; i < 4096; ++i) {
-    auto s = c_->Prepare("INSERT INTO t (k, v) VALUES (?, ?)");
-    const std::string k = std::to_string(i) + std::string(1000, 'x');
-    s->Bind(1, k).Bind(2, int64_t{1});
-    ASSERT_TRUE(s->Step().ok());
-  }
-  ASSERT_TRUE(c_->Exec("COMMIT").ok());
-  ASSERT_TRUE(c_->Exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
-
-  auto reader = Conn::Open(path_.string(), 1000);
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
-  auto sum = [&]() -> int64_t {
-    auto q = (*reader)->Prepare("SELECT sum(v), sum(length(k)) FROM t");
-    EXPECT_TRUE(*q->Step());
-    EXPECT_EQ(q->Int(1), 4096 * 1000 + 10 + 90 * 2 + 900 * 3 + 3096 * 4);
-    return q->Int(0);
-  };
-  EXPECT_EQ(sum(), 4096);
-  EXPECT_TRUE(Mapped(path_)) << "the reader copied pages with read() instead of mapping the file";
-
-  // A write moved into the database file by a checkpoint, under the
-  // reader's mapping: the next read sees it.
-  ASSERT_TRUE(c_->Exec("UPDATE t SET v = 2").ok());
-  ASSERT_TRUE(c_->Exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
-  EXPECT_EQ(sum(), 2 * 4096);
 }
 
 }  // namespace
