@@ -261,12 +261,12 @@ def wait_quiet(ctx, max_wait=900, poll=20):
         time.sleep(poll)
 
 
-def wait_jobs(ctx, max_wait=1800):
+def wait_jobs(ctx, what, max_wait=1800):
     """Waits until every nubo server's background jobs are done: none due or running and no job
     finished since the previous poll, three polls 2 s apart in a row (a worker releases a job
-    between helper runs, so an empty queue for one poll is not the end). The seeded files' text
-    extraction runs one helper process per file for minutes and would otherwise compete with the
-    first scenarios. Servers without the job gauges count as done."""
+    between helper runs, so an empty queue for one poll is not the end). New files' text
+    extraction runs one helper process per file, for minutes after a seeding, and would otherwise
+    compete with the timing. Servers without the job gauges count as done."""
     t0 = time.time()
     for s in ctx.alive():
         if not isinstance(s, peers.Nubo):
@@ -283,7 +283,7 @@ def wait_jobs(ctx, max_wait=1800):
             time.sleep(2)
         if quiet < 3:
             ctx.say("WARNING: %s still had background jobs after %d s; running anyway" % (s.name, max_wait))
-    ctx.say("background jobs of the seeded files done after %.0f s" % (time.time() - t0))
+    ctx.say("background jobs of %s done after %.0f s" % (what, time.time() - t0))
 
 
 # ----------------------------------------------------------------------------
@@ -762,7 +762,7 @@ def s5(ctx):
     try:
         # New files start background jobs (content index, media); the
         # listings are timed once they are done, as on a server at rest.
-        settle = None if a.no_wait else (lambda: wait_quiet(ctx))
+        settle = None if a.no_wait else (lambda: (wait_jobs(ctx, "the listing's files"), wait_quiet(ctx)))
         create_s, far, listing = core.files_listing(api, ctx.nubo_root, a, settle)
         for label, (t1, tf) in listing.items():
             for page, ts in ((1, t1), (far, tf)):
@@ -1270,7 +1270,7 @@ def run(args, scenario):
                 ctx.failed[name] = "start: " + server_failed(ctx, s, e)
         seed(ctx)
         if not args.no_wait:
-            wait_jobs(ctx)
+            wait_jobs(ctx, "the seeded files")
         seen, stop = set(), threading.Event()
 
         def watch():  # builds or tests that start while a scenario runs make its numbers noisy
