@@ -10,12 +10,58 @@
 #include <memory>
 #include <string>
 
+#include "util/dynlib.h"
+
 namespace nubo::auth {
 
 namespace {
 
+// libjwt (and with it libcrypto) is opened by the first token or MAC, not
+// linked: see util/dynlib.h. One member per function this file calls.
+struct Libjwt {
+  util::DynLib lib{"libjwt.so.0", "libjwt0"};
+  decltype(&::jwt_new) jwt_new = nullptr;
+  decltype(&::jwt_free) jwt_free = nullptr;
+  decltype(&::jwt_add_grant) jwt_add_grant = nullptr;
+  decltype(&::jwt_add_grant_int) jwt_add_grant_int = nullptr;
+  decltype(&::jwt_set_alg) jwt_set_alg = nullptr;
+  decltype(&::jwt_encode_str) jwt_encode_str = nullptr;
+  decltype(&::jwt_decode) jwt_decode = nullptr;
+  decltype(&::jwt_get_alg) jwt_get_alg = nullptr;
+  decltype(&::jwt_get_grant) jwt_get_grant = nullptr;
+  decltype(&::jwt_get_grant_int) jwt_get_grant_int = nullptr;
+  // libcrypto is already loaded as libjwt's dependency; these come from it.
+  util::DynLib crypto{"libcrypto.so.3", "libssl3"};
+  decltype(&::HMAC) HMAC = nullptr;
+  decltype(&::EVP_sha256) EVP_sha256 = nullptr;
+  decltype(&::CRYPTO_memcmp) CRYPTO_memcmp = nullptr;
+
+  Libjwt() {
+    lib.Load(jwt_new, "jwt_new");
+    lib.Load(jwt_free, "jwt_free");
+    lib.Load(jwt_add_grant, "jwt_add_grant");
+    lib.Load(jwt_add_grant_int, "jwt_add_grant_int");
+    lib.Load(jwt_set_alg, "jwt_set_alg");
+    lib.Load(jwt_encode_str, "jwt_encode_str");
+    lib.Load(jwt_decode, "jwt_decode");
+    lib.Load(jwt_get_alg, "jwt_get_alg");
+    lib.Load(jwt_get_grant, "jwt_get_grant");
+    lib.Load(jwt_get_grant_int, "jwt_get_grant_int");
+    crypto.Load(HMAC, "HMAC");
+    crypto.Load(EVP_sha256, "EVP_sha256");
+    crypto.Load(CRYPTO_memcmp, "CRYPTO_memcmp");
+  }
+  bool ok() const { return lib.ok() && crypto.ok(); }
+  std::string error() const { return lib.ok() ? crypto.error() : lib.error(); }
+};
+
+const Libjwt& Jwt() {
+  static const Libjwt l;
+  return l;
+}
+
 struct JwtFree {
-  void operator()(jwt_t* j) const { jwt_free(j); }
+  void operator()(jwt_t* j) const { Jwt().jwt_free(j); }
 };
 using JwtPtr = std::unique_ptr<jwt_t, JwtFree>;
 
@@ -24,18 +70,20 @@ constexpr const char* kIssuer = "nubo";
 }  // namespace
 
 Result<std::string> TokenSigner::Issue(const AccessClaims& c) const {
+  const Libjwt& l = Jwt();
+  if (!l.ok()) return Status::Unavailable(l.error());
   jwt_t* raw = nullptr;
-  if (jwt_new(&raw) != 0) return Status::ResourceExhausted("jwt_new failed");
+  if (l.jwt_new(&raw) != 0) return Status::ResourceExhausted("jwt_new failed");
   JwtPtr j(raw);
   const auto* key = reinterpret_cast<const unsigned char*>(secret_.data());
-  if (jwt_add_grant(j.get(), "iss", kIssuer) != 0 ||
-      jwt_add_grant(j.get(), "sub", std::to_string(c.user_id).c_str()) != 0 ||
-      jwt_add_grant(j.get(), "sid", c.session_id.c_str()) != 0 ||
-      jwt_add_grant_int(j.get(), "exp", c.expires_at_s) != 0 ||
-      jwt_set_alg(j.get(), JWT_ALG_HS256, key, static_cast<int>(secret_.size())) != 0) {
+  if (l.jwt_add_grant(j.get(), "iss", kIssuer) != 0 ||
+      l.jwt_add_grant(j.get(), "sub", std::to_string(c.user_id).c_str()) != 0 ||
+      l.jwt_add_grant(j.get(), "sid", c.session_id.c_str()) != 0 ||
+      l.jwt_add_grant_int(j.get(), "exp", c.expires_at_s) != 0 ||
+      l.jwt_set_alg(j.get(), JWT_ALG_HS256, key, static_cast<int>(secret_.size())) != 0) {
     return Status::Internal("cannot build access token");
   }
-  char* out = jwt_encode_str(j.get());
+  char* out = l.jwt_encode_str(j.get());
   if (!out) return Status::Internal("cannot sign access token");
   std::string token(out);
   free(out);  // libjwt 1.10 hands out malloc()ed strings
@@ -45,22 +93,26 @@ Result<std::string> TokenSigner::Issue(const AccessClaims& c) const {
 Result<AccessClaims> TokenSigner::Verify(std::string_view token, int64_t now_s) const {
   if (token.empty() || token.size() > 4096)
     return Status::Unauthenticated("malformed access token");
+  const Libjwt& l = Jwt();
+  if (!l.ok()) return Status::Unavailable(l.error());
   std::string t(token);
   jwt_t* raw = nullptr;
   const auto* key = reinterpret_cast<const unsigned char*>(secret_.data());
-  if (jwt_decode(&raw, t.c_str(), key, static_cast<int>(secret_.size())) != 0 || !raw) {
-    if (raw) jwt_free(raw);
+  if (l.jwt_decode(&raw, t.c_str(), key, static_cast<int>(secret_.size())) != 0 || !raw) {
+    if (raw) l.jwt_free(raw);
     return Status::Unauthenticated("invalid access token");
   }
   JwtPtr j(raw);
   // Only the algorithm we sign with: refuses "alg":"none" and any attempt
   // to have the secret used as another algorithm's key.
-  if (jwt_get_alg(j.get()) != JWT_ALG_HS256) return Status::Unauthenticated("invalid access token");
-  const char* iss = jwt_get_grant(j.get(), "iss");
-  const char* sub = jwt_get_grant(j.get(), "sub");
-  const char* sid = jwt_get_grant(j.get(), "sid");
+  if (l.jwt_get_alg(j.get()) != JWT_ALG_HS256) {
+    return Status::Unauthenticated("invalid access token");
+  }
+  const char* iss = l.jwt_get_grant(j.get(), "iss");
+  const char* sub = l.jwt_get_grant(j.get(), "sub");
+  const char* sid = l.jwt_get_grant(j.get(), "sid");
   errno = 0;
-  long exp = jwt_get_grant_int(j.get(), "exp");
+  long exp = l.jwt_get_grant_int(j.get(), "exp");
   if (!iss || std::string_view(iss) != kIssuer || !sub || !sid || errno != 0 || exp <= 0) {
     return Status::Unauthenticated("invalid access token");
   }
@@ -77,12 +129,16 @@ Result<AccessClaims> TokenSigner::Verify(std::string_view token, int64_t now_s) 
 }
 
 std::string TokenSigner::Mac(std::string_view purpose, std::string_view data) const {
+  const Libjwt& l = Jwt();
+  // Without libcrypto there is no MAC: the empty string, which MacMatches
+  // never accepts.
+  if (!l.ok()) return "";
   unsigned char mac[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   // The purpose keeps one kind of MAC from being replayed as another.
   std::string msg = std::string(purpose) + ":" + std::string(data);
-  HMAC(EVP_sha256(), secret_.data(), static_cast<int>(secret_.size()),
-       reinterpret_cast<const unsigned char*>(msg.data()), msg.size(), mac, &len);
+  l.HMAC(l.EVP_sha256(), secret_.data(), static_cast<int>(secret_.size()),
+         reinterpret_cast<const unsigned char*>(msg.data()), msg.size(), mac, &len);
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   for (unsigned i = 0; i < len; ++i) {
@@ -95,8 +151,8 @@ std::string TokenSigner::Mac(std::string_view purpose, std::string_view data) co
 bool TokenSigner::MacMatches(std::string_view purpose, std::string_view data,
                              std::string_view presented) const {
   std::string want = Mac(purpose, data);
-  return presented.size() == want.size() &&
-         CRYPTO_memcmp(want.data(), presented.data(), want.size()) == 0;
+  return !want.empty() && presented.size() == want.size() &&
+         Jwt().CRYPTO_memcmp(want.data(), presented.data(), want.size()) == 0;
 }
 
 std::string TokenSigner::CsrfToken(std::string_view session_id) const {

@@ -3,13 +3,52 @@
 #include <openssl/evp.h>
 
 #include "files/access.h"
+#include "util/dynlib.h"
 #include "util/strings.h"
 
 namespace nubo::files {
 
+namespace {
+
+// libcrypto is opened by the first upload that sends a SHA or MD5
+// checksum, not linked: see util/dynlib.h. One member per function used.
+struct Libcrypto {
+  util::DynLib lib{"libcrypto.so.3", "libssl3"};
+  decltype(&::EVP_sha256) EVP_sha256 = nullptr;
+  decltype(&::EVP_sha1) EVP_sha1 = nullptr;
+  decltype(&::EVP_md5) EVP_md5 = nullptr;
+  decltype(&::EVP_MD_get_size) EVP_MD_get_size = nullptr;
+  decltype(&::EVP_MD_CTX_new) EVP_MD_CTX_new = nullptr;
+  decltype(&::EVP_MD_CTX_free) EVP_MD_CTX_free = nullptr;
+  decltype(&::EVP_DigestInit_ex) EVP_DigestInit_ex = nullptr;
+  decltype(&::EVP_DigestUpdate) EVP_DigestUpdate = nullptr;
+  decltype(&::EVP_DigestFinal_ex) EVP_DigestFinal_ex = nullptr;
+
+  Libcrypto() {
+    lib.Load(EVP_sha256, "EVP_sha256");
+    lib.Load(EVP_sha1, "EVP_sha1");
+    lib.Load(EVP_md5, "EVP_md5");
+    lib.Load(EVP_MD_get_size, "EVP_MD_get_size");
+    lib.Load(EVP_MD_CTX_new, "EVP_MD_CTX_new");
+    lib.Load(EVP_MD_CTX_free, "EVP_MD_CTX_free");
+    lib.Load(EVP_DigestInit_ex, "EVP_DigestInit_ex");
+    lib.Load(EVP_DigestUpdate, "EVP_DigestUpdate");
+    lib.Load(EVP_DigestFinal_ex, "EVP_DigestFinal_ex");
+  }
+};
+
+const Libcrypto& Crypto() {
+  static const Libcrypto l;
+  return l;
+}
+
+}  // namespace
+
 struct Checksum::Evp {
   EVP_MD_CTX* ctx = nullptr;
-  ~Evp() { EVP_MD_CTX_free(ctx); }
+  ~Evp() {
+    if (ctx) Crypto().EVP_MD_CTX_free(ctx);
+  }
 };
 
 Result<std::unique_ptr<Checksum>> Checksum::Parse(std::string_view spec) {
@@ -22,19 +61,19 @@ Result<std::unique_ptr<Checksum>> Checksum::Parse(std::string_view spec) {
   c->expected_ = AsciiLowerCopy(Trim(spec.substr(colon + 1)));
   size_t want_hex = 0;
   const EVP_MD* md = nullptr;
-  if (c->algo_ == "blake3") {
-    want_hex = 64;
-  } else if (c->algo_ == "sha256") {
-    md = EVP_sha256();
-  } else if (c->algo_ == "sha1") {
-    md = EVP_sha1();
-  } else if (c->algo_ == "md5") {
-    md = EVP_md5();
-  } else {
+  const bool evp = c->algo_ == "sha256" || c->algo_ == "sha1" || c->algo_ == "md5";
+  if (c->algo_ != "blake3" && !evp) {
     return Status::InvalidArgument("unsupported checksum algorithm \"" + c->algo_ +
                                    "\" (blake3, sha256, sha1, md5)");
   }
-  if (md) want_hex = static_cast<size_t>(EVP_MD_get_size(md)) * 2;
+  if (!evp) {
+    want_hex = 64;
+  } else {
+    const Libcrypto& l = Crypto();
+    if (!l.lib.ok()) return Status::Unavailable(l.lib.error());
+    md = c->algo_ == "sha256" ? l.EVP_sha256() : c->algo_ == "sha1" ? l.EVP_sha1() : l.EVP_md5();
+    want_hex = static_cast<size_t>(l.EVP_MD_get_size(md)) * 2;
+  }
   bool hex = c->expected_.find_first_not_of("0123456789abcdef") == std::string::npos;
   if (c->expected_.size() != want_hex || !hex) {
     return Status::InvalidArgument(c->algo_ + " checksum must be " + std::to_string(want_hex) +
@@ -42,8 +81,8 @@ Result<std::unique_ptr<Checksum>> Checksum::Parse(std::string_view spec) {
   }
   if (md) {
     c->evp_ = std::make_unique<Evp>();
-    c->evp_->ctx = EVP_MD_CTX_new();
-    if (!c->evp_->ctx || EVP_DigestInit_ex(c->evp_->ctx, md, nullptr) != 1) {
+    c->evp_->ctx = Crypto().EVP_MD_CTX_new();
+    if (!c->evp_->ctx || Crypto().EVP_DigestInit_ex(c->evp_->ctx, md, nullptr) != 1) {
       return Status::Internal("cannot initialize " + c->algo_);
     }
   }
@@ -53,7 +92,7 @@ Result<std::unique_ptr<Checksum>> Checksum::Parse(std::string_view spec) {
 Checksum::~Checksum() = default;
 
 void Checksum::Update(const char* data, size_t len) {
-  if (evp_) EVP_DigestUpdate(evp_->ctx, data, len);
+  if (evp_) Crypto().EVP_DigestUpdate(evp_->ctx, data, len);
 }
 
 Status Checksum::Verify(const Blake3Digest& blake3) {
@@ -61,7 +100,8 @@ Status Checksum::Verify(const Blake3Digest& blake3) {
   if (evp_) {
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int n = 0;
-    if (EVP_DigestFinal_ex(evp_->ctx, md, &n) != 1) return Status::Internal("digest failed");
+    if (Crypto().EVP_DigestFinal_ex(evp_->ctx, md, &n) != 1)
+      return Status::Internal("digest failed");
     got = HexEncode(md, n);
   } else {
     got = DigestHex(blake3);

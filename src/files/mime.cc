@@ -7,6 +7,7 @@
 #include <array>
 #include <mutex>
 
+#include "util/dynlib.h"
 #include "util/strings.h"
 
 namespace nubo::files {
@@ -242,29 +243,50 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 // cookie per thread cost 8 MB of resident memory per blocking thread (measured: 16 threads pushed
 // the server's RSS past 100 MB). Sniffing runs only for names without a known extension, on at
 // most 4 KiB, so the lock is rarely contended.
+// libmagic (with its liblzma and libbz2) is opened by the first sniff, not
+// linked: see util/dynlib.h. One member per function used.
+struct Libmagic {
+  util::DynLib lib{"libmagic.so.1", "libmagic1"};
+  decltype(&::magic_open) magic_open = nullptr;
+  decltype(&::magic_load) magic_load = nullptr;
+  decltype(&::magic_close) magic_close = nullptr;
+  decltype(&::magic_buffer) magic_buffer = nullptr;
+
+  Libmagic() {
+    lib.Load(magic_open, "magic_open");
+    lib.Load(magic_load, "magic_load");
+    lib.Load(magic_close, "magic_close");
+    lib.Load(magic_buffer, "magic_buffer");
+  }
+};
+
 class MagicCookie {
  public:
   MagicCookie() {
-    cookie_ = magic_open(MAGIC_MIME_TYPE);
-    if (cookie_ != nullptr && magic_load(cookie_, nullptr) != 0) {
-      magic_close(cookie_);
+    // Without the library every sniff answers octet-stream, as without
+    // the database.
+    if (!lib_.lib.ok()) return;
+    cookie_ = lib_.magic_open(MAGIC_MIME_TYPE);
+    if (cookie_ != nullptr && lib_.magic_load(cookie_, nullptr) != 0) {
+      lib_.magic_close(cookie_);
       cookie_ = nullptr;  // no database: every sniff answers octet-stream
     }
   }
   ~MagicCookie() {
-    if (cookie_ != nullptr) magic_close(cookie_);
+    if (cookie_ != nullptr) lib_.magic_close(cookie_);
   }
   MagicCookie(const MagicCookie&) = delete;
   MagicCookie& operator=(const MagicCookie&) = delete;
 
   std::string Sniff(std::string_view head) const {
     if (cookie_ == nullptr) return std::string(kOctetStream);
-    const char* type = magic_buffer(cookie_, head.data(), head.size());
+    const char* type = lib_.magic_buffer(cookie_, head.data(), head.size());
     if (type == nullptr || *type == '\0') return std::string(kOctetStream);
     return type;
   }
 
  private:
+  Libmagic lib_;
   magic_t cookie_ = nullptr;
 };
 

@@ -4,6 +4,7 @@
 #include <unicode/normalizer2.h>
 #include <unicode/unistr.h>
 #include <unicode/utf8.h>
+#include <unicode/uversion.h>
 
 #include <memory>
 
@@ -115,6 +116,14 @@ std::string CollationVersion() {
   char buf[U_MAX_VERSION_STRING_LENGTH];
   u_versionToString(v, buf);
   return std::string("icu-") + buf + "-numeric-secondary";
+}
+
+std::string IcuVersion() {
+  UVersionInfo v;
+  u_getVersion(v);
+  char buf[U_MAX_VERSION_STRING_LENGTH];
+  u_versionToString(v, buf);
+  return buf;
 }
 
 }  // namespace nubo::files

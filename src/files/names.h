@@ -43,6 +43,13 @@ std::string SortKey(std::string_view name);
 
 // The collator's version ("153.112..."): keys made by one version are not
 // comparable with another's, so stored keys are rebuilt when it changes.
+// Building the collator to ask loads ICU's collation code and data (~1.6
+// MiB resident), so a start compares IcuVersion first (see FillSortKeys).
 std::string CollationVersion();
+
+// The ICU library's own version ("72.1"), known without loading any
+// collation data. The collation data ships with the library, so while this
+// is unchanged CollationVersion is too.
+std::string IcuVersion();
 
 }  // namespace nubo::files

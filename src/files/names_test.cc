@@ -1,6 +1,7 @@
 #include "files/names.h"
 
 #include <gtest/gtest.h>
+#include <unicode/uvernum.h>
 
 #include <algorithm>
 #include <string>
@@ -116,6 +117,12 @@ TEST(SortKeys, KeysAreStableBytesAndThreadsAgree) {
   // A 255-byte name still gets a whole key.
   EXPECT_LT(SortKey(std::string(254, 'a') + "1"), SortKey(std::string(254, 'a') + "2"));
   EXPECT_FALSE(CollationVersion().empty());
+}
+
+TEST(SortKeys, IcuVersionIsTheLinkedLibrarys) {
+  // FillSortKeys trusts a stored collator version while this is unchanged;
+  // it must name the library actually loaded (the data ships with it).
+  EXPECT_EQ(IcuVersion(), U_ICU_VERSION);
 }
 
 }  // namespace

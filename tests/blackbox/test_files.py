@@ -1916,6 +1916,36 @@ class ListingKeysUpgradeTest(unittest.TestCase):
             db.close()
             self.assertNotEqual(version, "icu-0.0-old")
             self.assertEqual(unkeyed, 0)
+            collator, library = version.split("@icu-")
+            self.assertTrue(collator.startswith("icu-") and library, version)
+
+            def restart_with(setting, sentinel):
+                # A marker key on one row tells whether the start rebuilt
+                # the keys (it drops them all) or kept them.
+                db = sqlite3.connect(db_path)
+                with db:
+                    db.execute("UPDATE settings SET value = ? WHERE key = 'collation_version'", (setting,))
+                    db.execute("UPDATE nodes SET sort_key = ? WHERE public_id = ?", (sentinel, folder["id"]))
+                db.close()
+                srv._start()
+                self.assertEqual([n["name"] for n in admin.list_all(folder["id"])], want)
+                self.assertEqual(srv.terminate(), 0, srv.log()[-3000:])
+                db = sqlite3.connect(db_path)
+                (value,), = db.execute("SELECT value FROM settings WHERE key = 'collation_version'").fetchall()
+                (key,), = db.execute("SELECT sort_key FROM nodes WHERE public_id = ?", (folder["id"],)).fetchall()
+                db.close()
+                self.assertEqual(value, version)
+                return key == sentinel
+
+            # The same library: the stored collator version is trusted.
+            self.assertTrue(restart_with(version, b"\x01kept"))
+            # Written before the library version was kept, same collator:
+            # only the setting is rewritten.
+            self.assertTrue(restart_with(collator, b"\x01kept"))
+            # Another library whose collator matches: keys stay.
+            self.assertTrue(restart_with(collator + "@icu-0.0", b"\x01kept"))
+            # Another library and another collator: every key is rebuilt.
+            self.assertFalse(restart_with("icu-0.0-old@icu-0.0", b"\x01kept"))
             p = run_fsck(srv)
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         finally:

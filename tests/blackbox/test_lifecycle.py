@@ -182,6 +182,46 @@ class FootprintTest(unittest.TestCase):
                 srv.terminate()
                 srv.close()
 
+    def test_request_libraries_load_with_the_first_request_that_needs_them(self):
+        # libjwt with libcrypto (~1.5 MiB resident) and libmagic with its
+        # compression libraries are opened by the first token and the first
+        # sniff, not at start; the requests that open them work at once.
+        def mapped(srv):
+            with open("/proc/%d/maps" % srv.proc.pid) as f:
+                return {os.path.basename(line.split()[-1]) for line in f if "/" in line}
+
+        def has(libs, prefix):
+            return any(n.startswith(prefix) for n in libs)
+
+        srv = Server(database="")
+        try:
+            self.assertEqual(exchange(srv, "GET", "/health")[0], 200)
+            libs = mapped(srv)
+            for lib in ("libcrypto.so", "libjwt.so", "libmagic.so", "liblzma.so"):
+                self.assertFalse(has(libs, lib), "%s mapped at start: %s" % (lib, libs))
+            body = json.dumps({"username": "lazy", "password": "password-1234"}).encode()
+            js = {"Content-Type": "application/json"}
+            self.assertEqual(exchange(srv, "POST", "/api/v1/setup", js, body)[0], 201)
+            st, _, out = exchange(srv, "POST", "/api/v1/auth/login", js, body)
+            self.assertEqual(st, 200, out)
+            token = json.loads(out)["access_token"]
+            st, _, out = exchange(srv, "GET", "/api/v1/me", {"Authorization": "Bearer " + token})
+            self.assertEqual((st, json.loads(out)["username"]), (200, "lazy"), out)
+            forged = token[:-2] + ("AA" if not token.endswith("AA") else "BB")
+            self.assertEqual(exchange(srv, "GET", "/api/v1/me", {"Authorization": "Bearer " + forged})[0], 401)
+            libs = mapped(srv)
+            self.assertTrue(has(libs, "libjwt.so") and has(libs, "libcrypto.so"), libs)
+            self.assertFalse(has(libs, "libmagic.so"), libs)
+            basic = {"Authorization": "Basic " + base64.b64encode(b"lazy:password-1234").decode()}
+            png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x02\0\0\0\x90wS\xde"
+            self.assertIn(exchange(srv, "PUT", "/dav/scan", basic, png)[0], (201, 204))
+            st, hdr, got = exchange(srv, "GET", "/dav/scan", basic)
+            self.assertEqual((st, got, hdr.get("content-type")), (200, png, "image/png"))
+            self.assertTrue(has(mapped(srv), "libmagic.so"))
+        finally:
+            srv.terminate()
+            srv.close()
+
     @unittest.skipIf(os.environ.get("NUBO_TEST_SANITIZED"), "ASan keeps freed memory in its quarantine")
     def test_argon2_memory_goes_back_to_the_system(self):
         # A cold Basic login runs Argon2id over 64 MiB (an unknown name
