@@ -1100,7 +1100,8 @@ def main():
     ap.add_argument("scenario", choices=["all", "peers", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8",
                                          "health", "storage", "files", "listing-ab", "listing-order-ab", "propfind-ab",
                                          "auth-storm", "zip-ab", "authz-cost", "sharing-cost",
-                                         "share-mounts", "content-over-time", "groupware", "nextcloud", "media"],
+                                         "share-mounts", "content-over-time", "groupware", "nextcloud", "media",
+                                         "idle-rss-ab"],
                     help="all = health + the peer suite s1..s8; peers = s1..s8; the rest run alone")
     ap.add_argument("--quick", action="store_true", help="suite: smaller sizes, one round (under 5 minutes)")
     ap.add_argument("--peers", default=None,
@@ -1119,7 +1120,7 @@ def main():
     ap.add_argument("--skip-health", action="store_true", help="all: skip the health scenario")
     ap.add_argument("--s3-files", type=int, default=None, help="s3: PUTs per round")
     ap.add_argument("--s4-bytes", type=int, default=None, help="s4: size of the large file")
-    ap.add_argument("--before", default=None, help="listing-ab, listing-order-ab, propfind-ab, zip-ab, auth-storm: the binary to compare against; the suite (all, peers, s1-s8): also run "
+    ap.add_argument("--before", default=None, help="listing-ab, listing-order-ab, propfind-ab, zip-ab, idle-rss-ab, auth-storm: the binary to compare against; the suite (all, peers, s1-s8): also run "
                          "it, as the peer nubo-before; groupware: also run it, with an AFTER/BEFORE column; media: time the content queries on it too")
     ap.add_argument("--storage-bytes", type=int, default=1 << 30)
     ap.add_argument("--tmpdir", default=None,
@@ -1165,7 +1166,7 @@ def main():
     if args.scenario == "propfind-ab":
         scenario_propfind_ab(args)
     if args.scenario in ("auth-storm", "zip-ab", "authz-cost", "sharing-cost", "share-mounts", "content-over-time",
-                         "groupware", "nextcloud", "media"):
+                         "groupware", "nextcloud", "media", "idle-rss-ab"):
         # One file per scenario; they import this module as `bench`.
         sys.modules.setdefault("bench", sys.modules["__main__"])
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -1193,6 +1194,9 @@ def main():
         elif args.scenario == "content-over-time":
             import content_over_time
             content_over_time.run(args)
+        elif args.scenario == "idle-rss-ab":
+            import idle_rss_ab
+            idle_rss_ab.run(args)
         else:
             import zip_ab
             zip_ab.run(args)

@@ -1,9 +1,7 @@
 #include "auth/tokens.h"
 
 #include <jwt.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
+#include <sodium.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -11,12 +9,13 @@
 #include <string>
 
 #include "util/dynlib.h"
+#include "util/strings.h"
 
 namespace nubo::auth {
 
 namespace {
 
-// libjwt (and with it libcrypto) is opened by the first token or MAC, not
+// libjwt (and with it libcrypto) is opened by the first access token, not
 // linked: see util/dynlib.h. One member per function this file calls.
 struct Libjwt {
   util::DynLib lib{"libjwt.so.0", "libjwt0"};
@@ -30,11 +29,6 @@ struct Libjwt {
   decltype(&::jwt_get_alg) jwt_get_alg = nullptr;
   decltype(&::jwt_get_grant) jwt_get_grant = nullptr;
   decltype(&::jwt_get_grant_int) jwt_get_grant_int = nullptr;
-  // libcrypto is already loaded as libjwt's dependency; these come from it.
-  util::DynLib crypto{"libcrypto.so.3", "libssl3"};
-  decltype(&::HMAC) HMAC = nullptr;
-  decltype(&::EVP_sha256) EVP_sha256 = nullptr;
-  decltype(&::CRYPTO_memcmp) CRYPTO_memcmp = nullptr;
 
   Libjwt() {
     lib.Load(jwt_new, "jwt_new");
@@ -47,12 +41,7 @@ struct Libjwt {
     lib.Load(jwt_get_alg, "jwt_get_alg");
     lib.Load(jwt_get_grant, "jwt_get_grant");
     lib.Load(jwt_get_grant_int, "jwt_get_grant_int");
-    crypto.Load(HMAC, "HMAC");
-    crypto.Load(EVP_sha256, "EVP_sha256");
-    crypto.Load(CRYPTO_memcmp, "CRYPTO_memcmp");
   }
-  bool ok() const { return lib.ok() && crypto.ok(); }
-  std::string error() const { return lib.ok() ? crypto.error() : lib.error(); }
 };
 
 const Libjwt& Jwt() {
@@ -71,7 +60,7 @@ constexpr const char* kIssuer = "nubo";
 
 Result<std::string> TokenSigner::Issue(const AccessClaims& c) const {
   const Libjwt& l = Jwt();
-  if (!l.ok()) return Status::Unavailable(l.error());
+  if (!l.lib.ok()) return Status::Unavailable(l.lib.error());
   jwt_t* raw = nullptr;
   if (l.jwt_new(&raw) != 0) return Status::ResourceExhausted("jwt_new failed");
   JwtPtr j(raw);
@@ -94,7 +83,7 @@ Result<AccessClaims> TokenSigner::Verify(std::string_view token, int64_t now_s) 
   if (token.empty() || token.size() > 4096)
     return Status::Unauthenticated("malformed access token");
   const Libjwt& l = Jwt();
-  if (!l.ok()) return Status::Unavailable(l.error());
+  if (!l.lib.ok()) return Status::Unavailable(l.lib.error());
   std::string t(token);
   jwt_t* raw = nullptr;
   const auto* key = reinterpret_cast<const unsigned char*>(secret_.data());
@@ -129,30 +118,25 @@ Result<AccessClaims> TokenSigner::Verify(std::string_view token, int64_t now_s) 
 }
 
 std::string TokenSigner::Mac(std::string_view purpose, std::string_view data) const {
-  const Libjwt& l = Jwt();
-  // Without libcrypto there is no MAC: the empty string, which MacMatches
-  // never accepts.
-  if (!l.ok()) return "";
-  unsigned char mac[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  // The purpose keeps one kind of MAC from being replayed as another.
-  std::string msg = std::string(purpose) + ":" + std::string(data);
-  l.HMAC(l.EVP_sha256(), secret_.data(), static_cast<int>(secret_.size()),
-         reinterpret_cast<const unsigned char*>(msg.data()), msg.size(), mac, &len);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < len; ++i) {
-    out += kHex[mac[i] >> 4];
-    out += kHex[mac[i] & 0xf];
-  }
-  return out;
+  // libsodium's HMAC-SHA256 (standard HMAC for a key of any length), so a
+  // MAC never waits for libcrypto to be opened. The purpose keeps one kind
+  // of MAC from being replayed as another.
+  crypto_auth_hmacsha256_state st;
+  crypto_auth_hmacsha256_init(&st, reinterpret_cast<const unsigned char*>(secret_.data()),
+                              secret_.size());
+  const std::string msg = std::string(purpose) + ":" + std::string(data);
+  crypto_auth_hmacsha256_update(&st, reinterpret_cast<const unsigned char*>(msg.data()),
+                                msg.size());
+  unsigned char mac[crypto_auth_hmacsha256_BYTES];
+  crypto_auth_hmacsha256_final(&st, mac);
+  return HexEncode(mac, sizeof mac);
 }
 
 bool TokenSigner::MacMatches(std::string_view purpose, std::string_view data,
                              std::string_view presented) const {
-  std::string want = Mac(purpose, data);
-  return !want.empty() && presented.size() == want.size() &&
-         Jwt().CRYPTO_memcmp(want.data(), presented.data(), want.size()) == 0;
+  const std::string want = Mac(purpose, data);
+  return presented.size() == want.size() &&
+         sodium_memcmp(want.data(), presented.data(), want.size()) == 0;
 }
 
 std::string TokenSigner::CsrfToken(std::string_view session_id) const {

@@ -29,8 +29,8 @@ class TokenSigner {
   // Unauthenticated with the reason ("token expired", "bad signature", ...).
   Result<AccessClaims> Verify(std::string_view token, int64_t now_s) const;
 
-  // The CSRF token of a browser session: HMAC-SHA256(secret, session id),
-  // hex. Bound to the session, so a cookie planted by a sibling domain is
+  // The CSRF token of a browser session: Mac("csrf", session id), hex.
+  // Bound to the session, so a cookie planted by a sibling domain is
   // useless without the matching header value.
   std::string CsrfToken(std::string_view session_id) const;
   // Constant-time comparison with the session's CSRF token.

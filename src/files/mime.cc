@@ -238,11 +238,6 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-// One libmagic cookie for the process, used under a lock: a cookie holds parse state and must not
-// be used by two threads at once, and each cookie maps its own copy of the ~8 MB database, so a
-// cookie per thread cost 8 MB of resident memory per blocking thread (measured: 16 threads pushed
-// the server's RSS past 100 MB). Sniffing runs only for names without a known extension, on at
-// most 4 KiB, so the lock is rarely contended.
 // libmagic (with its liblzma and libbz2) is opened by the first sniff, not
 // linked: see util/dynlib.h. One member per function used.
 struct Libmagic {
@@ -260,6 +255,11 @@ struct Libmagic {
   }
 };
 
+// One libmagic cookie for the process, used under a lock: a cookie holds parse state and must not
+// be used by two threads at once, and each cookie maps its own copy of the ~8 MB database, so a
+// cookie per thread cost 8 MB of resident memory per blocking thread (measured: 16 threads pushed
+// the server's RSS past 100 MB). Sniffing runs only for names without a known extension, on at
+// most 4 KiB, so the lock is rarely contended.
 class MagicCookie {
  public:
   MagicCookie() {

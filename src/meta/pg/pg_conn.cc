@@ -1,6 +1,5 @@
 #include "meta/pg/pg_conn.h"
 
-#include <dlfcn.h>
 #include <libpq-fe.h>
 
 #include <atomic>
@@ -8,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
+
+#include "util/dynlib.h"
 
 namespace nubo::meta::pg {
 
@@ -41,13 +42,16 @@ int64_t NumericInt(const char* p, int len) {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-// libpq is opened when the first connection is, not linked: a binary that
-// links it loads libpq's own dependencies (Kerberos, LDAP, GnuTLS, SASL,
-// p11-kit …) into every process at start, and on the default SQLite
-// engine those only cost memory (about 3.5 MiB of resident pages) and
-// start-up time. Every libpq function this file calls is one member here,
-// typed by the header's declaration, so a changed signature fails to compile.
+// libpq is opened when the first connection is, not linked (util/dynlib.h):
+// a binary that links it loads libpq's own dependencies (Kerberos, LDAP,
+// GnuTLS, SASL, p11-kit …) into every process at start, and on the default
+// SQLite engine those only cost memory (about 3.5 MiB of resident pages)
+// and start-up time. Every libpq function this file calls is one member
+// here, typed by the header's declaration, so a changed signature fails to
+// compile.
 struct Libpq {
+  // The soname has been libpq.so.5 since PostgreSQL 8.2.
+  util::DynLib lib{"libpq.so.5", "libpq5"};
   decltype(&::PQclear) PQclear = nullptr;
   decltype(&::PQcmdTuples) PQcmdTuples = nullptr;
   decltype(&::PQconnectdb) PQconnectdb = nullptr;
@@ -70,49 +74,35 @@ struct Libpq {
   decltype(&::PQsetNoticeProcessor) PQsetNoticeProcessor = nullptr;
   decltype(&::PQstatus) PQstatus = nullptr;
   decltype(&::PQtransactionStatus) PQtransactionStatus = nullptr;
-  std::string error;  // why loading failed; empty once loaded
+
+  Libpq() {
+    lib.Load(PQclear, "PQclear");
+    lib.Load(PQcmdTuples, "PQcmdTuples");
+    lib.Load(PQconnectdb, "PQconnectdb");
+    lib.Load(PQerrorMessage, "PQerrorMessage");
+    lib.Load(PQexec, "PQexec");
+    lib.Load(PQexecParams, "PQexecParams");
+    lib.Load(PQexecPrepared, "PQexecPrepared");
+    lib.Load(PQfinish, "PQfinish");
+    lib.Load(PQftype, "PQftype");
+    lib.Load(PQgetisnull, "PQgetisnull");
+    lib.Load(PQgetlength, "PQgetlength");
+    lib.Load(PQgetvalue, "PQgetvalue");
+    lib.Load(PQnfields, "PQnfields");
+    lib.Load(PQntuples, "PQntuples");
+    lib.Load(PQprepare, "PQprepare");
+    lib.Load(PQresultErrorField, "PQresultErrorField");
+    lib.Load(PQresultErrorMessage, "PQresultErrorMessage");
+    lib.Load(PQresultStatus, "PQresultStatus");
+    lib.Load(PQsetClientEncoding, "PQsetClientEncoding");
+    lib.Load(PQsetNoticeProcessor, "PQsetNoticeProcessor");
+    lib.Load(PQstatus, "PQstatus");
+    lib.Load(PQtransactionStatus, "PQtransactionStatus");
+  }
 };
 
 const Libpq& Lib() {
-  static const Libpq lib = [] {
-    Libpq l;
-    // The soname has been libpq.so.5 since PostgreSQL 8.2; Debian ships it
-    // in libpq5. RTLD_LOCAL keeps its symbols out of the global scope.
-    void* h = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-      const char* why = dlerror();
-      l.error = std::string("PostgreSQL needs libpq (Debian package libpq5): ") +
-                (why ? why : "libpq.so.5 not found");
-      return l;
-    }
-    auto load = [&](auto& fn, const char* name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(h, name));
-      if (!fn && l.error.empty()) l.error = std::string("libpq.so.5 lacks ") + name;
-    };
-    load(l.PQclear, "PQclear");
-    load(l.PQcmdTuples, "PQcmdTuples");
-    load(l.PQconnectdb, "PQconnectdb");
-    load(l.PQerrorMessage, "PQerrorMessage");
-    load(l.PQexec, "PQexec");
-    load(l.PQexecParams, "PQexecParams");
-    load(l.PQexecPrepared, "PQexecPrepared");
-    load(l.PQfinish, "PQfinish");
-    load(l.PQftype, "PQftype");
-    load(l.PQgetisnull, "PQgetisnull");
-    load(l.PQgetlength, "PQgetlength");
-    load(l.PQgetvalue, "PQgetvalue");
-    load(l.PQnfields, "PQnfields");
-    load(l.PQntuples, "PQntuples");
-    load(l.PQprepare, "PQprepare");
-    load(l.PQresultErrorField, "PQresultErrorField");
-    load(l.PQresultErrorMessage, "PQresultErrorMessage");
-    load(l.PQresultStatus, "PQresultStatus");
-    load(l.PQsetClientEncoding, "PQsetClientEncoding");
-    load(l.PQsetNoticeProcessor, "PQsetNoticeProcessor");
-    load(l.PQstatus, "PQstatus");
-    load(l.PQtransactionStatus, "PQtransactionStatus");
-    return l;
-  }();
+  static const Libpq lib;
   return lib;
 }
 
@@ -364,7 +354,9 @@ void Cursor::Release() {
 // ---- Conn
 
 Result<std::unique_ptr<Conn>> Conn::Open(const std::string& conninfo) {
-  if (!Lib().error.empty()) return Status::Unavailable(Lib().error);
+  if (!Lib().lib.ok()) {
+    return Status::Unavailable("PostgreSQL needs libpq: " + Lib().lib.error());
+  }
   std::unique_ptr<Conn> c(new Conn());
   c->pg_ = Lib().PQconnectdb(conninfo.c_str());
   if (!c->pg_) return Status::ResourceExhausted("libpq: out of memory");
