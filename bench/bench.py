@@ -624,7 +624,10 @@ def files_listing(api, root, args, settle=None):
 
 
 def write_random(path, size):
-    """Fresh random bytes (so no round dedups against another): sha256 hex."""
+    """Fresh random bytes (so no round dedups against another): sha256 hex.
+    Synced before it returns: the source stands for a client's file on
+    another machine, and its write-back must not land in the timed upload
+    (nubo's batch syncs are per file system and would wait for it)."""
     h = hashlib.sha256()
     with open(path, "wb") as f, open("/dev/urandom", "rb") as r:
         left = size
@@ -633,6 +636,8 @@ def write_random(path, size):
             h.update(b)
             f.write(b)
             left -= len(b)
+        f.flush()
+        os.fsync(f.fileno())
     return h.hexdigest()
 
 

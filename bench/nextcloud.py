@@ -20,8 +20,12 @@ measured from one run of one build.
      Gate: both list the same 1,001 hrefs below their mount.
   3. 1 GiB (--files-bytes) uploaded with chunked upload v2 (MKCOL, 10 MiB
      chunks on one keep-alive connection, MOVE .file) vs one plain WebDAV
-     PUT, alternating, median of 3 (target: chunked/PUT >= 0.9).
-     Gate: every upload downloads with the source's SHA-256.
+     PUT, in pairs of alternating order, median of --rounds (at least 3)
+     pairs (target: chunked/PUT >= 0.9), twice: with the same bytes in
+     every upload (after the first, every chunk is already stored: the
+     server hashes and deduplicates, it writes nothing) and with fresh
+     random bytes for every upload (every chunk is written and synced).
+     Gate: every upload downloads with its source's SHA-256.
 """
 import base64
 import hashlib
@@ -299,14 +303,15 @@ def send(c, method, path, pieces, length, headers):
 
 
 def scenario_upload(args, tmp, rows):
+    for fresh in (False, True):
+        upload_pairs(args, tmp, rows, fresh)
+
+
+def upload_pairs(args, tmp, rows, fresh):
     size = args.files_bytes
     src = os.path.join(tmp, "big.bin")
-    bench.write_random(src, size)
-    h = hashlib.sha256()
-    for p in file_pieces(src):
-        h.update(p)
-    want = h.hexdigest()
-    srv = start(os.path.join(tmp, "upload-data"))
+    want = bench.write_random(src, size)
+    srv = start(os.path.join(tmp, "upload-data-%s" % ("fresh" if fresh else "same")))
     speeds = {"put": [], "chunked": []}
     try:
         setup(srv)
@@ -318,6 +323,8 @@ def scenario_upload(args, tmp, rows):
         for rep in range(max(3, args.rounds)):
             for kind in (("put", "chunked") if rep % 2 == 0 else ("chunked", "put")):
                 name = "%s-%d.bin" % (kind, rep)
+                if fresh and speeds["put"] + speeds["chunked"]:
+                    want = bench.write_random(src, size)  # nothing to deduplicate against
                 dest = "/remote.php/dav/files/%s/%s" % (USER[0], name)
                 t = time.perf_counter()
                 if kind == "put":
@@ -355,8 +362,9 @@ def scenario_upload(args, tmp, rows):
         srv.stop()
     p, ch = statistics.median(speeds["put"]), statistics.median(speeds["chunked"])
     pairs = statistics.median(c / q for q, c in zip(speeds["put"], speeds["chunked"]))
-    rows.append(("upload %d MiB: MB/s (one PUT vs chunked v2, 10 MiB chunks; %d pairs)"
-                 % (size // MiB, len(speeds["put"])), "%.0f" % p, "%.0f" % ch,
+    rows.append(("upload %d MiB of %s: MB/s (one PUT vs chunked v2, 10 MiB chunks; %d pairs)"
+                 % (size // MiB, "fresh bytes each time" if fresh else "the same bytes each time",
+                    len(speeds["put"])), "%.0f" % p, "%.0f" % ch,
                  "%.2f (speed; target >= 0.9); median of the pairs' ratios %.2f" % (ch / p, pairs)))
 
 

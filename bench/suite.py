@@ -634,6 +634,8 @@ def s3(ctx):
 # S4: one large file, PUT and GET, single stream.
 
 def write_random_file(path, size, seed):
+    # Synced like bench.write_random: the input's write-back must not
+    # compete with the timed writes that follow (dd's and the servers').
     rng = random.Random(seed)
     with open(path, "wb") as f:
         left = size
@@ -641,6 +643,8 @@ def write_random_file(path, size, seed):
             k = min(left, 16 * MiB)
             f.write(rng.randbytes(k))
             left -= k
+        f.flush()
+        os.fsync(f.fileno())
 
 
 def s4(ctx):
