@@ -91,11 +91,8 @@ def storm(port, rate):
 
 def measure(binary, where, size, quiet_reps, rate, env):
     tmp = tempfile.mkdtemp(prefix="nubo-bench-storm-", dir=where)
-    saved, bench.NUBO = bench.NUBO, binary
-    try:
-        srv = Nubo(tmp, env=dict({"NUBO_TRUSTED_PROXIES": "127.0.0.1", "NUBO_ACCESS_LOG": "false"}, **env))
-    finally:
-        bench.NUBO = saved
+    srv = Nubo(tmp, env=dict({"NUBO_TRUSTED_PROXIES": "127.0.0.1", "NUBO_ACCESS_LOG": "false"}, **env),
+               binary=binary)
     try:
         api = Api(srv.port, *ADMIN)
         api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)

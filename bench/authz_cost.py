@@ -103,11 +103,7 @@ def run(args):
         raise SystemExit("authz-cost needs valgrind (apt-get install valgrind)")
     tmp = tempfile.mkdtemp(prefix="nubo-bench-authz-", dir=args.tmpdir)
     try:
-        saved, bench.NUBO = bench.NUBO, args.before
-        try:
-            seeder = bench.Nubo(tmp, env=FAST_ARGON2)
-        finally:
-            bench.NUBO = saved
+        seeder = bench.Nubo(tmp, env=FAST_ARGON2, binary=args.before)
         api = Api(seeder.port, *ADMIN)
         api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
         root = api.call("GET", "/drives")["drives"][0]["root_id"]

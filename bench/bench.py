@@ -73,8 +73,9 @@ def child_pids(pid):
 class Nubo:
     name = "nubo"
 
-    def __init__(self, tmp, env=None):
-        """env: extra variables for the server (the caller's NUBO_* are dropped)."""
+    def __init__(self, tmp, env=None, binary=None):
+        """env: extra variables for the server (the caller's NUBO_* are dropped);
+        binary: another build than NUBO (an A/B's BEFORE)."""
         self.port = free_port()
         self.log_path = os.path.join(tmp, "nubo-%d.log" % self.port)
         self.log = open(self.log_path, "wb")
@@ -82,7 +83,7 @@ class Nubo:
         env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
         env.update(extra)
         self.proc = subprocess.Popen(
-            [NUBO, "serve", "--listen", "127.0.0.1:%d" % self.port, "--data", os.path.join(tmp, "nubo-data")],
+            [binary or NUBO, "serve", "--listen", "127.0.0.1:%d" % self.port, "--data", os.path.join(tmp, "nubo-data")],
             stdout=self.log, stderr=subprocess.STDOUT, env=env)
         wait_port(self.port)
 

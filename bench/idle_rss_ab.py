@@ -21,15 +21,6 @@ import bench
 from bench import Api
 
 
-def start(binary, data_parent):
-    saved = bench.NUBO
-    bench.NUBO = binary
-    try:
-        return bench.Nubo(data_parent, env=bench.AB_ENV)
-    finally:
-        bench.NUBO = saved
-
-
 def vm_rss_kib(pid):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
@@ -63,7 +54,7 @@ def run(args):
         for name, binary in builds:
             d = os.path.join(tmp, name)
             os.makedirs(d)
-            srv = start(binary, d)
+            srv = bench.Nubo(d, env=bench.AB_ENV, binary=binary)
             try:
                 api = Api(srv.port, *bench.ADMIN)
                 api.call("POST", "/setup", {"username": bench.ADMIN[0], "password": bench.ADMIN[1]},
@@ -78,7 +69,7 @@ def run(args):
         for r in range(rounds):
             order = builds if r % 2 == 0 else builds[::-1]
             for name, binary in order:
-                srv = start(binary, os.path.join(tmp, name))
+                srv = bench.Nubo(os.path.join(tmp, name), env=bench.AB_ENV, binary=binary)
                 try:
                     time.sleep(1.5)
                     res[name]["rss"].append(vm_rss_kib(srv.proc.pid))
