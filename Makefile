@@ -92,9 +92,10 @@ soak-load: build
 bench: build
 	@bash scripts/deps.sh bench
 	cmake -S . -B $(BUILD)/release
-	ninja -C $(BUILD)/release -j $(JOBS) nubo nubo_micro_bench
+	ninja -C $(BUILD)/release -j $(JOBS) nubo nubo_micro_bench nubo_rank_bench
 	bash bench/run.sh all
 	$(BUILD)/release/nubo_micro_bench
+	$(BUILD)/release/nubo_rank_bench
 
 # The same suite with smaller sizes and one round (under 5 minutes).
 bench-quick: build

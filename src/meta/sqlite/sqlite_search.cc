@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "meta/sqlite/sqlite_conn.h"
@@ -25,18 +27,46 @@ struct Request {
   const std::optional<std::pair<double, int64_t>>* after;
   size_t want;
   const std::function<Result<bool>(int64_t, double)>* take;
+  RankTuning tuning;
   bool ran = false;
   Status status;
 };
 
-// Instances of the (only) phrase of an xQueryPhrase callback's row; -1 on error.
-int Instances(const Fts5ExtensionApi* api, Fts5Context* fts) {
+// The varints in [a, b), or -1 when a byte could be a column marker. A
+// varint (SQLite's format) ends at its first byte below 0x80.
+int CountVarints(const unsigned char* a, const unsigned char* b) {
+  int n = 0;
+  bool marker = false;
+  for (; a < b; ++a) {
+    n += *a < 0x80;
+    marker |= *a == 0x01;
+  }
+  return marker ? -1 : n;
+}
+
+// Instances of the (only) phrase of an xQueryPhrase callback's row; -1 on
+// error. Counting them one xPhraseNext() call each was most of a common
+// word's query (2-3 million instances at 100,000 documents). doc_text has a
+// single column, so after xPhraseFirst() the iterator holds the rest of the
+// row's position list: one varint per further instance, no column markers
+// (the value 1 in fts5's position lists, which a lone 0x01 byte would be).
+// That layout is FTS5's, not its documented API, so `*fast` starts unknown
+// and the first row of each walk counts both ways: the quick count is used
+// only once it has agreed (1), never after it has not (0).
+int Instances(const Fts5ExtensionApi* api, Fts5Context* fts, int8_t* fast) {
   Fts5PhraseIter it;
   int col = 0;
   int off = 0;
   if (api->xPhraseFirst(fts, 0, &it, &col, &off) != SQLITE_OK) return -1;
-  int n = 0;
-  for (; col >= 0; api->xPhraseNext(fts, &it, &col, &off)) ++n;
+  if (col < 0) return 0;
+  int quick = -1;
+  if (*fast != 0 && it.a && it.b && it.a <= it.b) quick = CountVarints(it.a, it.b);
+  if (quick >= 0 && *fast == 1) return quick + 1;
+  int n = 1;
+  for (api->xPhraseNext(fts, &it, &col, &off); col >= 0; api->xPhraseNext(fts, &it, &col, &off)) {
+    ++n;
+  }
+  if (*fast < 0 && quick >= 0) *fast = quick + 1 == n ? 1 : 0;
   return n;
 }
 
@@ -48,13 +78,14 @@ int Instances(const Fts5ExtensionApi* api, Fts5Context* fts) {
 // else stored at stride × (index in *keep) + column.
 struct Walk {
   const std::vector<int64_t>* keep = nullptr;
-  std::vector<int64_t> out;
+  std::vector<int64_t>* out = nullptr;  // cleared by the caller
   std::vector<int32_t>* tf = nullptr;
   size_t stride = 1;
   size_t column = 0;
   bool collect = true;  // false: only counting instances for *keep rows
   size_t pos = 0;
   int64_t hits = 0;
+  int8_t fast = -1;  // Instances()' quick count: unknown, trusted (1), not (0)
 };
 
 int OnRow(const Fts5ExtensionApi* api, Fts5Context* fts, void* arg) {
@@ -68,7 +99,7 @@ int OnRow(const Fts5ExtensionApi* api, Fts5Context* fts, void* arg) {
     if (k[w.pos] != id) return SQLITE_OK;
   }
   if (w.tf) {
-    int n = Instances(api, fts);
+    int n = Instances(api, fts, &w.fast);
     if (n < 0) return SQLITE_ERROR;
     if (w.collect) {
       w.tf->push_back(n);
@@ -76,7 +107,7 @@ int OnRow(const Fts5ExtensionApi* api, Fts5Context* fts, void* arg) {
       (*w.tf)[w.pos * w.stride + w.column] = n;
     }
   }
-  if (w.collect) w.out.push_back(id);
+  if (w.collect) w.out->push_back(id);
   return SQLITE_OK;
 }
 
@@ -176,9 +207,9 @@ Status DocsizeSizes(Conn& c, const std::vector<int64_t>& ids, const std::vector<
 // rows of their buckets (one range scan when the buckets are dense in their
 // span, else one lookup per bucket), and from doc_text_docsize for the
 // documents doc_sizes does not know.
-Result<std::vector<uint64_t>> Sizes(Conn& c, const std::vector<int64_t>& ids) {
-  std::vector<uint64_t> out(ids.size(), 0);
-  if (ids.empty()) return out;
+Status Sizes(Conn& c, const std::vector<int64_t>& ids, std::vector<uint64_t>& out) {
+  out.assign(ids.size(), 0);
+  if (ids.empty()) return Status::Ok();
   std::vector<int64_t> buckets;
   for (int64_t id : ids) {
     if (buckets.empty() || buckets.back() != (id >> kSizeShift))
@@ -212,11 +243,41 @@ Result<std::vector<uint64_t>> Sizes(Conn& c, const std::vector<int64_t>& ids) {
   for (size_t k = 0; k < ids.size(); ++k) {
     if (out[k] == 0) unknown.push_back(k);
   }
-  NUBO_RETURN_IF_ERROR(DocsizeSizes(c, ids, unknown, out));
-  return out;
+  return DocsizeSizes(c, ids, unknown, out);
 }
 
-Status Rank(Request& r, const Fts5ExtensionApi* api, Fts5Context* fts) {
+// The buffers of one ranking. A common word fills about 100,000 entries in
+// each, and allocating them afresh for every query cost a quarter of its
+// time (page faults on new memory, copies as the vectors grew), so one set
+// is kept for the next query. Only one, and only up to kKeptEntries (48
+// bytes an entry over the six vectors), so a server holds at most about
+// 6 MiB for it after searching.
+struct Scratch {
+  std::vector<int64_t> ids, next;
+  std::vector<int32_t> tf, last_tf;
+  std::vector<uint64_t> sizes;
+  std::vector<std::pair<double, int64_t>> ranked;
+};
+constexpr size_t kKeptEntries = size_t{1} << 17;
+
+std::mutex scratch_mu;
+std::unique_ptr<Scratch> kept_scratch;  // guarded by scratch_mu
+
+std::unique_ptr<Scratch> TakeScratch() {
+  std::lock_guard<std::mutex> lock(scratch_mu);
+  return kept_scratch ? std::move(kept_scratch) : std::make_unique<Scratch>();
+}
+
+void KeepScratch(std::unique_ptr<Scratch> s) {
+  if (s->ids.capacity() > kKeptEntries || s->next.capacity() > kKeptEntries ||
+      s->ranked.capacity() > kKeptEntries) {
+    return;
+  }
+  std::lock_guard<std::mutex> lock(scratch_mu);
+  kept_scratch = std::move(s);
+}
+
+Status Rank(Request& r, Scratch& sc, const Fts5ExtensionApi* api, Fts5Context* fts) {
   const int phrases = api->xPhraseCount(fts);
   if (phrases <= 0) return Status::Ok();
   const size_t np = static_cast<size_t>(phrases);
@@ -229,13 +290,18 @@ Status Rank(Request& r, const Fts5ExtensionApi* api, Fts5Context* fts) {
   // Walk 1: every phrase once, for its document count and the intersection
   // (the query is an AND of its phrases). The last phrase's walk also counts
   // instances: its survivors are the final candidates.
-  std::vector<int64_t> ids;
-  std::vector<int32_t> tf;
+  std::vector<int64_t>& ids = sc.ids;
+  std::vector<int32_t>& tf = sc.tf;
   std::vector<double> idf(np);
-  std::vector<int32_t> last_tf;
+  std::vector<int32_t>& last_tf = sc.last_tf;
+  ids.clear();
+  last_tf.clear();
   for (size_t i = 0; i < np; ++i) {
     Walk w;
+    if (!r.tuning.quick_count) w.fast = 0;
     w.keep = i ? &ids : nullptr;
+    sc.next.clear();
+    w.out = &sc.next;
     if (i + 1 == np) w.tf = &last_tf;
     if (api->xQueryPhrase(fts, static_cast<int>(i), &w, OnRow) != SQLITE_OK) {
       return Status::Internal("full-text phrase walk failed");
@@ -245,7 +311,7 @@ Status Rank(Request& r, const Fts5ExtensionApi* api, Fts5Context* fts) {
     double v =
         std::log((static_cast<double>(rows - w.hits) + 0.5) / (static_cast<double>(w.hits) + 0.5));
     idf[i] = v <= 0.0 ? 1e-6 : v;
-    ids = std::move(w.out);
+    ids.swap(sc.next);
     if (ids.empty()) return Status::Ok();
   }
   // Walk 2: instances of the other phrases, for the candidates only; each
@@ -254,6 +320,7 @@ Status Rank(Request& r, const Fts5ExtensionApi* api, Fts5Context* fts) {
   for (size_t j = 0; j < ids.size(); ++j) tf[j * np + np - 1] = last_tf[j];
   for (size_t i = 0; i + 1 < np; ++i) {
     Walk w;
+    if (!r.tuning.quick_count) w.fast = 0;
     w.keep = &ids;
     w.collect = false;
     w.tf = &tf;
@@ -263,13 +330,15 @@ Status Rank(Request& r, const Fts5ExtensionApi* api, Fts5Context* fts) {
       return Status::Internal("full-text phrase walk failed");
     }
   }
-  NUBO_ASSIGN_OR_RETURN(std::vector<uint64_t> sizes, Sizes(*r.conn, ids));
+  std::vector<uint64_t>& sizes = sc.sizes;
+  NUBO_RETURN_IF_ERROR(Sizes(*r.conn, ids, sizes));
   // bm25() exactly as FTS5 computes it (same operations in the same order,
   // so the value is bit for bit the one a cursor carries).
   const double k1 = 1.2;
   const double b = 0.75;
   const double avgdl = static_cast<double>(tokens) / static_cast<double>(rows);
-  std::vector<std::pair<double, int64_t>> ranked;
+  std::vector<std::pair<double, int64_t>>& ranked = sc.ranked;
+  ranked.clear();
   ranked.reserve(ids.size());
   const auto& after = *r.after;
   for (size_t j = 0; j < ids.size(); ++j) {
@@ -311,7 +380,10 @@ void RankFunction(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context
   }
   if (r->ran) return;  // the first row's call does the whole work
   r->ran = true;
-  r->status = Rank(*r, api, fts);
+  std::unique_ptr<Scratch> sc =
+      r->tuning.reuse_buffers ? TakeScratch() : std::make_unique<Scratch>();
+  r->status = Rank(*r, *sc, api, fts);
+  if (r->tuning.reuse_buffers) KeepScratch(std::move(sc));
   if (!r->status.ok()) sqlite3_result_error(ctx, "nubo_text_rank failed", -1);
 }
 
@@ -490,15 +562,13 @@ Result<bool> CompactTextIndex(Conn& c, int64_t pages) {
 
 Status RankText(Conn& c, const std::string& match,
                 const std::optional<std::pair<double, int64_t>>& after, size_t want,
-                const std::function<Result<bool>(int64_t id, double rank)>& take) {
+                const std::function<Result<bool>(int64_t id, double rank)>& take,
+                RankTuning tuning) {
   if (want == 0) return Status::Ok();
-  Request r{&c, &after, want, &take};
+  Request r{&c, &after, want, &take, tuning};
   // A prefix that only the word itself has costs FTS5 a merge of the
   // word's whole document list (twice: the query and the walk) for nothing.
-  bool exact = false;
-  if (!getenv("XNOPC")) {
-    NUBO_ASSIGN_OR_RETURN(exact, PrefixAddsNothing(c, match));
-  }
+  NUBO_ASSIGN_OR_RETURN(bool exact, PrefixAddsNothing(c, match));
   const std::string query = exact ? match.substr(0, match.size() - 1) : match;
   NUBO_PREPARE(s, c,
                "SELECT nubo_text_rank(doc_text, ?1) FROM doc_text WHERE doc_text MATCH ?2 LIMIT 1");

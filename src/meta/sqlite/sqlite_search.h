@@ -32,9 +32,17 @@ Status StoreTextSize(Conn& c, int64_t rowid);
 // and then by rowid, starting after `after`. Stops when `take` has accepted
 // `want` of them or none are left. `match` must be an AND of phrases, as
 // search::FtsQuery writes it (the ranking relies on that shape).
+// `tuning` switches this file's optimizations off one by one, for the
+// tests and the micro-benchmark (bench/micro/rank_bench.cc) that compare them
+// with the plain way; every setting ranks the same.
+struct RankTuning {
+  bool quick_count = true;    // false: each instance through FTS5's API
+  bool reuse_buffers = true;  // false: fresh buffers for every query
+};
 Status RankText(Conn& c, const std::string& match,
                 const std::optional<std::pair<double, int64_t>>& after, size_t want,
-                const std::function<Result<bool>(int64_t id, double rank)>& take);
+                const std::function<Result<bool>(int64_t id, double rank)>& take,
+                RankTuning tuning = {});
 
 // True when `match` (an FtsQuery) ends with a prefix phrase of one token
 // that no longer term in the index starts with: the prefix then matches
