@@ -1145,7 +1145,10 @@ def main():
     ap.add_argument("--thumb-files", type=int, default=30, help="media: 12-megapixel JPEGs to thumbnail")
     ap.add_argument("--docs", type=int, default=20000, help="media: text documents to index and search")
     ap.add_argument("--photos", type=int, default=5000, help="media: photos in the timeline")
-    ap.add_argument("--part", default="all", choices=["all", "thumbs", "search", "photos"], help="media: which part")
+    ap.add_argument("--names", type=int, default=100000,
+                    help="media: nodes for the name search at scale (part names; the target is at 1,000,000)")
+    ap.add_argument("--part", default="all", choices=["all", "thumbs", "search", "photos", "names"],
+                    help="media: which part")
     args = ap.parse_args()
     args.rounds_given = args.rounds is not None
     if args.rounds is None:

@@ -444,6 +444,97 @@ def scenario_photos(args, tmp, rows):
         srv.stop()
 
 
+def scenario_names(args, tmp, rows):
+    """Name search over --names nodes: a folder of 1,000 files with
+    distinct random names, copied (server-side) until the tree holds
+    --names files, so the same names recur in every copy as photo and
+    document names do across real folders. Each 4-character needle is cut
+    from one of the names, so it matches at least one file in every copy.
+    With --before BINARY the tree is seeded by BEFORE and both builds serve
+    it in turn (--rounds, alternating which goes first).
+    Gate: every answer holds only names containing the needle, never
+    nothing, and a full page (100) once every needle matches 100 files;
+    with --before, both builds give the same answer to every needle."""
+    data = os.path.join(tmp, "nubo-names")
+    os.makedirs(data)
+    env = dict(FAST_ARGON2, NUBO_ACCESS_LOG="false")
+    srv = Nubo(data, env=env, binary=args.before)
+    rng = random.Random(args.seed + 21)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    try:
+        api = setup(srv)
+        admin = Api(srv.port, *ADMIN)
+        root = api.call("GET", "/drives")["drives"][0]["root_id"]
+        base = api.call("POST", "/nodes/%s/folders" % root, {"name": "n00000"}, expect=201)["id"]
+        names = []
+        t0 = time.perf_counter()
+        for i in range(1000):
+            name = "%s %s-%04d.txt" % ("".join(rng.choice(letters) for _ in range(rng.randint(4, 9))),
+                                       "".join(rng.choice(letters) for _ in range(rng.randint(3, 7))), i)
+            names.append(name)
+            st, _ = api.raw("PUT", "/nodes/%s/files/%s" % (base, urllib.parse.quote(name)), b"")
+            assert st == 201, st
+        copies = max(0, args.names // 1000 - 1)
+        for k in range(1, copies + 1):
+            api.call("POST", "/nodes/%s/copy" % base, {"parent_id": root, "name": "n%05d" % k}, expect=201)
+        while True:
+            q = admin.call("GET", "/admin/jobs")
+            if q["due"] + q["running"] == 0:
+                break
+            time.sleep(0.5)
+        seeded = time.perf_counter() - t0
+    finally:
+        srv.stop()
+    nodes = (copies + 1) * 1001
+    needles = []
+    for _ in range(300):
+        name = rng.choice(names).split(" ")[0]  # the first word: 4-9 letters
+        at = rng.randrange(len(name) - 3)
+        needles.append(name[at:at + 4])
+    answers = {}
+
+    def measure(name, binary):
+        s = Nubo(data, env=env, binary=binary)
+        try:
+            c = Api(s.port, *USER)
+            times = []
+            for i, needle in enumerate(needles):
+                t = time.perf_counter()
+                st, body = c.raw("GET", "/search?q=" + urllib.parse.quote(needle))
+                elapsed = time.perf_counter() - t
+                assert st == 200, st
+                if i >= 100:  # the first hundred warm the caches
+                    times.append(elapsed)
+                items = json.loads(body)["items"]
+                got = [it["id"] for it in items]
+                if not items or any(needle not in it["name"].lower() for it in items):
+                    raise SystemExit("gate: name search for %r answered %r" % (needle, [it["name"] for it in items][:5]))
+                if copies >= 100 and len(items) < 100:
+                    raise SystemExit("gate: name search for %r answered %d items, a page is 100" % (needle, len(items)))
+                if answers.setdefault(needle, got) != got:
+                    raise SystemExit("gate: %s answered %r differently from the other build" % (name, needle))
+            return times
+        finally:
+            s.stop()
+
+    rows.append(("name search tree: %d nodes (1,000 names in %d folders, copied server-side), seeded and "
+                 "the job queue empty in %.0f s" % (nodes, copies + 1, seeded), "", "", ""))
+    label = "name search (4-character substring of a name, trigram index, first page of 100) over %d nodes: p50 / p95 ms" % nodes
+    if not args.before:
+        times = measure("AFTER", None)
+        rows.append((label, "", "%.2f / %.2f" % (statistics.median(times) * 1000, pct(times, 0.95) * 1000),
+                     "target p50 <= 20 at 1,000,000"))
+        return
+    runs = {"BEFORE": [], "AFTER": []}
+    for r in range(args.rounds):
+        for name in (("AFTER", "BEFORE") if r % 2 == 0 else ("BEFORE", "AFTER")):
+            runs[name].extend(measure(name, args.before if name == "BEFORE" else None))
+    b, a = runs["BEFORE"], runs["AFTER"]
+    rows.append((label, "%.2f / %.2f" % (statistics.median(b) * 1000, pct(b, 0.95) * 1000),
+                 "%.2f / %.2f" % (statistics.median(a) * 1000, pct(a, 0.95) * 1000),
+                 "%.2f (target p50 <= 20 at 1,000,000)" % (statistics.median(a) / statistics.median(b))))
+
+
 def run(args):
     tmp = tempfile.mkdtemp(prefix="nubo-bench-media-", dir=args.tmpdir)
     rows = []
@@ -454,6 +545,8 @@ def run(args):
             scenario_search(args, tmp, rows)
         if args.part in ("all", "photos"):
             scenario_photos(args, tmp, rows)
+        if args.part in ("all", "names"):
+            scenario_names(args, tmp, rows)
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -1708,6 +1709,85 @@ TEST_P(MetaStoreConformance, NameSearchFindsSubstringsThroughTheIndexOrAScan) {
     return Status::Ok();
   });
   ASSERT_TRUE(st.ok()) << st.ToString();
+}
+
+// A needle many names hold and one few hold answer the same pages in
+// (sort_key, id) order, whichever way the engine reaches them (SQLite
+// looks up at most a couple of thousand matches by id and sorts them, and
+// walks the drive in name order past that).
+TEST_P(MetaStoreConformance, NameSearchPagesAgreeForFewAndManyMatches) {
+  UserRow u;
+  DriveRow d, other;
+  constexpr int kMany = 2100;
+  Status st = store_->Write([&](WriteTxn& t) -> Status {
+    NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
+    NodeRow root;
+    NUBO_RETURN_IF_ERROR(InsertRoot(t, d, root));
+    other.public_id = "sd-other";
+    other.kind = "shared";
+    other.name = "Other";
+    NUBO_RETURN_IF_ERROR(t.InsertDrive(other));
+    NodeRow other_root;
+    NUBO_RETURN_IF_ERROR(InsertRoot(t, other, other_root, "other-root"));
+    NUBO_ASSIGN_OR_RETURN(int64_t manifest, t.InsertManifest(D("many"), 0, {}));
+    auto add = [&](const NodeRow& parent, const std::string& name) -> Status {
+      NodeRow n;
+      n.public_id = "m-" + std::to_string(parent.drive_id) + "-" + name;
+      n.drive_id = parent.drive_id;
+      n.parent_id = parent.id;
+      n.name = n.name_key = n.sort_key = name;
+      n.kind = NodeKind::kFile;
+      n.mime = "text/plain";
+      n.manifest_id = manifest;
+      return t.InsertNode(n);
+    };
+    // Written last name first, so id order is not name order.
+    for (int i = kMany - 1; i >= 0; --i) {
+      char name[32];
+      std::snprintf(name, sizeof name, "many-%05d.txt", i);
+      NUBO_RETURN_IF_ERROR(add(root, name));
+    }
+    for (int i = 0; i < 30; ++i) {
+      NUBO_RETURN_IF_ERROR(add(other_root, "many-other-" + std::to_string(i) + ".txt"));
+    }
+    return Status::Ok();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  // Every page of `needle`, `limit` at a time.
+  auto walk = [&](const std::string& needle, size_t limit) {
+    std::vector<std::string> out;
+    std::optional<std::pair<std::string, int64_t>> after;
+    Status rs = store_->Read([&](ReadTxn& t) -> Status {
+      for (int guard = 0; guard < 10000; ++guard) {
+        SearchFilter f;
+        f.needle = needle;
+        f.name_match = search::TrigramPhrase(needle);
+        NUBO_ASSIGN_OR_RETURN(std::vector<NodeRow> page,
+                              t.SearchNodes(d.id, f, after, limit, u.id));
+        for (const NodeRow& n : page) out.push_back(n.name);
+        if (page.size() < limit) break;
+        after = std::make_pair(page.back().sort_key, page.back().id);
+      }
+      return Status::Ok();
+    });
+    EXPECT_TRUE(rs.ok()) << rs.ToString();
+    return out;
+  };
+  auto expected = [&](int from, int to) {
+    std::vector<std::string> v;
+    for (int i = from; i < to; ++i) {
+      char name[32];
+      std::snprintf(name, sizeof name, "many-%05d.txt", i);
+      v.push_back(name);
+    }
+    return v;
+  };
+  EXPECT_EQ(walk("many", 100), expected(0, kMany));       // more than the few-way takes
+  EXPECT_EQ(walk("y-00", 7), expected(0, 1000));          // 1,000: the few-way
+  EXPECT_EQ(walk("y-012", 30), expected(1200, 1300));     // a hundred
+  EXPECT_EQ(walk("y-0012", 3), expected(120, 130));       // ten
+  EXPECT_EQ(walk("any-02", 500), expected(2000, kMany));  // one page
+  EXPECT_TRUE(walk("other", 10).empty());                 // only another drive's names
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, MetaStoreConformance, ::testing::ValuesIn(kBackends),

@@ -51,8 +51,31 @@ Result<std::vector<NodeRow>> SqliteTxn::SearchNodes(
   // have no trigram to look up and scan, as on SQLite.
   static const std::string indexed_pg = NUBO_SQL_PLAN_PER_CALL + std::string(kNodeSelect) +
                                         "WHERE n.name_key LIKE ?13 ESCAPE '\\' AND " + tail;
+  // SQLite plans `indexed` as a walk of the drive in name order that tests
+  // each row against the matches (no sort): right when they are many, but
+  // for a needle that 1,000 of 1,000,000 names hold it walks a large part of
+  // the drive (40-170 ms). Up to kFewNameMatches matches, look each one up
+  // by id and sort them (CROSS JOIN fixes that order; 4 ms for 1,000).
+  static const std::string few = "SELECT " NUBO_NODE_COLS
+                                 " FROM node_names CROSS JOIN nodes n ON n.id = node_names.rowid "
+                                 "WHERE node_names MATCH ?13 AND " +
+                                 tail;
+  constexpr int64_t kFewNameMatches = 2000;
   const bool use_index = !f.name_match.empty();
-  NUBO_PREPARE(s, c_, !use_index ? scan.c_str() : pg() ? indexed_pg.c_str() : indexed.c_str());
+  bool few_matches = false;
+  if (use_index && !pg()) {
+    NUBO_PREPARE(probe, c_,
+                 "SELECT count(*) FROM "
+                 "(SELECT 1 FROM node_names WHERE node_names MATCH ?1 LIMIT ?2)");
+    probe.Bind(1, f.name_match).Bind(2, kFewNameMatches + 1);
+    NUBO_ASSIGN_OR_RETURN(bool row, probe.Step());
+    few_matches = row && probe.Int(0) <= kFewNameMatches;
+  }
+  NUBO_PREPARE(s, c_,
+               !use_index    ? scan.c_str()
+               : pg()        ? indexed_pg.c_str()
+               : few_matches ? few.c_str()
+                             : indexed.c_str());
   std::string after_key = after ? after->first : std::string();
   s.Bind(1, viewer)
       .Bind(2, drive_id)
