@@ -85,6 +85,46 @@ def pdf_with_text(text):
     return out.getvalue()
 
 
+def looping_pdf(depth=26):
+    """A PDF whose rendering never ends in practice: the page draws form 1,
+    and form k draws form k + 1 twice, down to `depth` (2^depth draws; no
+    cycle for a reader's loop detection to find). Its page tree also lists
+    itself among its own kids, and its cross-reference section's /Prev
+    points back at itself."""
+    first_form = 6
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> /XObject << /X %d 0 R >> >> >>" % first_form,
+    ]
+    page = b"BT /F1 24 Tf 72 700 Td (loopingword) Tj ET /X Do"
+    objs.append(b"<< /Length %d >>\nstream\n" % len(page) + page + b"\nendstream")
+    objs.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    for k in range(depth):
+        if k + 1 < depth:
+            body = b"/X Do /X Do"
+            res = b"/Resources << /XObject << /X %d 0 R >> >> " % (first_form + k + 1)
+        else:
+            body = b"BT /F1 1 Tf (w) Tj ET 0 0 1 1 re f"
+            res = b"/Resources << /Font << /F1 5 0 R >> >> "
+        objs.append(b"<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] " + res +
+                    b"/Length %d >>\nstream\n" % len(body) + body + b"\nendstream")
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n")
+    offsets = []
+    for i, o in enumerate(objs, 1):
+        offsets.append(out.tell())
+        out.write(b"%d 0 obj\n" % i + o + b"\nendobj\n")
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1))
+    for off in offsets:
+        out.write(b"%010d 00000 n \n" % off)
+    out.write(b"trailer\n<< /Size %d /Root 1 0 R /Prev %d >>\nstartxref\n%d\n%%%%EOF\n"
+              % (len(objs) + 1, xref, xref))
+    return out.getvalue()
+
+
 def docx_with_text(text):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
@@ -257,6 +297,25 @@ class MediaTest(unittest.TestCase):
         status, _, data = self.thumb(self.alice, node["id"])
         self.assertEqual(status, 200, data[:300])
         self.assertEqual(webp_size(data), (256, 144))
+
+    def test_a_pdf_that_never_ends_is_bounded_and_the_queue_goes_on(self):
+        node = self.alice.put(self.alice.root, "loops.pdf", looping_pdf())
+        t0 = time.time()
+        status, _, _ = self.thumb(self.alice, node["id"])
+        self.assertEqual(status, 404)  # rendering it takes minutes: stopped at the 5 s deadline
+        self.assertLess(time.time() - t0, 15)
+        t0 = time.time()
+        self.assertEqual(self.alice.call("GET", "/me/usage")[0], 200)
+        self.assertLess(time.time() - t0, 2)
+        # Its text job ends too (killed at the deadline), and the queue goes on.
+        self.alice.put(self.alice.root, "after-loops.pdf", pdf_with_text("Afterloops arrives"))
+        self.wait_found(self.alice, "afterloops", "after-loops.pdf", timeout=60)
+        idle = eventually(lambda: self.admin.call("GET", "/admin/jobs")[2]["running"] == 0, 30)
+        self.assertTrue(idle, "a job still runs")
+        # The same construction, shallow enough to finish, is read: the
+        # file is a valid PDF, not one the reader refuses at once.
+        node = self.alice.put(self.alice.root, "shallow-loops.pdf", looping_pdf(depth=10))
+        self.assertEqual(self.thumb(self.alice, node["id"])[0], 200)
 
     def test_not_an_image(self):
         node = self.alice.put(self.alice.root, "notes.txt", b"just words")
