@@ -59,6 +59,24 @@ def webp_size(data):
     raise AssertionError("unknown WebP chunk %r" % kind)
 
 
+def pdf_file(objs, prev_is_self=False):
+    """A PDF of `objs` (object 1 the catalog) with a correct cross-reference
+    table; with `prev_is_self` the trailer's /Prev points at that same table."""
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n")
+    offsets = []
+    for i, o in enumerate(objs, 1):
+        offsets.append(out.tell())
+        out.write(b"%d 0 obj\n" % i + o + b"\nendobj\n")
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1))
+    for off in offsets:
+        out.write(b"%010d 00000 n \n" % off)
+    prev = b" /Prev %d" % xref if prev_is_self else b""
+    out.write(b"trailer\n<< /Size %d /Root 1 0 R%s >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, prev, xref))
+    return out.getvalue()
+
+
 def pdf_with_text(text):
     """A one-page PDF whose page shows `text` (Helvetica), with a correct
     cross-reference table."""
@@ -71,18 +89,7 @@ def pdf_with_text(text):
         b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for i, o in enumerate(objs, 1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n" % i + o + b"\nendobj\n")
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1))
-    for off in offsets:
-        out.write(b"%010d 00000 n \n" % off)
-    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref))
-    return out.getvalue()
+    return pdf_file(objs)
 
 
 def looping_pdf(depth=26):
@@ -110,19 +117,7 @@ def looping_pdf(depth=26):
             res = b"/Resources << /Font << /F1 5 0 R >> >> "
         objs.append(b"<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] " + res +
                     b"/Length %d >>\nstream\n" % len(body) + body + b"\nendstream")
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for i, o in enumerate(objs, 1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n" % i + o + b"\nendobj\n")
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1))
-    for off in offsets:
-        out.write(b"%010d 00000 n \n" % off)
-    out.write(b"trailer\n<< /Size %d /Root 1 0 R /Prev %d >>\nstartxref\n%d\n%%%%EOF\n"
-              % (len(objs) + 1, xref, xref))
-    return out.getvalue()
+    return pdf_file(objs, prev_is_self=True)
 
 
 def docx_with_text(text):
