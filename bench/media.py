@@ -53,6 +53,15 @@ from bench import ADMIN, FAST_ARGON2, Api, Nubo
 USER = ("mia", "mia bench password")
 
 
+def wait_queue_empty(admin, poll=0.2):
+    """Until the job queue has nothing due and nothing running."""
+    while True:
+        q = admin.call("GET", "/admin/jobs")
+        if q["due"] + q["running"] == 0:
+            return
+        time.sleep(poll)
+
+
 def setup(srv):
     api = Api(srv.port, *ADMIN)
     api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
@@ -232,11 +241,7 @@ def scenario_search(args, tmp, rows):
         busy = []
         lister = threading.Thread(target=lambda: busy.extend(listing_p50(10 ** 9, stop)))
         lister.start()
-        while True:
-            q = admin.call("GET", "/admin/jobs")
-            if q["due"] + q["running"] == 0:
-                break
-            time.sleep(0.1)
+        wait_queue_empty(admin, poll=0.1)
         indexed = time.perf_counter()
         stop.set()
         lister.join()
@@ -401,11 +406,7 @@ def scenario_photos(args, tmp, rows):
         rng_local = [random.Random(args.seed + 11), random.Random(args.seed + 12)]
         with concurrent.futures.ThreadPoolExecutor(2) as ex:
             list(ex.map(upload, range(2)))
-        while True:
-            q = admin.call("GET", "/admin/jobs")
-            if q["due"] + q["running"] == 0:
-                break
-            time.sleep(0.2)
+        wait_queue_empty(admin)
         ready = time.perf_counter() - t0
         months = api.call("GET", "/photos/months")["months"]
         total = sum(m["count"] for m in months)
@@ -477,11 +478,7 @@ def scenario_names(args, tmp, rows):
         copies = max(0, args.names // 1000 - 1)
         for k in range(1, copies + 1):
             api.call("POST", "/nodes/%s/copy" % base, {"parent_id": root, "name": "n%05d" % k}, expect=201)
-        while True:
-            q = admin.call("GET", "/admin/jobs")
-            if q["due"] + q["running"] == 0:
-                break
-            time.sleep(0.5)
+        wait_queue_empty(admin, poll=0.5)
         seeded = time.perf_counter() - t0
     finally:
         srv.stop()
