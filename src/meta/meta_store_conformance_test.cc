@@ -1623,6 +1623,19 @@ TEST_P(MetaStoreConformance, ContentSearchFindsRanksPagesAndHighlights) {
   ASSERT_TRUE(st.ok()) << st.ToString();
 }
 
+// Alice with her drive, and a shared drive she is not a member of; each
+// with its root.
+Status InsertAliceAndTwoDrives(WriteTxn& t, UserRow& u, DriveRow& d, NodeRow& root, DriveRow& other,
+                               NodeRow& other_root) {
+  NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
+  NUBO_RETURN_IF_ERROR(InsertRoot(t, d, root));
+  other.public_id = "sd-other";
+  other.kind = "shared";
+  other.name = "Other";
+  NUBO_RETURN_IF_ERROR(t.InsertDrive(other));
+  return InsertRoot(t, other, other_root, "other-root");
+}
+
 // Name search: a needle of three characters or more goes through the
 // engine's name index (SQLite's FTS5 trigrams, PostgreSQL's pg_trgm), a
 // shorter one through a scan; both find exactly the names that contain it,
@@ -1632,15 +1645,8 @@ TEST_P(MetaStoreConformance, NameSearchFindsSubstringsThroughTheIndexOrAScan) {
   DriveRow d, other;
   std::map<std::string, int64_t> id;
   Status st = store_->Write([&](WriteTxn& t) -> Status {
-    NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
-    NodeRow root;
-    NUBO_RETURN_IF_ERROR(InsertRoot(t, d, root));
-    other.public_id = "sd-other";
-    other.kind = "shared";
-    other.name = "Other";
-    NUBO_RETURN_IF_ERROR(t.InsertDrive(other));
-    NodeRow other_root;
-    NUBO_RETURN_IF_ERROR(InsertRoot(t, other, other_root, "other-root"));
+    NodeRow root, other_root;
+    NUBO_RETURN_IF_ERROR(InsertAliceAndTwoDrives(t, u, d, root, other, other_root));
     NUBO_ASSIGN_OR_RETURN(int64_t manifest, t.InsertManifest(D("name"), 0, {}));
     auto add = [&](const NodeRow& parent, const std::string& name, bool folder) -> Status {
       NodeRow n;
@@ -1720,15 +1726,8 @@ TEST_P(MetaStoreConformance, NameSearchPagesAgreeForFewAndManyMatches) {
   DriveRow d, other;
   constexpr int kMany = 2100;
   Status st = store_->Write([&](WriteTxn& t) -> Status {
-    NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
-    NodeRow root;
-    NUBO_RETURN_IF_ERROR(InsertRoot(t, d, root));
-    other.public_id = "sd-other";
-    other.kind = "shared";
-    other.name = "Other";
-    NUBO_RETURN_IF_ERROR(t.InsertDrive(other));
-    NodeRow other_root;
-    NUBO_RETURN_IF_ERROR(InsertRoot(t, other, other_root, "other-root"));
+    NodeRow root, other_root;
+    NUBO_RETURN_IF_ERROR(InsertAliceAndTwoDrives(t, u, d, root, other, other_root));
     NUBO_ASSIGN_OR_RETURN(int64_t manifest, t.InsertManifest(D("many"), 0, {}));
     auto add = [&](const NodeRow& parent, const std::string& name) -> Status {
       NodeRow n;
