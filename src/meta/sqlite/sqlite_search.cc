@@ -51,8 +51,9 @@ int CountVarints(const unsigned char* a, const unsigned char* b) {
 // row's position list: one varint per further instance, no column markers
 // (the value 1 in fts5's position lists, which a lone 0x01 byte would be).
 // That layout is FTS5's, not its documented API, so `*fast` starts unknown
-// and the first row of each walk counts both ways: the quick count is used
-// only once it has agreed (1), never after it has not (0).
+// and rows are counted both ways until one with two instances or more
+// (where the quick count has something to get wrong) agrees: the quick
+// count is used only after that (1), never after a disagreement (0).
 int Instances(const Fts5ExtensionApi* api, Fts5Context* fts, int8_t* fast) {
   Fts5PhraseIter it;
   int col = 0;
@@ -66,7 +67,7 @@ int Instances(const Fts5ExtensionApi* api, Fts5Context* fts, int8_t* fast) {
   for (api->xPhraseNext(fts, &it, &col, &off); col >= 0; api->xPhraseNext(fts, &it, &col, &off)) {
     ++n;
   }
-  if (*fast < 0 && quick >= 0) *fast = quick + 1 == n ? 1 : 0;
+  if (*fast < 0 && quick >= 0 && (n >= 2 || quick + 1 != n)) *fast = quick + 1 == n ? 1 : 0;
   return n;
 }
 
@@ -249,16 +250,20 @@ Status Sizes(Conn& c, const std::vector<int64_t>& ids, std::vector<uint64_t>& ou
 // The buffers of one ranking. A common word fills about 100,000 entries in
 // each, and allocating them afresh for every query cost a quarter of its
 // time (page faults on new memory, copies as the vectors grew), so one set
-// is kept for the next query. Only one, and only up to kKeptEntries (48
-// bytes an entry over the six vectors), so a server holds at most about
-// 6 MiB for it after searching.
+// is kept for the next query: only one, and only while it holds at most
+// kKeptBytes (a one-word query over 100,000 documents needs about 4.8 MB).
 struct Scratch {
   std::vector<int64_t> ids, next;
   std::vector<int32_t> tf, last_tf;
   std::vector<uint64_t> sizes;
   std::vector<std::pair<double, int64_t>> ranked;
+
+  size_t Bytes() const {
+    auto held = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+    return held(ids) + held(next) + held(tf) + held(last_tf) + held(sizes) + held(ranked);
+  }
 };
-constexpr size_t kKeptEntries = size_t{1} << 17;
+constexpr size_t kKeptBytes = size_t{6} << 20;
 
 std::mutex scratch_mu;
 std::unique_ptr<Scratch> kept_scratch;  // guarded by scratch_mu
@@ -269,10 +274,7 @@ std::unique_ptr<Scratch> TakeScratch() {
 }
 
 void KeepScratch(std::unique_ptr<Scratch> s) {
-  if (s->ids.capacity() > kKeptEntries || s->next.capacity() > kKeptEntries ||
-      s->ranked.capacity() > kKeptEntries) {
-    return;
-  }
+  if (s->Bytes() > kKeptBytes) return;
   std::lock_guard<std::mutex> lock(scratch_mu);
   kept_scratch = std::move(s);
 }
