@@ -15,10 +15,8 @@ client threads on these same 2 cores cost the download by themselves. Gate: ever
 file's full length with the right SHA-256; every storm answer is 401, 429
 or 503.
 """
-import base64
 import concurrent.futures
 import hashlib
-import http.client
 import os
 import re
 import shutil
@@ -26,10 +24,11 @@ import statistics
 import tempfile
 import threading
 import time
-import urllib.request
 
-import bench
-from bench import ADMIN, MiB, Api, FreshFs, Nubo, ServerError
+from lib import httpc
+from lib.api import ADMIN, Api, MiB, ServerError
+from lib.data import FreshFs
+from lib.servers import NUBO, start_nubo
 
 ADDRESSES = 50
 PER_ADDRESS = 20
@@ -39,7 +38,10 @@ EXTRA_ENV = dict(kv.split("=", 1) for kv in os.environ.get("NUBO_STORM_ENV", "")
 
 
 def metric(port, name):
-    text = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=30).read().decode()
+    status, body = httpc.fetch(port, "/metrics")
+    if status != 200:
+        raise ServerError("GET /metrics answered %d" % status)
+    text = body.decode()
     m = re.search(r"^%s (\d+)" % re.escape(name), text, re.M)
     return int(m.group(1)) if m else 0
 
@@ -71,18 +73,13 @@ def storm(port, rate):
         if due > now:
             time.sleep(due - now)
         addr = "198.18.%d.%d" % (i % ADDRESSES // 250, i % ADDRESSES % 250 + 1)
-        auth = "Basic " + base64.b64encode(("victim:guess %d" % i).encode()).decode()
+        auth = httpc.basic("victim", "guess %d" % i)
         conn = getattr(local, "conn", None)
         if conn is None:
-            conn = local.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-        conn.request("GET", "/api/v1/me", headers={"Authorization": auth, "X-Forwarded-For": addr})
-        resp = conn.getresponse()
-        resp.read()
-        if resp.will_close:
-            conn.close()
-            local.conn = None
+            conn = local.conn = httpc.Conn(port, timeout=120)
+        r = conn.request("GET", "/api/v1/me", {"Authorization": auth, "X-Forwarded-For": addr})
         with lock:
-            statuses[resp.status] = statuses.get(resp.status, 0) + 1
+            statuses[r.status] = statuses.get(r.status, 0) + 1
 
     with concurrent.futures.ThreadPoolExecutor(THREADS) as ex:
         list(ex.map(one, range(ADDRESSES * PER_ADDRESS)))
@@ -91,7 +88,7 @@ def storm(port, rate):
 
 def measure(binary, where, size, quiet_reps, rate, env):
     tmp = tempfile.mkdtemp(prefix="nubo-bench-storm-", dir=where)
-    srv = Nubo(tmp, env=dict({"NUBO_TRUSTED_PROXIES": "127.0.0.1", "NUBO_ACCESS_LOG": "false"}, **env),
+    srv = start_nubo(tmp, env=dict({"NUBO_TRUSTED_PROXIES": "127.0.0.1", "NUBO_ACCESS_LOG": "false"}, **env),
                binary=binary)
     try:
         api = Api(srv.port, *ADMIN)
@@ -153,8 +150,8 @@ def run(args):
     # The last row is the floor: the same storm against AFTER with Argon2id
     # made nearly free, i.e. what the storm's requests and this machine's
     # client threads cost the download by themselves.
-    builds = [("AFTER", bench.NUBO, EXTRA_ENV),
-              ("AFTER, Argon2id t=1 8 MiB (floor)", bench.NUBO,
+    builds = [("AFTER", NUBO, EXTRA_ENV),
+              ("AFTER, Argon2id t=1 8 MiB (floor)", NUBO,
                dict(EXTRA_ENV, NUBO_ARGON2_OPS="1", NUBO_ARGON2_MEM="8MiB"))]
     if args.before:
         builds.insert(0, ("BEFORE", args.before, EXTRA_ENV))

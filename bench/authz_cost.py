@@ -13,19 +13,20 @@ of the whole server process (transport, authentication, authorization,
 storage, serialization). Gate: each case's response bodies are
 byte-identical between the two builds.
 """
-import base64
 import glob
-import http.client
 import os
-import re
 import shutil
 import socket
 import subprocess
 import tempfile
 import time
 
-import bench
-from bench import ADMIN, FAST_ARGON2, Api, PROPFIND_S1, ServerError, listing_specs, seed_folder
+from lib import httpc
+from lib.ab import seed_folder
+from lib.api import ADMIN, Api, FAST_ARGON2, ServerError
+from lib.data import listing_specs
+from lib.proc import wait_port
+from lib.servers import NUBO, PROPFIND_BODY, start_nubo
 
 REQUESTS = 20
 
@@ -41,7 +42,7 @@ def start(binary, data, out):
     proc = subprocess.Popen(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, binary, "serve",
                              "--listen", "127.0.0.1:%d" % port, "--data", data],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    bench.wait_port(port, timeout=120)
+    wait_port(port, timeout=120)
     return proc, port
 
 
@@ -56,16 +57,14 @@ def totals(path):
 def measure(binary, data, cases, tmp, tag):
     out = os.path.join(tmp, "cg-%s.out" % tag)
     proc, port = start(binary, data, out)
-    auth = "Basic " + base64.b64encode(("%s:%s" % ADMIN).encode()).decode()
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    auth = httpc.basic(*ADMIN)
+    conn = httpc.Conn(port, timeout=600)
 
     def send(method, path, body, headers):
         h = {"Authorization": auth}
         h.update(headers)
-        conn.request(method, path, body=body, headers=h)
-        resp = conn.getresponse()
-        data = resp.read()
-        return resp.status, data
+        r = conn.request(method, path, h, body)
+        return r.status, r.body
 
     result = {}
     try:
@@ -103,7 +102,7 @@ def run(args):
         raise SystemExit("authz-cost needs valgrind (apt-get install valgrind)")
     tmp = tempfile.mkdtemp(prefix="nubo-bench-authz-", dir=args.tmpdir)
     try:
-        seeder = bench.Nubo(tmp, env=FAST_ARGON2, binary=args.before)
+        seeder = start_nubo(tmp, env=FAST_ARGON2, binary=args.before)
         api = Api(seeder.port, *ADMIN)
         api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
         root = api.call("GET", "/drives")["drives"][0]["root_id"]
@@ -115,19 +114,19 @@ def run(args):
             shutil.copytree(src, os.path.join(tmp, "data-" + tag))
         xml = {"Content-Type": "application/xml", "Depth": "1"}
         cases = [
-            ("PROPFIND Depth:1, 1,000 files (s1 props)", "PROPFIND", "/dav/p1000/", PROPFIND_S1, xml, 207),
-            ("PROPFIND Depth:0 on the root (sync poll)", "PROPFIND", "/dav/", PROPFIND_S1,
+            ("PROPFIND Depth:1, 1,000 files (s1 props)", "PROPFIND", "/dav/p1000/", PROPFIND_BODY, xml, 207),
+            ("PROPFIND Depth:0 on the root (sync poll)", "PROPFIND", "/dav/", PROPFIND_BODY,
              dict(xml, Depth="0"), 207),
             ("REST listing page, 200 of 1,000", "GET", "/api/v1/nodes/%s/children?limit=200" % folder, None, {},
              200),
             ("GET /api/v1/me", "GET", "/api/v1/me", None, {}, 200),
         ]
         b = measure(args.before, os.path.join(tmp, "data-before"), cases, tmp, "before")
-        a = measure(bench.NUBO, os.path.join(tmp, "data-after"), cases, tmp, "after")
+        a = measure(NUBO, os.path.join(tmp, "data-after"), cases, tmp, "after")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("\nscenario authz-cost: CPU instructions per request of the whole server (callgrind), %d requests per "
-          "case, BEFORE (%s) and AFTER (%s) on copies of one data directory" % (REQUESTS, args.before, bench.NUBO))
+          "case, BEFORE (%s) and AFTER (%s) on copies of one data directory" % (REQUESTS, args.before, NUBO))
     print("| case | BEFORE instructions | AFTER instructions | AFTER/BEFORE |")
     print("|---|---|---|---|")
     for label, *_ in cases:

@@ -20,7 +20,6 @@ measured from one run of one build (docs/versions-and-uploads.md).
 """
 import base64
 import hashlib
-import http.client
 import json
 import os
 import random
@@ -29,14 +28,17 @@ import subprocess
 import tempfile
 import time
 
-import bench
-from bench import ADMIN, API, FAST_ARGON2, MiB, Api, Nubo, ServerError
+from lib import httpc
+from lib.api import ADMIN, API, Api, FAST_ARGON2, MiB, ServerError
+from lib.data import write_random
+from lib.proc import peak_rss_kib
+from lib.servers import NUBO, start_nubo
 
 TUS_H = {"Tus-Resumable": "1.0.0"}
 
 
 def auth_header():
-    return "Basic " + base64.b64encode(("%s:%s" % ADMIN).encode()).decode()
+    return httpc.basic(*ADMIN)
 
 
 def du(path):
@@ -48,22 +50,15 @@ def du(path):
 
 
 def stream_request(port, method, path, headers, pieces, length):
-    """Sends `pieces` (an iterator of bytes) as the body: (status, headers, body, seconds)."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=3600)
+    """Sends `pieces` (an iterator of bytes) as the body on a new connection:
+    (status, headers, body, seconds)."""
+    conn = httpc.Conn(port, timeout=3600)
     t = time.perf_counter()
-    conn.putrequest(method, path, skip_accept_encoding=True)
-    for k, v in headers.items():
-        conn.putheader(k, v)
-    conn.putheader("Content-Length", str(length))
-    conn.endheaders()
-    for p in pieces:
-        conn.send(p)
-    resp = conn.getresponse()
-    data = resp.read()
-    dt = time.perf_counter() - t
-    hdrs = {k.lower(): v for k, v in resp.getheaders()}
-    conn.close()
-    return resp.status, hdrs, data, dt
+    try:
+        r = conn.request(method, path, headers, body_pieces=(pieces, length))
+    finally:
+        conn.close()
+    return r.status, r.headers, r.body, time.perf_counter() - t
 
 
 def file_pieces(path):
@@ -79,16 +74,13 @@ def file_pieces(path):
 
 def tus_create(port, name, length):
     md = "filename " + base64.b64encode(name.encode()).decode()
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
-    conn.request("POST", API + "/uploads/tus/", headers=dict(TUS_H, **{
+    conn = httpc.Conn(port, timeout=600)
+    r = conn.request("POST", API + "/uploads/tus/", dict(TUS_H, **{
         "Authorization": auth_header(), "Upload-Length": str(length), "Upload-Metadata": md}))
-    resp = conn.getresponse()
-    resp.read()
-    if resp.status != 201:
-        raise ServerError("tus create: %d" % resp.status)
-    loc = resp.getheader("Location")
     conn.close()
-    return loc
+    if r.status != 201:
+        raise ServerError("tus create: %d" % r.status)
+    return r.header("Location")
 
 
 def tus_upload(port, name, pieces, length):
@@ -112,8 +104,8 @@ def run(args):
     rows = []
     try:
         src = os.path.join(tmp, "big.bin")
-        bench.write_random(src, size)
-        srv = Nubo(tmp, env=FAST_ARGON2)
+        write_random(src, size)
+        srv = start_nubo(tmp, env=FAST_ARGON2)
         try:
             api = Api(srv.port, *ADMIN)
             api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
@@ -150,7 +142,7 @@ def run(args):
                 shutil.copyfileobj(a, b, MiB)
             base = api.call("GET", "/nodes/%s/children?limit=10" % root)["items"]
             base = [n for n in base if n["name"] == "put-0.bin"][0]
-            plan_json = subprocess.run([bench.NUBO, "chunk", edited], capture_output=True, check=True).stdout
+            plan_json = subprocess.run([NUBO, "chunk", edited], capture_output=True, check=True).stdout
             plan = json.loads(plan_json)
             body = dict(plan, name="put-0.bin", parent_id=root, conflict="overwrite", if_match=base["etag"])
             body_bytes = json.dumps(body).encode()
@@ -174,7 +166,7 @@ def run(args):
             # Download side: the client holds the old content's chunks.
             _, manifest_raw = api.raw("GET", "/nodes/%s/manifest" % done["id"])
             manifest = json.loads(manifest_raw)
-            old_plan = json.loads(subprocess.run([bench.NUBO, "chunk", src], capture_output=True,
+            old_plan = json.loads(subprocess.run([NUBO, "chunk", src], capture_output=True,
                                                  check=True).stdout)
             have = {e.split(":")[0] for e in old_plan["chunks"]}
             fetched = 0
@@ -207,7 +199,7 @@ def run(args):
             # 4. Ten 1-byte edits of a 100 MiB file.
             vsize = min(100 * MiB, size)
             vsrc = os.path.join(tmp, "v.bin")
-            bench.write_random(vsrc, vsize)
+            write_random(vsrc, vsize)
             with open(vsrc, "rb") as f:
                 content = bytearray(f.read())
             node = api.call("PUT", "/nodes/%s/files/v.bin" % root, bytes(content),
@@ -239,7 +231,7 @@ def run(args):
         # 2. Peak RSS during a huge tus upload, on a fresh server.
         shutil.rmtree(os.path.join(tmp, "nubo-data"), ignore_errors=True)
         os.unlink(src)
-        srv = Nubo(tmp, env=FAST_ARGON2)
+        srv = start_nubo(tmp, env=FAST_ARGON2)
         try:
             api = Api(srv.port, *ADMIN)
             api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
@@ -254,9 +246,9 @@ def run(args):
                     sent.update(piece)
                     left -= n
                     yield piece
-            rss_before = bench.peak_rss_kib(srv.pids())
+            rss_before = peak_rss_kib(srv.pids())
             node, dt = tus_upload(srv.port, "huge.bin", generated(), rss_bytes)
-            rss = bench.peak_rss_kib(srv.pids())
+            rss = peak_rss_kib(srv.pids())
             got = hashlib.blake2b(digest_size=16)
             api.close()  # its keep-alive connection idled out during the upload
             status, total = api.get_content(node, got)
@@ -272,7 +264,7 @@ def run(args):
         shutil.rmtree(tmp, ignore_errors=True)
         if rows:
             print("rows so far: %r" % (rows,))
-    print("\nscenario content-over-time: %s; load before: %s" % (bench.NUBO, args.load))
+    print("\nscenario content-over-time: %s; load before: %s" % (NUBO, args.load))
     print("| case | BEFORE | AFTER | AFTER/BEFORE |")
     print("|---|---|---|---|")
     for r in rows:

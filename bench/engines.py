@@ -43,7 +43,6 @@ import os
 import random
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -54,51 +53,27 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "blackbox"))
 os.environ["NUBO_PG_DURABLE"] = "1"
-import httpc  # noqa: E402
 import pg_cluster  # noqa: E402
-import suite  # noqa: E402
-from peers import PASSWORD, USER  # noqa: E402  (the suite's S7 speaks as this account)
-from suite import nubo_metric, parse_multistatus  # noqa: E402
+import s7_mixed  # noqa: E402
+from lib import httpc  # noqa: E402
+from lib.servers import NUBO, PASSWORD, USER, Nubo  # noqa: E402  (the suite's S7 speaks as this account)
+from lib.stats import pct  # noqa: E402
+from lib.suite import POOL, nubo_metric, parse_multistatus, run_pool  # noqa: E402
 
-NUBO = os.path.abspath(os.environ.get("NUBO_BENCH_BIN", os.path.join(HERE, "..", "build", "release", "nubo")))
 AUTH = httpc.basic(USER, PASSWORD)
 DAVH = {"Authorization": AUTH}
 PROPFIND = (b'<?xml version="1.0" encoding="utf-8"?><D:propfind xmlns:D="DAV:"><D:prop><D:getcontentlength/>'
             b'<D:getetag/><D:getlastmodified/><D:resourcetype/></D:prop></D:propfind>')
 
 
-def pct(values, p):
-    v = sorted(values)
-    return v[min(len(v) - 1, int(len(v) * p / 100))] if v else float("nan")
-
-
-class Node:
-    def __init__(self, data, database, log):
-        env = {k: v for k, v in os.environ.items() if not k.startswith("NUBO_")}
-        env["NUBO_LOG_LEVEL"] = "info"
-        if database:
-            env["NUBO_DATABASE"] = database
-        self.log = open(log, "wb")
-        self.proc = subprocess.Popen([NUBO, "serve", "--listen", "127.0.0.1:0", "--data", data], env=env,
-                                     stdout=self.log, stderr=subprocess.STDOUT)
-        self.logpath = log
-        self.port = None
-        deadline = time.time() + 60
-        while self.port is None:
-            m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", open(log, errors="replace").read())
-            if m:
-                self.port = int(m.group(1))
-            elif self.proc.poll() is not None or time.time() > deadline:
-                raise RuntimeError("nubo did not start:\n" + open(log, errors="replace").read()[-2000:])
-            else:
-                time.sleep(0.05)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            self.proc.wait(timeout=60)
-        self.log.close()
-
+def Node(data, database, tmp, name, binary=None):
+    """One `nubo serve` on `data` and `database` (None: SQLite in data), its log in tmp/name/."""
+    env = {"NUBO_LOG_LEVEL": "info"}
+    if database:
+        env["NUBO_DATABASE"] = database
+    node = Nubo(tmp, binary, name=name, env=env, data=data, access_log=True)
+    node.start()
+    return node
 
 def setup_account(port):
     c = httpc.Conn(port)
@@ -150,12 +125,10 @@ def ab_serve(binary, tmp, name, sqlite, folders):
     directory under tmp/name and a fresh PostgreSQL database (or SQLite),
     with the account set up and `folders` created. `.db`: the database URL
     or None."""
-    global NUBO
-    NUBO = binary
     data = os.path.join(tmp, name, "data")
     os.makedirs(data)
     db = None if sqlite else pg_cluster.fresh_database()
-    node = Node(data, db, os.path.join(tmp, name, "node.log"))
+    node = Node(data, db, os.path.join(tmp, name), "node", binary)
     setup_account(node.port)
     c = httpc.Conn(node.port)
     for f in folders:
@@ -306,10 +279,10 @@ def run_setup(name, nodes_n, args, pool, tmp):
     data = os.path.join(tmp, name, "data")
     os.makedirs(data)
     db = pg_cluster.fresh_database() if name != "sqlite" else None
-    nodes = [Node(data, db, os.path.join(tmp, name, "node%d.log" % i)) for i in range(1)]
+    nodes = [Node(data, db, os.path.join(tmp, name), "node0")]
     setup_account(nodes[0].port)
     for i in range(1, nodes_n):
-        nodes.append(Node(data, db, os.path.join(tmp, name, "node%d.log" % i)))
+        nodes.append(Node(data, db, os.path.join(tmp, name), "node%d" % i))
     ports = [n.port for n in nodes]
     out = {"setup": name, "nodes": nodes_n}
     gate = []
@@ -376,7 +349,7 @@ def run_setup(name, nodes_n, args, pool, tmp):
         c.close()
         settle(ports)
         x0 = pg_xacts(db) if db else 0
-        wall, lat, errs = suite.run_pool(ports, "_s7_user", None, 16, {"seed": 7, "round": 0, "scale": args.s7_scale},
+        wall, lat, errs = run_pool(ports, s7_mixed.user_op, None, 16, {"seed": 7, "round": 0, "scale": args.s7_scale},
                                          deadline_in=args.s7_seconds)
         if db:
             stat_delay()
@@ -432,7 +405,7 @@ def main():
     if not os.access(NUBO, os.X_OK):
         sys.exit("no nubo binary at %s (make build, or set NUBO_BENCH_BIN)" % NUBO)
     pool = random.Random(3).randbytes(max(args.files, max(args.sizes)) + 4096)
-    suite._POOL["s7"] = random.Random(7).randbytes(100000000 // args.s7_scale + (1 << 20))
+    POOL["s7"] = random.Random(7).randbytes(100000000 // args.s7_scale + (1 << 20))
     tmp = tempfile.mkdtemp(prefix="nubo-engines-", dir="/var/tmp")
     results = []
     try:

@@ -27,22 +27,21 @@ Gates: every server's month query names the same objects, every
 addressbook-query lists 5,000 cards, every multiget returns 500
 calendar-data, and the sync after 10 changes reports exactly those 10.
 """
-import base64
-import http.client
 import os
 import random
 import re
 import resource
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import tempfile
 import time
 
-import bench
-from bench import ADMIN, FAST_ARGON2, Api, Nubo
+from lib import httpc
+from lib.api import ADMIN, Api, FAST_ARGON2
+from lib.proc import free_port, peak_rss_kib, tree_pids, wait_port
+from lib.servers import start_nubo
 
 N_EVENTS = 5000
 N_CARDS = 5000
@@ -70,36 +69,18 @@ def vcard(i):
 
 
 class Conn:
-    """One keep-alive connection with Basic auth (or none)."""
+    """One keep-alive connection with Basic auth (or none), lib.httpc underneath."""
 
     def __init__(self, port, user=None, password=None):
         self.port = port
-        self.auth = {} if user is None else {
-            "Authorization": "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()}
-        self.c = None
+        self.auth = {} if user is None else {"Authorization": httpc.basic(user, password)}
+        self.c = httpc.Conn(port, timeout=600)
 
     def req(self, method, path, body=b"", headers=None):
         h = dict(self.auth)
         h.update(headers or {})
-        for attempt in range(2):
-            if self.c is None:
-                self.c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=600)
-                self.c.connect()
-                self.c.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            try:
-                self.c.request(method, path, body=body, headers=h)
-                r = self.c.getresponse()
-                data = r.read()
-                if r.will_close:
-                    self.c.close()
-                    self.c = None
-                return r.status, data
-            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
-                self.c.close()
-                self.c = None
-                if attempt:
-                    raise
-        raise AssertionError("unreachable")
+        r = self.c.request(method, path, h, body)
+        return r.status, r.body
 
 
 class Peer:
@@ -114,7 +95,7 @@ class Peer:
         return Conn(self.port, self.user, PW)
 
     def pids(self):
-        return bench.child_pids(self.proc.pid) + [self.proc.pid]
+        return tree_pids(self.proc.pid)
 
     def stop(self):
         self.proc.send_signal(signal.SIGTERM)
@@ -132,12 +113,7 @@ class NuboPeer(Peer):
         self.name = name
         d = os.path.join(tmp, name)
         os.makedirs(d)
-        after = bench.NUBO
-        bench.NUBO = binary or after
-        try:
-            self.srv = Nubo(d, env=FAST_ARGON2)
-        finally:
-            bench.NUBO = after
+        self.srv = start_nubo(d, env=FAST_ARGON2, binary=binary)
         self.port, self.proc = self.srv.port, self.srv.proc
         api = Api(self.port, *ADMIN)
         api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
@@ -166,7 +142,7 @@ class RadicalePeer(Peer):
         d = os.path.join(tmp, "radicale")
         os.makedirs(d)
         self.dir = d
-        self.port = bench.free_port()
+        self.port = free_port()
         with open(os.path.join(d, "users"), "w") as f:
             f.write("%s:%s\n" % (self.user, PW))
         cfg = os.path.join(d, "config")
@@ -178,7 +154,7 @@ class RadicalePeer(Peer):
         self.log = open(os.path.join(d, "log"), "wb")
         self.proc = subprocess.Popen(["/usr/bin/python3", "-m", "radicale", "--config", cfg], stdout=self.log,
                                      stderr=subprocess.STDOUT)
-        bench.wait_port(self.port, timeout=30)
+        wait_port(self.port, timeout=30)
         self.cal = "/bench/cal/"
         self.book = "/bench/book/"
         self.vdir_url = self.url("/")
@@ -255,13 +231,13 @@ $server->exec();
         script = os.path.join(d, "server.php")
         with open(script, "w") as f:
             f.write(self.SCRIPT)
-        self.port = bench.free_port()
+        self.port = free_port()
         env = dict(os.environ, PHP_CLI_SERVER_WORKERS="4", BENCH_DB=db, BENCH_USER=self.user, BENCH_PASS=PW)
         self.log = open(os.path.join(d, "log"), "wb")
         self.proc = subprocess.Popen(["php", "-d", "memory_limit=-1", "-d", "error_reporting=E_ALL & ~E_DEPRECATED",
                                       "-d", "display_errors=stderr", "-S", "127.0.0.1:%d" % self.port, script],
                                      env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
-        bench.wait_port(self.port, timeout=30)
+        wait_port(self.port, timeout=30)
         self.cal = "/calendars/%s/cal/" % self.user
         self.book = "/addressbooks/%s/book/" % self.user
         self.vdir_url = self.url("/")
@@ -300,11 +276,11 @@ class XandikosPeer(Peer):
         d = os.path.join(tmp, "xandikos")
         os.makedirs(d)
         self.dir = d
-        self.port = bench.free_port()
+        self.port = free_port()
         self.log = open(os.path.join(d, "log"), "wb")
         self.proc = subprocess.Popen(["xandikos", "-d", os.path.join(d, "data"), "--defaults", "-l", "127.0.0.1",
                                       "-p", str(self.port)], stdout=self.log, stderr=subprocess.STDOUT)
-        bench.wait_port(self.port, timeout=30)
+        wait_port(self.port, timeout=30)
         self.cal = "/user/calendars/calendar/"
         self.book = "/user/contacts/addressbook/"
         self.vdir_url = self.url("/user/")
@@ -427,7 +403,6 @@ def run(args):
         events.append(("ev-%05d" % i, ics("ev-%05d" % i, rnd.randrange(0, 336), rnd.randrange(7, 19), recurring,
                                           recurring and i % 20 == 0, "Event %d" % i)))
     peers = []
-    rows = {}
     makers = [lambda: NuboPeer(tmp)]
     if args.before:
         if not os.path.exists(args.before):
@@ -509,7 +484,7 @@ def run(args):
                 assert st == 201, (p.name, st)
             r["puts"] = time.perf_counter() - t
             r["vdirsyncer"], r["vdirwait"] = vdirsyncer_sync(p)
-            r["rss"] = bench.peak_rss_kib(p.pids()) / 1024
+            r["rss"] = peak_rss_kib(p.pids()) / 1024
         base = month_sets["nubo"]
         print_table(results, len(base), rounds)
         # The gate: nubo and Radicale (which agrees with nubo on every query

@@ -9,7 +9,6 @@ order flipping every round. Per start: VmRSS 1.5 s after the server answers
 opens it). Printed: medians per build and AFTER/BEFORE.
 Gate: every /api/v1/me answers 200 with the same account on both builds.
 """
-import http.client
 import json
 import os
 import shutil
@@ -17,8 +16,9 @@ import statistics
 import tempfile
 import time
 
-import bench
-from bench import Api
+from lib import httpc
+from lib.api import AB_ENV, ADMIN, Api
+from lib.servers import NUBO, start_nubo
 
 
 def vm_rss_kib(pid):
@@ -31,14 +31,12 @@ def vm_rss_kib(pid):
 
 def me(port, token):
     """(ms, status, account) of one GET /api/v1/me on a new connection."""
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    c = httpc.Conn(port, timeout=60)
     t0 = time.perf_counter()
-    c.request("GET", "/api/v1/me", headers={"Authorization": "Bearer " + token})
-    r = c.getresponse()
-    body = r.read()
+    r = c.request("GET", "/api/v1/me", {"Authorization": "Bearer " + token})
     ms = (time.perf_counter() - t0) * 1000
     c.close()
-    return ms, r.status, json.loads(body).get("username") if r.status == 200 else body[:200]
+    return ms, r.status, json.loads(r.body).get("username") if r.status == 200 else r.body[:200]
 
 
 def run(args):
@@ -47,19 +45,19 @@ def run(args):
     # --rounds (default 3, --quick 1) counts pairs of rounds here: one start
     # per build each way round, plus one, so the default is 7 starts each.
     rounds = 2 * args.rounds + 1
-    builds = [("AFTER", bench.NUBO), ("BEFORE", args.before)]
+    builds = [("AFTER", NUBO), ("BEFORE", args.before)]
     tmp = tempfile.mkdtemp(prefix="nubo-bench-rss-", dir=args.tmpdir)
     try:
         tokens = {}
         for name, binary in builds:
             d = os.path.join(tmp, name)
             os.makedirs(d)
-            srv = bench.Nubo(d, env=bench.AB_ENV, binary=binary)
+            srv = start_nubo(d, env=AB_ENV, binary=binary)
             try:
-                api = Api(srv.port, *bench.ADMIN)
-                api.call("POST", "/setup", {"username": bench.ADMIN[0], "password": bench.ADMIN[1]},
+                api = Api(srv.port, *ADMIN)
+                api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]},
                          expect=201, auth=False)
-                login = api.call("POST", "/auth/login", {"username": bench.ADMIN[0], "password": bench.ADMIN[1]},
+                login = api.call("POST", "/auth/login", {"username": ADMIN[0], "password": ADMIN[1]},
                                  auth=False)
                 tokens[name] = login["access_token"]
                 api.close()
@@ -69,20 +67,20 @@ def run(args):
         for r in range(rounds):
             order = builds if r % 2 == 0 else builds[::-1]
             for name, binary in order:
-                srv = bench.Nubo(os.path.join(tmp, name), env=bench.AB_ENV, binary=binary)
+                srv = start_nubo(os.path.join(tmp, name), env=AB_ENV, binary=binary)
                 try:
                     time.sleep(1.5)
                     res[name]["rss"].append(vm_rss_kib(srv.proc.pid))
                     for key in ("first", "second"):
                         ms, status, who = me(srv.port, tokens[name])
-                        if status != 200 or who != bench.ADMIN[0]:
+                        if status != 200 or who != ADMIN[0]:
                             raise SystemExit("gate: %s GET /api/v1/me answered %s %r" % (name, status, who))
                         res[name][key].append(ms)
                 finally:
                     srv.stop()
         med = {n: {k: statistics.median(v) for k, v in d.items()} for n, d in res.items()}
         print("idle-rss-ab: %d starts per build, alternating; gate: every GET /api/v1/me 200 as %s on both"
-              % (rounds, bench.ADMIN[0]))
+              % (rounds, ADMIN[0]))
         print("| build | idle RSS KiB (median) | all starts | first bearer request ms | second ms |")
         print("|---|---|---|---|---|")
         for name, _ in builds:

@@ -33,7 +33,6 @@ one run of one build.
 """
 import concurrent.futures
 import hashlib
-import http.client
 import itertools
 import json
 import os
@@ -47,8 +46,10 @@ import threading
 import time
 import urllib.parse
 
-import bench
-from bench import ADMIN, FAST_ARGON2, Api, Nubo
+from lib import httpc
+from lib.api import ADMIN, Api, FAST_ARGON2
+from lib.servers import NUBO, start_nubo
+from lib.stats import pct
 
 USER = ("mia", "mia bench password")
 
@@ -79,11 +80,6 @@ def webp_size(data):
         b = int.from_bytes(data[21:25], "little")
         return (b & 0x3FFF) + 1, ((b >> 14) & 0x3FFF) + 1
     return int.from_bytes(data[24:27], "little") + 1, int.from_bytes(data[27:30], "little") + 1
-
-
-def pct(xs, p):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(len(xs) * p))]
 
 
 def make_jpegs(folder, n):
@@ -132,7 +128,7 @@ def scenario_thumbs(args, tmp, rows):
             else:
                 data = os.path.join(tmp, "nubo-thumbs-%d" % rnd)
                 os.makedirs(data)
-                srv = Nubo(data, env=dict(FAST_ARGON2, NUBO_JOBS_WORKERS="0", NUBO_ACCESS_LOG="false"))
+                srv = start_nubo(data, env=dict(FAST_ARGON2, NUBO_JOBS_WORKERS="0", NUBO_ACCESS_LOG="false"))
                 try:
                     api = setup(srv)
                     root = api.call("GET", "/drives")["drives"][0]["root_id"]
@@ -141,14 +137,13 @@ def scenario_thumbs(args, tmp, rows):
                         with open(p, "rb") as f:
                             st, body = api.raw("PUT", "/nodes/%s/files/%s" % (root, os.path.basename(p)), f.read())
                         assert st == 201, (st, body)
-                        ids[os.path.basename(p)] = bench.json.loads(body)["id"]
+                        ids[os.path.basename(p)] = json.loads(body)["id"]
                     dims = {}
 
                     def one(name):
-                        c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=600)
-                        c.request("GET", "/api/v1/nodes/%s/thumbnail" % ids[name], headers={"Authorization": api.auth})
-                        r = c.getresponse()
-                        body = r.read()
+                        c = httpc.Conn(srv.port, timeout=600)
+                        r = c.request("GET", "/api/v1/nodes/%s/thumbnail" % ids[name], {"Authorization": api.auth})
+                        body = r.body
                         c.close()
                         if r.status != 200:
                             raise SystemExit("gate: thumbnail of %s answered %d %r" % (name, r.status, body[:200]))
@@ -185,13 +180,7 @@ def scenario_search(args, tmp, rows):
     # With --before the corpus is built by BEFORE (an older build cannot
     # open a database a newer one migrated); AFTER gets a copy and
     # migrates it. The indexing, listing and name rows are then BEFORE's.
-    after_bin = bench.NUBO
-    if args.before:
-        bench.NUBO = args.before
-    try:
-        srv = Nubo(data, env=dict(FAST_ARGON2, NUBO_ACCESS_LOG="false"))
-    finally:
-        bench.NUBO = after_bin
+    srv = start_nubo(data, env=dict(FAST_ARGON2, NUBO_ACCESS_LOG="false"), binary=args.before)
     built_by = " (built by BEFORE)" if args.before else ""
     try:
         api = setup(srv)
@@ -305,7 +294,7 @@ def scenario_search(args, tmp, rows):
             after_times, _ = measure(srv.port)
             for label, times in after_times.items():
                 rows.append(("content search over %d documents, %s: p50 / p95 ms" % (args.docs, label), "",
-                             "%.2f / %.2f" % (statistics.median(times) * 1000, pct(times, 0.95) * 1000),
+                             "%.2f / %.2f" % (statistics.median(times) * 1000, pct(times, 95) * 1000),
                              "target p50 <= 10"))
         times = []
         nodes = args.docs + 1000 + len(folders)
@@ -317,7 +306,7 @@ def scenario_search(args, tmp, rows):
             assert st == 200
         rows.append(("name search (4-character substring, trigram index) over %d nodes%s: p50 / p95 ms"
                      % (nodes, built_by), "",
-                     "%.2f / %.2f" % (statistics.median(times) * 1000, pct(times, 0.95) * 1000),
+                     "%.2f / %.2f" % (statistics.median(times) * 1000, pct(times, 95) * 1000),
                      "target p50 <= 20 at 1,000,000"))
         if args.before:
             # BEFORE and AFTER serve the same data in turn, alternating
@@ -333,10 +322,10 @@ def scenario_search(args, tmp, rows):
             answers = {}
             for r in range(args.rounds):
                 for name in (("AFTER", "BEFORE") if r % 2 == 0 else ("BEFORE", "AFTER")):
-                    bench.NUBO = args.before if name == "BEFORE" else after_bin
                     t_start = time.perf_counter()
-                    s = Nubo(data if name == "BEFORE" else data + "-after",
-                             env=dict(FAST_ARGON2, NUBO_ACCESS_LOG="false"))
+                    s = start_nubo(data if name == "BEFORE" else data + "-after",
+                                   env=dict(FAST_ARGON2, NUBO_ACCESS_LOG="false"),
+                                   binary=args.before if name == "BEFORE" else NUBO)
                     if name == "AFTER" and migrated is None:
                         migrated = time.perf_counter() - t_start
                         # Its first maintenance sweep (at start) merges the
@@ -353,7 +342,6 @@ def scenario_search(args, tmp, rows):
                         times, seen = measure(s.port)
                     finally:
                         s.stop()
-                        bench.NUBO = after_bin
                     for label, ts in times.items():
                         runs[name].setdefault(label, []).extend(ts)
                     for q, ids in seen.items():
@@ -365,8 +353,8 @@ def scenario_search(args, tmp, rows):
             for label in queries:
                 b, a = runs["BEFORE"][label], runs["AFTER"][label]
                 rows.append(("content search over %d documents, %s: p50 / p95 ms" % (args.docs, label),
-                             "%.2f / %.2f" % (statistics.median(b) * 1000, pct(b, 0.95) * 1000),
-                             "%.2f / %.2f" % (statistics.median(a) * 1000, pct(a, 0.95) * 1000),
+                             "%.2f / %.2f" % (statistics.median(b) * 1000, pct(b, 95) * 1000),
+                             "%.2f / %.2f" % (statistics.median(a) * 1000, pct(a, 95) * 1000),
                              "%.2f (target p50 <= 10)" % (statistics.median(a) / statistics.median(b))))
     finally:
         if srv:
@@ -386,7 +374,7 @@ def scenario_photos(args, tmp, rows):
     at = base.index(marker)
     data = os.path.join(tmp, "nubo-photos")
     os.makedirs(data)
-    srv = Nubo(data, env=dict(FAST_ARGON2, NUBO_ACCESS_LOG="false"))
+    srv = start_nubo(data, env=dict(FAST_ARGON2, NUBO_ACCESS_LOG="false"))
     rng = random.Random(args.seed)
     try:
         api = setup(srv)
@@ -439,7 +427,7 @@ def scenario_photos(args, tmp, rows):
         rows.append(("photos: %d uploaded and read (EXIF + thumbnail) in %.0f s" % (args.photos, ready), "",
                      "%.0f photos/s" % (args.photos / ready), ""))
         rows.append(("photos timeline page (100 photos) over %d photos: p50 / p95 ms" % args.photos, "",
-                     "%.2f / %.2f" % (statistics.median(times) * 1000, pct(times, 0.95) * 1000),
+                     "%.2f / %.2f" % (statistics.median(times) * 1000, pct(times, 95) * 1000),
                      "target p50 <= 1.0 at 50,000"))
     finally:
         srv.stop()
@@ -459,7 +447,7 @@ def scenario_names(args, tmp, rows):
     data = os.path.join(tmp, "nubo-names")
     os.makedirs(data)
     env = dict(FAST_ARGON2, NUBO_ACCESS_LOG="false")
-    srv = Nubo(data, env=env, binary=args.before)
+    srv = start_nubo(data, env=env, binary=args.before)
     rng = random.Random(args.seed + 21)
     letters = "abcdefghijklmnopqrstuvwxyz"
     try:
@@ -491,7 +479,7 @@ def scenario_names(args, tmp, rows):
     answers = {}
 
     def measure(name, binary):
-        s = Nubo(data, env=env, binary=binary)
+        s = start_nubo(data, env=env, binary=binary)
         try:
             c = Api(s.port, *USER)
             times = []
@@ -519,7 +507,7 @@ def scenario_names(args, tmp, rows):
     label = "name search (4-character substring of a name, trigram index, first page of 100) over %d nodes: p50 / p95 ms" % nodes
     if not args.before:
         times = measure("AFTER", None)
-        rows.append((label, "", "%.2f / %.2f" % (statistics.median(times) * 1000, pct(times, 0.95) * 1000),
+        rows.append((label, "", "%.2f / %.2f" % (statistics.median(times) * 1000, pct(times, 95) * 1000),
                      "target p50 <= 20 at 1,000,000"))
         return
     runs = {"BEFORE": [], "AFTER": []}
@@ -527,8 +515,8 @@ def scenario_names(args, tmp, rows):
         for name in (("AFTER", "BEFORE") if r % 2 == 0 else ("BEFORE", "AFTER")):
             runs[name].extend(measure(name, args.before if name == "BEFORE" else None))
     b, a = runs["BEFORE"], runs["AFTER"]
-    rows.append((label, "%.2f / %.2f" % (statistics.median(b) * 1000, pct(b, 0.95) * 1000),
-                 "%.2f / %.2f" % (statistics.median(a) * 1000, pct(a, 0.95) * 1000),
+    rows.append((label, "%.2f / %.2f" % (statistics.median(b) * 1000, pct(b, 95) * 1000),
+                 "%.2f / %.2f" % (statistics.median(a) * 1000, pct(a, 95) * 1000),
                  "%.2f (target p50 <= 20 at 1,000,000)" % (statistics.median(a) / statistics.median(b))))
 
 
@@ -548,7 +536,7 @@ def run(args):
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
     print()
-    print("| media (nubo %s) | peer / BEFORE | nubo | ratio |" % os.path.basename(bench.NUBO))
+    print("| media (nubo %s) | peer / BEFORE | nubo | ratio |" % os.path.basename(NUBO))
     print("|---|---|---|---|")
     for r in rows:
         print("| %s | %s | %s | %s |" % r)

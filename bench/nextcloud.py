@@ -27,21 +27,21 @@ measured from one run of one build.
      random bytes for every upload (every chunk is written and synced).
      Gate: every upload downloads with its source's SHA-256.
 """
-import base64
 import hashlib
-import http.client
 import os
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import tempfile
 import time
 import urllib.parse
 
-import bench
-from bench import ADMIN, FAST_ARGON2, MiB, Api, Nubo
+from lib import httpc
+from lib.api import ADMIN, Api, FAST_ARGON2, MiB
+from lib.data import write_random
+from lib.proc import proc_cpu_s
+from lib.servers import NUBO, start_nubo
 
 USER = ("carol", "carol bench password")
 PROPS_NC = (b'<?xml version="1.0" encoding="utf-8"?>\n<d:propfind xmlns:d="DAV:"><d:prop><d:resourcetype/>'
@@ -56,47 +56,27 @@ ALLPROP = b'<?xml version="1.0" encoding="utf-8"?><D:propfind xmlns:D="DAV:"><D:
 LINE = re.compile(r'"(\S+) (\S+)" (\d{3}) in=(\d+) out=(\d+) ([0-9.]+)ms')
 
 
-def basic(user, password):
-    return "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
-
-
-def cpu_seconds(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    tick = os.sysconf("SC_CLK_TCK")
-    return (int(fields[11]) + int(fields[12])) / tick
-
-
 class Conn:
+    """One keep-alive connection with the user's Basic credentials (lib.httpc)."""
+
     def __init__(self, port, auth):
-        self.port, self.auth, self.c = port, auth, None
+        self.port, self.auth, self.c = port, auth, httpc.Conn(port, timeout=3600)
 
     def req(self, method, path, body=b"", headers=None):
-        if self.c is None:
-            self.c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=3600)
-            self.c.connect()
-            self.c.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         h = {"Authorization": self.auth}
         h.update(headers or {})
-        self.c.request(method, path, body=body, headers=h)
-        r = self.c.getresponse()
-        data = r.read()
-        if r.will_close:
-            self.c.close()
-            self.c = None
-        return r.status, dict((k.lower(), v) for k, v in r.getheaders()), data
+        r = self.c.request(method, path, h, body)
+        return r.status, r.headers, r.body
 
     def close(self):
-        if self.c:
-            self.c.close()
-            self.c = None
+        self.c.close()
 
 
 def start(tmp, quickack=True, bulk=True):
     os.makedirs(tmp, exist_ok=True)
     env = dict(FAST_ARGON2, NUBO_ACCESS_LOG="true", NUBO_HTTP_QUICKACK="true" if quickack else "false",
                NUBO_NC_BULK_UPLOAD="true" if bulk else "false")
-    return Nubo(tmp, env=env)
+    return start_nubo(tmp, env=env)
 
 
 def setup(srv):
@@ -135,7 +115,7 @@ def requests_between(lines, a, b):
 def listing(srv):
     """{path: size} of every file the account holds, after the gate that
     each folder lists its 100 files."""
-    c = Conn(srv.port, basic(*USER))
+    c = Conn(srv.port, httpc.basic(*USER))
     out = {}
     try:
         for d in range(50):
@@ -180,9 +160,9 @@ def scenario_sync(args, tmp, rows):
         srv = start(data, quickack=True, bulk=bulk)
         try:
             setup(srv)
-            c0 = cpu_seconds(srv.proc.pid)
+            c0 = proc_cpu_s([srv.proc.pid])
             initial[kind] = nextcloudcmd(srv.port, local, home)
-            initial_cpu[kind] = cpu_seconds(srv.proc.pid) - c0
+            initial_cpu[kind] = proc_cpu_s([srv.proc.pid]) - c0
             seen[kind] = listing(srv)
             # Settle: a second sync re-lists the folders whose ETags the first changed.
             nextcloudcmd(srv.port, local, home)
@@ -211,9 +191,9 @@ def scenario_sync(args, tmp, rows):
                 del setup_done
                 nextcloudcmd(srv.port, local, home)  # warm: the credential cache, the page cache
                 mark = len(log_lines(srv))
-                c0 = cpu_seconds(srv.proc.pid)
+                c0 = proc_cpu_s([srv.proc.pid])
                 dt = nextcloudcmd(srv.port, local, home)
-                cpu[kind].append(cpu_seconds(srv.proc.pid) - c0)
+                cpu[kind].append(proc_cpu_s([srv.proc.pid]) - c0)
                 lines = log_lines(srv)
                 seen = requests_between(lines, mark, len(lines))
                 if any(r[0] in ("PUT", "MOVE", "DELETE", "MKCOL") for r in seen) or any(
@@ -239,7 +219,7 @@ def scenario_propfind(args, tmp, rows):
     srv = start(os.path.join(tmp, "propfind-data"))
     try:
         setup(srv)
-        c = Conn(srv.port, basic(*USER))
+        c = Conn(srv.port, httpc.basic(*USER))
         st, _, _ = c.req("MKCOL", "/dav/big")
         assert st == 201, st
         for i in range(1000):
@@ -283,23 +263,10 @@ def file_pieces(path, start=0, length=None, block=1 << 20):
 
 
 def send(c, method, path, pieces, length, headers):
-    conn = c.c
-    if conn is None:
-        c.req("OPTIONS", "/remote.php/dav/files/%s/" % USER[0])
-        conn = c.c
-    conn.putrequest(method, path, skip_accept_encoding=True)
-    conn.putheader("Authorization", c.auth)
-    for k, v in headers.items():
-        conn.putheader(k, v)
-    conn.putheader("Content-Length", str(length))
-    conn.endheaders()
-    for p in pieces:
-        conn.send(p)
-    r = conn.getresponse()
-    r.read()
-    if r.will_close:
-        c.close()
-    return r.status
+    """A body read in the client's own 1 MiB pieces (as a sync client reads a file)."""
+    h = {"Authorization": c.auth}
+    h.update(headers)
+    return c.c.request(method, path, h, body_pieces=(pieces, length)).status
 
 
 def scenario_upload(args, tmp, rows):
@@ -310,12 +277,12 @@ def scenario_upload(args, tmp, rows):
 def upload_pairs(args, tmp, rows, fresh):
     size = args.files_bytes
     src = os.path.join(tmp, "big.bin")
-    want = bench.write_random(src, size)
+    want = write_random(src, size)
     srv = start(os.path.join(tmp, "upload-data-%s" % ("fresh" if fresh else "same")))
     speeds = {"put": [], "chunked": []}
     try:
         setup(srv)
-        c = Conn(srv.port, basic(*USER))
+        c = Conn(srv.port, httpc.basic(*USER))
         chunk = 10 * MiB
         # Pairs of uploads in alternating order; the ratio is the median of
         # each pair's (a busy minute slows both of a pair, not one side of
@@ -324,7 +291,7 @@ def upload_pairs(args, tmp, rows, fresh):
             for kind in (("put", "chunked") if rep % 2 == 0 else ("chunked", "put")):
                 name = "%s-%d.bin" % (kind, rep)
                 if fresh and speeds["put"] + speeds["chunked"]:
-                    want = bench.write_random(src, size)  # nothing to deduplicate against
+                    want = write_random(src, size)  # nothing to deduplicate against
                 dest = "/remote.php/dav/files/%s/%s" % (USER[0], name)
                 t = time.perf_counter()
                 if kind == "put":
@@ -346,16 +313,10 @@ def upload_pairs(args, tmp, rows, fresh):
                     assert st == 201, (st, body)
                 speeds[kind].append(size / (time.perf_counter() - t) / 1e6)
                 g = hashlib.sha256()
-                conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=3600)
-                conn.request("GET", dest, headers={"Authorization": c.auth})
-                r = conn.getresponse()
-                while True:
-                    b = r.read(1 << 20)
-                    if not b:
-                        break
-                    g.update(b)
+                conn = httpc.Conn(srv.port, timeout=3600)
+                r = conn.request("GET", dest, {"Authorization": c.auth}, keep_body=False, sink=g.update)
                 conn.close()
-                if g.hexdigest() != want:
+                if r.status != 200 or g.hexdigest() != want:
                     raise SystemExit("gate: %s does not download as its source" % name)
                 c.req("DELETE", dest)
     finally:
@@ -384,7 +345,7 @@ def run(args):
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
     print()
-    print("| nextcloud (nubo %s) | BEFORE | AFTER | ratio |" % os.path.basename(bench.NUBO))
+    print("| nextcloud (nubo %s) | BEFORE | AFTER | ratio |" % os.path.basename(NUBO))
     print("|---|---|---|---|")
     for r in rows:
         print("| %s | %s | %s | %s |" % r)

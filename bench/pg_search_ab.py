@@ -43,10 +43,9 @@ def first_page(port, q):
 
 
 def serve(binary, docs, tmp, name):
-    engines.NUBO = binary
     data = os.path.join(tmp, name, "data")
     os.makedirs(data)
-    node = engines.Node(data, pg_cluster.fresh_database(), os.path.join(tmp, name, "node.log"))
+    node = engines.Node(data, pg_cluster.fresh_database(), os.path.join(tmp, name), "node", binary)
     engines.setup_account(node.port)
     c = engines.httpc.Conn(node.port)
     c.request("MKCOL", "/dav/docs/", engines.DAVH)

@@ -19,16 +19,17 @@ Gates: listing bodies byte-identical; PROPFIND answers identical once the
 mount prefix of the hrefs is removed; the two downloads hash alike and
 match the file's stored hash.
 """
-import base64
 import hashlib
-import http.client
 import os
 import re
 import tempfile
 import time
 
-import bench
-from bench import ADMIN, API, FAST_ARGON2, MiB, PROPFIND_S1, Api, Nubo, ServerError, listing_specs, pct
+from lib import httpc
+from lib.api import ADMIN, API, Api, FAST_ARGON2, MiB, ServerError, multipart_body
+from lib.data import listing_specs, write_random
+from lib.servers import NUBO, PROPFIND_BODY, start_nubo
+from lib.stats import pct
 
 OTHER = ("bob", "bob password 1")
 
@@ -41,10 +42,10 @@ def seed(api, bob_api, tmp, big_bytes):
     for name in "abcde":
         folder = api.call("POST", "/nodes/%s/folders" % folder, {"name": name}, expect=201)["id"]
     specs = listing_specs(1000, 1001)
-    ctype, body = bench.multipart_body(specs)
+    ctype, body = multipart_body(specs)
     api.call("POST", "/nodes/%s/upload" % folder, body, {"Content-Type": ctype})
     src = os.path.join(tmp, "big.bin")
-    bench.write_random(src, big_bytes)
+    write_random(src, big_bytes)
     status, data = api.put_file("/nodes/%s/files/big.bin" % share, src, big_bytes)
     if status != 201:
         raise ServerError("big upload: %d %r" % (status, data[:200]))
@@ -69,38 +70,26 @@ def seed(api, bob_api, tmp, big_bytes):
 
 def timed(conn, method, path, headers, body=None):
     t = time.perf_counter()
-    conn.request(method, path, body=body, headers=headers)
-    resp = conn.getresponse()
-    data = resp.read()
-    return (time.perf_counter() - t) * 1000, resp.status, data
+    r = conn.request(method, path, headers, body)
+    return (time.perf_counter() - t) * 1000, r.status, r.body
 
 
 def download(port, path, headers):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
-    t = time.perf_counter()
-    conn.request("GET", path, headers=headers)
-    resp = conn.getresponse()
-    if resp.status != 200:
-        raise ServerError("download %s: %d" % (path, resp.status))
+    conn = httpc.Conn(port, timeout=600)
     h = hashlib.blake2b(digest_size=16)
-    buf = bytearray(MiB)
-    view = memoryview(buf)
-    total = 0
-    while True:
-        n = resp.readinto(view)
-        if not n:
-            break
-        h.update(view[:n])
-        total += n
+    t = time.perf_counter()
+    r = conn.request("GET", path, headers, keep_body=False, sink=h.update)
     dt = time.perf_counter() - t
     conn.close()
-    return total / dt / 1e6, total, h.hexdigest()
+    if r.status != 200:
+        raise ServerError("download %s: %d" % (path, r.status))
+    return r.nbytes / dt / 1e6, r.nbytes, h.hexdigest()
 
 
 def run(args):
     big_bytes = args.files_bytes
     tmp = tempfile.mkdtemp(prefix="nubo-bench-share-", dir=args.tmpdir)
-    srv = Nubo(tmp, env=FAST_ARGON2)
+    srv = start_nubo(tmp, env=FAST_ARGON2)
     try:
         api = Api(srv.port, *ADMIN)
         api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
@@ -108,10 +97,10 @@ def run(args):
         folder, big, token, share = seed(api, None, tmp, big_bytes)
         seed_s = time.perf_counter() - t0
         api.close()
-        owner = {"Authorization": "Basic " + base64.b64encode(("%s:%s" % ADMIN).encode()).decode()}
-        bob = {"Authorization": "Basic " + base64.b64encode(("%s:%s" % OTHER).encode()).decode()}
-        link = {"Authorization": "Basic " + base64.b64encode((token + ":").encode()).decode()}
-        conns = [http.client.HTTPConnection("127.0.0.1", srv.port, timeout=600) for _ in range(2)]
+        owner = {"Authorization": httpc.basic(*ADMIN)}
+        bob = {"Authorization": httpc.basic(*OTHER)}
+        link = {"Authorization": httpc.basic(token, "")}
+        conns = [httpc.Conn(srv.port, timeout=600) for _ in range(2)]
         rows = []
 
         def alternate(label, reqs, reps, normalize=lambda b: b):
@@ -139,12 +128,12 @@ def run(args):
         strip = lambda b: re.sub(rb"<d:href>/(dav/share|dav-shares/[0-9a-f-]+|public\.php/webdav)/", b"<d:href>/",  # noqa: E731
                                  b)
         alternate("PROPFIND Depth:1, 1,000 files (owner /dav/ vs grantee /dav-shares/, grant five levels up)",
-                  [("PROPFIND", "/dav/share/a/b/c/d/e/", dict(pf, **owner), PROPFIND_S1),
-                   ("PROPFIND", "/dav-shares/%s/a/b/c/d/e/" % share, dict(pf, **bob), PROPFIND_S1)],
+                  [("PROPFIND", "/dav/share/a/b/c/d/e/", dict(pf, **owner), PROPFIND_BODY),
+                   ("PROPFIND", "/dav-shares/%s/a/b/c/d/e/" % share, dict(pf, **bob), PROPFIND_BODY)],
                   max(10, args.list_reps // 10), normalize=strip)
         alternate("PROPFIND Depth:1, 1,000 files (owner /dav/ vs view link /public.php/webdav/)",
-                  [("PROPFIND", "/dav/share/a/b/c/d/e/", dict(pf, **owner), PROPFIND_S1),
-                   ("PROPFIND", "/public.php/webdav/a/b/c/d/e/", dict(pf, **link), PROPFIND_S1)],
+                  [("PROPFIND", "/dav/share/a/b/c/d/e/", dict(pf, **owner), PROPFIND_BODY),
+                   ("PROPFIND", "/public.php/webdav/a/b/c/d/e/", dict(pf, **link), PROPFIND_BODY)],
                   max(10, args.list_reps // 10), normalize=strip)
         for c in conns:
             c.close()
@@ -166,7 +155,7 @@ def run(args):
         import shutil
         shutil.rmtree(tmp, ignore_errors=True)
     print("\nscenario sharing-cost: %s; 1,000 groups, 10,000 other grants, seeding %.1f s; load before: %s"
-          % (bench.NUBO, seed_s, args.load))
+          % (NUBO, seed_s, args.load))
     print("| case | owner p50 ms (BEFORE) | through sharing p50 ms (AFTER) | AFTER/BEFORE |")
     print("|---|---|---|---|")
     for label, before, after in rows:

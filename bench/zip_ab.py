@@ -1,6 +1,6 @@
 """Scenario zip-ab: memory of a ZIP download of 100,000 files, BEFORE/AFTER.
 
-Both builds serve one data directory (bench.AbPair: BEFORE seeds it, AFTER
+Both builds serve one data directory (AbPair: BEFORE seeds it, AFTER
 starts on it); a folder of 100,000 small files (quick: 20,000) in 100
 subfolders is downloaded as one ZIP from each build in turn, three times.
 Printed per build: the server's peak RSS during the download above its RSS
@@ -8,15 +8,16 @@ before it (VmHWM reset with clear_refs), the archive's size and the time.
 Gate: both archives list the same entries with the same CRC-32 and sizes
 (Python's zipfile reads each whole, checking every CRC).
 """
-import http.client
 import os
 import statistics
 import tempfile
 import time
 import zipfile
 
-import bench
-from bench import MiB, AbPair, multipart_body, peak_rss_kib, reset_hwm
+from lib import httpc
+from lib.ab import AbPair
+from lib.api import ServerError, multipart_body
+from lib.proc import peak_rss_kib, reset_hwm
 
 
 def rss_kib(pid):
@@ -43,29 +44,22 @@ def seed(count):
 
 
 def fetch(port, auth, folder, path):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=3600)
+    conn = httpc.Conn(port, timeout=3600)
     t = time.perf_counter()
-    conn.request("GET", "/api/v1/nodes/%s/zip" % folder, headers={"Authorization": auth})
-    resp = conn.getresponse()
-    if resp.status != 200:
-        raise bench.ServerError("zip answered %d" % resp.status)
-    total = 0
     with open(path, "wb") as out:
-        while True:
-            chunk = resp.read(MiB)
-            if not chunk:
-                break
-            out.write(chunk)
-            total += len(chunk)
+        r = conn.request("GET", "/api/v1/nodes/%s/zip" % folder, {"Authorization": auth}, keep_body=False,
+                         sink=out.write)
     conn.close()
-    return total, time.perf_counter() - t
+    if r.status != 200:
+        raise ServerError("zip answered %d" % r.status)
+    return r.nbytes, time.perf_counter() - t
 
 
 def entries(path):
     with zipfile.ZipFile(path) as z:
         bad = z.testzip()
         if bad:
-            raise bench.ServerError("CRC mismatch in %s: %s" % (path, bad))
+            raise ServerError("CRC mismatch in %s: %s" % (path, bad))
         return sorted((i.filename, i.CRC, i.file_size) for i in z.infolist())
 
 
@@ -82,7 +76,7 @@ def run(args):
                 srv = pair.servers[which]
                 pid = srv.proc.pid
                 base = rss_kib(pid)
-                reset_hwm(pid)
+                reset_hwm([pid])
                 path = os.path.join(out, "%d.zip" % which)
                 size, dt = fetch(srv.port, pair.apis[which].auth, folder, path)
                 peak = peak_rss_kib([pid])

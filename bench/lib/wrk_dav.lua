@@ -1,4 +1,4 @@
--- wrk script for one fixed request of any method (bench/suite.py, scenario s2).
+-- wrk script for one fixed request of any method (bench/lib/wrk.py: the suite's S2, the A/B scenarios).
 -- WRK_METHOD, WRK_BODY and WRK_HEADERS (lines "Name: value") come from the
 -- environment. No response() callback: it would make wrk parse every body in Lua.
 -- Prints one machine-readable line:

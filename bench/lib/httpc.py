@@ -100,23 +100,26 @@ class Conn:
         return b"".join(parts) if keep else None
 
     # -- one exchange ------------------------------------------------------
-    def request(self, method, path, headers=None, body=None, body_file=None, keep_body=True, sink=None):
-        """body: bytes-like; body_file: (open file, size) sent with sendfile.
-        Returns Resp (body None unless keep_body). Retries once on a connection
-        the server had closed before answering anything."""
+    def request(self, method, path, headers=None, body=None, body_file=None, keep_body=True, sink=None,
+                body_pieces=None):
+        """body: bytes-like; body_file: (open file, size[, offset]) sent with sendfile;
+        body_pieces: (iterable of bytes-like, total size), each piece sent as it comes (a
+        generated body, or one read in the client's own pieces). Returns Resp (body None
+        unless keep_body). Retries once on a connection the server had closed before
+        answering anything — not with body_pieces, which cannot be replayed."""
         for attempt in (0, 1):
             if self.sock is None:
                 self.connect()
             try:
-                return self._exchange(method, path, headers, body, body_file, keep_body, sink)
+                return self._exchange(method, path, headers, body, body_file, keep_body, sink, body_pieces)
             except (ConnectionResetError, BrokenPipeError, ConnectionAbortedError) as e:
                 self.close()
-                if attempt or getattr(e, "partial", False):
+                if attempt or getattr(e, "partial", False) or body_pieces is not None:
                     raise
                 self.reconnects += 1
         raise AssertionError("unreachable")
 
-    def _exchange(self, method, path, headers, body, body_file, keep_body, sink):
+    def _exchange(self, method, path, headers, body, body_file, keep_body, sink, body_pieces):
         lines = ["%s %s HTTP/1.1" % (method, path), "Host: " + self.host]
         for k, v in (headers or {}).items():
             lines.append("%s: %s" % (k, v))
@@ -124,6 +127,8 @@ class Conn:
             lines.append("Content-Length: %d" % len(body))
         elif body_file is not None:
             lines.append("Content-Length: %d" % body_file[1])
+        elif body_pieces is not None:
+            lines.append("Content-Length: %d" % body_pieces[1])
         elif method in ("PUT", "POST", "PROPFIND", "PROPPATCH", "LOCK"):
             lines.append("Content-Length: 0")
         head = ("\r\n".join(lines) + "\r\n\r\n").encode("utf-8")
@@ -135,11 +140,17 @@ class Conn:
             if body is not None:
                 self.sock.sendall(body)
             elif body_file is not None:
-                f, size = body_file
-                f.seek(0)
-                sent = self.sock.sendfile(f, 0, size)
+                f, size, offset = (tuple(body_file) + (0,))[:3]
+                sent = self.sock.sendfile(f, offset, size)
                 if sent != size:
                     raise HttpError("sendfile sent %d of %d bytes" % (sent, size))
+            elif body_pieces is not None:
+                sent = 0
+                for piece in body_pieces[0]:
+                    self.sock.sendall(piece)
+                    sent += len(piece)
+                if sent != body_pieces[1]:
+                    raise HttpError("the body's pieces held %d of %d bytes" % (sent, body_pieces[1]))
         # Status line and headers.
         if not self.buf:
             self._fill()
@@ -227,3 +238,13 @@ def wait_ready(port, method, path, headers=None, timeout=30, ok=lambda s: 200 <=
             c.close()
         time.sleep(0.005)
     raise HttpError("no successful %s %s on port %d within %ds (last: %r)" % (method, path, port, timeout, last))
+
+
+def fetch(port, path, headers=None):
+    """One GET on a new connection: (status, body)."""
+    c = Conn(port, timeout=30)
+    try:
+        r = c.request("GET", path, headers)
+        return r.status, r.body
+    finally:
+        c.close()

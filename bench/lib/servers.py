@@ -34,73 +34,20 @@ import signal
 import subprocess
 import time
 
-import httpc
+from lib import httpc
+from lib.proc import free_port, tree_pids
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The build under test (AFTER in the A/B scenarios).
+NUBO = os.path.abspath(os.environ.get("NUBO_BENCH_BIN") or os.environ.get("NUBO_BIN") or
+                       os.path.join(ROOT, "build/release/nubo"))
 USER = "root"
 PASSWORD = "bench password!"
 AUTH = httpc.basic(USER, PASSWORD)
 HEALTH_BODY = b'{"status":"ok"}\n'
-PROPFIND0 = (b'<?xml version="1.0" encoding="utf-8"?>\n<d:propfind xmlns:d="DAV:"><d:prop><d:resourcetype/>'
-             b'<d:getcontentlength/><d:getlastmodified/><d:getetag/></d:prop></d:propfind>')
-
-
-def free_port():
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def tree_pids(pid):
-    """pid and all its descendants."""
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        try:
-            with open("/proc/%d/task/%d/children" % (p, p)) as f:
-                todo += [int(x) for x in f.read().split()]
-        except OSError:
-            pass
-    return out
-
-
-def proc_status_kib(pids, field):
-    total = 0
-    for pid in pids:
-        try:
-            with open("/proc/%d/status" % pid) as f:
-                for line in f:
-                    if line.startswith(field + ":"):
-                        total += int(line.split()[1])
-        except OSError:
-            pass
-    return total
-
-
-def proc_cpu_s(pids):
-    """utime + stime of the processes, all their threads (10 ms ticks; this kernel's schedstat is off)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for pid in pids:
-        try:
-            with open("/proc/%d/stat" % pid) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime
-        except OSError:
-            pass
-    return total / tick
-
-
-def reset_hwm(pids):
-    ok = True
-    for pid in pids:
-        try:
-            with open("/proc/%d/clear_refs" % pid, "w") as f:
-                f.write("5")
-        except OSError:
-            ok = False
-    return ok
+# The four properties a sync client's PROPFIND asks for (the suite's S1 and S2, the A/B scenarios).
+PROPFIND_BODY = (b'<?xml version="1.0" encoding="utf-8"?>\n<d:propfind xmlns:d="DAV:"><d:prop><d:resourcetype/>'
+                 b'<d:getcontentlength/><d:getlastmodified/><d:getetag/></d:prop></d:propfind>')
 
 
 def chown_www(path):
@@ -115,6 +62,7 @@ class Server:
     runs_as_www = False
     proc = None
     failed = None       # why the server could not be started
+    log_file = "server.log"  # in self.tmp
 
     def __init__(self, tmp):
         self.tmp = os.path.join(tmp, self.name)
@@ -140,7 +88,7 @@ class Server:
         if self.port is None:
             self.port = free_port()
         self.prepare()
-        self.log = open(os.path.join(self.tmp, "server.log"), "ab")
+        self.log = open(self.log_path, "ab")
         t0 = time.perf_counter()
         self.proc = subprocess.Popen(self.command(), stdout=self.log, stderr=subprocess.STDOUT, env=self.env(),
                                      cwd=self.tmp, start_new_session=True)
@@ -183,9 +131,13 @@ class Server:
             self.log.close()
             self.log = None
 
+    @property
+    def log_path(self):
+        return os.path.join(self.tmp, self.log_file)
+
     def log_tail(self, n=2000):
         try:
-            with open(os.path.join(self.tmp, "server.log"), "rb") as f:
+            with open(self.log_path, "rb") as f:
                 return f.read()[-n:].decode("utf-8", "replace")
         except OSError:
             return ""
@@ -205,11 +157,17 @@ class Nubo(Server):
     name = "nubo"
     bin = None
 
-    def __init__(self, tmp, binary, name="nubo"):
-        self.name = name  # "nubo-before": an older build run beside it
+    def __init__(self, tmp, binary=None, name="nubo", env=None, data=None, access_log=False):
+        """binary: another build than NUBO (an A/B's BEFORE); name: "nubo-before" for an older
+        build run beside it in the suite; env: extra variables (the caller's NUBO_* are dropped);
+        data: the data folder (default: data/ in the server's own folder); access_log: keep
+        nubo's default access log (the suite turns it off, as for every peer)."""
+        self.name = name
         super().__init__(tmp)
-        self.bin = binary
-        self.data = os.path.join(self.tmp, "data")
+        self.bin = os.path.abspath(binary or NUBO)  # servers start in their own folder
+        self.data = data or os.path.join(self.tmp, "data")
+        self.extra_env = dict(env or {})
+        self.access_log = access_log
         self.root_id = None
 
     def command(self):
@@ -217,8 +175,21 @@ class Nubo(Server):
 
     def env(self):
         e = super().env()
-        e["NUBO_ACCESS_LOG"] = "false"  # no server in the suite writes an access log
+        if not self.access_log:
+            e["NUBO_ACCESS_LOG"] = "false"
+        e.update(self.extra_env)
         return e
+
+
+def start_nubo(tmp, env=None, binary=None):
+    """A running nubo on a free port with its data in TMP/nubo-data (two builds started on the
+    same TMP share it: the A/B scenarios) and its log in TMP/nubo/nubo-PORT.log. Returns once
+    /health answers."""
+    s = Nubo(tmp, binary, env=env, data=os.path.join(tmp, "nubo-data"), access_log=True)
+    s.port = free_port()
+    s.log_file = "nubo-%d.log" % s.port
+    s.start()
+    return s
 
 
 class Apache(Server):

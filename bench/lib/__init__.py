@@ -1,0 +1,11 @@
+"""What the benchmark scenarios share (bench/README.md, "Layout"):
+
+- proc: free ports, process trees, RSS and CPU from /proc, a quiet machine;
+- httpc: the HTTP/1.1 keep-alive client every driver speaks through (raw sockets);
+- api: nubo's REST API over that client (accounts, files, JSON), the admin account;
+- servers: one class per server (nubo and the WebDAV peers), configured in a temp folder;
+- data: seeded names and sizes, random files, a fresh ext4;
+- stats: percentiles and medians;
+- ab: two nubo builds side by side (BEFORE/AFTER) for the A/B scenarios;
+- suite: the peer suite's context, tables, baseline comparison and runner (S1–S8).
+"""
