@@ -26,8 +26,9 @@ def run(ctx):
         t = time.perf_counter()
         subprocess.run(["cat", src], stdout=subprocess.DEVNULL, check=True)
         refs["cat"].append(size / 1e6 / (time.perf_counter() - t))
-        # The durable write ceiling: the same bytes into one file on the servers' file system, one fsync.
-        out = os.path.join(ctx.tmp, "s4-dd.out")
+        # The durable write ceiling: the same bytes into one file on a file system like the servers' (a fresh
+        # ext4 of its own when the servers have one each), one fsync.
+        out = os.path.join(ctx.dd_dir, "s4-dd.out")
         t = time.perf_counter()
         subprocess.run(["dd", "if=" + src, "of=" + out, "bs=1M", "conv=fsync"], stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, check=True)
@@ -100,7 +101,7 @@ def run(ctx):
             row["failed"] = gates[0]
 
     rows = server_rows(ctx, per, bad, extra)
-    for k, label in (("dd", "reference: dd bs=1M conv=fsync (same file system)"),
+    for k, label in (("dd", "reference: dd bs=1M conv=fsync (a file system like the servers')"),
                      ("b3sum", "reference: b3sum (all cores)"), ("cat", "reference: cat file > /dev/null")):
         rows.append({"server": label, "put_mbps": med(refs[k]) if k in ("b3sum", "dd") else None,
                      "get_mbps": med(refs[k]) if k == "cat" else None, "reference": True})

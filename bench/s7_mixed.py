@@ -136,7 +136,7 @@ def run(ctx):
                     else:
                         c.request("DELETE", "/dav/%s/" % folder, DAVH)
                 c.close()
-                d["disk_free_gib"] = shutil.disk_usage(ctx.tmp).free / (1 << 30)
+                d["disk_free_gib"] = shutil.disk_usage(s.tmp).free / (1 << 30)
             except Exception as e:
                 bad[s.name] = server_failed(ctx, s, e)
     def extra(row, rounds):

@@ -539,21 +539,28 @@ def run(args, scenario):
     if scenario == "all" and not args.skip_health:
         health(ctx)
 
-    fresh = None
+    fresh = []
     where = args.tmpdir
-    if where is None and os.geteuid() == 0 and shutil.which("mkfs.ext4"):
-        # nubo keeps what S4 and S7 delete (trash; chunks collected after storage.gc_grace, 1 h): S4's
-        # rounds plus S7's uploads at nubo's rate; peers' S7 folders are removed after each round.
-        need = (ctx.p["rounds"] + 1) * ctx.p["s4_bytes"] + ((6 << 30) if args.quick else (32 << 30))
-        fresh = FreshFs(need)
-        where = fresh.mnt
+    own_fs = where is None and os.geteuid() == 0 and shutil.which("mkfs.ext4")
     ctx.tmp = tempfile.mkdtemp(prefix="nubo-suite-", dir=where)
     os.chmod(ctx.tmp, 0o755)
-    ctx.say("data on %s" % ("a fresh ext4 loop device" if fresh else where or tempfile.gettempdir()))
+    ctx.dd_dir = ctx.tmp  # S4's dd reference writes here
+    # --before BIN: that build runs too, as the peer "nubo-before" (BEFORE/AFTER from one run).
+    names = ["nubo"] + (["nubo-before"] if getattr(args, "before", None) else []) + \
+        [p for p in (args.peers.split(",") if args.peers else list(PEERS)) if p]
     try:
-        # --before BIN: that build runs too, as the peer "nubo-before" (BEFORE/AFTER from one run).
-        names = ["nubo"] + (["nubo-before"] if getattr(args, "before", None) else []) + \
-            [p for p in (args.peers.split(",") if args.peers else list(PEERS)) if p]
+        if own_fs:
+            # Each server (and S4's dd) on its own fresh ext4: one server's writes and syncs do not
+            # wait for another's. nubo keeps what S4 and S7 delete (trash; chunks collected after
+            # storage.gc_grace, 1 h): S4's rounds plus S7's uploads at nubo's rate; peers' S7
+            # folders are removed after each round. The images are sparse.
+            need = (ctx.p["rounds"] + 1) * ctx.p["s4_bytes"] + ((6 << 30) if args.quick else (32 << 30))
+            for name in names + ["dd"]:
+                fresh.append(FreshFs(need, mnt=os.path.join(ctx.tmp, name)))
+                os.chmod(fresh[-1].mnt, 0o755)
+            ctx.dd_dir = os.path.join(ctx.tmp, "dd")
+        ctx.say("data on %s" % ("a fresh ext4 per server (loop devices, direct I/O)" if own_fs
+                                else where or tempfile.gettempdir()))
         for name in names:
             if name == "nubo":
                 s = Nubo(ctx.tmp, NUBO)
@@ -607,10 +614,10 @@ def run(args, scenario):
                 s.stop()
             except Exception:
                 pass
+        for f in fresh:
+            f.close()
         if not args.keep:
             shutil.rmtree(ctx.tmp, ignore_errors=True)
-        if fresh:
-            fresh.close()
     total = time.perf_counter() - t_run
     ctx.results["seconds"] = round(total, 1)
     ctx.say("")
