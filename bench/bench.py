@@ -11,6 +11,8 @@ import argparse
 import importlib
 import os
 import re
+import signal
+import sys
 
 from lib.proc import loadavg
 from lib.servers import NUBO
@@ -71,6 +73,9 @@ def main():
     ap.add_argument("--part", default="all", choices=["all", "thumbs", "search", "photos", "names"],
                     help="media: which part")
     args = ap.parse_args()
+    # A stopped run (kill, Ctrl-C) still stops its servers and removes its loop file systems: the
+    # scenarios clean up in `finally`, which SIGTERM's default action would skip.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     args.rounds_given = args.rounds is not None
     if args.rounds is None:
         args.rounds = 1 if args.quick else 3
