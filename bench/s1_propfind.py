@@ -32,35 +32,32 @@ def run(ctx):
                         len(missing), len(extra), len(wrong), (list(missing) + list(extra) + wrong)[:2]))
             except Exception as e:
                 bad[s.name] = server_failed(ctx, s, e)
-        for rnd in range(P["rounds"]):
-            for s in ctx.order(rnd):
-                if s.name in bad:
-                    continue
-                try:
-                    pids = s.pids()
-                    rss0 = proc_status_kib(pids, "VmRSS")
-                    reset_hwm(pids)
-                    c = httpc.Conn(s.port)
-                    c.request("PROPFIND", path, pf_headers(1), body=PROPFIND_BODY, keep_body=False)  # warm-up
-                    tot, fb, nb = [], [], 0
-                    cpu0 = proc_cpu_s(pids)
-                    t_end = time.perf_counter() + P["s1_budget"][n]
-                    while (len(tot) < 5 or time.perf_counter() < t_end) and len(tot) < 400:
-                        r = c.request("PROPFIND", path, pf_headers(1), body=PROPFIND_BODY, keep_body=False)
-                        if r.status != 207:
-                            raise httpc.HttpError("PROPFIND answered %d" % r.status)
-                        tot.append(r.total * 1000)
-                        fb.append(r.ttfb * 1000)
-                        nb = r.nbytes
-                    cpu = proc_cpu_s(pids) - cpu0
-                    c.close()
-                    hwm = proc_status_kib(s.pids(), "VmHWM")
-                    per[s.name].append({"cpu_ms_per_req": cpu * 1000 / len(tot), "p50_ms": pct(tot, 50), "p95_ms": pct(tot, 95),
-                                        "p99_ms": pct(tot, 99), "ttfb_p50_ms": pct(fb, 50),
-                                        "reqs": len(tot), "bytes": nb, "peak_rss_mib": hwm / 1024,
-                                        "growth_mib": (hwm - rss0) / 1024})
-                except Exception as e:
-                    bad[s.name] = server_failed(ctx, s, e)
+        for rnd, s in ctx.rotations(bad):
+            try:
+                pids = s.pids()
+                rss0 = proc_status_kib(pids, "VmRSS")
+                reset_hwm(pids)
+                c = httpc.Conn(s.port)
+                c.request("PROPFIND", path, pf_headers(1), body=PROPFIND_BODY, keep_body=False)  # warm-up
+                tot, fb, nb = [], [], 0
+                cpu0 = proc_cpu_s(pids)
+                t_end = time.perf_counter() + P["s1_budget"][n]
+                while (len(tot) < 5 or time.perf_counter() < t_end) and len(tot) < 400:
+                    r = c.request("PROPFIND", path, pf_headers(1), body=PROPFIND_BODY, keep_body=False)
+                    if r.status != 207:
+                        raise httpc.HttpError("PROPFIND answered %d" % r.status)
+                    tot.append(r.total * 1000)
+                    fb.append(r.ttfb * 1000)
+                    nb = r.nbytes
+                cpu = proc_cpu_s(pids) - cpu0
+                c.close()
+                hwm = proc_status_kib(s.pids(), "VmHWM")
+                per[s.name].append({"cpu_ms_per_req": cpu * 1000 / len(tot), "p50_ms": pct(tot, 50), "p95_ms": pct(tot, 95),
+                                    "p99_ms": pct(tot, 99), "ttfb_p50_ms": pct(fb, 50),
+                                    "reqs": len(tot), "bytes": nb, "peak_rss_mib": hwm / 1024,
+                                    "growth_mib": (hwm - rss0) / 1024})
+            except Exception as e:
+                bad[s.name] = server_failed(ctx, s, e)
         rows += server_rows(ctx, per, bad, case="%d files" % n, extra=lambda row, rounds: row.update(
             rounds_p50_ms=[round(d["p50_ms"], 3) for d in rounds]))
     table(ctx, "s1", "PROPFIND Depth:1 (resourcetype, getcontentlength, getlastmodified, getetag), one keep-alive "

@@ -20,20 +20,17 @@ def run(ctx):
             wrk_dav(s.port, "PROPFIND", "/dav/", pf_headers(0), PROPFIND_BODY, 1)  # warm-up
         except Exception as e:
             bad[s.name] = server_failed(ctx, s, e)
-    for rnd in range(P["rounds"]):
-        for s in ctx.order(rnd):
-            if s.name in bad:
-                continue
-            try:
-                pids = s.pids()
-                reset_hwm(pids)
-                cpu0 = proc_cpu_s(pids)
-                res = wrk_dav(s.port, "PROPFIND", "/dav/", pf_headers(0), PROPFIND_BODY, P["s2_duration"])
-                res["cpu_us_per_req"] = (proc_cpu_s(s.pids()) - cpu0) * 1e6 / max(1, res["requests"])
-                res["peak_rss_mib"] = proc_status_kib(s.pids(), "VmHWM") / 1024
-                per[s.name].append(res)
-            except Exception as e:
-                bad[s.name] = server_failed(ctx, s, e)
+    for rnd, s in ctx.rotations(bad):
+        try:
+            pids = s.pids()
+            reset_hwm(pids)
+            cpu0 = proc_cpu_s(pids)
+            res = wrk_dav(s.port, "PROPFIND", "/dav/", pf_headers(0), PROPFIND_BODY, P["s2_duration"])
+            res["cpu_us_per_req"] = (proc_cpu_s(s.pids()) - cpu0) * 1e6 / max(1, res["requests"])
+            res["peak_rss_mib"] = proc_status_kib(s.pids(), "VmHWM") / 1024
+            per[s.name].append(res)
+        except Exception as e:
+            bad[s.name] = server_failed(ctx, s, e)
     def extra(row, rounds):
         row["errors"] = sum(d["errors"] for d in rounds)
         row["status_errors"] = sum(d["status_errors"] for d in rounds)

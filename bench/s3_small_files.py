@@ -23,44 +23,41 @@ def run(ctx):
     POOL["s3"] = random.Random(3).randbytes(n + 4096)
     per = {s.name: [] for s in ctx.alive()}
     bad = {}
-    for rnd in range(P["rounds"]):
-        for s in ctx.order(rnd):
-            if s.name in bad:
-                continue
-            try:
-                folder = "/dav/s3-r%d/" % rnd
-                c = httpc.Conn(s.port)
-                r = c.request("MKCOL", folder, DAVH)
-                if r.status != 201:
-                    raise httpc.HttpError("MKCOL answered %d" % r.status)
-                jobs = [(i, "%sf%05d.bin" % (folder, i)) for i in range(n)]
-                pids = s.pids()
-                reset_hwm(pids)
-                cpu0 = proc_cpu_s(pids)
-                wall, lat, errs = run_pool(s.port, put_one, jobs, 16, {})
-                cpu = proc_cpu_s(s.pids()) - cpu0
-                hwm = proc_status_kib(s.pids(), "VmHWM")
-                # Gate: every file listed with 4096 bytes; 20 sampled files read back.
-                r = c.request("PROPFIND", folder, pf_headers(1), body=PROPFIND_BODY)
-                got = parse_multistatus(r.body, folder) if r.status == 207 else {}
-                got.pop("", None)
-                gate = None
-                if len(got) != n or any(v != 4096 for v in got.values()):
-                    gate = "listing has %d entries (want %d), %d of wrong size" % (
-                        len(got), n, sum(1 for v in got.values() if v != 4096))
-                for i in random.Random(rnd).sample(range(n), min(20, n)):
-                    g = c.request("GET", "%sf%05d.bin" % (folder, i), DAVH)
-                    if g.status != 200 or g.body != POOL["s3"][i:i + 4096]:
-                        gate = gate or "f%05d.bin read back %d, %d bytes, content %s" % (
-                            i, g.status, g.nbytes, "differs" if g.status == 200 else "-")
-                c.close()
-                ms = [dt * 1000 for _, dt in lat]
-                per[s.name].append({"cpu_ms_per_file": cpu * 1000 / n, "cpu_util": cpu / wall,
-                                    "files_per_s": n / wall, "p50_ms": pct(ms, 50), "p95_ms": pct(ms, 95),
-                                    "p99_ms": pct(ms, 99), "errors": len(errs), "peak_rss_mib": hwm / 1024,
-                                    "gate": gate, "err_sample": errs[:2]})
-            except Exception as e:
-                bad[s.name] = server_failed(ctx, s, e)
+    for rnd, s in ctx.rotations(bad):
+        try:
+            folder = "/dav/s3-r%d/" % rnd
+            c = httpc.Conn(s.port)
+            r = c.request("MKCOL", folder, DAVH)
+            if r.status != 201:
+                raise httpc.HttpError("MKCOL answered %d" % r.status)
+            jobs = [(i, "%sf%05d.bin" % (folder, i)) for i in range(n)]
+            pids = s.pids()
+            reset_hwm(pids)
+            cpu0 = proc_cpu_s(pids)
+            wall, lat, errs = run_pool(s.port, put_one, jobs, 16, {})
+            cpu = proc_cpu_s(s.pids()) - cpu0
+            hwm = proc_status_kib(s.pids(), "VmHWM")
+            # Gate: every file listed with 4096 bytes; 20 sampled files read back.
+            r = c.request("PROPFIND", folder, pf_headers(1), body=PROPFIND_BODY)
+            got = parse_multistatus(r.body, folder) if r.status == 207 else {}
+            got.pop("", None)
+            gate = None
+            if len(got) != n or any(v != 4096 for v in got.values()):
+                gate = "listing has %d entries (want %d), %d of wrong size" % (
+                    len(got), n, sum(1 for v in got.values() if v != 4096))
+            for i in random.Random(rnd).sample(range(n), min(20, n)):
+                g = c.request("GET", "%sf%05d.bin" % (folder, i), DAVH)
+                if g.status != 200 or g.body != POOL["s3"][i:i + 4096]:
+                    gate = gate or "f%05d.bin read back %d, %d bytes, content %s" % (
+                        i, g.status, g.nbytes, "differs" if g.status == 200 else "-")
+            c.close()
+            ms = [dt * 1000 for _, dt in lat]
+            per[s.name].append({"cpu_ms_per_file": cpu * 1000 / n, "cpu_util": cpu / wall,
+                                "files_per_s": n / wall, "p50_ms": pct(ms, 50), "p95_ms": pct(ms, 95),
+                                "p99_ms": pct(ms, 99), "errors": len(errs), "peak_rss_mib": hwm / 1024,
+                                "gate": gate, "err_sample": errs[:2]})
+        except Exception as e:
+            bad[s.name] = server_failed(ctx, s, e)
     def extra(row, rounds):
         row["errors"] = sum(d["errors"] for d in rounds)
         row["rounds_files_per_s"] = [round(d["files_per_s"]) for d in rounds]

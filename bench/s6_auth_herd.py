@@ -46,58 +46,55 @@ def run(ctx):
     k = P["s6_herd"]
     per = {s.name: [] for s in ctx.alive()}
     bad = {}
-    for rnd in range(P["rounds"]):
-        for s in ctx.order(rnd):
-            if s.name in bad:
-                continue
-            try:
-                d = {}
-                if isinstance(s, Nubo):
-                    # Calibration: one cold request (one Argon2) and the CPU of a warm one.
-                    restart(ctx, s)
-                    one_wall, one_cpu, st = herd(s, 1)
-                    c = httpc.Conn(s.port)
-                    cpu0 = proc_cpu_s(s.pids())
-                    for _ in range(200):
-                        c.request("PROPFIND", "/dav/", pf_headers(0), body=PROPFIND_BODY, keep_body=False)
-                    warm_cpu = (proc_cpu_s(s.pids()) - cpu0) / 200
-                    c.close()
-                    d.update(one_cold_ms=one_wall * 1000, one_cold_cpu_ms=one_cpu * 1000)
-                cold, idle = restart(ctx, s)
-                wall, cpu, statuses = herd(s, k)
-                if any(x != 207 for x in statuses):
-                    raise httpc.HttpError("herd statuses %r" % sorted(set(map(str, statuses))))
-                d.update(herd_wall_ms=wall * 1000, herd_cpu_ms=cpu * 1000)
-                if isinstance(s, Nubo):
-                    # Exact from /metrics (the counter restarted with the
-                    # server); older builds lack it: estimate from CPU time.
-                    exact = nubo_metric(s.port, "nubo_auth_argon2_verifications_total")
-                    unit = max(one_cpu - warm_cpu, 1e-3)
-                    d["argon2_runs"] = exact if exact is not None else max(0.0, (cpu - k * warm_cpu) / unit)
-                # Warm: GET /health (no auth) and GET /dav/small.txt (Basic auth), interleaved.
+    for rnd, s in ctx.rotations(bad):
+        try:
+            d = {}
+            if isinstance(s, Nubo):
+                # Calibration: one cold request (one Argon2) and the CPU of a warm one.
+                restart(ctx, s)
+                one_wall, one_cpu, st = herd(s, 1)
                 c = httpc.Conn(s.port)
-                th, ta = [], []
-                for _ in range(P["s6_reps"]):
-                    if s.has_health:
-                        r = c.request("GET", "/health")
-                        if r.status != 200 or r.body != HEALTH_BODY:
-                            raise httpc.HttpError("GET /health answered %d %r" % (r.status, r.body[:40]))
-                        th.append(r.total * 1000)
-                    r = c.request("GET", "/dav/small.txt", DAVH)
-                    if r.status != 200 or r.body != b"0123456789abcdef":
-                        raise httpc.HttpError("GET /dav/small.txt answered %d %r" % (r.status, r.body[:40]))
-                    ta.append(r.total * 1000)
+                cpu0 = proc_cpu_s(s.pids())
+                for _ in range(200):
+                    c.request("PROPFIND", "/dav/", pf_headers(0), body=PROPFIND_BODY, keep_body=False)
+                warm_cpu = (proc_cpu_s(s.pids()) - cpu0) / 200
                 c.close()
-                d["auth_p50_ms"] = pct(ta, 50)
-                d["auth_p99_ms"] = pct(ta, 99)
-                if th:
-                    d["health_p50_ms"] = pct(th, 50)
-                    d["overhead_ms"] = d["auth_p50_ms"] - d["health_p50_ms"]
-                per[s.name].append(d)
-            except Exception as e:
-                bad[s.name] = server_failed(ctx, s, e)
-                if s.proc is None or s.proc.poll() is not None:
-                    ctx.failed[s.name] = "after restart: " + bad[s.name]
+                d.update(one_cold_ms=one_wall * 1000, one_cold_cpu_ms=one_cpu * 1000)
+            cold, idle = restart(ctx, s)
+            wall, cpu, statuses = herd(s, k)
+            if any(x != 207 for x in statuses):
+                raise httpc.HttpError("herd statuses %r" % sorted(set(map(str, statuses))))
+            d.update(herd_wall_ms=wall * 1000, herd_cpu_ms=cpu * 1000)
+            if isinstance(s, Nubo):
+                # Exact from /metrics (the counter restarted with the
+                # server); older builds lack it: estimate from CPU time.
+                exact = nubo_metric(s.port, "nubo_auth_argon2_verifications_total")
+                unit = max(one_cpu - warm_cpu, 1e-3)
+                d["argon2_runs"] = exact if exact is not None else max(0.0, (cpu - k * warm_cpu) / unit)
+            # Warm: GET /health (no auth) and GET /dav/small.txt (Basic auth), interleaved.
+            c = httpc.Conn(s.port)
+            th, ta = [], []
+            for _ in range(P["s6_reps"]):
+                if s.has_health:
+                    r = c.request("GET", "/health")
+                    if r.status != 200 or r.body != HEALTH_BODY:
+                        raise httpc.HttpError("GET /health answered %d %r" % (r.status, r.body[:40]))
+                    th.append(r.total * 1000)
+                r = c.request("GET", "/dav/small.txt", DAVH)
+                if r.status != 200 or r.body != b"0123456789abcdef":
+                    raise httpc.HttpError("GET /dav/small.txt answered %d %r" % (r.status, r.body[:40]))
+                ta.append(r.total * 1000)
+            c.close()
+            d["auth_p50_ms"] = pct(ta, 50)
+            d["auth_p99_ms"] = pct(ta, 99)
+            if th:
+                d["health_p50_ms"] = pct(th, 50)
+                d["overhead_ms"] = d["auth_p50_ms"] - d["health_p50_ms"]
+            per[s.name].append(d)
+        except Exception as e:
+            bad[s.name] = server_failed(ctx, s, e)
+            if s.proc is None or s.proc.poll() is not None:
+                ctx.failed[s.name] = "after restart: " + bad[s.name]
     rows = []
     for s in ctx.servers:
         row = {"server": s.name}

@@ -97,48 +97,45 @@ def run(ctx):
     POOL["s7"] = random.Random(7).randbytes(100000000 // scale + MiB)
     per = {s.name: [] for s in ctx.alive()}
     bad = {}
-    for rnd in range(P["rounds"]):
-        for s in ctx.order(rnd):
-            if s.name in bad:
-                continue
-            try:
-                c = httpc.Conn(s.port)
-                for tid in range(16):
-                    r = c.request("MKCOL", "/dav/mix-r%d-u%02d/" % (rnd, tid), DAVH)
-                    if r.status != 201:
-                        raise httpc.HttpError("MKCOL answered %d" % r.status)
-                c.close()
-                reset_hwm(s.pids())
-                cpu0 = proc_cpu_s(s.pids())
-                wall, lat, errs = run_pool(s.port, user_op, None, 16, {"seed": 7 + rnd, "round": rnd,
-                                                                          "scale": scale},
-                                           deadline_in=P["s7_duration"])
-                cpu = proc_cpu_s(s.pids()) - cpu0
-                d = {"ops": len(lat), "ops_per_s": len(lat) / wall, "errors": len(errs),
-                     "cpu_ms_per_op": cpu * 1000 / max(1, len(lat)), "cpu_util": cpu / wall,
-                     "p50_ms": pct([x * 1000 for _, x in lat], 50),
-                     "p95_ms": pct([x * 1000 for _, x in lat], 95),
-                     "peak_rss_mib": proc_status_kib(s.pids(), "VmHWM") / 1024,
-                     "err_sample": errs[:3]}
-                for op, _ in OPS:
-                    xs = [x * 1000 for o, x in lat if o == op]
-                    d[op + "_p95_ms"] = pct(xs, 95) if xs else None
-                per[s.name].append(d)
-                if rnd == P["rounds"] - 1 or s.name not in ctx.after_s7:
-                    ctx.after_s7[s.name] = {"rss_after_mib": proc_status_kib(s.pids(), "VmRSS") / 1024,
-                                            "peak_s7_mib": d["peak_rss_mib"]}
-                # Untimed cleanup (disk space): peers' folders go; nubo's go to its trash.
-                c = httpc.Conn(s.port)
-                for tid in range(16):
-                    folder = "mix-r%d-u%02d" % (rnd, tid)
-                    if s.fs_root:
-                        shutil.rmtree(os.path.join(s.fs_root, folder), ignore_errors=True)
-                    else:
-                        c.request("DELETE", "/dav/%s/" % folder, DAVH)
-                c.close()
-                d["disk_free_gib"] = shutil.disk_usage(s.tmp).free / (1 << 30)
-            except Exception as e:
-                bad[s.name] = server_failed(ctx, s, e)
+    for rnd, s in ctx.rotations(bad):
+        try:
+            c = httpc.Conn(s.port)
+            for tid in range(16):
+                r = c.request("MKCOL", "/dav/mix-r%d-u%02d/" % (rnd, tid), DAVH)
+                if r.status != 201:
+                    raise httpc.HttpError("MKCOL answered %d" % r.status)
+            c.close()
+            reset_hwm(s.pids())
+            cpu0 = proc_cpu_s(s.pids())
+            wall, lat, errs = run_pool(s.port, user_op, None, 16, {"seed": 7 + rnd, "round": rnd,
+                                                                      "scale": scale},
+                                       deadline_in=P["s7_duration"])
+            cpu = proc_cpu_s(s.pids()) - cpu0
+            d = {"ops": len(lat), "ops_per_s": len(lat) / wall, "errors": len(errs),
+                 "cpu_ms_per_op": cpu * 1000 / max(1, len(lat)), "cpu_util": cpu / wall,
+                 "p50_ms": pct([x * 1000 for _, x in lat], 50),
+                 "p95_ms": pct([x * 1000 for _, x in lat], 95),
+                 "peak_rss_mib": proc_status_kib(s.pids(), "VmHWM") / 1024,
+                 "err_sample": errs[:3]}
+            for op, _ in OPS:
+                xs = [x * 1000 for o, x in lat if o == op]
+                d[op + "_p95_ms"] = pct(xs, 95) if xs else None
+            per[s.name].append(d)
+            if rnd == P["rounds"] - 1 or s.name not in ctx.after_s7:
+                ctx.after_s7[s.name] = {"rss_after_mib": proc_status_kib(s.pids(), "VmRSS") / 1024,
+                                        "peak_s7_mib": d["peak_rss_mib"]}
+            # Untimed cleanup (disk space): peers' folders go; nubo's go to its trash.
+            c = httpc.Conn(s.port)
+            for tid in range(16):
+                folder = "mix-r%d-u%02d" % (rnd, tid)
+                if s.fs_root:
+                    shutil.rmtree(os.path.join(s.fs_root, folder), ignore_errors=True)
+                else:
+                    c.request("DELETE", "/dav/%s/" % folder, DAVH)
+            c.close()
+            d["disk_free_gib"] = shutil.disk_usage(s.tmp).free / (1 << 30)
+        except Exception as e:
+            bad[s.name] = server_failed(ctx, s, e)
     def extra(row, rounds):
         row["errors"] = sum(d["errors"] for d in rounds)
         samples = [e for d in rounds for e in d["err_sample"]]

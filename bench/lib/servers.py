@@ -192,7 +192,16 @@ def start_nubo(tmp, env=None, binary=None):
     return s
 
 
-class Apache(Server):
+class Peer(Server):
+    """A WebDAV peer: serves the folder fs_root at /dav/ (the suite seeds it directly on disk)."""
+
+    def __init__(self, tmp):
+        super().__init__(tmp)
+        self.fs_root = os.path.join(self.tmp, "dav")
+        os.makedirs(self.fs_root, exist_ok=True)
+
+
+class Apache(Peer):
     name = "apache"
     runs_as_www = True
     MODS = ("mpm_event", "authz_core", "authn_core", "authn_file", "auth_basic", "authz_user", "dav", "dav_fs",
@@ -245,11 +254,6 @@ Alias /dav {root}
 </Location>
 """
 
-    def __init__(self, tmp):
-        super().__init__(tmp)
-        self.fs_root = os.path.join(self.tmp, "dav")
-        os.makedirs(self.fs_root, exist_ok=True)
-
     def prepare(self):
         self.write_common()
         for d in ("run", "www"):
@@ -267,7 +271,7 @@ Alias /dav {root}
         return signal.SIGWINCH  # graceful stop
 
 
-class Nginx(Server):
+class Nginx(Peer):
     name = "nginx"
     runs_as_www = True
     CONF = """load_module /usr/lib/nginx/modules/ngx_http_dav_ext_module.so;
@@ -308,11 +312,6 @@ http {{
 }}
 """
 
-    def __init__(self, tmp):
-        super().__init__(tmp)
-        self.fs_root = os.path.join(self.tmp, "dav")
-        os.makedirs(self.fs_root, exist_ok=True)
-
     def prepare(self):
         self.write_common()
         os.makedirs(self.fs_root + ".tmp", exist_ok=True)
@@ -328,7 +327,7 @@ http {{
         return signal.SIGQUIT
 
 
-class Lighttpd(Server):
+class Lighttpd(Peer):
     name = "lighttpd"
     runs_as_www = True
     CONF = """server.modules = ("mod_alias", "mod_auth", "mod_authn_file", "mod_webdav")
@@ -353,11 +352,6 @@ $HTTP["url"] =~ "^/dav/" {{
 }}
 """
 
-    def __init__(self, tmp):
-        super().__init__(tmp)
-        self.fs_root = os.path.join(self.tmp, "dav")
-        os.makedirs(self.fs_root, exist_ok=True)
-
     def prepare(self):
         self.write_common()
         for d in ("run", "www"):
@@ -377,14 +371,9 @@ $HTTP["url"] =~ "^/dav/" {{
         return signal.SIGINT
 
 
-class Rclone(Server):
+class Rclone(Peer):
     name = "rclone"
     has_health = False
-
-    def __init__(self, tmp):
-        super().__init__(tmp)
-        self.fs_root = os.path.join(self.tmp, "dav")
-        os.makedirs(self.fs_root, exist_ok=True)
 
     def env(self):
         e = super().env()
@@ -396,7 +385,7 @@ class Rclone(Server):
                 "--user", USER, "--pass", PASSWORD, "--log-level", "ERROR"]
 
 
-class Sabre(Server):
+class Sabre(Peer):
     name = "sabre"
     SCRIPT = r"""<?php
 // sabre/dav behind `php -S` (bench/peers.py writes this file).
@@ -418,11 +407,6 @@ $server->addPlugin(new Sabre\DAV\Locks\Plugin(new Sabre\DAV\Locks\Backend\File(g
 $server->exec();
 """
     WORKERS = 4
-
-    def __init__(self, tmp):
-        super().__init__(tmp)
-        self.fs_root = os.path.join(self.tmp, "dav")
-        os.makedirs(self.fs_root, exist_ok=True)
 
     def prepare(self):
         self.write_common()

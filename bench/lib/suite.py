@@ -125,6 +125,14 @@ class Ctx:
         k = rnd % len(live) if live else 0
         return live[k:] + live[:k]
 
+    def rotations(self, bad):
+        """(round, server) for every round, the servers in a new order each round (order()),
+        skipping those in `bad` (a scenario's failures so far) as it goes."""
+        for rnd in range(self.p["rounds"]):
+            for s in self.order(rnd):
+                if s.name not in bad:
+                    yield rnd, s
+
 
 def fmt(v, f):
     if v is None:
