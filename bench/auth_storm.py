@@ -92,13 +92,13 @@ def measure(binary, where, size, quiet_reps, rate, env):
                binary=binary)
     try:
         api = Api(srv.port, *ADMIN)
-        api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
+        api.setup()
         for name in ("victim", "reader"):
             api.call("POST", "/admin/users", {"username": name, "password": name + " password!"}, expect=201)
         reader = Api(srv.port, "reader", "reader password!")
         app = reader.call("POST", "/me/app-passwords", {"label": "sync"}, expect=201)["password"]
         reader = Api(srv.port, "reader", app)
-        root = reader.call("GET", "/drives")["drives"][0]["root_id"]
+        root = reader.root_id()
         src = os.path.join(tmp, "big.bin")
         with open(src, "wb") as f:
             f.write(os.urandom(size))

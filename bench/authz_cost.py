@@ -104,8 +104,8 @@ def run(args):
     try:
         seeder = start_nubo(tmp, env=FAST_ARGON2, binary=args.before)
         api = Api(seeder.port, *ADMIN)
-        api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
-        root = api.call("GET", "/drives")["drives"][0]["root_id"]
+        api.setup()
+        root = api.root_id()
         folder = seed_folder(api, root, "p1000", listing_specs(1000, 2000))
         api.close()
         seeder.stop()

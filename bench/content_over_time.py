@@ -108,8 +108,8 @@ def run(args):
         srv = start_nubo(tmp, env=FAST_ARGON2)
         try:
             api = Api(srv.port, *ADMIN)
-            api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
-            root = api.call("GET", "/drives")["drives"][0]["root_id"]
+            api.setup()
+            root = api.root_id()
             # 1. tus vs PUT.
             speeds = {"put": [], "tus": []}
             hashes = set()
@@ -234,7 +234,7 @@ def run(args):
         srv = start_nubo(tmp, env=FAST_ARGON2)
         try:
             api = Api(srv.port, *ADMIN)
-            api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
+            api.setup()
             sent = hashlib.blake2b(digest_size=16)
 
             def generated():

@@ -56,12 +56,11 @@ os.environ["NUBO_PG_DURABLE"] = "1"
 import pg_cluster  # noqa: E402
 import s7_mixed  # noqa: E402
 from lib import httpc  # noqa: E402
+from lib.api import Api  # noqa: E402
 from lib.servers import NUBO, PASSWORD, USER, Nubo  # noqa: E402  (the suite's S7 speaks as this account)
 from lib.stats import pct  # noqa: E402
-from lib.suite import POOL, nubo_metric, parse_multistatus, run_pool  # noqa: E402
+from lib.suite import DAVH, POOL, nubo_metric, parse_multistatus, run_pool  # noqa: E402
 
-AUTH = httpc.basic(USER, PASSWORD)
-DAVH = {"Authorization": AUTH}
 PROPFIND = (b'<?xml version="1.0" encoding="utf-8"?><D:propfind xmlns:D="DAV:"><D:prop><D:getcontentlength/>'
             b'<D:getetag/><D:getlastmodified/><D:resourcetype/></D:prop></D:propfind>')
 
@@ -76,12 +75,9 @@ def Node(data, database, tmp, name, binary=None):
     return node
 
 def setup_account(port):
-    c = httpc.Conn(port)
-    body = json.dumps({"username": USER, "password": PASSWORD}).encode()
-    r = c.request("POST", "/api/v1/setup", {"Content-Type": "application/json"}, body=body)
-    if r.status != 201:
-        raise RuntimeError("setup answered %d" % r.status)
-    c.close()
+    api = Api(port, USER, PASSWORD)
+    api.setup()
+    api.close()
 
 
 def _put_worker(args):

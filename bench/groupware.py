@@ -116,7 +116,7 @@ class NuboPeer(Peer):
         self.srv = start_nubo(d, env=FAST_ARGON2, binary=binary)
         self.port, self.proc = self.srv.port, self.srv.proc
         api = Api(self.port, *ADMIN)
-        api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
+        api.setup()
         api.call("POST", "/admin/users", {"username": self.user, "password": PW}, expect=201)
         self.cal = "/remote.php/dav/calendars/bench/bench/"
         self.book = "/remote.php/dav/addressbooks/users/bench/bench/"

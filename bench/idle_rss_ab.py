@@ -55,8 +55,7 @@ def run(args):
             srv = start_nubo(d, env=AB_ENV, binary=binary)
             try:
                 api = Api(srv.port, *ADMIN)
-                api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]},
-                         expect=201, auth=False)
+                api.setup()
                 login = api.call("POST", "/auth/login", {"username": ADMIN[0], "password": ADMIN[1]},
                                  auth=False)
                 tokens[name] = login["access_token"]

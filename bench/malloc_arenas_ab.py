@@ -25,14 +25,13 @@ def listing(args, extra):
     """(RSS MiB before, RSS MiB after, p50 ms) of one fresh server."""
     n = N
     tmp = tempfile.mkdtemp(prefix="nubo-bench-arenas-", dir=args.tmpdir)
-    os.environ.pop("MALLOC_ARENA_MAX", None)  # the server's own default is AFTER
     srv = start_nubo(tmp, env=dict(FAST_ARGON2, NUBO_ACCESS_LOG="false", **extra))
     try:
         api = Api(srv.port, *ADMIN)
-        api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
+        api.setup()
         r = api.conn.request("MKCOL", "/dav/big", {"Authorization": api.auth})
         assert r.status == 201, r.status
-        root = api.call("GET", "/drives")["drives"][0]["root_id"]
+        root = api.root_id()
         folder = api.call("GET", "/nodes/%s/children" % root)["items"][0]["id"]
         for i in range(0, n, 1000):
             body = b"".join(b'--bb\r\nContent-Disposition: form-data; name="f"; filename="file-%05d.txt"\r\n\r\n%d\r\n'
@@ -55,6 +54,7 @@ def listing(args, extra):
 
 
 def run(args):
+    os.environ.pop("MALLOC_ARENA_MAX", None)  # AFTER is the server's own default, not the caller's
     res = {"BEFORE": [], "AFTER": []}
     for _ in range(args.rounds):
         res["BEFORE"].append(listing(args, {"MALLOC_ARENA_MAX": "16"}))

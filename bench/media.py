@@ -65,7 +65,7 @@ def wait_queue_empty(admin, poll=0.2):
 
 def setup(srv):
     api = Api(srv.port, *ADMIN)
-    api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
+    api.setup()
     api.call("POST", "/admin/users", {"username": USER[0], "password": USER[1]}, expect=201)
     return Api(srv.port, *USER)
 
@@ -131,7 +131,7 @@ def scenario_thumbs(args, tmp, rows):
                 srv = start_nubo(data, env=dict(FAST_ARGON2, NUBO_JOBS_WORKERS="0", NUBO_ACCESS_LOG="false"))
                 try:
                     api = setup(srv)
-                    root = api.call("GET", "/drives")["drives"][0]["root_id"]
+                    root = api.root_id()
                     ids = {}
                     for p in paths:
                         with open(p, "rb") as f:
@@ -185,7 +185,7 @@ def scenario_search(args, tmp, rows):
     try:
         api = setup(srv)
         admin = Api(srv.port, *ADMIN)
-        root = api.call("GET", "/drives")["drives"][0]["root_id"]
+        root = api.root_id()
         listed = api.call("POST", "/nodes/%s/folders" % root, {"name": "listed"}, expect=201)["id"]
         for i in range(1000):
             st, _ = api.raw("PUT", "/nodes/%s/files/entry%04d.bin" % (listed, i), b"")
@@ -379,7 +379,7 @@ def scenario_photos(args, tmp, rows):
     try:
         api = setup(srv)
         admin = Api(srv.port, *ADMIN)
-        root = api.call("GET", "/drives")["drives"][0]["root_id"]
+        root = api.root_id()
         folder = api.call("POST", "/nodes/%s/folders" % root, {"name": "Camera"}, expect=201)["id"]
         t0 = time.perf_counter()
 
@@ -453,7 +453,7 @@ def scenario_names(args, tmp, rows):
     try:
         api = setup(srv)
         admin = Api(srv.port, *ADMIN)
-        root = api.call("GET", "/drives")["drives"][0]["root_id"]
+        root = api.root_id()
         base = api.call("POST", "/nodes/%s/folders" % root, {"name": "n00000"}, expect=201)["id"]
         names = []
         t0 = time.perf_counter()

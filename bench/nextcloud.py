@@ -81,7 +81,7 @@ def start(tmp, quickack=True, bulk=True):
 
 def setup(srv):
     api = Api(srv.port, *ADMIN)
-    api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
+    api.setup()
     api.call("POST", "/admin/users", {"username": USER[0], "password": USER[1]}, expect=201)
 
 

@@ -59,7 +59,7 @@ def serve(binary, docs, tmp, name):
     # A second user with a few documents of his own (the first BOB_DOCS
     # texts): his searches must not pay for the first user's matches.
     body = engines.json.dumps({"username": BOB[0], "password": BOB[1]}).encode()
-    r = c.request("POST", "/api/v1/admin/users", {"Authorization": engines.AUTH, "Content-Type": "application/json"},
+    r = c.request("POST", "/api/v1/admin/users", dict(engines.DAVH, **{"Content-Type": "application/json"}),
                   body=body)
     if r.status != 201:
         raise SystemExit("%s: creating bob answered %d" % (name, r.status))

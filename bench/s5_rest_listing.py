@@ -1,7 +1,7 @@
 """S5: nubo's REST listing of a 20,000-entry folder, page 1 vs page 100 (nubo
 only: the peers have no such API)."""
-from files import files_listing
 from lib.api import Api, ServerError
+from lib.listing import files_listing
 from lib.servers import PASSWORD, USER
 from lib.stats import pct
 from lib.suite import table, wait_jobs, wait_quiet

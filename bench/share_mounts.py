@@ -50,11 +50,11 @@ def propfind(port, user, depth):
 
 def seed(port, shares):
     admin = Api(port, *ADMIN)
-    admin.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
+    admin.setup()
     for name, password in USERS.items():
         admin.call("POST", "/admin/users", {"username": name, "password": password}, expect=201)
     alice = Api(port, "alice", USERS["alice"])
-    root = alice.call("GET", "/drives")["drives"][0]["root_id"]
+    root = alice.root_id()
     for i in range(shares):
         f = alice.call("POST", "/nodes/%s/folders" % root, {"name": "shared %03d" % i}, expect=201)["id"]
         alice.call("PUT", "/nodes/%s/files/notes.txt" % f, b"notes %d" % i, expect=201)
@@ -66,7 +66,7 @@ def seed(port, shares):
     f = alice.call("POST", "/nodes/%s/folders" % root, {"name": "for the team"}, expect=201)["id"]
     alice.call("POST", "/nodes/%s/grants" % f, {"group": team, "role": "viewer"}, expect=201)
     bob = Api(port, "bob", USERS["bob"])
-    broot = bob.call("GET", "/drives")["drives"][0]["root_id"]
+    broot = bob.root_id()
     bob.call("POST", "/nodes/%s/folders" % broot, {"name": "own folder"}, expect=201)
 
 

@@ -35,7 +35,7 @@ OTHER = ("bob", "bob password 1")
 
 
 def seed(api, bob_api, tmp, big_bytes):
-    root = api.call("GET", "/drives")["drives"][0]["root_id"]
+    root = api.root_id()
     api.call("POST", "/admin/users", {"username": OTHER[0], "password": OTHER[1]}, expect=201)
     share = api.call("POST", "/nodes/%s/folders" % root, {"name": "share"}, expect=201)["id"]
     folder = share
@@ -92,7 +92,7 @@ def run(args):
     srv = start_nubo(tmp, env=FAST_ARGON2)
     try:
         api = Api(srv.port, *ADMIN)
-        api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
+        api.setup()
         t0 = time.perf_counter()
         folder, big, token, share = seed(api, None, tmp, big_bytes)
         seed_s = time.perf_counter() - t0

@@ -6,6 +6,8 @@
 - servers: one class per server (nubo and the WebDAV peers), configured in a temp folder;
 - data: seeded names and sizes, random files, a fresh ext4;
 - stats: percentiles and medians;
+- wrk: wrk with the two Lua scripts beside it (wrk_report.lua, wrk_dav.lua);
+- listing: the REST listing orders (icu_order: ICU's collator through ctypes) and timed listings;
 - ab: two nubo builds side by side (BEFORE/AFTER) for the A/B scenarios;
 - suite: the peer suite's context, tables, baseline comparison and runner (S1–S8).
 """

@@ -34,8 +34,8 @@ class AbPair:
             before = start_nubo(self.tmp, env=AB_ENV, binary=self.before_bin)
             self.servers.append(before)
             api = Api(before.port, *ADMIN)
-            api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201, auth=False)
-            self.root = api.call("GET", "/drives")["drives"][0]["root_id"]
+            api.setup()
+            self.root = api.root_id()
             self.seeded = seed(api, self.root)
             api.close()
             # Seeding leaves BEFORE's process warm in ways a fresh one is
@@ -66,9 +66,8 @@ class AbPair:
                 srv = start_nubo(dirs[which], env=AB_ENV, binary=binary)
                 try:
                     api = Api(srv.port, *ADMIN)
-                    api.call("POST", "/setup", {"username": ADMIN[0], "password": ADMIN[1]}, expect=201,
-                             auth=False)
-                    root = api.call("GET", "/drives")["drives"][0]["root_id"]
+                    api.setup()
+                    root = api.root_id()
                     t0 = time.perf_counter()
                     self.seeded[which] = seed(api, root)
                     self.seed_s[which] = time.perf_counter() - t0

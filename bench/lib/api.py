@@ -24,8 +24,17 @@ class Api:
 
     def __init__(self, port, user, password):
         self.port = port
+        self.user, self.password = user, password
         self.auth = httpc.basic(user, password)
         self.conn = httpc.Conn(port, timeout=600)
+
+    def setup(self):
+        """Creates this Api's account as the first administrator (POST /setup on a new server)."""
+        self.call("POST", "/setup", {"username": self.user, "password": self.password}, expect=201, auth=False)
+
+    def root_id(self):
+        """The id of the root folder of the account's first drive."""
+        return self.call("GET", "/drives")["drives"][0]["root_id"]
 
     def close(self):
         self.conn.close()

@@ -584,9 +584,8 @@ def run(args, scenario):
                 s.start()
                 if isinstance(s, Nubo):
                     api = Api(s.port, USER, PASSWORD)
-                    api.call("POST", "/setup", {"username": USER, "password": PASSWORD}, expect=201,
-                             auth=False)
-                    s.root_id = api.call("GET", "/drives")["drives"][0]["root_id"]
+                    api.setup()
+                    s.root_id = api.root_id()
                     api.close()
                 if name == "nubo":
                     ctx.nubo = s
