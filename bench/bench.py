@@ -50,7 +50,7 @@ def main():
     ap.add_argument("--s3-files", type=int, default=None, help="s3: PUTs per round")
     ap.add_argument("--s4-bytes", type=int, default=None, help="s4: size of the large file")
     ap.add_argument("--before", default=None, help="listing-ab, listing-order-ab, propfind-ab, zip-ab, idle-rss-ab, auth-storm: the binary to compare against; the suite (all, peers, s1-s8): also run "
-                         "it, as the peer nubo-before; groupware: also run it, with an AFTER/BEFORE column; media: time the content queries on it too")
+                         "it, as the peer nubo-before; groupware: also run it, with an AFTER/BEFORE column; media: time the content queries on it too; malloc-arenas-ab: also run it with its own arena limit")
     ap.add_argument("--storage-bytes", type=int, default=1 << 30)
     ap.add_argument("--tmpdir", default=None,
                     help="where the data goes (default: a fresh ext4 loop device as root)")

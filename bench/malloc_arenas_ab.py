@@ -1,12 +1,13 @@
 """malloc-arenas-ab: BEFORE/AFTER of the server's malloc arena limit, from one
 run: a 10,000-file folder is listed with PROPFIND Depth:1 (15 times) by a
 server with glibc's default arena count (MALLOC_ARENA_MAX=16, BEFORE: 8 per
-core on this 2-core machine) and by the default build (2 arenas, AFTER),
-alternating --rounds times. Prints resident memory before/after the listings
-and p50 latency, and the AFTER/BEFORE ratios. Gate: every multistatus holds
-all 10,001 responses.
+core on this 2-core machine) and by the build's own limit (one arena per I/O
+thread plus one: 3 here, AFTER), alternating --rounds times; with --before
+BIN, that build with its own limit runs too (row "before-build"). Prints
+resident memory before/after the listings and p50 latency, and the
+AFTER/BEFORE ratios. Gate: every multistatus holds all 10,001 responses.
 
-  bash bench/run.sh malloc-arenas-ab [--rounds 3] [--tmpdir /tmp]
+  bash bench/run.sh malloc-arenas-ab [--rounds 3] [--before BIN] [--tmpdir /tmp]
 """
 import os
 import shutil
@@ -21,11 +22,11 @@ from lib.servers import PROPFIND_BODY, start_nubo
 N = 10000
 
 
-def listing(args, extra):
+def listing(args, extra, binary=None):
     """(RSS MiB before, RSS MiB after, p50 ms) of one fresh server."""
     n = N
     tmp = tempfile.mkdtemp(prefix="nubo-bench-arenas-", dir=args.tmpdir)
-    srv = start_nubo(tmp, env=dict(FAST_ARGON2, NUBO_ACCESS_LOG="false", **extra))
+    srv = start_nubo(tmp, env=dict(FAST_ARGON2, NUBO_ACCESS_LOG="false", **extra), binary=binary)
     try:
         api = Api(srv.port, *ADMIN)
         api.setup()
@@ -56,9 +57,13 @@ def listing(args, extra):
 def run(args):
     os.environ.pop("MALLOC_ARENA_MAX", None)  # AFTER is the server's own default, not the caller's
     res = {"BEFORE": [], "AFTER": []}
+    if args.before:
+        res["before-build"] = []
     for _ in range(args.rounds):
         res["BEFORE"].append(listing(args, {"MALLOC_ARENA_MAX": "16"}))
         res["AFTER"].append(listing(args, {}))
+        if args.before:
+            res["before-build"].append(listing(args, {}, args.before))
     print("malloc-arenas-ab: %d files, PROPFIND Depth:1 x15 per server, %d rounds alternating, medians"
           % (N, args.rounds))
     print("| build | RSS before MiB | RSS after MiB | p50 ms |")
@@ -69,4 +74,7 @@ def run(args):
         print("| %s | %.1f | %.1f | %.1f |" % (k, *med[k]))
     print("AFTER/BEFORE: RSS after %.2f, p50 %.2f" % (med["AFTER"][1] / med["BEFORE"][1],
                                                       med["AFTER"][2] / med["BEFORE"][2]))
+    if args.before:
+        print("AFTER/before-build: RSS after %.2f, p50 %.2f" % (med["AFTER"][1] / med["before-build"][1],
+                                                              med["AFTER"][2] / med["before-build"][2]))
     print("gate: every PROPFIND listed all %d entries" % (N + 1))

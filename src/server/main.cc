@@ -1,5 +1,4 @@
 // The nubo binary: subcommands over one configuration (see server/config.h).
-#include <malloc.h>
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -15,12 +14,6 @@
 namespace {}  // namespace
 
 int main(int argc, char** argv) {
-  // glibc gives each thread that mallocs its own arena, up to 8 per core;
-  // with I/O threads and a blocking pool that is 16 arenas on 2 cores, each
-  // keeping freed pages. Two arenas cut the server's resident memory by a
-  // third (bench/propfind_rss.py: 31-34 → 20-21 MiB after a 10,000-file
-  // PROPFIND) without measurable contention. MALLOC_ARENA_MAX still wins.
-  if (!std::getenv("MALLOC_ARENA_MAX")) mallopt(M_ARENA_MAX, 2);
   CLI::App app{"nubo: a self-hosted cloud server (files, WebDAV, CalDAV, CardDAV)"};
   app.require_subcommand(1);
   app.fallthrough();

@@ -13,7 +13,9 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <latch>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -132,6 +134,45 @@ bool TransportOwned(std::string_view name) {
 
 }  // namespace
 
+// The threads that run iocs[1..n-1]; the thread that calls Run() runs
+// iocs[0]. They start with the transport, before any blocking-pool thread,
+// and each makes its first allocation before the constructor returns: glibc
+// binds a thread to a malloc arena at its first allocation and, once the
+// server's arena limit is reached, hands later threads an existing one. So
+// under the limit RunServe sets (one arena per I/O thread, plus one) every
+// I/O thread gets an arena of its own instead of sharing a lock with another
+// I/O thread — on a sync client's poll the two I/O threads did share one
+// (bench/results/2026-12-06-s2-io-arenas.md).
+class IoThreads {
+ public:
+  explicit IoThreads(std::vector<std::unique_ptr<asio::io_context>>& iocs) : iocs_(iocs) {
+    std::latch bound(static_cast<std::ptrdiff_t>(iocs.size() - 1));
+    for (size_t i = 1; i < iocs.size(); ++i) {
+      guards_.emplace_back(iocs[i]->get_executor());  // run() waits for connections
+      threads_.emplace_back([this, i, &bound] {
+        void* volatile first = std::malloc(64);  // volatile: not elided
+        std::free(first);
+        bound.count_down();
+        iocs_[i]->run();
+      });
+    }
+    bound.wait();
+  }
+  ~IoThreads() { Stop(); }
+  void Stop() {
+    guards_.clear();
+    for (size_t i = 1; i < iocs_.size(); ++i) iocs_[i]->stop();
+    for (auto& t : threads_) {
+      if (t.joinable()) t.join();
+    }
+  }
+
+ private:
+  std::vector<std::unique_ptr<asio::io_context>>& iocs_;
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
+  std::vector<std::thread> threads_;
+};
+
 struct Transport::Impl {
   Impl(TransportOptions o, const http::Router& r, Metrics& m)
       : opt(std::move(o)),
@@ -139,6 +180,7 @@ struct Transport::Impl {
         metrics(m),
         iocs(MakeContexts(std::max(1, opt.io_threads))),
         ioc(*iocs[0]),
+        io_threads(iocs),
         pool(static_cast<size_t>(std::max(1, opt.blocking_threads))),
         acceptor(ioc),
         signals(ioc, SIGINT, SIGTERM),
@@ -159,6 +201,7 @@ struct Transport::Impl {
   std::vector<std::unique_ptr<asio::io_context>> iocs;
   asio::io_context& ioc;  // iocs[0]: accepting, signals, draining
   size_t next_ioc = 0;    // round-robin over iocs, touched by the accept loop only
+  IoThreads io_threads;   // before the pool: see IoThreads
   asio::thread_pool pool;
   tcp::acceptor acceptor;
   asio::signal_set signals;
@@ -248,16 +291,8 @@ Status Transport::Run() {
     im.BeginDrain();
   });
   asio::co_spawn(im.ioc, im.AcceptLoop(), asio::detached);
-  // Keep the other contexts running while they have no connection yet.
-  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards;
-  for (size_t i = 1; i < im.iocs.size(); ++i) guards.emplace_back(im.iocs[i]->get_executor());
-  std::vector<std::thread> threads;
-  for (size_t i = 1; i < im.iocs.size(); ++i) {
-    threads.emplace_back([&im, i] { im.iocs[i]->run(); });
-  }
   im.ioc.run();
-  for (size_t i = 1; i < im.iocs.size(); ++i) im.iocs[i]->stop();
-  for (auto& t : threads) t.join();
+  im.io_threads.Stop();
   if (im.forced) {
     // Blocking work may still be running on the pool; waiting for it would
     // break the grace promise, so the caller exits without joining.

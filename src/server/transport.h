@@ -7,6 +7,10 @@
 // BodySink/BodySource in bounded pieces. Work that may block runs on a
 // bounded thread pool and is awaited, so I/O threads never wait on disk.
 //
+// The I/O threads other than Run's caller start with the constructor (so
+// they take their malloc arenas first: see transport.cc) and end when Run
+// returns, or with the destructor when Run never ran.
+//
 // Thread-safety: construct, Bind, then Run from one thread; RequestStop may
 // be called from any thread (and signal delivery calls it).
 #pragma once
