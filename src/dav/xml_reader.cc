@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "dav/xml_writer.h"
+#include "util/ids.h"
 
 namespace nubo::dav {
 
@@ -223,6 +224,16 @@ Result<XmlElement> ParseXml(std::string_view body, const XmlLimits& limits) {
   }
   if (!parser) return Status::ResourceExhausted("cannot allocate XML parser");
   XML_Parser p = parser.get();
+  // The salt of expat's name hash tables keeps a client from choosing names
+  // that collide. Without one, every document starts by drawing a new salt
+  // from getrandom(2): a system call on every PROPFIND of a polling client.
+  // A salt drawn once per thread and never sent anywhere defends the same.
+  thread_local const unsigned long salt = [] {
+    unsigned long v = 0;
+    while (v == 0) RandomBytes(&v, sizeof v);  // 0 would mean "draw one"
+    return v;
+  }();
+  XML_SetHashSalt(p, salt);
 
   ParseState st;
   st.parser = p;

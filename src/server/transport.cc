@@ -663,8 +663,11 @@ awaitable<Status> Transport::Impl::ReadBody(Conn& c, beast::flat_buffer& buf,
   // The body is still on its way: acknowledge at once. A client that sends
   // the header and the body in two writes (Qt, so the Nextcloud clients)
   // holds the body back until the header is acknowledged (Nagle), and a
-  // delayed acknowledgement would cost every such request 40 ms.
-  if (opt.quickack && !p.is_done()) {
+  // delayed acknowledgement would cost every such request 40 ms. A body
+  // that came with the header (a poll's PROPFIND) is not waited for: no
+  // system call for it.
+  const bool arrived = !p.chunked() && p.content_length() && buf.size() >= *p.content_length();
+  if (opt.quickack && !p.is_done() && !arrived) {
     int one = 1;
     ::setsockopt(c.stream.socket().native_handle(), IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
   }
