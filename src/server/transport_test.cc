@@ -161,7 +161,8 @@ double SplitPosts(uint16_t port, int n) {
   for (int i = 0; i < 20 && ok; ++i) ok = exchange(false);
   auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < n && ok; ++i) ok = exchange(true);
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   close(fd);
   return ok ? ms : -1;
 }
