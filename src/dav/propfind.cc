@@ -135,6 +135,8 @@ class PropfindSource final : public http::BodySource {
     return n;
   }
 
+  bool Exhausted() const override { return done_ && pos_ == w_.buffer().size(); }
+
  private:
   static constexpr size_t kPage = 200;
 

@@ -56,6 +56,7 @@ class XmlWriter {
   // Bytes written so far and not yet taken; the caller may swap or clear it
   // between rows (the writer only ever appends).
   std::string& buffer() { return out_; }
+  const std::string& buffer() const { return out_; }
   // Number of open elements; 0 when the document is complete.
   size_t depth() const { return open_.size(); }
 

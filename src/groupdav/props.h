@@ -93,6 +93,7 @@ class PagedSource final : public http::BodySource {
   }
   std::optional<uint64_t> Size() const override { return std::nullopt; }
   Result<size_t> Read(char* buf, size_t cap) override;
+  bool Exhausted() const override { return done_ && pos_ == w_.buffer().size(); }
   // Runs to the end (small answers are sent whole).
   Result<std::string> Drain();
 

@@ -51,6 +51,12 @@ class BodySource {
     (void)out;
     return Status::Ok();
   }
+  // True once Read would return 0. Asked between reads, on the thread that
+  // writes the body: the transport then ends the body with the last piece
+  // instead of asking for an empty one (a hop to the blocking pool). A body
+  // of known Size() ends when that many bytes went out; false is always a
+  // correct answer.
+  virtual bool Exhausted() const { return false; }
 };
 
 // Consumes a request body, piece by piece, in order.

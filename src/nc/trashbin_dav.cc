@@ -105,6 +105,7 @@ class TrashSource final : public http::BodySource {
     pos_ += take;
     return take;
   }
+  bool Exhausted() const override { return done_ && pos_ == w_.buffer().size(); }
 
  private:
   void Finish() {

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -14,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "http/body.h"
 #include "http/response.h"
 #include "http/router.h"
 #include "server/metrics.h"
@@ -196,6 +198,115 @@ TEST(Transport, BodyAfterItsHeaderIsAcknowledgedAtOnce) {
   ASSERT_GE(delayed, 0);
   EXPECT_GT(delayed, 10 * 20.0) << "10 split requests without TCP_QUICKACK";
   EXPECT_LT(quick, 10 * 10.0) << "10 split requests with TCP_QUICKACK";
+}
+
+// A body of `pieces` pieces of "abc…" (each `piece` bytes), counting the
+// reads the transport makes. With `tells`, it reports the end through
+// Exhausted(); with `sized`, it has a Content-Length.
+class CountingSource final : public http::BodySource {
+ public:
+  CountingSource(int pieces, size_t piece, bool tells, bool sized, std::atomic<int>& reads)
+      : left_(pieces),
+        piece_(piece),
+        total_(static_cast<uint64_t>(pieces) * piece),
+        tells_(tells),
+        sized_(sized),
+        reads_(reads) {}
+  std::optional<uint64_t> Size() const override {
+    return sized_ ? std::optional<uint64_t>(total_) : std::nullopt;
+  }
+  Result<size_t> Read(char* buf, size_t cap) override {
+    ++reads_;
+    if (left_ == 0) return size_t{0};
+    --left_;
+    const size_t n = std::min(cap, piece_);  // the first block is large enough here
+    for (size_t i = 0; i < n; ++i) buf[i] = static_cast<char>('a' + i % 26);
+    return n;
+  }
+  bool Exhausted() const override { return tells_ && left_ == 0; }
+
+ private:
+  int left_;
+  size_t piece_;
+  uint64_t total_;
+  bool tells_, sized_;
+  std::atomic<int>& reads_;
+};
+
+// Runs one GET of a CountingSource body; returns the raw response and sets
+// `reads` to the number of Read calls the transport made.
+std::string CountedBody(int pieces, bool tells, bool sized, int& reads) {
+  std::atomic<int> n{0};
+  http::Router router;
+  router.Add("GET", "/body", [&](http::Request&) {
+    http::Response r;
+    r.source = std::make_unique<CountingSource>(pieces, 1000, tells, sized, n);
+    return r;
+  });
+  Metrics metrics;
+  Transport t(Options(1), router, metrics);
+  std::string got;
+  if (!t.Bind().ok()) return got;
+  std::thread runner([&] { (void)t.Run(); });
+  int fd = Connect(t.port());
+  if (fd >= 0) {
+    std::string req = "GET /body HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
+    if (write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size())) {
+      char buf[4096];
+      for (ssize_t k; (k = read(fd, buf, sizeof buf)) > 0;) got.append(buf, static_cast<size_t>(k));
+    }
+    close(fd);
+  }
+  t.RequestStop();
+  runner.join();
+  reads = n.load();
+  return got;
+}
+
+// The body of a chunked response in `raw`, or "!" when the framing is
+// broken or the last chunk is missing.
+std::string Dechunk(const std::string& raw) {
+  size_t at = raw.find("\r\n\r\n");
+  if (at == std::string::npos) return "!";
+  at += 4;
+  std::string body;
+  for (;;) {
+    const size_t eol = raw.find("\r\n", at);
+    if (eol == std::string::npos) return "!";
+    const size_t len = std::stoul(raw.substr(at, eol - at), nullptr, 16);
+    at = eol + 2;
+    if (len == 0) return raw.compare(at, std::string::npos, "\r\n") == 0 ? body : "!";
+    if (raw.size() < at + len + 2) return "!";
+    body += raw.substr(at, len);
+    at += len + 2;
+  }
+}
+
+// A source that can tell it has ended is not read once more for an empty
+// piece (each read is a hop to the blocking pool): its last piece goes out
+// with the chunked body's end. One that cannot is read until it answers 0,
+// and a sized body ends at its Content-Length either way.
+TEST(Transport, BodyEndsWithoutAnEmptyReadWhenTheSourceTells) {
+  std::string piece;
+  for (size_t i = 0; i < 1000; ++i) piece += static_cast<char>('a' + i % 26);
+  const std::string whole = piece + piece + piece;
+
+  int reads = 0;
+  std::string raw = CountedBody(3, true, false, reads);
+  EXPECT_NE(raw.find("Transfer-Encoding: chunked"), std::string::npos) << raw.substr(0, 200);
+  EXPECT_EQ(Dechunk(raw), whole);
+  EXPECT_EQ(reads, 3);
+
+  raw = CountedBody(3, false, false, reads);
+  EXPECT_EQ(Dechunk(raw), whole);
+  EXPECT_EQ(reads, 4);
+
+  raw = CountedBody(3, false, true, reads);
+  const size_t at = raw.find("\r\n\r\n");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_NE(raw.find("Content-Length: 3000"), std::string::npos) << raw.substr(0, 200);
+  EXPECT_EQ(raw.substr(at + 4), whole);
+  EXPECT_EQ(reads, 3);
 }
 
 }  // namespace
