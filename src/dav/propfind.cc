@@ -185,7 +185,8 @@ class PropfindSource final : public http::BodySource {
                                                              .dead_props = need_dead_,
                                                              .favorites = favorites_,
                                                              .checksums = checksums_,
-                                                             .share_types = share_types_}));
+                                                             .share_types = share_types_,
+                                                             .reuse = &spare_rows_}));
       dead_.clear();
       for (auto& r : page.dead_props) dead_[r.node_id].push_back(std::move(r.prop));
       if (checksums_) env_.SetChecksums(&page.checksums);
@@ -248,6 +249,7 @@ class PropfindSource final : public http::BodySource {
         }
       }
       for (auto& b : below) frames_.push_back(std::move(b));
+      spare_rows_ = std::move(page.items);
       return Status::Ok();
     }
     w_.Close();
@@ -484,6 +486,8 @@ class PropfindSource final : public http::BodySource {
   XmlWriter w_;
   size_t pos_ = 0;
   bool started_ = false, sent_first_ = false, done_ = false;
+  // The last page's rows: the next page is written over them.
+  std::vector<NodeRow> spare_rows_;
   bool need_dead_ = false;
   bool favorites_ = false;                // oc:favorite asked: listings fill the caller's flag
   bool checksums_ = false;                // oc:checksums asked: listings read them per page

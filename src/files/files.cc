@@ -692,6 +692,7 @@ Result<Page> Files::List(const Principal& who, std::string_view folder_id, meta:
   NUBO_ASSIGN_OR_RETURN(auto after, DecodeCursor(cursor, tag));
   const int64_t viewer = options.bare && !options.favorites ? 0 : who.user_id;
   Page page;
+  if (options.reuse) page.items = std::move(*options.reuse);
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(NodeRow folder, Access(t, who, folder_id, Want::kLive, Action::kList));
     if (!folder.folder()) return NodeNotFound();  // a file has no children to list
@@ -699,22 +700,18 @@ Result<Page> Files::List(const Principal& who, std::string_view folder_id, meta:
     // continue with files from their start. Fetch one extra row to know
     // whether another page exists.
     const size_t want = limit + 1;
+    size_t folders = 0;
     if (!after || after->kind == NodeKind::kFolder) {
-      NUBO_ASSIGN_OR_RETURN(page.items, t.ListChildren(folder.id, NodeKind::kFolder, sort,
-                                                       descending, after, want, viewer));
+      NUBO_RETURN_IF_ERROR(t.ListChildrenInto(folder.id, NodeKind::kFolder, sort, descending, after,
+                                              want, viewer, page.items, 0));
+      folders = page.items.size();
     }
-    if (page.items.size() < want) {
+    if (folders < want) {
       std::optional<meta::NodeCursor> file_after;
       if (after && after->kind == NodeKind::kFile) file_after = after;
-      NUBO_ASSIGN_OR_RETURN(auto files,
-                            t.ListChildren(folder.id, NodeKind::kFile, sort, descending, file_after,
-                                           want - page.items.size(), viewer));
-      if (page.items.empty()) {
-        page.items = std::move(files);
-      } else {
-        page.items.reserve(page.items.size() + files.size());
-        for (auto& f : files) page.items.push_back(std::move(f));
-      }
+      NUBO_RETURN_IF_ERROR(t.ListChildrenInto(folder.id, NodeKind::kFile, sort, descending,
+                                              file_after, want - folders, viewer, page.items,
+                                              folders));
     }
     if (page.items.size() > limit) {
       page.items.resize(limit);

@@ -121,6 +121,47 @@ TEST_F(FilesTest, FileETagIsTheContentHashPrefix) {
   EXPECT_EQ(NodeETag(*folder), "\"t" + std::to_string(folder->tree_seq) + "\"");
 }
 
+// Paging with ListOptions::reuse (each page written over the last one's
+// rows, as a WebDAV listing does) gives the pages a fresh listing gives:
+// folders then files, across the boundary between them, every field.
+TEST_F(FilesTest, PagesWrittenOverEarlierPagesAreTheSame) {
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(files_.CreateFolder(alice_, root_, "d" + std::to_string(i), Conflict::kFail).ok());
+  }
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(Put(root_, "f" + std::to_string(i), "x").ok());
+  std::vector<NodeRow> spare;
+  std::string fresh_cursor, reused_cursor;
+  size_t listed = 0;
+  for (int pages = 0;; ++pages) {
+    ASSERT_LT(pages, 10);
+    auto fresh = files_.List(alice_, root_, meta::NodeSort::kName, false, fresh_cursor, 3);
+    auto reused = files_.List(alice_, root_, meta::NodeSort::kName, false, reused_cursor, 3,
+                              ListOptions{.reuse = &spare});
+    ASSERT_TRUE(fresh.ok() && reused.ok());
+    EXPECT_TRUE(spare.empty());
+    ASSERT_EQ(fresh->items.size(), reused->items.size());
+    for (size_t i = 0; i < fresh->items.size(); ++i) {
+      const NodeRow& a = fresh->items[i];
+      const NodeRow& b = reused->items[i];
+      EXPECT_EQ(a.public_id, b.public_id);
+      EXPECT_EQ(a.name, b.name);
+      EXPECT_EQ(a.kind, b.kind);
+      EXPECT_EQ(a.manifest_id, b.manifest_id);
+      EXPECT_EQ(a.hash, b.hash);
+      EXPECT_EQ(a.parent_public_id, b.parent_public_id);
+      EXPECT_EQ(b.parent_public_id, root_);
+      EXPECT_EQ(NodeETag(a), NodeETag(b));
+    }
+    listed += reused->items.size();
+    EXPECT_EQ(fresh->next_cursor, reused->next_cursor);
+    if (reused->next_cursor.empty()) break;
+    fresh_cursor = fresh->next_cursor;
+    reused_cursor = reused->next_cursor;
+    spare = std::move(reused->items);
+  }
+  EXPECT_EQ(listed, 9u);
+}
+
 TEST_F(FilesTest, MoveIntoOwnSubtreeIsRefused) {
   auto a = files_.CreateFolder(alice_, root_, "a", Conflict::kFail);
   auto b = files_.CreateFolder(alice_, a->public_id, "b", Conflict::kFail);

@@ -129,10 +129,21 @@ class NodeReads {
   // the start), in the given order (sort_key, then id break ties). Rows
   // leave parent_public_id empty: it is the listed folder's. `favorite` is
   // the viewer's flag; viewer 0 skips the lookup (always false).
-  virtual Result<std::vector<NodeRow>> ListChildren(int64_t parent_id, NodeKind kind, NodeSort sort,
-                                                    bool descending,
-                                                    const std::optional<NodeCursor>& after,
-                                                    size_t limit, int64_t viewer) = 0;
+  Result<std::vector<NodeRow>> ListChildren(int64_t parent_id, NodeKind kind, NodeSort sort,
+                                            bool descending, const std::optional<NodeCursor>& after,
+                                            size_t limit, int64_t viewer) {
+    std::vector<NodeRow> out;
+    NUBO_RETURN_IF_ERROR(
+        ListChildrenInto(parent_id, kind, sort, descending, after, limit, viewer, out, 0));
+    return out;
+  }
+  // The same page written into `out` from index `at` on: the rows there
+  // are overwritten in place (their strings keep their storage, so a
+  // listing that pages through a big folder allocates for its first page
+  // only), and `out` ends after the last row.
+  virtual Status ListChildrenInto(int64_t parent_id, NodeKind kind, NodeSort sort, bool descending,
+                                  const std::optional<NodeCursor>& after, size_t limit,
+                                  int64_t viewer, std::vector<NodeRow>& out, size_t at) = 0;
   // Live children changed after (since_seq, since_id) in (tree_seq, id)
   // order, up to tree_seq <= through: a sync-collection's members.
   virtual Result<std::vector<NodeRow>> ChangedChildren(int64_t parent_id, int64_t since_seq,

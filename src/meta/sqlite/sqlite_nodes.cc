@@ -44,28 +44,33 @@ DriveRow DriveFrom(const Stmt& s) {
   "?1 != 0 AND EXISTS (SELECT 1 FROM favorites f WHERE f.user_id = ?1 AND f.node_id = n.id), "  \
   "n.sort_key, n.child_count"
 
-NodeRow ListedNodeFrom(const Stmt& s, int64_t parent_id, NodeKind kind) {
-  NodeRow n;
+// Fills every field of `n` (a row of an earlier page, reused: assigning
+// into its strings keeps their storage instead of a malloc and a free per
+// string per row).
+void FillListedNode(const Stmt& s, int64_t parent_id, NodeKind kind, NodeRow& n) {
   n.id = s.Int(0);
-  n.public_id = s.Text(1);
+  n.public_id.assign(s.View(1));
   n.drive_id = s.Int(2);
   n.parent_id = parent_id;
-  n.name = s.Text(3);
-  n.name_key = s.Text(4);
+  n.name.assign(s.View(3));
+  n.name_key.assign(s.View(4));
+  n.sort_key.assign(s.BlobView(15));
   n.kind = kind;
   n.manifest_id = OptInt(s, 5);
   n.size = static_cast<uint64_t>(s.Int(6));
-  n.mime = s.Text(7);
+  n.mime.assign(s.View(7));
   n.mtime_ms = s.Int(8);
   n.ctime_ms = s.Int(9);
   n.tree_seq = s.Int(10);
+  n.trashed_at_ms.reset();
+  n.trash_root.reset();
+  n.trash_parent.reset();
   n.created_by = s.Int(11);
   n.updated_by = s.Int(12);
-  if (!s.IsNull(13)) n.hash = s.Hash(13);
-  n.favorite = s.Int(14) != 0;
-  n.sort_key = s.Blob(15);
   n.child_count = s.Int(16);
-  return n;
+  n.hash = s.IsNull(13) ? Digest{} : s.Hash(13);
+  n.favorite = s.Int(14) != 0;
+  n.parent_public_id.clear();
 }
 
 // Parameters ?3..?18 shared by InsertNode and UpdateNode.
@@ -155,10 +160,9 @@ Result<std::optional<NodeRow>> SqliteTxn::FindChild(int64_t parent_id, const std
   return One<NodeRow>(s, NodeFrom);
 }
 
-Result<std::vector<NodeRow>> SqliteTxn::ListChildren(int64_t parent_id, NodeKind kind,
-                                                     NodeSort sort, bool descending,
-                                                     const std::optional<NodeCursor>& after,
-                                                     size_t limit, int64_t viewer) {
+Status SqliteTxn::ListChildrenInto(int64_t parent_id, NodeKind kind, NodeSort sort, bool descending,
+                                   const std::optional<NodeCursor>& after, size_t limit,
+                                   int64_t viewer, std::vector<NodeRow>& out, size_t at) {
   const std::string& sql = ListSql(sort, descending, after.has_value());
   NUBO_PREPARE(s, c_, sql.c_str());
   s.Bind(1, viewer).Bind(2, parent_id).Bind(3, static_cast<int64_t>(kind));
@@ -177,13 +181,16 @@ Result<std::vector<NodeRow>> SqliteTxn::ListChildren(int64_t parent_id, NodeKind
     }
     s.BindBlob(6, after->sort_key).Bind(7, after->id);
   }
-  std::vector<NodeRow> out;
-  out.reserve(std::min<size_t>(limit, 1024));
-  for (;;) {
+  out.reserve(at + std::min<size_t>(limit, 1024));
+  size_t i = at;
+  for (;; ++i) {
     NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) return out;
-    out.push_back(ListedNodeFrom(s, parent_id, kind));
+    if (!row) break;
+    if (i == out.size()) out.emplace_back();
+    FillListedNode(s, parent_id, kind, out[i]);
   }
+  out.resize(i);
+  return Status::Ok();
 }
 
 Result<std::vector<NodeRow>> SqliteTxn::ChangedChildren(int64_t parent_id, int64_t since_seq,
