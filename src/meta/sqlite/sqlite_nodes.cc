@@ -186,7 +186,15 @@ Status SqliteTxn::ListChildrenInto(int64_t parent_id, NodeKind kind, NodeSort so
   for (;; ++i) {
     NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
-    if (i == out.size()) out.emplace_back();
+    if (i == out.size()) {
+      // Room for a typical row up front: rows of later pages differ in
+      // length, and a string that has to grow reallocates anyway.
+      NodeRow& n = out.emplace_back();
+      n.name.reserve(64);
+      n.name_key.reserve(64);
+      n.sort_key.reserve(96);
+      n.mime.reserve(32);
+    }
     FillListedNode(s, parent_id, kind, out[i]);
   }
   out.resize(i);
