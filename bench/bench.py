@@ -24,6 +24,7 @@ SCENARIOS = {
     "zip-ab": "zip_ab", "authz-cost": "authz_cost", "sharing-cost": "sharing_cost", "share-mounts": "share_mounts",
     "content-over-time": "content_over_time", "groupware": "groupware", "nextcloud": "nextcloud",
     "media": "media", "idle-rss-ab": "idle_rss_ab", "malloc-arenas-ab": "malloc_arenas_ab",
+    "s1-interleaved": "s1_interleaved",
 }
 
 
@@ -49,13 +50,14 @@ def main():
     ap.add_argument("--skip-health", action="store_true", help="all: skip the health scenario")
     ap.add_argument("--s3-files", type=int, default=None, help="s3: PUTs per round")
     ap.add_argument("--s4-bytes", type=int, default=None, help="s4: size of the large file")
-    ap.add_argument("--before", default=None, help="listing-ab, listing-order-ab, propfind-ab, zip-ab, idle-rss-ab, auth-storm: the binary to compare against; the suite (all, peers, s1-s8): also run "
+    ap.add_argument("--before", default=None, help="listing-ab, listing-order-ab, propfind-ab, s1-interleaved, zip-ab, idle-rss-ab, auth-storm: the binary to compare against; the suite (all, peers, s1-s8): also run "
                          "it, as the peer nubo-before; groupware: also run it, with an AFTER/BEFORE column; media: time the content queries on it too; malloc-arenas-ab: also run it with its own arena limit")
     ap.add_argument("--storage-bytes", type=int, default=1 << 30)
     ap.add_argument("--tmpdir", default=None,
                     help="where the data goes (default: a fresh ext4 loop device as root)")
     ap.add_argument("--list-entries", type=int, default=20000, help="files: entries in the listed folder")
-    ap.add_argument("--list-reps", type=int, default=300, help="files: timed requests per page and sort")
+    ap.add_argument("--list-reps", type=int, default=300, help="files: timed requests per page and sort; "
+                    "propfind-ab, s1-interleaved: requests per server on 1,000 files")
     ap.add_argument("--files-bytes", type=int, default=1 << 30, help="files: size of the big file")
     ap.add_argument("--tus-rss-bytes", type=int, default=10 << 30,
                     help="content-over-time: size of the tus upload whose peak RSS is measured")
