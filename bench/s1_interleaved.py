@@ -21,8 +21,8 @@ from lib import httpc
 from lib.ab import seed_folder
 from lib.api import AB_ENV, ADMIN, Api
 from lib.proc import proc_cpu_s
-from lib.servers import NUBO, PROPFIND_BODY, Lighttpd, Nginx, Nubo, chown_www
-from lib.suite import parse_multistatus, pf_headers, s1_specs
+from lib.servers import NUBO, PROPFIND_BODY, Lighttpd, Nginx, Nubo
+from lib.suite import parse_multistatus, pf_headers, s1_specs, seed_peer_s1
 
 SIZES = (1000, 10000)
 
@@ -44,14 +44,7 @@ def run(args):
             heads.append({"Authorization": api.auth, "Depth": "1", "Content-Type": "application/xml"})
         for cls in (Nginx, Lighttpd):
             p = cls(tmp)
-            for n in SIZES:
-                d = os.path.join(p.fs_root, "p%d" % n)
-                os.makedirs(d, exist_ok=True)
-                for fname, data in s1_specs(n):
-                    with open(os.path.join(d, fname), "wb") as f:
-                        f.write(data)
-            if p.runs_as_www:
-                chown_www(p.fs_root)
+            seed_peer_s1(p, SIZES)
             p.start()
             servers.append(p)
             heads.append(pf_headers(1))

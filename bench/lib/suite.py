@@ -265,6 +265,18 @@ def s1_specs(n):
     return listing_specs(n, 1000 + n)
 
 
+def seed_peer_s1(peer, sizes):
+    """Writes S1's folders p<n> straight into a peer's served folder."""
+    for n in sizes:
+        d = os.path.join(peer.fs_root, "p%d" % n)
+        os.makedirs(d, exist_ok=True)
+        for name, data in s1_specs(n):
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
+    if peer.runs_as_www:
+        chown_www(peer.fs_root)
+
+
 def seed(ctx):
     sizes = ctx.p["s1_sizes"] if "s1" in ctx.todo else []
     t0 = time.perf_counter()
@@ -284,14 +296,7 @@ def seed(ctx):
                             raise ServerError("multipart upload: %r" % [it for it in items if it.get("status") != 201][:2])
                 api.close()
             else:
-                for n in sizes:
-                    d = os.path.join(s.fs_root, "p%d" % n)
-                    os.makedirs(d, exist_ok=True)
-                    for name, data in s1_specs(n):
-                        with open(os.path.join(d, name), "wb") as f:
-                            f.write(data)
-                if s.runs_as_www:
-                    chown_www(s.fs_root)
+                seed_peer_s1(s, sizes)
             r = c.request("PUT", "/dav/small.txt", DAVH, body=small)
             if r.status not in (201, 204):
                 raise httpc.HttpError("PUT /dav/small.txt answered %d" % r.status)
