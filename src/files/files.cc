@@ -692,7 +692,7 @@ Result<Page> Files::List(const Principal& who, std::string_view folder_id, meta:
   NUBO_ASSIGN_OR_RETURN(auto after, DecodeCursor(cursor, tag));
   const int64_t viewer = options.bare && !options.favorites ? 0 : who.user_id;
   Page page;
-  if (options.reuse) page.items = std::move(*options.reuse);
+  if (options.reuse) page.items.swap(*options.reuse);  // leaves the caller's empty
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(NodeRow folder, Access(t, who, folder_id, Want::kLive, Action::kList));
     if (!folder.folder()) return NodeNotFound();  // a file has no children to list
