@@ -24,7 +24,7 @@ SCENARIOS = {
     "zip-ab": "zip_ab", "authz-cost": "authz_cost", "sharing-cost": "sharing_cost", "share-mounts": "share_mounts",
     "content-over-time": "content_over_time", "groupware": "groupware", "nextcloud": "nextcloud",
     "media": "media", "idle-rss-ab": "idle_rss_ab", "malloc-arenas-ab": "malloc_arenas_ab",
-    "s1-interleaved": "s1_interleaved",
+    "s1-interleaved": "s1_interleaved", "s2-writing": "s2_writing",
 }
 
 
@@ -50,7 +50,7 @@ def main():
     ap.add_argument("--skip-health", action="store_true", help="all: skip the health scenario")
     ap.add_argument("--s3-files", type=int, default=None, help="s3: PUTs per round")
     ap.add_argument("--s4-bytes", type=int, default=None, help="s4: size of the large file")
-    ap.add_argument("--before", default=None, help="listing-ab, listing-order-ab, propfind-ab, s1-interleaved, zip-ab, idle-rss-ab, auth-storm: the binary to compare against; the suite (all, peers, s1-s8): also run "
+    ap.add_argument("--before", default=None, help="listing-ab, listing-order-ab, propfind-ab, s1-interleaved, s2-writing, zip-ab, idle-rss-ab, auth-storm: the binary to compare against; the suite (all, peers, s1-s8): also run "
                          "it, as the peer nubo-before; groupware: also run it, with an AFTER/BEFORE column; media: time the content queries on it too; malloc-arenas-ab: also run it with its own arena limit")
     ap.add_argument("--storage-bytes", type=int, default=1 << 30)
     ap.add_argument("--tmpdir", default=None,

@@ -37,6 +37,10 @@ struct DavContext {
   // target exists, the target's ETag they were evaluated against.
   files::Conditions cond;
   http::BodySink* upload = nullptr;  // PUT: the sink that took the body
+  // Set by a handler whose answer depends on nothing but the request, the
+  // caller and the database (dav/poll_cache.h): it may be kept until the
+  // store changes.
+  bool poll_cacheable = false;
 
   const auth::Principal& who() const { return *principal; }
 

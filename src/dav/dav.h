@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "api/download_meter.h"
@@ -35,6 +36,8 @@ struct NodeRow;
 
 namespace nubo::dav {
 
+class PollCache;
+
 struct DavOptions {
   bool allow_depth_infinity = false;  // PROPFIND Depth: infinity (streamed) instead of 403
   uint64_t max_xml_body = 1 << 20;
@@ -53,6 +56,10 @@ struct DavOptions {
   // database those are round trips, so a server on PostgreSQL reads
   // bigger pages. Memory stays one page whatever the folder's size.
   size_t listing_page = 200;
+  // Answers to sync clients' polls, kept while the store has not changed
+  // (dav/poll_cache.h). Null: every poll is read from the store (an
+  // engine without MetaStore::ChangeStamp).
+  std::shared_ptr<PollCache> poll_cache;
 };
 
 void RegisterDavRoutes(http::Router& router, files::Files& files, DavOptions options);

@@ -667,14 +667,22 @@ http::Response HandlePropfind(DavContext& c) {
   http::Response r;
   r.status = 207;
   r.headers.Set("Content-Type", "application/xml; charset=utf-8");
+  // Named properties other than DAV:lockdiscovery come from the database
+  // alone; a lock's remaining life changes with the clock (an expired
+  // lock vanishes without a write), and allprop includes it (§15.8).
+  const bool from_store_alone = pr->kind == PropRequest::Kind::kProp &&
+                                std::none_of(pr->props.begin(), pr->props.end(), [](const auto& p) {
+                                  return p.first == kDavNs && p.second == "lockdiscovery";
+                                });
   auto source = std::make_unique<PropfindSource>(c, std::move(*pr), *depth);
   if (*depth == Depth::kZero || !c.target.node->folder()) {
-    // One response (a sync client's poll): written here, already on the
-    // blocking pool, and sent whole, without the hand-offs between threads
-    // that a streamed body costs per read.
+    // One response (a sync client's poll): written here and sent whole,
+    // without the hand-offs between threads that a streamed body costs
+    // per read.
     auto body = source->Drain();
     if (!body.ok()) return DavError(body.status());
     r.body = std::move(*body);
+    c.poll_cacheable = from_store_alone;
     return r;
   }
   r.source = std::move(source);

@@ -5,6 +5,7 @@
 
 #include "dav/context.h"
 #include "dav/dav.h"
+#include "dav/poll_cache.h"
 #include "dav/props.h"
 #include "dav/request_headers.h"
 #include "dav/xml_reader.h"
@@ -167,12 +168,66 @@ Result<DavContext*> Prepare(DavContext& c) {
   return &c;
 }
 
+// What a poll's answer depends on besides the database, when it may be
+// kept (dav/poll_cache.h): a PROPFIND Depth: 0 of an account's caller
+// without conditions (the If header consults locks, whose life runs with
+// the clock; the HTTP preconditions are rare on a poll). Empty: not kept.
+std::string PollKey(const Request& req) {
+  if (req.method != "PROPFIND") return {};
+  auto depth = req.headers.Get("Depth");
+  if (!depth || Trim(*depth) != "0") return {};
+  const auth::Principal* who = req.principal.get();
+  if (!who || who->anonymous() || who->link()) return {};
+  for (const char* h : {"If", "If-Match", "If-None-Match", "If-Unmodified-Since"}) {
+    if (req.headers.Has(h)) return {};
+  }
+  const size_t size = who->username.size() + who->session_id.size() + req.target.size() +
+                      req.body.size() + 8 * who->groups.size() + 64;
+  if (size > PollCache::kMaxKey) return {};
+  std::string key;
+  key.reserve(size);
+  auto num = [&key](int64_t v) {
+    key += std::to_string(v);
+    key += ' ';
+  };
+  num(who->user_id);
+  num(static_cast<int64_t>(who->credential));
+  num(who->scopes);
+  num(who->admin);
+  num(who->app_password_id);
+  num(static_cast<int64_t>(who->groups.size()));
+  for (int64_t g : who->groups) num(g);
+  key += who->username;
+  key += '\0';
+  key += who->session_id;
+  key += '\0';
+  key += req.target;
+  key += '\0';
+  key += req.body;
+  return key;
+}
+
 Response Dispatch(files::Files& files, const DavOptions& opt, Request& req,
                   Response (*handler)(DavContext&)) {
   DavContext c{files, opt, req};
+  std::string key;
+  std::optional<uint64_t> stamp;
+  if (opt.poll_cache) {
+    key = PollKey(req);
+    // The stamp is taken before the answer is read: a write that commits
+    // after it leaves the answer unused, whenever the read saw it.
+    if (!key.empty()) stamp = opt.poll_cache->Stamp();
+    if (stamp) {
+      if (auto hit = opt.poll_cache->Find(key, *stamp)) return std::move(*hit);
+    }
+  }
   auto p = Prepare(c);
   if (!p.ok()) return DavError(p.status());
-  return handler(c);
+  Response r = handler(c);
+  if (stamp && c.poll_cacheable && r.status == 207 && !r.source) {
+    opt.poll_cache->Store(key, *stamp, r);
+  }
+  return r;
 }
 
 // A PUT's context outlives the sink: the handler answers from it.

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "meta/accounts_txn.h"
 #include "meta/content_txn.h"
@@ -84,6 +85,17 @@ class MetaStore {
 
   // Highest applied migration.
   virtual Result<int> SchemaVersion() = 0;
+
+  // A number that tells a reader whether the database may have changed.
+  // When a write of this store commits after a call returned s, every call
+  // that starts after the Write returned answers a larger number; a commit
+  // by another process (another store on the same database) does the same
+  // for every call that starts a short, engine-defined time after it
+  // (SQLite: 1 ms). Calls may also differ without a write in between (a
+  // cache keyed by it then misses, never answers stale). nullopt: the
+  // engine cannot tell cheaply (PostgreSQL: another node's write leaves
+  // no trace here), so nothing may be cached by it.
+  virtual std::optional<uint64_t> ChangeStamp() { return std::nullopt; }
 
   // Write calls served and the durable commits that served them (fewer
   // when concurrent writes shared a commit), for /metrics.

@@ -467,6 +467,71 @@ TEST_P(MetaStoreConformance, ReadersSeeCommittedStateConcurrently) {
   EXPECT_GT(reads.load(), 0);
 }
 
+// ChangeStamp's promise (what the WebDAV poll cache relies on): a commit
+// of this store moves the stamp for every call after it at once, one by
+// another store on the same database (another process) within the
+// engine's bound; while nothing commits it stays put.
+TEST_P(MetaStoreConformance, ChangeStampMovesWithEveryCommitOfAnyProcess) {
+  if (std::string_view(GetParam().name) == "postgres") {
+    // Another node's commit leaves no trace in this process: no stamp, so
+    // nothing is kept by one.
+    EXPECT_FALSE(store_->ChangeStamp().has_value());
+    return;
+  }
+  auto insert = [](MetaStore& m, const std::string& name) {
+    return m.Write([&](WriteTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(int64_t id, t.InsertManifest(Blake3::Hash(name), 0, {}));
+      return t.InsertPin(name, id);
+    });
+  };
+  auto stamp = [&] {
+    auto s = store_->ChangeStamp();
+    EXPECT_TRUE(s.has_value());
+    return s.value_or(0);
+  };
+  // Past SQLite's bound for other processes, so that a call looks again.
+  auto later = [] { std::this_thread::sleep_for(std::chrono::milliseconds(3)); };
+  stamp();
+  later();
+  const uint64_t quiet = stamp();
+  for (int i = 0; i < 3; ++i) {
+    later();
+    EXPECT_EQ(stamp(), quiet) << "the stamp moved without a commit";
+  }
+  ASSERT_TRUE(store_->Read([&](ReadTxn& t) { return t.ListPins("", 10).status(); }).ok());
+  later();
+  EXPECT_EQ(stamp(), quiet) << "a read moved the stamp";
+
+  // A commit here: at once, also from inside a read.
+  ASSERT_TRUE(insert(*store_, "here").ok());
+  ASSERT_TRUE(store_
+                  ->Read([&](ReadTxn&) -> Status {
+                    EXPECT_GT(stamp(), quiet);
+                    return Status::Ok();
+                  })
+                  .ok());
+  // The connection that looks for other processes' commits sees this one
+  // too, and may move the stamp once more (a miss, never a stale answer).
+  later();
+  stamp();
+  later();
+  const uint64_t after_here = stamp();
+  EXPECT_GT(after_here, quiet);
+
+  // A commit through another store on the same file (what another process
+  // does): within the bound.
+  auto other = GetParam().open(dir_);
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  later();
+  EXPECT_EQ(stamp(), after_here);
+  ASSERT_TRUE(insert(**other, "elsewhere").ok());
+  later();
+  const uint64_t after_other = stamp();
+  EXPECT_GT(after_other, after_here);
+  later();
+  EXPECT_EQ(stamp(), after_other) << "a quiet store is quiet again";
+}
+
 TEST_P(MetaStoreConformance, RefusesADatabaseNewerThanTheBinary) {
   if (std::string(GetParam().name) != "sqlite") GTEST_SKIP() << "writes the SQLite file directly";
   store_.reset();

@@ -203,6 +203,10 @@ const std::vector<Setting>& Table() {
        "members a PROPFIND reads per read transaction, and holds in memory at once (0: 200 on "
        "SQLite, 2000 on PostgreSQL)",
        false, Uint(&Config::dav_listing_page, 0, 10'000)},
+      {"dav.poll_cache", "NUBO_DAV_POLL_CACHE", "1MiB",
+       "memory for answers to sync clients' polls (PROPFIND Depth: 0), kept until the database "
+       "changes; 0 turns it off (always off on PostgreSQL)",
+       false, Bytes(&Config::dav_poll_cache_bytes, 0, 1ull << 30)},
       {"auth.argon2_ops", "NUBO_ARGON2_OPS", "3", "Argon2id passes per password hash", false,
        Uint(&Config::argon2_ops, 1, 10)},
       {"auth.argon2_mem", "NUBO_ARGON2_MEM", "64MiB", "Argon2id memory per password hash", false,

@@ -38,6 +38,7 @@ struct Config {
   uint64_t max_upload = 0;  // 0: unlimited
   bool dav_propfind_infinity = false;
   uint64_t dav_listing_page = 0;  // 0: by engine (200 SQLite, 2,000 PostgreSQL)
+  uint64_t dav_poll_cache_bytes = 1 << 20;  // 0: off (dav/poll_cache.h)
   bool nc_enabled = true;      // the Nextcloud client surface (src/nc)
   bool nc_bulk_upload = true;  // its bulk upload (/remote.php/dav/bulk)
   int job_workers = 1;         // background job threads (0: none run here)

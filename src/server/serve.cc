@@ -31,6 +31,7 @@
 #include "content/gc.h"
 #include "content/in_flight.h"
 #include "dav/dav.h"
+#include "dav/poll_cache.h"
 #include "files/files.h"
 #include "files/upload_sessions.h"
 #include "groupdav/groupdav.h"
@@ -443,6 +444,14 @@ int RunServe(const Config& cfg) {
   // dav.listing_page overrides both.
   const bool postgres = !cfg.database.empty();
   dopt.listing_page = cfg.dav_listing_page ? cfg.dav_listing_page : postgres ? 2000 : 200;
+  // Only an engine that sees every commit, its own and other processes',
+  // can keep poll answers (MetaStore::ChangeStamp).
+  if (cfg.dav_poll_cache_bytes && meta.ChangeStamp()) {
+    dopt.poll_cache = std::make_shared<dav::PollCache>(meta, cfg.dav_poll_cache_bytes);
+    metrics.AddCounter("nubo_dav_poll_cache_hits_total",
+                       "PROPFIND Depth: 0 polls answered from the poll cache.",
+                       [cache = dopt.poll_cache] { return cache->hits(); });
+  }
   dav::RegisterDavRoutes(router, files, dopt);
   groupware::Collections collections(meta, {});
   groupdav::RegisterGroupDavRoutes(router, collections, {});

@@ -18,6 +18,7 @@ import shutil
 import stat
 import subprocess
 import tempfile
+import time
 import unicodedata
 import unittest
 import urllib.parse
@@ -1039,6 +1040,172 @@ class DavProtocolTest(FsckMixin, unittest.TestCase):
         # Runs last (names sort): every count and rollup the WebDAV
         # operations above touched must still be exact.
         self.assert_clean_shutdown_and_fsck(self.srv)
+
+
+class PollCacheTest(unittest.TestCase):
+    """A sync client's poll (PROPFIND Depth: 0 of named properties) may be
+    answered from memory on SQLite while the database has not changed:
+    every write of the server must show at once, another process's within
+    a millisecond; each caller gets
+    their own answer; what changes with the clock (a lock's expiry) is
+    never kept. On PostgreSQL nothing is kept (another node's write leaves
+    no trace in this process) and the same answers must come."""
+
+    A = ("pollster", "pollster-password-1")
+    B = ("bystander", "bystander-password-1")
+    PROPS = b'<D:getetag/><D:getlastmodified/><D:resourcetype/><O:fileid/><O:favorite/><Z:color/>'
+
+    @classmethod
+    def setUpClass(cls):
+        # No background jobs: their commits would end kept answers at
+        # moments the test does not choose.
+        cls.srv, cls.admin = start_server(NUBO_JOBS_WORKERS="0")
+        try:
+            cls.ra = add_user(cls.admin, *cls.A)
+            add_user(cls.admin, *cls.B)
+        except BaseException:
+            cls.srv.close()
+            raise
+        cls.a = Dav(cls.srv, *cls.A)
+        cls.b = Dav(cls.srv, *cls.B)
+        cls.kept = cls.srv.database is None
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.close()
+
+    def setUp(self):
+        self.base = self._testMethodName
+        self.assertEqual(self.a.mkcol(dav_path(self.base))[0], 201)
+
+    def hits(self):
+        """The poll cache's hits, None when it is off."""
+        status, _, body = Dav(self.srv, *ADMIN).raw("GET", "/metrics")
+        self.assertEqual(status, 200)
+        m = re.search(rb"^nubo_dav_poll_cache_hits_total (\d+)$", body, re.M)
+        return int(m.group(1)) if m else None
+
+    def poll(self, dav, path, props=None, headers=None, expect=207):
+        body = (b'<?xml version="1.0" encoding="utf-8"?><D:propfind xmlns:D="DAV:" '
+                b'xmlns:O="http://owncloud.org/ns" xmlns:Z="urn:z"><D:prop>' + (props or self.PROPS) +
+                b'</D:prop></D:propfind>')
+        status, _, data = dav.raw("PROPFIND", path, body, dict({"Depth": "0"}, **(headers or {})))
+        self.assertEqual(status, expect, data)
+        return data
+
+    def prop(self, data, tag):
+        (href, props), = multistatus(data).items()
+        code, el = props[tag]
+        return code, el.text if el is not None else None
+
+    def assert_kept(self, before, least):
+        after = self.hits()
+        if self.kept:
+            self.assertGreaterEqual(after - before, least)
+        else:
+            self.assertIsNone(after, "a poll cache on PostgreSQL")
+
+    def test_a_repeated_poll_is_answered_as_read_until_a_write(self):
+        folder = dav_path(self.base, collection=True)
+        first = self.poll(self.a, folder)
+        before = self.hits()
+        for _ in range(3):
+            self.assertEqual(self.poll(self.a, folder), first)
+        self.assert_kept(before, 3)
+        # A new member changes the folder's ETag: the next poll shows it.
+        etag = self.prop(first, D + "getetag")[1]
+        self.assertIn(self.a.put(dav_path(self.base, "new.txt"), b"new")[0], (200, 201, 204))
+        fresh = self.poll(self.a, folder)
+        self.assertNotEqual(self.prop(fresh, D + "getetag")[1], etag)
+        self.assertEqual(self.poll(self.a, folder), fresh)
+        # A dead property set and a favourite marked show at once too.
+        self.assertEqual(self.prop(fresh, "{urn:z}color")[0], 404)
+        patch = (b'<?xml version="1.0" encoding="utf-8"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:z" '
+                 b'xmlns:O="http://owncloud.org/ns"><D:set><D:prop><Z:color>red</Z:color>'
+                 b'<O:favorite>1</O:favorite></D:prop></D:set></D:propertyupdate>')
+        status, _, body = self.a.raw("PROPPATCH", folder, patch, {"Content-Type": "application/xml"})
+        self.assertEqual(status, 207, body)
+        patched = self.poll(self.a, folder)
+        self.assertEqual(self.prop(patched, "{urn:z}color"), (200, "red"))
+        self.assertEqual(self.prop(patched, "{http://owncloud.org/ns}favorite"), (200, "1"))
+        # A file's own poll: its new content's length and ETag.
+        path = dav_path(self.base, "new.txt")
+        props = b"<D:getetag/><D:getcontentlength/>"
+        old = self.poll(self.a, path, props)
+        self.assertEqual(self.poll(self.a, path, props), old)
+        self.assertIn(self.a.put(path, b"longer content")[0], (200, 201, 204))
+        self.assertEqual(self.prop(self.poll(self.a, path, props), D + "getcontentlength"), (200, "14"))
+        # Gone: 404, not a kept 207.
+        self.assertEqual(self.a.raw("DELETE", path)[0], 204)
+        self.poll(self.a, path, props, expect=404)
+
+    def test_a_commit_by_another_process_shows_at_once(self):
+        folder = dav_path(self.base, collection=True)
+        first = self.poll(self.a, folder)
+        self.assertEqual(self.poll(self.a, folder), first)
+        # Another process moves the folder's modification time a day on,
+        # straight in the database (as a second server or a tool would).
+        sql = "UPDATE nodes SET mtime = mtime + 86400000 WHERE name = '%s'" % self.base
+        if self.srv.database:
+            import pg_cluster
+            name = urllib.parse.urlsplit(self.srv.database).path.lstrip("/")
+            pg_cluster.cluster().psql(name, sql)
+        else:
+            import sqlite3
+            db = sqlite3.connect(os.path.join(self.srv.data, "nubo.db"), timeout=30)
+            try:
+                self.assertEqual(db.execute(sql).rowcount, 1)
+                db.commit()
+            finally:
+                db.close()
+        # Another process's commit shows within a millisecond (this one's at
+        # once): a poll 20 ms later must see it.
+        time.sleep(0.02)
+        later = self.poll(self.a, folder)
+        self.assertNotEqual(self.prop(later, D + "getlastmodified"), self.prop(first, D + "getlastmodified"))
+
+    def test_each_caller_gets_their_own_answer(self):
+        mine = self.poll(self.a, "/dav/")
+        before = self.hits()
+        theirs = self.poll(self.b, "/dav/")
+        self.assertNotEqual(self.prop(theirs, "{http://owncloud.org/ns}fileid"),
+                            self.prop(mine, "{http://owncloud.org/ns}fileid"))
+        self.assertEqual(self.poll(self.a, "/dav/"), mine)
+        self.assertEqual(self.poll(self.b, "/dav/"), theirs)
+        self.assert_kept(before, 2)
+        # Credentials are checked before any kept answer: a wrong password
+        # or a revoked app password gets 401.
+        body = b'<D:propfind xmlns:D="DAV:"><D:prop><D:getetag/></D:prop></D:propfind>'
+        wrong = {"Depth": "0", "Authorization": basic_auth(self.A[0], "wrong password")}
+        self.assertEqual(self.a.raw("PROPFIND", "/dav/", body, wrong, auth=False)[0], 401)
+        status, _, app = self.ra.call("POST", "/api/v1/me/app-passwords", {"label": "poller"})
+        self.assertEqual(status, 201, app)
+        via_app = Dav(self.srv, self.A[0], app["password"])
+        self.assertEqual(self.prop(self.poll(via_app, "/dav/"), "{http://owncloud.org/ns}fileid"),
+                         self.prop(mine, "{http://owncloud.org/ns}fileid"))
+        self.poll(via_app, "/dav/")
+        self.assertEqual(self.ra.call("DELETE", "/api/v1/me/app-passwords/%s" % app["id"])[0], 204)
+        self.assertEqual(via_app.raw("PROPFIND", "/dav/", body, {"Depth": "0"})[0], 401)
+
+    def test_what_changes_with_the_clock_is_never_kept(self):
+        folder = dav_path(self.base, collection=True)
+        info = (b'<?xml version="1.0" encoding="utf-8"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/>'
+                b'</D:lockscope><D:locktype><D:write/></D:locktype><D:owner>t</D:owner></D:lockinfo>')
+        status, hdrs, body = self.a.raw("LOCK", folder, info, {"Depth": "0", "Timeout": "Second-1",
+                                                                  "Content-Type": "application/xml"})
+        self.assertIn(status, (200, 201), body)
+        token = hdrs["lock-token"].strip("<>")
+        before = self.hits()
+        for _ in range(2):
+            self.assertIn(b"activelock", self.poll(self.a, folder, b"<D:lockdiscovery/>"))
+        # Conditions go through the locks every time.
+        self.poll(self.a, folder, headers={"If": "(<%s>)" % token})
+        self.poll(self.a, folder, headers={"If": "(<%s>)" % token})
+        self.assertEqual(self.hits(), before)
+        time.sleep(1.5)
+        self.assertNotIn(b"activelock", self.poll(self.a, folder, b"<D:lockdiscovery/>"))
+        status, _, _ = self.a.raw("PROPFIND", folder, b"", {"Depth": "0", "If": "(<%s>)" % token})
+        self.assertEqual(status, 412)
 
 
 class ListingPagesTest(unittest.TestCase):
