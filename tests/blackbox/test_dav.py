@@ -1191,18 +1191,20 @@ class PollCacheTest(unittest.TestCase):
         folder = dav_path(self.base, collection=True)
         info = (b'<?xml version="1.0" encoding="utf-8"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/>'
                 b'</D:lockscope><D:locktype><D:write/></D:locktype><D:owner>t</D:owner></D:lockinfo>')
-        status, hdrs, body = self.a.raw("LOCK", folder, info, {"Depth": "0", "Timeout": "Second-1",
+        before = self.hits()
+        status, hdrs, body = self.a.raw("LOCK", folder, info, {"Depth": "0", "Timeout": "Second-2",
                                                                   "Content-Type": "application/xml"})
+        locked_at = time.monotonic()
         self.assertIn(status, (200, 201), body)
         token = hdrs["lock-token"].strip("<>")
-        before = self.hits()
         for _ in range(2):
             self.assertIn(b"activelock", self.poll(self.a, folder, b"<D:lockdiscovery/>"))
         # Conditions go through the locks every time.
         self.poll(self.a, folder, headers={"If": "(<%s>)" % token})
         self.poll(self.a, folder, headers={"If": "(<%s>)" % token})
         self.assertEqual(self.hits(), before)
-        time.sleep(1.5)
+        # The lock expires with the clock, with no write in between.
+        time.sleep(max(0.0, locked_at + 2.5 - time.monotonic()))
         self.assertNotIn(b"activelock", self.poll(self.a, folder, b"<D:lockdiscovery/>"))
         status, _, _ = self.a.raw("PROPFIND", folder, b"", {"Depth": "0", "If": "(<%s>)" % token})
         self.assertEqual(status, 412)
