@@ -5,13 +5,13 @@
 // folder every few seconds, and the answer only changes when a write
 // commits. An entry is the whole response, keyed by everything the
 // answer depends on besides the database (the caller as authenticated,
-// the request target, Depth and the body) and stamped with the store's
-// ChangeStamp taken before the answer was read; it answers only while the
-// stamp is still the same, so a write of this server ends it before the
-// write is answered, and one of another process within the store's bound
-// (MetaStore::ChangeStamp; SQLite: 1 ms). What
+// the request target and the body; only Depth: 0 is kept) and stamped
+// with the store's ChangeStamp taken before the answer was read; it
+// answers only while the stamp is still the same, so a write of this
+// server ends it before the write is answered, and one of another process
+// within the store's bound (MetaStore::ChangeStamp; SQLite: 1 ms). What
 // may change without a write (a lock's expiry, the If header's lock
-// checks) is never cached: the caller decides (DavContext::poll_cacheable).
+// checks) is never cached: the handler decides (DavContext::poll_cacheable).
 //
 // Bounded by bytes; the oldest entries leave first. Thread-safe.
 #pragma once

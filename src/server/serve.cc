@@ -445,7 +445,8 @@ int RunServe(const Config& cfg) {
   const bool postgres = !cfg.database.empty();
   dopt.listing_page = cfg.dav_listing_page ? cfg.dav_listing_page : postgres ? 2000 : 200;
   // Only an engine that sees every commit, its own and other processes',
-  // can keep poll answers (MetaStore::ChangeStamp).
+  // can keep poll answers (MetaStore::ChangeStamp). Asking once here also
+  // opens SQLite's checking connection now rather than in the first poll.
   if (cfg.dav_poll_cache_bytes && meta.ChangeStamp()) {
     dopt.poll_cache = std::make_shared<dav::PollCache>(meta, cfg.dav_poll_cache_bytes);
     metrics.AddCounter("nubo_dav_poll_cache_hits_total",
