@@ -3,7 +3,7 @@
 import random
 
 from lib import httpc
-from lib.proc import proc_cpu_s, proc_status_kib, reset_hwm
+from lib.proc import ctx_switches, proc_cpu_s, proc_status_kib, reset_hwm
 from lib.servers import PROPFIND_BODY
 from lib.stats import pct
 from lib.suite import ARGON_NOTE, DAVH, POOL, parse_multistatus, pf_headers, run_pool, server_failed, server_rows, table
@@ -34,8 +34,10 @@ def run(ctx):
             pids = s.pids()
             reset_hwm(pids)
             cpu0 = proc_cpu_s(pids)
+            csw0 = ctx_switches(pids)
             wall, lat, errs = run_pool(s.port, put_one, jobs, 16, {})
             cpu = proc_cpu_s(s.pids()) - cpu0
+            csw = ctx_switches(pids) - csw0  # the server's thread set is fixed while it serves
             hwm = proc_status_kib(s.pids(), "VmHWM")
             # Gate: every file listed with 4096 bytes; 20 sampled files read back.
             r = c.request("PROPFIND", folder, pf_headers(1), body=PROPFIND_BODY)
@@ -52,7 +54,7 @@ def run(ctx):
                         i, g.status, g.nbytes, "differs" if g.status == 200 else "-")
             c.close()
             ms = [dt * 1000 for _, dt in lat]
-            per[s.name].append({"cpu_ms_per_file": cpu * 1000 / n, "cpu_util": cpu / wall,
+            per[s.name].append({"cpu_ms_per_file": cpu * 1000 / n, "cpu_util": cpu / wall, "csw_per_file": csw / n,
                                 "files_per_s": n / wall, "p50_ms": pct(ms, 50), "p95_ms": pct(ms, 95),
                                 "p99_ms": pct(ms, 99), "errors": len(errs), "peak_rss_mib": hwm / 1024,
                                 "gate": gate, "err_sample": errs[:2]})
@@ -71,7 +73,8 @@ def run(ctx):
           "16 connections (2 processes × 8 threads), %d rounds, median" % (n, P["rounds"]),
           [("files_per_s", "files/s", "%.0f"), ("p50_ms", "p50 ms", "%.2f"), ("p95_ms", "p95 ms", "%.2f"),
            ("p99_ms", "p99 ms", "%.2f"), ("errors", "errors", "%d"), ("cpu_ms_per_file", "server CPU ms/file", "%.3f"),
-           ("cpu_util", "server cores busy", "%.2f"), ("peak_rss_mib", "peak RSS MiB", "%.1f")],
+           ("cpu_util", "server cores busy", "%.2f"), ("csw_per_file", "server context switches/file", "%.1f"),
+           ("peak_rss_mib", "peak RSS MiB", "%.1f")],
           rows, [("files_per_s", "files/s")],
           ["gate: every PUT 201/204, PROPFIND lists all %d files with 4096 bytes, 20 sampled files read back "
            "byte-identical. nubo fsyncs every upload; the peers do not." % n, ARGON_NOTE])

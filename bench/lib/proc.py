@@ -72,6 +72,26 @@ def proc_cpu_s(pids):
     return total / tick
 
 
+def ctx_switches(pids):
+    """Voluntary + involuntary context switches of the processes, all their threads: how often the
+    server's threads slept and were woken (a hand-off between threads costs two)."""
+    total = 0
+    for pid in pids:
+        try:
+            tids = os.listdir("/proc/%d/task" % pid)
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open("/proc/%d/task/%s/status" % (pid, tid)) as f:
+                    for line in f:
+                        if "ctxt_switches:" in line:
+                            total += int(line.split()[1])
+            except OSError:
+                pass
+    return total
+
+
 def reset_hwm(pids):
     """Resets each process's VmHWM to its current RSS (clear_refs 5, Linux >= 4.0); False when one
     could not be reset."""
