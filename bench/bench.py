@@ -24,7 +24,7 @@ SCENARIOS = {
     "zip-ab": "zip_ab", "authz-cost": "authz_cost", "sharing-cost": "sharing_cost", "share-mounts": "share_mounts",
     "content-over-time": "content_over_time", "groupware": "groupware", "nextcloud": "nextcloud",
     "media": "media", "idle-rss-ab": "idle_rss_ab", "malloc-arenas-ab": "malloc_arenas_ab",
-    "s1-interleaved": "s1_interleaved", "s2-writing": "s2_writing",
+    "s1-interleaved": "s1_interleaved", "s2-writing": "s2_writing", "s4-get-ab": "s4_get_ab",
 }
 
 
@@ -49,8 +49,8 @@ def main():
     ap.add_argument("--keep", action="store_true", help="suite: keep the temp folder (servers' data and logs)")
     ap.add_argument("--skip-health", action="store_true", help="all: skip the health scenario")
     ap.add_argument("--s3-files", type=int, default=None, help="s3: PUTs per round")
-    ap.add_argument("--s4-bytes", type=int, default=None, help="s4: size of the large file")
-    ap.add_argument("--before", default=None, help="listing-ab, listing-order-ab, propfind-ab, s1-interleaved, s2-writing, zip-ab, idle-rss-ab, auth-storm: the binary to compare against; the suite (all, peers, s1-s8): also run "
+    ap.add_argument("--s4-bytes", type=int, default=None, help="s4, s4-get-ab: size of the large file")
+    ap.add_argument("--before", default=None, help="listing-ab, listing-order-ab, propfind-ab, s1-interleaved, s2-writing, s4-get-ab, zip-ab, idle-rss-ab, auth-storm: the binary to compare against; the suite (all, peers, s1-s8): also run "
                          "it, as the peer nubo-before; groupware: also run it, with an AFTER/BEFORE column; media: time the content queries on it too; malloc-arenas-ab: also run it with its own arena limit")
     ap.add_argument("--storage-bytes", type=int, default=1 << 30)
     ap.add_argument("--tmpdir", default=None,
@@ -64,7 +64,7 @@ def main():
     ap.add_argument("--seed", type=int, default=5, help="files: seed of the listing's names and sizes")
     ap.add_argument("--no-download-hash", action="store_true",
                     help="files: do not sha256 the download on the fly (the gate then rests on the node hash)")
-    ap.add_argument("--rounds", type=int, default=None, help="rounds per scenario (default 3; --quick: 1)")
+    ap.add_argument("--rounds", type=int, default=None, help="rounds per scenario (default 3; --quick: 1); s4-get-ab: GETs per build (default 15)")
     ap.add_argument("--duration", type=int, default=5)
     ap.add_argument("--shares", type=int, default=20, help="share-mounts: folders shared with the recipient")
     ap.add_argument("--thumb-files", type=int, default=30, help="media: 12-megapixel JPEGs to thumbnail")
