@@ -84,6 +84,11 @@ Result<std::unique_ptr<HelperPool::Proc>> HelperPool::Start() {
   struct rlimit core {
     0, 0
   };
+  // The server raised its own soft limit for its connections (serve.cc);
+  // a helper gets the usual 1,024 back.
+  struct rlimit files {};
+  getrlimit(RLIMIT_NOFILE, &files);
+  files.rlim_cur = std::min<rlim_t>(files.rlim_cur, 1024);
   pid_t pid = fork();
   if (pid < 0) {
     int e = errno;
@@ -103,6 +108,7 @@ Result<std::unique_ptr<HelperPool::Proc>> HelperPool::Start() {
     if (limit_as) setrlimit(RLIMIT_AS, &as);
     setrlimit(RLIMIT_CPU, &cpu);
     setrlimit(RLIMIT_CORE, &core);
+    setrlimit(RLIMIT_NOFILE, &files);
     setpriority(PRIO_PROCESS, 0, l.nice);
     signal(SIGPIPE, SIG_DFL);
     execv(args[0], args.data());

@@ -47,6 +47,11 @@ Result<IsolateResult> RunIsolated(const std::vector<std::string>& argv,
   struct rlimit core {
     0, 0
   };
+  // The server raised its own soft limit for its connections (serve.cc);
+  // a helper gets the usual 1,024 back.
+  struct rlimit files {};
+  getrlimit(RLIMIT_NOFILE, &files);
+  files.rlim_cur = std::min<rlim_t>(files.rlim_cur, 1024);
   const char* file = args[0];
   const bool search_path = argv[0].find('/') == std::string::npos;
   pid_t pid = fork();
@@ -70,6 +75,7 @@ Result<IsolateResult> RunIsolated(const std::vector<std::string>& argv,
     if (limit_as) setrlimit(RLIMIT_AS, &as);
     setrlimit(RLIMIT_CPU, &cpu);
     setrlimit(RLIMIT_CORE, &core);
+    setrlimit(RLIMIT_NOFILE, &files);
     setpriority(PRIO_PROCESS, 0, limits.nice);
     signal(SIGPIPE, SIG_DFL);
     if (search_path) {

@@ -1,9 +1,12 @@
 #include "jobs/isolate.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <string>
 
 namespace nubo::jobs {
 namespace {
@@ -71,6 +74,22 @@ TEST(RunIsolated, InheritsNoDescriptors) {
   ASSERT_TRUE(r.ok());
   // 0, 1, 2 and the descriptor ls itself opens on /proc/self/fd.
   EXPECT_EQ(r->stderr_tail, "4\n");
+}
+
+TEST(RunIsolated, GetsTheUsualOpenFileLimitBack) {
+  // The server raises its soft limit on open files to the hard one for its
+  // connections; a helper must not inherit that (programs that select() or
+  // walk every possible descriptor).
+  struct rlimit was {};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &was), 0);
+  struct rlimit raised = was;
+  raised.rlim_cur = was.rlim_max == RLIM_INFINITY ? 65536 : was.rlim_max;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &raised), 0);
+  auto r = RunIsolated({"/bin/sh", "-c", "ulimit -Sn >&2"}, {});
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &was), 0);
+  ASSERT_TRUE(r.ok());
+  // 1,024, or the hard limit where that is lower (then nothing was raised).
+  EXPECT_EQ(r->stderr_tail, std::to_string(std::min<rlim_t>(raised.rlim_cur, 1024)) + "\n");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <malloc.h>
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -62,6 +63,29 @@ namespace nubo::server {
 namespace fs = std::filesystem;
 
 namespace {
+
+// Every connection is a descriptor, and a download holds up to 16 chunk
+// files open while it sends them, so a session's default soft limit (1,024
+// under systemd and most shells) refuses connections long before
+// server.max_connections. The soft limit is raised to the hard one, which is
+// the administrator's choice (setrlimit(2)); children started for media
+// work go back to 1,024 (jobs/isolate.cc, jobs/helper_pool.cc). Returns
+// the soft limit in force.
+rlim_t RaiseOpenFileLimit() {
+  struct rlimit rl {};
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 0;
+  if (rl.rlim_cur < rl.rlim_max) {
+    struct rlimit want = rl;
+    want.rlim_cur = rl.rlim_max;
+    // An unlimited hard limit still stops at the kernel's fs.nr_open.
+    if (setrlimit(RLIMIT_NOFILE, &want) != 0 && rl.rlim_max == RLIM_INFINITY) {
+      want.rlim_cur = 1 << 20;
+      (void)setrlimit(RLIMIT_NOFILE, &want);
+    }
+    (void)getrlimit(RLIMIT_NOFILE, &rl);
+  }
+  return rl.rlim_cur;
+}
 
 // Creates the data directory layout (ARCHITECTURE.md §1).
 Status PrepareDataDir(const std::string& dir) {
@@ -315,6 +339,15 @@ int RunServe(const Config& cfg) {
   if (!std::getenv("MALLOC_ARENA_MAX")) mallopt(M_ARENA_MAX, io_threads + 1);
   spdlog::info("nubo {} starting", NUBO_VERSION);
   for (const auto& [k, v] : cfg.Describe()) spdlog::info("config {} = {}", k, v);
+  const rlim_t open_files = RaiseOpenFileLimit();
+  spdlog::info("open files: up to {}", static_cast<uint64_t>(open_files));
+  // Beyond the connections: the database, logs, listeners, chunk files.
+  if (open_files < cfg.max_connections + 64) {
+    spdlog::warn(
+        "server.max_connections is {} but this process may open {} files: connections beyond "
+        "that wait (raise the hard limit, e.g. LimitNOFILE= in a systemd unit)",
+        cfg.max_connections, static_cast<uint64_t>(open_files));
+  }
 
   if (Status st = PrepareDataDir(cfg.data_dir); !st.ok()) {
     spdlog::critical("cannot prepare data directory: {}", st.ToString());

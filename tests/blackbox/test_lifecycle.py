@@ -2,6 +2,7 @@
 import base64
 import json
 import os
+import resource
 import socket
 import subprocess
 import tempfile
@@ -89,6 +90,39 @@ class ConnectionLimitTest(unittest.TestCase):
                 self.fail("connection slots were never released")
             self.assertEqual(srv.terminate(), 0)
         finally:
+            srv.close()
+
+
+class OpenFileLimitTest(unittest.TestCase):
+    def test_the_soft_limit_does_not_cap_connections(self):
+        # Started the way a shell or systemd starts it, with a soft limit
+        # far below the hard one: the server raises its own, so 400
+        # connections with a request each are all answered (with 256
+        # descriptors, accept() fails past ~240 and the rest wait).
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if hard != resource.RLIM_INFINITY and hard < 1024:
+            self.fail("this machine's hard limit on open files is %d; the test needs 1024" % hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+        try:
+            srv = Server()
+        finally:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+        conns = []
+        try:
+            with open("/proc/%d/limits" % srv.proc.pid) as f:
+                line = next(ln for ln in f if ln.startswith("Max open files"))
+            got_soft, got_hard = line.split()[3:5]
+            self.assertEqual(got_soft, got_hard, line)
+            self.assertIn("open files: up to %s" % got_soft, srv.log())
+            for _ in range(400):
+                conns.append(srv.connect(timeout=10))
+            for s in conns:
+                s.sendall(request("GET", "/health"))
+            for s in conns:
+                self.assertEqual(Reader(s).response()[0], 200)
+        finally:
+            for s in conns:
+                s.close()
             srv.close()
 
 
