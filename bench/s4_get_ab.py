@@ -12,7 +12,7 @@ import statistics
 from lib import httpc
 from lib.ab import AbPair
 from lib.api import ServerError
-from lib.data import write_seeded
+from lib.data import BlockCheck, sampled_blocks, write_seeded
 from lib.proc import proc_cpu_s
 from lib.suite import DAVH
 
@@ -30,13 +30,7 @@ def run(args):
         for block in iter(lambda: f.read(16 << 20), b""):
             want.update(block)
     want = want.hexdigest()
-    # Sampled blocks every timed GET must match (as S4's gate): 64 KiB at 16 spread offsets.
-    samples = {}
-    with open(src, "rb") as f:
-        for k in range(16):
-            off = (size // 16) * k + (k * 4099) % (size // 16 - 65536)
-            f.seek(off)
-            samples[off] = f.read(65536)
+    samples = sampled_blocks(src, size)  # every timed GET must match them (as S4's gate)
 
     def seed(api, root):
         c = httpc.Conn(api.port, timeout=600)
@@ -65,21 +59,12 @@ def run(args):
                     ("AFTER", "BEFORE")[which], r.status, r.nbytes, h.hexdigest()[:16], want[:16]))
         for rep in range(reps):
             for which in ((0, 1) if rep % 2 else (1, 0)):
-                pos, bad = [0], []
-
-                def sink(mv, pos=pos, bad=bad):
-                    start, end = pos[0], pos[0] + len(mv)
-                    for off, blk in samples.items():
-                        if off < end and off + len(blk) > start:
-                            a, b = max(off, start), min(off + len(blk), end)
-                            if mv[a - start:b - start] != blk[a - off:b - off]:
-                                bad.append(off)
-                    pos[0] = end
-
+                check = BlockCheck(samples)
                 pids = pair.servers[which].pids()
                 c0 = proc_cpu_s(pids)
                 r = conns[which].request("GET", PATH, dict(DAVH, Authorization=pair.apis[which].auth),
-                                         keep_body=False, sink=sink)
+                                         keep_body=False, sink=check)
+                bad = check.bad
                 cpu[which].append(proc_cpu_s(pids) - c0)
                 if r.status != 200 or r.nbytes != size or bad:
                     raise SystemExit("equivalence gate failed: %s answered %d with %d bytes, %d sampled blocks "

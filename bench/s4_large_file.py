@@ -5,7 +5,7 @@ import subprocess
 import time
 
 from lib import httpc
-from lib.data import write_seeded
+from lib.data import BlockCheck, sampled_blocks, write_seeded
 from lib.proc import proc_cpu_s, proc_status_kib, reset_hwm
 from lib.stats import med
 from lib.suite import ARGON_NOTE, DAVH, server_failed, server_rows, table
@@ -34,13 +34,7 @@ def run(ctx):
                        stderr=subprocess.DEVNULL, check=True)
         refs["dd"].append(size / 1e6 / (time.perf_counter() - t))
         os.unlink(out)
-        # Sampled blocks the download must match (64 KiB at 16 spread offsets).
-        samples = {}
-        with open(src, "rb") as f:
-            for k in range(16):
-                off = (size // 16) * k + (k * 4099) % (size // 16 - 65536)
-                f.seek(off)
-                samples[off] = f.read(65536)
+        samples = sampled_blocks(src, size)  # the download must match them
         for s in ctx.order(rnd):
             if s.name in bad:
                 continue
@@ -56,19 +50,9 @@ def run(ctx):
                     raise httpc.HttpError("PUT answered %d: %r" % (r.status, (r.body or b"")[:200]))
                 put_s = r.total
                 cpu1 = proc_cpu_s(s.pids())
-                pos = [0]
-                mismatch = []
-
-                def sink(mv, pos=pos):
-                    start, end = pos[0], pos[0] + len(mv)
-                    for off, blk in samples.items():
-                        if off < end and off + len(blk) > start:
-                            a, b = max(off, start), min(off + len(blk), end)
-                            if mv[a - start:b - start] != blk[a - off:b - off]:
-                                mismatch.append(off)
-                    pos[0] = end
-
-                r = c.request("GET", name, DAVH, keep_body=False, sink=sink)
+                check = BlockCheck(samples)
+                r = c.request("GET", name, DAVH, keep_body=False, sink=check)
+                mismatch = check.bad
                 get_s = r.total
                 cpu2 = proc_cpu_s(s.pids())
                 hwm = proc_status_kib(s.pids(), "VmHWM")

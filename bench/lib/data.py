@@ -96,3 +96,31 @@ class FreshFs:
         if self.own_mnt:
             os.rmdir(self.mnt)
         os.unlink(self.img)
+
+
+def sampled_blocks(path, size, n=16, block=65536):
+    """{offset: bytes}: `n` blocks of `block` bytes spread over the file (S4's download gate)."""
+    out = {}
+    with open(path, "rb") as f:
+        for k in range(n):
+            off = (size // n) * k + (k * 4099) % (size // n - block)
+            f.seek(off)
+            out[off] = f.read(block)
+    return out
+
+
+class BlockCheck:
+    """A response-body sink (lib.httpc's `sink=`) that compares the bytes streaming past with
+    sampled_blocks(); `bad` lists the offsets of blocks that differ."""
+
+    def __init__(self, samples):
+        self.samples, self.pos, self.bad = samples, 0, []
+
+    def __call__(self, mv):
+        start, end = self.pos, self.pos + len(mv)
+        for off, blk in self.samples.items():
+            if off < end and off + len(blk) > start:
+                a, b = max(off, start), min(off + len(blk), end)
+                if mv[a - start:b - start] != blk[a - off:b - off]:
+                    self.bad.append(off)
+        self.pos = end
