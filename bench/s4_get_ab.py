@@ -43,8 +43,10 @@ def run(args):
         finally:
             c.close()
 
-    pair = AbPair(args, seed)
-    os.unlink(src)
+    try:
+        pair = AbPair(args, seed)
+    finally:
+        os.unlink(src)
     mbps = ([], [])  # [AFTER, BEFORE]
     cpu = ([], [])
     try:

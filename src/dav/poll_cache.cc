@@ -1,6 +1,7 @@
 #include "dav/poll_cache.h"
 
 #include "meta/meta_store.h"
+#include "util/time.h"
 
 namespace nubo::dav {
 
@@ -12,7 +13,12 @@ size_t CostOf(const std::string& key, const http::Headers& h, const std::string&
   return n;
 }
 
+int64_t MonotonicMillis() { return MonotonicNanos() / 1'000'000; }
+
 }  // namespace
+
+PollCache::PollCache(meta::MetaStore& meta, size_t max_bytes, int64_t (*now_ms)())
+    : meta_(meta), max_bytes_(max_bytes), now_ms_(now_ms ? now_ms : MonotonicMillis) {}
 
 std::optional<uint64_t> PollCache::Stamp() { return meta_.ChangeStamp(); }
 
@@ -20,7 +26,7 @@ std::optional<http::Response> PollCache::Find(const std::string& key, uint64_t s
   std::lock_guard lock(mu_);
   auto it = entries_.find(key);
   if (it == entries_.end()) return std::nullopt;
-  if (it->second.stamp != stamp) {
+  if (it->second.stamp != stamp || now_ms_() - it->second.kept_ms >= kMaxAgeMs) {
     Drop(it);
     return std::nullopt;
   }
@@ -46,6 +52,7 @@ void PollCache::Store(const std::string& key, uint64_t stamp, const http::Respon
   order_.push_back(key);
   Entry& e = entries_[key];
   e.stamp = stamp;
+  e.kept_ms = now_ms_();
   e.status = r.status;
   e.headers = r.headers;
   e.body = r.body;

@@ -12,6 +12,9 @@
 // within the store's bound (MetaStore::ChangeStamp; SQLite: 1 ms). What
 // may change without a write (a lock's expiry, the If header's lock
 // checks) is never cached: the handler decides (DavContext::poll_cacheable).
+// What ends with the clock inside an answer the handler cannot see — a
+// share or a link with an expiry date is filtered by the time of the read
+// — is bounded instead: an entry answers for kMaxAgeMs at most.
 //
 // Bounded by bytes; the oldest entries leave first. Thread-safe.
 #pragma once
@@ -35,7 +38,8 @@ namespace nubo::dav {
 class PollCache {
  public:
   // `meta`: the store whose ChangeStamp the entries carry; it must have one.
-  PollCache(meta::MetaStore& meta, size_t max_bytes) : meta_(meta), max_bytes_(max_bytes) {}
+  // `now_ms`: a monotonic clock in milliseconds (tests pass their own).
+  PollCache(meta::MetaStore& meta, size_t max_bytes, int64_t (*now_ms)() = nullptr);
 
   // The store's stamp now (nullopt: none could be read; keep nothing).
   std::optional<uint64_t> Stamp();
@@ -44,6 +48,9 @@ class PollCache {
   // bytes; a large one would crowd the others out).
   static constexpr size_t kMaxKey = 4096;
   static constexpr size_t kMaxBody = 16 << 10;
+  // How long after it was kept an entry answers at most, whatever the
+  // stamp: a grant that expired is gone from the polls within this.
+  static constexpr int64_t kMaxAgeMs = 1000;
 
   // The answer stored under `key` at `stamp`, as it was stored.
   std::optional<http::Response> Find(const std::string& key, uint64_t stamp);
@@ -56,6 +63,7 @@ class PollCache {
  private:
   struct Entry {
     uint64_t stamp = 0;
+    int64_t kept_ms = 0;  // now_ms_() when stored
     int status = 0;
     http::Headers headers;
     std::string body;
@@ -67,6 +75,7 @@ class PollCache {
 
   meta::MetaStore& meta_;
   const size_t max_bytes_;
+  int64_t (*const now_ms_)();
   mutable std::mutex mu_;
   std::unordered_map<std::string, Entry> entries_;
   std::list<std::string> order_;  // oldest first

@@ -40,6 +40,27 @@ class PollCacheTest : public ::testing::Test {
   std::unique_ptr<meta::MetaStore> store_;
 };
 
+int64_t fake_now_ms = 0;
+int64_t FakeNow() { return fake_now_ms; }
+
+TEST_F(PollCacheTest, AnEntryAnswersForASecondAtMostWhateverTheStamp) {
+  // Shares and links that expire end with the clock, not with a write.
+  PollCache cache(*store_, 1 << 20, FakeNow);
+  fake_now_ms = 50'000;
+  cache.Store("k", 5, Answer("<a/>"));
+  fake_now_ms += PollCache::kMaxAgeMs - 1;
+  EXPECT_TRUE(cache.Find("k", 5).has_value());
+  fake_now_ms += 1;
+  EXPECT_FALSE(cache.Find("k", 5).has_value());
+  EXPECT_EQ(cache.bytes(), 0u);
+  // Kept again, it answers again for as long.
+  cache.Store("k", 5, Answer("<b/>"));
+  fake_now_ms += PollCache::kMaxAgeMs - 1;
+  auto hit = cache.Find("k", 5);
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->body, "<b/>");
+}
+
 TEST_F(PollCacheTest, AnswersOnlyAtTheStampItWasStoredAt) {
   PollCache cache(*store_, 1 << 20);
   ASSERT_TRUE(cache.Stamp().has_value());

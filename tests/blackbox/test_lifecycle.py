@@ -102,9 +102,11 @@ class OpenFileLimitTest(unittest.TestCase):
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         if hard != resource.RLIM_INFINITY and hard < 1024:
             self.fail("this machine's hard limit on open files is %d; the test needs 1024" % hard)
+        # A PostgreSQL cluster this process starts must not inherit the low limit.
+        database = pg_cluster.fresh_database() if pg_cluster.wanted() else None
         resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
         try:
-            srv = Server()
+            srv = Server(database=database)
         finally:
             resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
         conns = []
