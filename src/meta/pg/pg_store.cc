@@ -1,5 +1,6 @@
 #include "meta/pg/pg_store.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -8,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "meta/group_commit.h"
 #include "meta/migrations.h"
 #include "meta/pg/pg_conn.h"
 #include "meta/sql/pool.h"
@@ -36,46 +38,12 @@ class PgStore final : public MetaStore {
     return st;
   }
 
+  // Writers that arrive while a batch runs wait and go together in the
+  // next one (see RunWrites): N concurrent uploads share one COMMIT, so one
+  // WAL flush, and one turn of the database-wide writer lock.
   Status Write(const std::function<Status(WriteTxn&)>& fn) override {
-    NUBO_ASSIGN_OR_RETURN(std::unique_ptr<Conn> c, Acquire());
-    Status st;
-    for (int attempt = 1;; ++attempt) {
-      // One writer at a time, across every process on this database, as
-      // SQLite has one: writes bump shared rows (the drive's change number,
-      // every ancestor's size), so side-by-side writers would mostly undo
-      // each other. The lock is taken before the transaction reads
-      // anything, and READ COMMITTED then reads what the previous writer
-      // committed: serialized writers see one consistent state.
-      st = c->Run("BEGIN ISOLATION LEVEL READ COMMITTED");
-      if (st.ok()) st = c->Run("SELECT pg_advisory_xact_lock(7236101)");
-      if (st.ok()) {
-        auto txn = sql::NewTxn(*c);
-        try {
-          st = fn(*txn);
-        } catch (const std::exception& ex) {
-          st = Status::Internal(std::string("write threw: ") + ex.what());
-        }
-        if (st.ok() && c->InFailedTransaction()) {
-          // The callback went on past a failed statement (SQLite would have
-          // kept the rest of the transaction; PostgreSQL has ended it, and
-          // its COMMIT would quietly roll back). Never report that as done.
-          st = Status::Internal(
-              "a statement of this write failed and the database ended its transaction");
-        }
-        if (st.ok()) {
-          st = c->Run("COMMIT");  // a failed COMMIT ends the transaction too
-        } else {
-          (void)c->Run("ROLLBACK");
-        }
-      }
-      ++writes_;
-      // A deadlock (or a serialization failure): the server undid the
-      // whole transaction; run it again.
-      if (st.code() != Code::kAborted || attempt >= opt_.max_attempts || !c->Healthy()) break;
-      std::this_thread::sleep_for(Backoff(attempt));
-    }
-    Release(std::move(c));
-    return st;
+    ++writes_;
+    return batches_.Submit(&fn);
   }
 
   Result<int> SchemaVersion() override {
@@ -85,12 +53,128 @@ class PgStore final : public MetaStore {
     return v;
   }
 
-  WriteStats Stats() const override {
-    const uint64_t n = writes_.load();
-    return {n, n};  // no group commit: one transaction per write
-  }
+  WriteStats Stats() const override { return {writes_.load(), commits_.load()}; }
 
  private:
+  using WriteFn = const std::function<Status(WriteTxn&)>*;
+  using WriteBatch = std::vector<GroupCommit<WriteFn>::Entry*>;
+
+  // Opens a write transaction: one writer at a time, across every process
+  // on this database, as SQLite has one. Writes bump shared rows (the
+  // drive's change number, every ancestor's size), so side-by-side writers
+  // would mostly undo each other. The lock is taken before the transaction
+  // reads anything, and READ COMMITTED then reads what the previous writer
+  // committed: serialized writers see one consistent state.
+  static Status BeginWrite(Conn& c) {
+    NUBO_RETURN_IF_ERROR(c.Run("BEGIN ISOLATION LEVEL READ COMMITTED"));
+    return c.Run("SELECT pg_advisory_xact_lock(7236101)");
+  }
+
+  // Runs one callback on an open write transaction. A callback that went
+  // on past a failed statement has lost its work: SQLite would have kept
+  // the rest of the transaction, PostgreSQL has ended it (and a COMMIT
+  // would quietly roll back). Never report that as done.
+  static Status RunCallback(Conn& c, WriteFn fn) {
+    Status st;
+    auto txn = sql::NewTxn(c);
+    try {
+      st = (*fn)(*txn);
+    } catch (const std::exception& ex) {
+      st = Status::Internal(std::string("write threw: ") + ex.what());
+    }
+    if (st.ok() && c.InFailedTransaction()) {
+      st = Status::Internal(
+          "a statement of this write failed and the database ended its transaction");
+    }
+    return st;
+  }
+
+  // One write in a transaction of its own. A deadlock or serialization
+  // failure means the server undid the whole transaction: run it again,
+  // after a jittered pause.
+  Status WriteAlone(WriteFn fn) {
+    NUBO_ASSIGN_OR_RETURN(std::unique_ptr<Conn> c, Acquire());
+    Status st;
+    for (int attempt = 1;; ++attempt) {
+      st = BeginWrite(*c);
+      if (st.ok()) st = RunCallback(*c, fn);
+      if (st.ok()) {
+        st = c->Run("COMMIT");  // a failed COMMIT ends the transaction too
+        ++commits_;
+      } else {
+        (void)c->Run("ROLLBACK");
+      }
+      if (st.code() != Code::kAborted || attempt >= opt_.max_attempts || !c->Healthy()) break;
+      std::this_thread::sleep_for(Backoff(attempt));
+    }
+    Release(std::move(c));
+    return st;
+  }
+
+  // A batch in one transaction, each write inside its own savepoint: a
+  // write that fails is rolled back to its savepoint and answers its own
+  // error, the others commit together. Equivalent to running them one
+  // after the other, and each caller returns only after the COMMIT that
+  // holds its write (with synchronous_commit on: durable). A write the
+  // server undid for a deadlock or serialization failure, or one whose
+  // batch was lost, runs again alone (callbacks may run more than once).
+  void RunWrites(WriteBatch& batch) {
+    if (batch.size() == 1) {
+      batch[0]->result = WriteAlone(batch[0]->item);
+      return;
+    }
+    std::vector<GroupCommit<WriteFn>::Entry*> again;
+    auto conn = Acquire();
+    if (!conn.ok()) {
+      for (auto* e : batch) e->result = conn.status();
+      return;
+    }
+    std::unique_ptr<Conn> c = std::move(*conn);
+    Status begin = BeginWrite(*c);
+    bool lost = !begin.ok();  // the transaction is gone: nothing in it commits
+    for (auto* e : batch) {
+      if (lost) {
+        again.push_back(e);
+        continue;
+      }
+      e->result = c->Run("SAVEPOINT w");
+      if (e->result.ok()) e->result = RunCallback(*c, e->item);
+      if (!e->result.ok()) {
+        if (e->result.code() == Code::kAborted) again.push_back(e);
+        if (!c->Run("ROLLBACK TO w").ok()) {
+          lost = true;
+          continue;
+        }
+      }
+      if (!c->Run("RELEASE w").ok()) lost = true;
+    }
+    const bool any = std::any_of(batch.begin(), batch.end(), [&](auto* e) {
+      return e->result.ok() && std::find(again.begin(), again.end(), e) == again.end();
+    });
+    if (lost || !any) {
+      (void)c->Run("ROLLBACK");
+      if (lost) {
+        for (auto* e : batch) {
+          if (e->result.ok() && std::find(again.begin(), again.end(), e) == again.end())
+            again.push_back(e);
+        }
+      }
+    } else {
+      Status commit = c->Run("COMMIT");
+      ++commits_;
+      for (auto* e : batch) {
+        if (!e->result.ok() || std::find(again.begin(), again.end(), e) != again.end()) continue;
+        if (commit.code() == Code::kAborted) {
+          again.push_back(e);
+        } else {
+          e->result = commit;
+        }
+      }
+    }
+    Release(std::move(c));
+    for (auto* e : again) e->result = WriteAlone(e->item);
+  }
+
   // Up to 2^attempt ms, at most about 0.5 s, with full jitter so that
   // writers that collided do not collide again in step.
   std::chrono::microseconds Backoff(int attempt) {
@@ -110,6 +194,8 @@ class PgStore final : public MetaStore {
   PgOptions opt_;
   sql::Pool<Conn> pool_{opt_.max_connections, [this] { return Conn::Open(conninfo_); }};
   std::atomic<uint64_t> writes_{0};
+  std::atomic<uint64_t> commits_{0};
+  GroupCommit<WriteFn> batches_{[this](WriteBatch& b) { RunWrites(b); }};
 };
 
 }  // namespace

@@ -1,7 +1,9 @@
 // PostgreSQL MetaStore: a pool of libpq connections; reads in a
 // REPEATABLE READ READ ONLY transaction (one snapshot, like SQLite's, and
 // side by side with writes); writes one at a time across every process on
-// the database (an advisory lock, as SQLite has one writer), retried with
+// the database (an advisory lock, as SQLite has one writer), the writes
+// that wait in one process grouped into one transaction (group_commit.h),
+// retried with
 // jittered backoff when the server reports a deadlock or serialization
 // failure — so a write callback may run more than once and must not act
 // outside the transaction. Thread-safe.

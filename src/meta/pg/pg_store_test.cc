@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -48,6 +50,87 @@ TEST_F(PgStoreTest, AWriteThatGoesOnPastAFailedStatementIsNotReportedDone) {
                     return Status::Ok();
                   })
                   .ok());
+}
+
+// Holds the writer with one write until `n` more have queued behind it, so
+// that they run as one batch (one transaction with a savepoint each); then
+// returns what each of them answered.
+std::vector<Status> RunAsOneBatch(MetaStore& store, int n,
+                                  const std::function<Status(WriteTxn&, int)>& fn) {
+  std::atomic<int> arrived{0};
+  std::atomic<bool> holding{false};
+  std::thread first([&] {
+    Status st = store.Write([&](WriteTxn&) -> Status {
+      holding = true;
+      while (arrived < n) std::this_thread::yield();
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));  // let them queue
+      return Status::Ok();
+    });
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  });
+  std::vector<Status> results(n);
+  std::vector<std::thread> writers;
+  for (int i = 0; i < n; ++i) {
+    writers.emplace_back([&, i] {
+      while (!holding) std::this_thread::yield();
+      ++arrived;
+      results[i] = store.Write([&, i](WriteTxn& t) { return fn(t, i); });
+    });
+  }
+  first.join();
+  for (auto& w : writers) w.join();
+  return results;
+}
+
+bool HasChunk(MetaStore& store, const std::string& name) {
+  bool found = false;
+  EXPECT_TRUE(store
+                  .Read([&](ReadTxn& t) -> Status {
+                    NUBO_ASSIGN_OR_RETURN(auto c, t.GetChunk(Blake3::Hash(name)));
+                    found = c.has_value();
+                    return Status::Ok();
+                  })
+                  .ok());
+  return found;
+}
+
+// In a batch, a write that goes on past a failed statement fails alone:
+// its savepoint is rolled back, the writes before and after it commit.
+TEST_F(PgStoreTest, InABatchAWriteThatGoesOnPastAFailedStatementFailsAlone) {
+  const uint64_t commits_before = store_->Stats().commits;
+  auto results = RunAsOneBatch(*store_, 6, [](WriteTxn& t, int i) -> Status {
+    NUBO_RETURN_IF_ERROR(
+        t.InsertChunk({Blake3::Hash("b" + std::to_string(i)), 1, 0, std::nullopt}));
+    if (i == 3) (void)t.InsertPin("dangling", 999999);  // a foreign key fails, ignored
+    return Status::Ok();
+  });
+  for (int i = 0; i < 6; ++i) {
+    if (i == 3) {
+      EXPECT_EQ(results[i].code(), Code::kInternal) << results[i].ToString();
+    } else {
+      EXPECT_TRUE(results[i].ok()) << i << " " << results[i].ToString();
+    }
+    EXPECT_EQ(HasChunk(*store_, "b" + std::to_string(i)), i != 3) << i;
+  }
+  // The holder and the batch: two commits for seven writes.
+  EXPECT_EQ(store_->Stats().commits - commits_before, 2u);
+}
+
+// A write the server undid (a deadlock or serialization failure answers
+// kAborted) runs again, alone; the rest of its batch commits once.
+TEST_F(PgStoreTest, InABatchAnAbortedWriteRunsAgainAlone) {
+  std::atomic<int> runs{0};
+  auto results = RunAsOneBatch(*store_, 4, [&](WriteTxn& t, int i) -> Status {
+    NUBO_RETURN_IF_ERROR(
+        t.InsertChunk({Blake3::Hash("r" + std::to_string(i)), 1, 0, std::nullopt}));
+    if (i == 2 && runs++ == 0) return Status::Aborted("deadlock detected (simulated)");
+    return Status::Ok();
+  });
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_TRUE(results[i].ok()) << i << " " << results[i].ToString();
+    EXPECT_TRUE(HasChunk(*store_, "r" + std::to_string(i))) << i;
+  }
+  EXPECT_EQ(runs.load(), 2);
 }
 
 // Writers from many connections: sixteen threads each add one to the same

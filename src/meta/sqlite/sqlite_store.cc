@@ -10,10 +10,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "meta/group_commit.h"
 #include "meta/migrations.h"
 #include "meta/sql/pool.h"
 #include "meta/sql/sql_txn.h"
-#include "meta/sqlite/group_commit.h"
 #include "meta/sqlite/sqlite_conn.h"
 #include "meta/sqlite/sqlite_txn.h"
 #include "util/time.h"

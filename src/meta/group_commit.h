@@ -1,8 +1,8 @@
-// Group commit: writers that arrive while a commit is in progress wait, and
-// the next of them to run commits all waiting writes together, so N
-// concurrent uploads pay for one durable commit (one WAL fsync) instead of
-// N. Each caller still returns only after the commit that holds its write
-// was durable, or with the error that kept it out.
+// Group commit (both engines): writers that arrive while a commit is in
+// progress wait, and the next of them to run commits all waiting writes
+// together, so N concurrent uploads pay for one durable commit (one WAL
+// fsync) instead of N. Each caller still returns only after the commit
+// that holds its write was durable, or with the error that kept it out.
 //
 // Generic over the work: `run_batch` gets every queued item and fills each
 // one's result. Thread-safe; Submit blocks its caller until its item ran.

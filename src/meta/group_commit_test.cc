@@ -1,4 +1,4 @@
-#include "meta/sqlite/group_commit.h"
+#include "meta/group_commit.h"
 
 #include <gtest/gtest.h>
 
