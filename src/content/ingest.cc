@@ -2,7 +2,6 @@
 
 #include "content/in_flight.h"
 #include "content/pipelined_batch.h"
-#include "util/time.h"
 
 namespace nubo::content {
 
@@ -167,7 +166,7 @@ Result<int64_t> CommitManifest(meta::MetaStore& meta, blob::ChunkStore& chunks,
         }
       }
     }
-    NUBO_ASSIGN_OR_RETURN(id, AcquireManifest(txn, draft, UnixMillis()));
+    NUBO_ASSIGN_OR_RETURN(id, AcquireManifest(txn, draft, existing));
     return attach ? attach(txn, id) : Status::Ok();
   });
   if (!st.ok()) return st;

@@ -18,6 +18,11 @@ std::set<meta::Digest> Distinct(const std::vector<meta::ManifestChunk>& chunks) 
 Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft,
                                 int64_t /*now_ms*/) {
   NUBO_ASSIGN_OR_RETURN(auto existing, txn.FindManifest(draft.hash));
+  return AcquireManifest(txn, draft, existing);
+}
+
+Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft,
+                                const std::optional<meta::ManifestRow>& existing) {
   if (existing) {
     NUBO_RETURN_IF_ERROR(txn.SetManifestRefs(existing->id, existing->refs + 1));
     return existing->id;

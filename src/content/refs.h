@@ -25,6 +25,10 @@ struct ManifestDraft {
 // chunks, creating chunk rows as needed), then adds one reference for the
 // row the caller inserts in the same transaction. Returns the manifest id.
 Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft, int64_t now_ms);
+// The same, for a caller that has looked the manifest up in this
+// transaction already (`found`: FindManifest(draft.hash)'s answer).
+Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft,
+                                const std::optional<meta::ManifestRow>& found);
 
 // One more reference to an existing manifest (e.g. a zero-copy file copy).
 Status AddManifestRef(meta::WriteTxn& txn, int64_t manifest_id);

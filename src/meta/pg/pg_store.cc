@@ -65,9 +65,16 @@ class PgStore final : public MetaStore {
   // would mostly undo each other. The lock is taken before the transaction
   // reads anything, and READ COMMITTED then reads what the previous writer
   // committed: serialized writers see one consistent state.
-  static Status BeginWrite(Conn& c) {
-    NUBO_RETURN_IF_ERROR(c.Run("BEGIN ISOLATION LEVEL READ COMMITTED"));
-    return c.Run("SELECT pg_advisory_xact_lock(7236101)");
+  // Everything a write sends before its own statements goes in one round
+  // trip (one simple query of several statements), as does each step
+  // from one write of a batch to the next: the writer lock is held for
+  // every round trip, so each one counts N times when N writers queue.
+  // `first_savepoint`: open the first write's savepoint too (a batch).
+  static Status BeginWrite(Conn& c, bool first_savepoint) {
+    return c.Exec(first_savepoint ? "BEGIN ISOLATION LEVEL READ COMMITTED; "
+                                    "SELECT pg_advisory_xact_lock(7236101); SAVEPOINT w"
+                                  : "BEGIN ISOLATION LEVEL READ COMMITTED; "
+                                    "SELECT pg_advisory_xact_lock(7236101)");
   }
 
   // Runs one callback on an open write transaction. A callback that went
@@ -96,7 +103,7 @@ class PgStore final : public MetaStore {
     NUBO_ASSIGN_OR_RETURN(std::unique_ptr<Conn> c, Acquire());
     Status st;
     for (int attempt = 1;; ++attempt) {
-      st = BeginWrite(*c);
+      st = BeginWrite(*c, false);
       if (st.ok()) st = RunCallback(*c, fn);
       if (st.ok()) {
         st = c->Run("COMMIT");  // a failed COMMIT ends the transaction too
@@ -130,23 +137,26 @@ class PgStore final : public MetaStore {
       return;
     }
     std::unique_ptr<Conn> c = std::move(*conn);
-    Status begin = BeginWrite(*c);
+    Status begin = BeginWrite(*c, true);
     bool lost = !begin.ok();  // the transaction is gone: nothing in it commits
-    for (auto* e : batch) {
+    for (size_t i = 0; i < batch.size(); ++i) {
+      auto* e = batch[i];
       if (lost) {
         again.push_back(e);
         continue;
       }
-      e->result = c->Run("SAVEPOINT w");
-      if (e->result.ok()) e->result = RunCallback(*c, e->item);
+      // Savepoint w is open here (BeginWrite, or the step below).
+      e->result = RunCallback(*c, e->item);
       if (!e->result.ok()) {
         if (e->result.code() == Code::kAborted) again.push_back(e);
-        if (!c->Run("ROLLBACK TO w").ok()) {
+        // ROLLBACK TO keeps the savepoint: the next write reuses it.
+        if (!c->Exec("ROLLBACK TO w").ok()) {
           lost = true;
           continue;
         }
       }
-      if (!c->Run("RELEASE w").ok()) lost = true;
+      // The last write's savepoint ends with the COMMIT.
+      if (i + 1 < batch.size() && !c->Exec("RELEASE w; SAVEPOINT w").ok()) lost = true;
     }
     const bool any = std::any_of(batch.begin(), batch.end(), [&](auto* e) {
       return e->result.ok() && std::find(again.begin(), again.end(), e) == again.end();

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Small-file writes on PostgreSQL, BEFORE and AFTER a change, from one run.
+
+Each build serves its own fresh database (of one durable PostgreSQL 15
+started here: fsync and synchronous_commit on, its files on the same file
+system as nubo's) and data directory. Rounds alternate between the builds,
+the order flipping every round (AB, BA, AB, ...): each round PUTs --files
+new 4 KiB files (distinct contents) into a fresh folder over 16
+connections (2 processes x 8 threads), the suite's S3 shape. Between
+phases the server's background jobs (derived data of the files just
+stored) are left to finish, so that each phase measures its own uploads.
+
+Per build, over its rounds: files/s (median round, and min..max), the
+database's WAL flushes per file (pg_stat_wal.wal_sync: the durable
+commits the database made), transactions per file (pg_stat_database of
+the build's database), nubo's metadata writes per durable commit (its
+/metrics), and CPU per file of nubo and of every PostgreSQL process.
+
+Gate: every PUT answered 201, and each round's folder lists --files
+files of 4,096 bytes on its build.
+
+  NUBO_BENCH_BIN=AFTER python3 bench/pg_writes_ab.py --before BEFORE [--files 3000] [--rounds 6]
+"""
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import engines  # noqa: E402  (starts nothing on import)
+import pg_cluster  # noqa: E402
+from lib.proc import proc_cpu_s  # noqa: E402
+
+
+def postgres_pids():
+    out = subprocess.run(["pgrep", "-x", "postgres"], capture_output=True, text=True).stdout.split()
+    return [int(p) for p in out]
+
+
+def wal_syncs():
+    return int(pg_cluster.cluster().psql("postgres", "SELECT wal_sync FROM pg_stat_wal")[0][0])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--before", required=True)
+    ap.add_argument("--files", type=int, default=3000)
+    ap.add_argument("--rounds", type=int, default=6)
+    args = ap.parse_args()
+    after_bin = engines.NUBO
+    pool = random.Random(3).randbytes(4096 + args.files * args.rounds)
+    folders = ["/dav/r%d/" % r for r in range(args.rounds)]
+    tmp = tempfile.mkdtemp(prefix="nubo-pg-writes-ab-", dir="/var/tmp")
+    nodes = []
+    keys = ("secs", "wal", "xacts", "writes", "commits", "nubo_cpu", "pg_cpu")
+    got = [{k: [] for k in keys}, {k: [] for k in keys}]
+    gate = []
+    try:
+        nodes = [engines.ab_serve(args.before, tmp, "before", False, folders),
+                 engines.ab_serve(after_bin, tmp, "after", False, folders)]
+        engines.settle([n.port for n in nodes])
+        for r in range(args.rounds):
+            for k in ((0, 1) if r % 2 == 0 else (1, 0)):
+                node, g = nodes[k], got[k]
+                base = r * args.files
+                jobs = [(base + i, "%sf%05d.bin" % (folders[r], i)) for i in range(args.files)]
+                engines.stat_delay()
+                w0, x0 = wal_syncs(), engines.pg_xacts(node.db)
+                m0 = [engines.nubo_metric(node.port, "nubo_meta_%s_total" % m) or 0 for m in ("writes", "commits")]
+                pgp = postgres_pids()
+                c0, p0 = proc_cpu_s(node.pids()), proc_cpu_s(pgp)
+                secs = engines.ab_upload(node, jobs, pool)
+                c1, p1 = proc_cpu_s(node.pids()), proc_cpu_s(pgp)
+                m1 = [engines.nubo_metric(node.port, "nubo_meta_%s_total" % m) or 0 for m in ("writes", "commits")]
+                engines.stat_delay()
+                w1, x1 = wal_syncs(), engines.pg_xacts(node.db)
+                g["secs"].append(secs)
+                g["wal"].append(w1 - w0)
+                g["xacts"].append(x1 - x0)
+                g["writes"].append(m1[0] - m0[0])
+                g["commits"].append(m1[1] - m0[1])
+                g["nubo_cpu"].append(c1 - c0)
+                g["pg_cpu"].append(p1 - p0)
+                listed = engines.listing(node.port, folders[r]) or {}
+                if len(listed) != args.files or any(v != 4096 for v in listed.values()):
+                    gate.append("%s round %d: %d files listed" % ("BEFORE" if k == 0 else "AFTER", r, len(listed)))
+                engines.settle([node.port])
+    finally:
+        for n in nodes:
+            n.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    n = args.files * args.rounds
+    print("\n%d rounds of %d PUTs of 4 KiB (16 connections) per build, alternating; durable PostgreSQL 15"
+          % (args.rounds, args.files))
+    print("BEFORE %s\nAFTER  %s" % (args.before, after_bin))
+    rates = [[args.files / s for s in g["secs"]] for g in got]
+    print("| build | files/s (median round) | min..max | WAL flushes / file | transactions / file |"
+          " writes / commit | nubo CPU ms / file | PostgreSQL CPU ms / file |")
+    print("|---|---|---|---|---|---|---|---|")
+    for label, g, rt in (("BEFORE", got[0], rates[0]), ("AFTER", got[1], rates[1])):
+        commits = sum(g["commits"])
+        print("| %s | %.0f | %.0f..%.0f | %.2f | %.2f | %s | %.3f | %.3f |" % (
+            label, statistics.median(rt), min(rt), max(rt), sum(g["wal"]) / n, sum(g["xacts"]) / n,
+            "%.2f" % (sum(g["writes"]) / commits) if commits else "-",
+            sum(g["nubo_cpu"]) * 1000 / n, sum(g["pg_cpu"]) * 1000 / n))
+    print("AFTER / BEFORE files/s (medians): %.2f" % (statistics.median(rates[1]) / statistics.median(rates[0])))
+    print("gate: every PUT 201, every folder lists its %d files of 4,096 bytes: %s"
+          % (args.files, "passed" if not gate else gate))
+    if gate:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
