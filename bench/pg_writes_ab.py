@@ -6,7 +6,10 @@ started here: fsync and synchronous_commit on, its files on the same file
 system as nubo's) and data directory. Rounds alternate between the builds,
 the order flipping every round (AB, BA, AB, ...): each round PUTs --files
 new 4 KiB files (distinct contents) into a fresh folder over 16
-connections (2 processes x 8 threads), the suite's S3 shape. Between
+connections (2 processes x 8 threads), the suite's S3 shape; with
+--nodes 2 each build runs two `nubo serve` on its database and data
+directory, and each client process's threads alternate between them (what
+a balancer does). Between
 phases the server's background jobs (derived data of the files just
 stored) are left to finish, so that each phase measures its own uploads.
 
@@ -14,12 +17,14 @@ Per build, over its rounds: files/s (median round, and min..max), the
 database's WAL flushes per file (pg_stat_wal.wal_sync: the durable
 commits the database made), transactions per file (pg_stat_database of
 the build's database), nubo's metadata writes per durable commit (its
-/metrics), and CPU per file of nubo and of every PostgreSQL process.
+/metrics, summed over the build's nodes), and CPU per file of nubo and of
+every PostgreSQL process.
 
 Gate: every PUT answered 201, and each round's folder lists --files
 files of 4,096 bytes on its build.
 
   NUBO_BENCH_BIN=AFTER python3 bench/pg_writes_ab.py --before BEFORE [--files 3000] [--rounds 6]
+                                                     [--nodes 1|2]
 """
 import argparse
 import os
@@ -51,6 +56,7 @@ def main():
     ap.add_argument("--before", required=True)
     ap.add_argument("--files", type=int, default=3000)
     ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--nodes", type=int, default=1, choices=(1, 2))
     args = ap.parse_args()
     after_bin = engines.NUBO
     pool = random.Random(3).randbytes(4096 + args.files * args.rounds)
@@ -63,20 +69,36 @@ def main():
     try:
         nodes = [engines.ab_serve(args.before, tmp, "before", False, folders),
                  engines.ab_serve(after_bin, tmp, "after", False, folders)]
+        # A second node per build: same database, same data directory.
+        builds = [[n] for n in nodes]
+        for k, (binary, name) in enumerate(((args.before, "before"), (after_bin, "after"))):
+            if args.nodes == 2:
+                second = engines.Node(os.path.join(tmp, name, "data"), nodes[k].db, os.path.join(tmp, name),
+                                      "node2", binary)
+                nodes.append(second)
+                builds[k].append(second)
         engines.settle([n.port for n in nodes])
+
+        def metrics(build):
+            return [sum(engines.nubo_metric(n.port, "nubo_meta_%s_total" % m) or 0 for n in build)
+                    for m in ("writes", "commits")]
+
         for r in range(args.rounds):
             for k in ((0, 1) if r % 2 == 0 else (1, 0)):
-                node, g = nodes[k], got[k]
+                build, node, g = builds[k], builds[k][0], got[k]
                 base = r * args.files
-                jobs = [(base + i, "%sf%05d.bin" % (folders[r], i)) for i in range(args.files)]
                 engines.stat_delay()
                 w0, x0 = wal_syncs(), engines.pg_xacts(node.db)
-                m0 = [engines.nubo_metric(node.port, "nubo_meta_%s_total" % m) or 0 for m in ("writes", "commits")]
+                m0 = metrics(build)
                 pgp = postgres_pids()
-                c0, p0 = proc_cpu_s(node.pids()), proc_cpu_s(pgp)
-                secs = engines.ab_upload(node, jobs, pool)
-                c1, p1 = proc_cpu_s(node.pids()), proc_cpu_s(pgp)
-                m1 = [engines.nubo_metric(node.port, "nubo_meta_%s_total" % m) or 0 for m in ("writes", "commits")]
+                pids = [p for n in build for p in n.pids()]
+                c0, p0 = proc_cpu_s(pids), proc_cpu_s(pgp)
+                wall, _, errs = engines.put_many([n.port for n in build], folders[r], args.files, pool[base:])
+                if errs:
+                    raise SystemExit("uploads failed: %s" % errs[:2])
+                secs = wall
+                c1, p1 = proc_cpu_s(pids), proc_cpu_s(pgp)
+                m1 = metrics(build)
                 engines.stat_delay()
                 w1, x1 = wal_syncs(), engines.pg_xacts(node.db)
                 g["secs"].append(secs)
@@ -89,14 +111,14 @@ def main():
                 listed = engines.listing(node.port, folders[r]) or {}
                 if len(listed) != args.files or any(v != 4096 for v in listed.values()):
                     gate.append("%s round %d: %d files listed" % ("BEFORE" if k == 0 else "AFTER", r, len(listed)))
-                engines.settle([node.port])
+                engines.settle([n.port for n in build])
     finally:
         for n in nodes:
             n.stop()
         shutil.rmtree(tmp, ignore_errors=True)
     n = args.files * args.rounds
-    print("\n%d rounds of %d PUTs of 4 KiB (16 connections) per build, alternating; durable PostgreSQL 15"
-          % (args.rounds, args.files))
+    print("\n%d rounds of %d PUTs of 4 KiB (16 connections) per build of %d node(s), alternating; durable "
+          "PostgreSQL 15" % (args.rounds, args.files, args.nodes))
     print("BEFORE %s\nAFTER  %s" % (args.before, after_bin))
     rates = [[args.files / s for s in g["secs"]] for g in got]
     print("| build | files/s (median round) | min..max | WAL flushes / file | transactions / file |"

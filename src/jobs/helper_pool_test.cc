@@ -1,7 +1,9 @@
 #include "jobs/helper_pool.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -42,6 +44,27 @@ TEST(HelperPool, ReusesAProcessForSeveralRequests) {
   EXPECT_EQ(Pid(*c), Pid(*a));
   EXPECT_NE(Pid(*d), Pid(*a));
   EXPECT_EQ(pool.started(), 2u);
+}
+
+// The server raises its soft limit on open files for its connections
+// (serve.cc); a pooled helper, like an isolated one, gets the usual 1,024
+// back (programs that select() or walk every possible descriptor).
+TEST(HelperPool, AHelperGetsTheUsualOpenFileLimitBack) {
+  struct rlimit was {};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &was), 0);
+  struct rlimit raised = was;
+  raised.rlim_cur = was.rlim_max == RLIM_INFINITY ? 65536 : was.rlim_max;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &raised), 0);
+  HelperPoolOptions o = Script();
+  o.argv = {"/bin/sh", "-c",
+            "while IFS='\t' read -r cmd arg; do printf '0\t%s\n' \"$(ulimit -Sn)\"; done"};
+  HelperPool pool(o);
+  auto r = pool.Run({"limit", ""});
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &was), 0);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->exit_code, 0);
+  // 1,024, or the hard limit where that is lower (then nothing was raised).
+  EXPECT_EQ(r->stderr_tail, std::to_string(std::min<rlim_t>(raised.rlim_cur, 1024)));
 }
 
 TEST(HelperPool, AHungRequestIsKilledAtItsDeadlineAndReplaced) {
