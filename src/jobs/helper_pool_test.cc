@@ -1,11 +1,11 @@
 #include "jobs/helper_pool.h"
 
 #include <gtest/gtest.h>
-#include <sys/resource.h>
 
-#include <algorithm>
 #include <chrono>
 #include <thread>
+
+#include "jobs/raised_file_limit_for_test.h"
 
 namespace nubo::jobs {
 namespace {
@@ -50,21 +50,16 @@ TEST(HelperPool, ReusesAProcessForSeveralRequests) {
 // (serve.cc); a pooled helper, like an isolated one, gets the usual 1,024
 // back (programs that select() or walk every possible descriptor).
 TEST(HelperPool, AHelperGetsTheUsualOpenFileLimitBack) {
-  struct rlimit was {};
-  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &was), 0);
-  struct rlimit raised = was;
-  raised.rlim_cur = was.rlim_max == RLIM_INFINITY ? 65536 : was.rlim_max;
-  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &raised), 0);
   HelperPoolOptions o = Script();
   o.argv = {"/bin/sh", "-c",
             "while IFS='\t' read -r cmd arg; do printf '0\t%s\n' \"$(ulimit -Sn)\"; done"};
+  RaisedFileLimitForTest raised;
+  ASSERT_TRUE(raised.ok());
   HelperPool pool(o);
   auto r = pool.Run({"limit", ""});
-  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &was), 0);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->exit_code, 0);
-  // 1,024, or the hard limit where that is lower (then nothing was raised).
-  EXPECT_EQ(r->stderr_tail, std::to_string(std::min<rlim_t>(raised.rlim_cur, 1024)));
+  EXPECT_EQ(r->stderr_tail, raised.HelperSees());
 }
 
 TEST(HelperPool, AHungRequestIsKilledAtItsDeadlineAndReplaced) {

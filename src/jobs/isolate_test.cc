@@ -1,12 +1,12 @@
 #include "jobs/isolate.h"
 
 #include <gtest/gtest.h>
-#include <sys/resource.h>
 
-#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <string>
+
+#include "jobs/raised_file_limit_for_test.h"
 
 namespace nubo::jobs {
 namespace {
@@ -80,16 +80,11 @@ TEST(RunIsolated, GetsTheUsualOpenFileLimitBack) {
   // The server raises its soft limit on open files to the hard one for its
   // connections; a helper must not inherit that (programs that select() or
   // walk every possible descriptor).
-  struct rlimit was {};
-  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &was), 0);
-  struct rlimit raised = was;
-  raised.rlim_cur = was.rlim_max == RLIM_INFINITY ? 65536 : was.rlim_max;
-  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &raised), 0);
+  RaisedFileLimitForTest raised;
+  ASSERT_TRUE(raised.ok());
   auto r = RunIsolated({"/bin/sh", "-c", "ulimit -Sn >&2"}, {});
-  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &was), 0);
   ASSERT_TRUE(r.ok());
-  // 1,024, or the hard limit where that is lower (then nothing was raised).
-  EXPECT_EQ(r->stderr_tail, std::to_string(std::min<rlim_t>(raised.rlim_cur, 1024)) + "\n");
+  EXPECT_EQ(r->stderr_tail, raised.HelperSees() + "\n");
 }
 
 }  // namespace
