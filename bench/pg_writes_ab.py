@@ -93,10 +93,9 @@ def main():
                 pgp = postgres_pids()
                 pids = [p for n in build for p in n.pids()]
                 c0, p0 = proc_cpu_s(pids), proc_cpu_s(pgp)
-                wall, _, errs = engines.put_many([n.port for n in build], folders[r], args.files, pool[base:])
+                secs, _, errs = engines.put_many([n.port for n in build], folders[r], args.files, pool[base:])
                 if errs:
                     raise SystemExit("uploads failed: %s" % errs[:2])
-                secs = wall
                 c1, p1 = proc_cpu_s(pids), proc_cpu_s(pgp)
                 m1 = metrics(build)
                 engines.stat_delay()

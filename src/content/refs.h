@@ -26,9 +26,9 @@ struct ManifestDraft {
 // row the caller inserts in the same transaction. Returns the manifest id.
 Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft, int64_t now_ms);
 // The same, for a caller that has looked the manifest up in this
-// transaction already (`found`: FindManifest(draft.hash)'s answer).
+// transaction already (`existing`: FindManifest(draft.hash)'s answer).
 Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft,
-                                const std::optional<meta::ManifestRow>& found);
+                                const std::optional<meta::ManifestRow>& existing);
 
 // One more reference to an existing manifest (e.g. a zero-copy file copy).
 Status AddManifestRef(meta::WriteTxn& txn, int64_t manifest_id);

@@ -13,8 +13,6 @@ size_t CostOf(const std::string& key, const http::Headers& h, const std::string&
   return n;
 }
 
-int64_t MonotonicMillis() { return MonotonicNanos() / 1'000'000; }
-
 }  // namespace
 
 PollCache::PollCache(meta::MetaStore& meta, size_t max_bytes, int64_t (*now_ms)())

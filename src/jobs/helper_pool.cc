@@ -10,10 +10,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdlib>
 
 #include "util/posix_error.h"
+#include "util/time.h"
 
 namespace nubo::jobs {
 
@@ -66,29 +66,11 @@ Result<std::unique_ptr<HelperPool::Proc>> HelperPool::Start() {
     close(in_pipe[1]);
     return PosixError("pipe", e);
   }
-#if defined(__SANITIZE_ADDRESS__)
-  const bool limit_as = false;  // see isolate.cc
-#else
-  const bool limit_as = true;
-#endif
   const IsolateLimits& l = options_.limits;
-  struct rlimit as {
-    l.address_space_bytes, l.address_space_bytes
-  };
   // The process's whole life: the helper lowers its soft limit to each
   // request's budget itself.
-  rlim_t cpu_total = static_cast<rlim_t>(l.cpu_seconds) * (options_.requests_per_process + 1);
-  struct rlimit cpu {
-    cpu_total, cpu_total
-  };
-  struct rlimit core {
-    0, 0
-  };
-  // The server raised its own soft limit for its connections (serve.cc);
-  // a helper gets the usual 1,024 back.
-  struct rlimit files {};
-  getrlimit(RLIMIT_NOFILE, &files);
-  files.rlim_cur = std::min<rlim_t>(files.rlim_cur, 1024);
+  const rlim_t cpu_total = static_cast<rlim_t>(l.cpu_seconds) * (options_.requests_per_process + 1);
+  const ChildLimits child(l, cpu_total, cpu_total);
   pid_t pid = fork();
   if (pid < 0) {
     int e = errno;
@@ -105,11 +87,7 @@ Result<std::unique_ptr<HelperPool::Proc>> HelperPool::Start() {
     if (close_range(3, ~0U, 0) != 0) {
       for (int fd = 3; fd < 65536; ++fd) close(fd);
     }
-    if (limit_as) setrlimit(RLIMIT_AS, &as);
-    setrlimit(RLIMIT_CPU, &cpu);
-    setrlimit(RLIMIT_CORE, &core);
-    setrlimit(RLIMIT_NOFILE, &files);
-    setpriority(PRIO_PROCESS, 0, l.nice);
+    child.ApplyInChild();
     signal(SIGPIPE, SIG_DFL);
     execv(args[0], args.data());
     _exit(127);
@@ -162,7 +140,7 @@ Result<IsolateResult> HelperPool::Run(const std::vector<std::string>& fields) {
     p = std::move(*started);
   }
   IsolateResult result;
-  const int64_t deadline = MonotonicMs() + options_.limits.wall_ms;
+  const int64_t deadline = MonotonicMillis() + options_.limits.wall_ms;
   // Send the request (small: one write; a dead process answers EPIPE).
   // SIGPIPE is blocked in this thread while writing (a dead helper answers
   // EPIPE instead of ending the server), and a pending one is consumed.
@@ -195,7 +173,7 @@ Result<IsolateResult> HelperPool::Run(const std::vector<std::string>& fields) {
       p->buffered.erase(0, nl + 1);
       break;
     }
-    int64_t left = deadline - MonotonicMs();
+    int64_t left = deadline - MonotonicMillis();
     if (left <= 0) {
       result.timed_out = true;
       break;

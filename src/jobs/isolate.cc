@@ -9,16 +9,37 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 
 #include "util/posix_error.h"
+#include "util/time.h"
 
 namespace nubo::jobs {
 
-int64_t MonotonicMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+ChildLimits::ChildLimits(const IsolateLimits& l, rlim_t cpu_soft, rlim_t cpu_hard)
+    : as{l.address_space_bytes, l.address_space_bytes},
+      cpu{cpu_soft, cpu_hard},
+      core{0, 0},
+      files{},
+      nice(l.nice) {
+  // AddressSanitizer reserves terabytes of shadow address space up front:
+  // an address-space limit would stop an instrumented helper from starting.
+#if defined(__SANITIZE_ADDRESS__)
+  limit_as = false;
+#else
+  limit_as = true;
+#endif
+  // The server raised its own soft limit for its connections (serve.cc);
+  // a helper gets the usual 1,024 back.
+  getrlimit(RLIMIT_NOFILE, &files);
+  files.rlim_cur = std::min<rlim_t>(files.rlim_cur, 1024);
+}
+
+void ChildLimits::ApplyInChild() const {
+  if (limit_as) setrlimit(RLIMIT_AS, &as);
+  setrlimit(RLIMIT_CPU, &cpu);
+  setrlimit(RLIMIT_CORE, &core);
+  setrlimit(RLIMIT_NOFILE, &files);
+  setpriority(PRIO_PROCESS, 0, nice);
 }
 
 Result<IsolateResult> RunIsolated(const std::vector<std::string>& argv,
@@ -29,29 +50,10 @@ Result<IsolateResult> RunIsolated(const std::vector<std::string>& argv,
   args.push_back(nullptr);
   int err_pipe[2];
   if (pipe2(err_pipe, O_CLOEXEC) != 0) return PosixError("pipe", errno);
-    // Everything the child needs is prepared before fork: after it, only
-    // async-signal-safe calls (the parent has other threads).
-    // AddressSanitizer reserves terabytes of shadow address space up front: an
-    // address-space limit would stop an instrumented helper from starting.
-#if defined(__SANITIZE_ADDRESS__)
-  const bool limit_as = false;
-#else
-  const bool limit_as = true;
-#endif
-  struct rlimit as {
-    limits.address_space_bytes, limits.address_space_bytes
-  };
-  struct rlimit cpu {
-    static_cast<rlim_t>(limits.cpu_seconds), static_cast<rlim_t>(limits.cpu_seconds + 1)
-  };
-  struct rlimit core {
-    0, 0
-  };
-  // The server raised its own soft limit for its connections (serve.cc);
-  // a helper gets the usual 1,024 back.
-  struct rlimit files {};
-  getrlimit(RLIMIT_NOFILE, &files);
-  files.rlim_cur = std::min<rlim_t>(files.rlim_cur, 1024);
+  // Everything the child needs is prepared before fork: after it, only
+  // async-signal-safe calls (the parent has other threads).
+  const ChildLimits child(limits, static_cast<rlim_t>(limits.cpu_seconds),
+                          static_cast<rlim_t>(limits.cpu_seconds + 1));
   const char* file = args[0];
   const bool search_path = argv[0].find('/') == std::string::npos;
   pid_t pid = fork();
@@ -72,11 +74,7 @@ Result<IsolateResult> RunIsolated(const std::vector<std::string>& argv,
     if (close_range(3, ~0U, 0) != 0) {
       for (int fd = 3; fd < 65536; ++fd) close(fd);
     }
-    if (limit_as) setrlimit(RLIMIT_AS, &as);
-    setrlimit(RLIMIT_CPU, &cpu);
-    setrlimit(RLIMIT_CORE, &core);
-    setrlimit(RLIMIT_NOFILE, &files);
-    setpriority(PRIO_PROCESS, 0, limits.nice);
+    child.ApplyInChild();
     signal(SIGPIPE, SIG_DFL);
     if (search_path) {
       execvp(file, args.data());
@@ -88,11 +86,11 @@ Result<IsolateResult> RunIsolated(const std::vector<std::string>& argv,
   close(err_pipe[1]);
   setpgid(pid, pid);  // also from here, so the group exists before any kill
   IsolateResult result;
-  const int64_t deadline = MonotonicMs() + limits.wall_ms;
+  const int64_t deadline = MonotonicMillis() + limits.wall_ms;
   bool open_pipe = true;
   char buf[4096];
   while (open_pipe) {
-    int64_t left = deadline - MonotonicMs();
+    int64_t left = deadline - MonotonicMillis();
     if (left <= 0) {
       result.timed_out = true;
       break;
@@ -128,7 +126,7 @@ Result<IsolateResult> RunIsolated(const std::vector<std::string>& argv,
     if (w < 0 && errno != EINTR) return PosixError("waitpid", errno);
     // stderr closed but the process still runs (it closed its stderr):
     // keep to the deadline.
-    if (MonotonicMs() >= deadline) {
+    if (MonotonicMillis() >= deadline) {
       result.timed_out = true;
       continue;
     }

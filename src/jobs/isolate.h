@@ -6,6 +6,8 @@
 // costs that process, never the server.
 #pragma once
 
+#include <sys/resource.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,15 +23,24 @@ struct IsolateLimits {
   int nice = 10;
 };
 
+// The limits a helper process runs under, computed before fork (the child
+// of a threaded server may only make async-signal-safe calls) and set by
+// the child before it runs the program. `cpu_soft`/`cpu_hard`: seconds.
+struct ChildLimits {
+  ChildLimits(const IsolateLimits& l, rlim_t cpu_soft, rlim_t cpu_hard);
+  void ApplyInChild() const;  // setrlimit and setpriority only
+
+  bool limit_as;
+  struct rlimit as, cpu, core, files;
+  int nice;
+};
+
 struct IsolateResult {
   int exit_code = -1;  // the program's exit status; -1 when killed by a signal
   int signal = 0;      // the signal that ended it, if any
   bool timed_out = false;
   std::string stderr_tail;  // the last bytes it wrote to stderr (for logs)
 };
-
-// Monotonic milliseconds (deadlines; shared with helper_pool.cc).
-int64_t MonotonicMs();
 
 // argv[0] is an absolute path, or a bare name looked up in PATH. Errors:
 // the program could not be started.

@@ -523,7 +523,7 @@ int RunServe(const Config& cfg) {
   auto memo = std::make_shared<JobCountsMemo>();
   auto job_counts = [&meta, memo] {
     std::lock_guard lock(memo->mu);
-    const int64_t now = MonotonicNanos() / 1'000'000;
+    const int64_t now = MonotonicMillis();
     if (memo->at_ms < 0 || now - memo->at_ms >= 100) {
       (void)meta.Read([&](meta::ReadTxn& t) -> Status {
         NUBO_ASSIGN_OR_RETURN(memo->counts, t.CountJobs(UnixMillis()));

@@ -26,6 +26,8 @@ int64_t MonotonicNanos() {
   return duration_cast<nanoseconds>(steady_clock::now().time_since_epoch()).count();
 }
 
+int64_t MonotonicMillis() { return MonotonicNanos() / 1'000'000; }
+
 namespace {
 constexpr const char* kDays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
 constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",

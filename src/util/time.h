@@ -13,7 +13,8 @@ int64_t UnixMillis();  // wall clock (plus the test offset below)
 // Moves UnixMillis by `offset_ms` for the whole process: retention and
 // expiry tests (the /_test/clock route, never registered in production).
 void SetClockOffsetForTests(int64_t offset_ms);
-int64_t MonotonicNanos();  // for durations only
+int64_t MonotonicNanos();   // for durations only
+int64_t MonotonicMillis();  // the same clock, in milliseconds
 
 // IMF-fixdate, e.g. "Sun, 06 Nov 1994 08:49:37 GMT".
 std::string FormatHttpDate(std::time_t t);

@@ -130,59 +130,54 @@ class PgStore final : public MetaStore {
       batch[0]->result = WriteAlone(batch[0]->item);
       return;
     }
-    std::vector<GroupCommit<WriteFn>::Entry*> again;
+    // again[i]: batch[i] runs again alone after this transaction.
+    std::vector<bool> again(batch.size(), false);
     auto conn = Acquire();
     if (!conn.ok()) {
       for (auto* e : batch) e->result = conn.status();
       return;
     }
     std::unique_ptr<Conn> c = std::move(*conn);
-    Status begin = BeginWrite(*c, true);
-    bool lost = !begin.ok();  // the transaction is gone: nothing in it commits
-    for (size_t i = 0; i < batch.size(); ++i) {
-      auto* e = batch[i];
-      if (lost) {
-        again.push_back(e);
-        continue;
-      }
+    bool lost = !BeginWrite(*c, true).ok();  // the transaction is gone: nothing in it commits
+    bool any = false;                        // a write that will commit
+    for (size_t i = 0; i < batch.size() && !lost; ++i) {
       // Savepoint w is open here (BeginWrite, or the step below).
-      e->result = RunCallback(*c, e->item);
-      if (!e->result.ok()) {
-        if (e->result.code() == Code::kAborted) again.push_back(e);
+      Status& st = batch[i]->result;
+      st = RunCallback(*c, batch[i]->item);
+      if (st.ok()) {
+        any = true;
+      } else {
+        again[i] = st.code() == Code::kAborted;
         // ROLLBACK TO keeps the savepoint: the next write reuses it.
-        if (!c->Exec("ROLLBACK TO w").ok()) {
-          lost = true;
-          continue;
-        }
+        if (!c->Exec("ROLLBACK TO w").ok()) lost = true;
       }
       // The last write's savepoint ends with the COMMIT.
-      if (i + 1 < batch.size() && !c->Exec("RELEASE w; SAVEPOINT w").ok()) lost = true;
+      if (!lost && i + 1 < batch.size() && !c->Exec("RELEASE w; SAVEPOINT w").ok()) lost = true;
     }
-    const bool any = std::any_of(batch.begin(), batch.end(), [&](auto* e) {
-      return e->result.ok() && std::find(again.begin(), again.end(), e) == again.end();
-    });
+    // The writes the transaction holds (those not yet run after a loss
+    // included); a write that failed alone keeps its own answer.
+    auto held = [&](size_t i) { return batch[i]->result.ok(); };
     if (lost || !any) {
       (void)c->Run("ROLLBACK");
       if (lost) {
-        for (auto* e : batch) {
-          if (e->result.ok() && std::find(again.begin(), again.end(), e) == again.end())
-            again.push_back(e);
-        }
+        for (size_t i = 0; i < batch.size(); ++i) again[i] = again[i] || held(i);
       }
     } else {
-      Status commit = c->Run("COMMIT");
+      const Status commit = c->Run("COMMIT");
       ++commits_;
-      for (auto* e : batch) {
-        if (!e->result.ok() || std::find(again.begin(), again.end(), e) != again.end()) continue;
+      for (size_t i = 0; i < batch.size(); ++i) {
+        if (!held(i)) continue;
         if (commit.code() == Code::kAborted) {
-          again.push_back(e);
+          again[i] = true;
         } else {
-          e->result = commit;
+          batch[i]->result = commit;
         }
       }
     }
     Release(std::move(c));
-    for (auto* e : again) e->result = WriteAlone(e->item);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (again[i]) batch[i]->result = WriteAlone(batch[i]->item);
+    }
   }
 
   // Up to 2^attempt ms, at most about 0.5 s, with full jitter so that

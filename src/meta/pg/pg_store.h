@@ -3,10 +3,9 @@
 // side by side with writes); writes one at a time across every process on
 // the database (an advisory lock, as SQLite has one writer), the writes
 // that wait in one process grouped into one transaction (group_commit.h),
-// retried with
-// jittered backoff when the server reports a deadlock or serialization
-// failure — so a write callback may run more than once and must not act
-// outside the transaction. Thread-safe.
+// retried with jittered backoff when the server reports a deadlock or
+// serialization failure — so a write callback may run more than once and
+// must not act outside the transaction. Thread-safe.
 #pragma once
 
 #include <memory>
