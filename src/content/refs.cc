@@ -39,13 +39,11 @@ Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft,
         NUBO_RETURN_IF_ERROR(txn.SetChunkData(hash, *c->data));
       }
     } else {
-      NUBO_RETURN_IF_ERROR(txn.InsertChunk(meta::ChunkRow{hash, c->size, 1, std::nullopt}));
-      if (c->data) NUBO_RETURN_IF_ERROR(txn.SetChunkData(hash, *c->data));
+      const meta::ChunkRow row{hash, c->size, 1, std::nullopt};
+      NUBO_RETURN_IF_ERROR(c->data ? txn.InsertInlineChunk(row, *c->data) : txn.InsertChunk(row));
     }
   }
-  NUBO_ASSIGN_OR_RETURN(int64_t id, txn.InsertManifest(draft.hash, draft.size, draft.chunks));
-  NUBO_RETURN_IF_ERROR(txn.SetManifestRefs(id, 1));
-  return id;
+  return txn.InsertManifest(draft.hash, draft.size, draft.chunks, 1);
 }
 
 Status AddManifestRef(meta::WriteTxn& txn, int64_t manifest_id) {

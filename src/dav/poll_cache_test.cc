@@ -125,7 +125,8 @@ TEST_F(PollCacheTest, TheStoresStampMovesWithACommit) {
   EXPECT_TRUE(cache.Find("k", *cache.Stamp()).has_value());
   ASSERT_TRUE(store_
                   ->Write([](meta::WriteTxn& t) -> Status {
-                    NUBO_ASSIGN_OR_RETURN(int64_t id, t.InsertManifest(Blake3::Hash("m"), 0, {}));
+                    NUBO_ASSIGN_OR_RETURN(int64_t id,
+                                          t.InsertManifest(Blake3::Hash("m"), 0, {}, 0));
                     return t.InsertPin("p", id);
                   })
                   .ok());

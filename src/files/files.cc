@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include "files/access.h"
 #include "files/locks.h"
@@ -945,12 +946,12 @@ Status Files::FlushRecent() {
   }
   if (batch.empty()) return Status::Ok();
   const int64_t now = UnixMillis();
+  std::set<int64_t> users;
+  for (const auto& [user, node] : batch) users.insert(user);
   return meta_.Write([&](meta::WriteTxn& t) -> Status {
-    for (const auto& [user, node] : batch) {
-      NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(node, user));
-      if (!n) continue;  // deleted meanwhile
-      NUBO_RETURN_IF_ERROR(t.TouchRecent(user, node, now, options_.recent_keep));
-    }
+    // A node deleted meanwhile is skipped by TouchRecent itself.
+    for (const auto& [user, node] : batch) NUBO_RETURN_IF_ERROR(t.TouchRecent(user, node, now));
+    for (int64_t user : users) NUBO_RETURN_IF_ERROR(t.TrimRecent(user, options_.recent_keep));
     return Status::Ok();
   });
 }

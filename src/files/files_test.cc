@@ -121,6 +121,46 @@ TEST_F(FilesTest, FileETagIsTheContentHashPrefix) {
   EXPECT_EQ(NodeETag(*folder), "\"t" + std::to_string(folder->tree_seq) + "\"");
 }
 
+// A new file's upload answers with the row it wrote, not one read back:
+// it must be the row a later read returns, field for field.
+TEST_F(FilesTest, ANewFilesUploadAnswersWithTheStoredRow) {
+  auto folder = files_.CreateFolder(alice_, root_, "in", Conflict::kFail);
+  ASSERT_TRUE(folder.ok());
+  auto f = Put(folder->public_id, "Größe.TXT", "bytes of a new file");
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_TRUE(f->created);
+  auto got = files_.Get(alice_, f->node.public_id);
+  ASSERT_TRUE(got.ok());
+  const NodeRow& a = f->node;
+  const NodeRow& b = *got;
+  EXPECT_EQ(a.id, b.id);
+  EXPECT_EQ(a.public_id, b.public_id);
+  EXPECT_EQ(a.drive_id, b.drive_id);
+  EXPECT_EQ(a.parent_id, b.parent_id);
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.name_key, b.name_key);
+  EXPECT_EQ(a.kind, b.kind);
+  EXPECT_EQ(a.manifest_id, b.manifest_id);
+  EXPECT_EQ(a.size, b.size);
+  EXPECT_EQ(a.mime, b.mime);
+  EXPECT_EQ(a.mtime_ms, b.mtime_ms);
+  EXPECT_EQ(a.ctime_ms, b.ctime_ms);
+  EXPECT_EQ(a.tree_seq, b.tree_seq);
+  EXPECT_EQ(a.trashed_at_ms, b.trashed_at_ms);
+  EXPECT_EQ(a.trash_root, b.trash_root);
+  EXPECT_EQ(a.trash_parent, b.trash_parent);
+  EXPECT_EQ(a.created_by, b.created_by);
+  EXPECT_EQ(a.updated_by, b.updated_by);
+  EXPECT_EQ(a.hash, b.hash);
+  EXPECT_EQ(a.hash, Blake3::Hash("bytes of a new file"));
+  EXPECT_EQ(a.favorite, b.favorite);
+  EXPECT_EQ(a.parent_public_id, b.parent_public_id);
+  EXPECT_EQ(a.parent_public_id, folder->public_id);
+  EXPECT_EQ(a.sort_key, b.sort_key);
+  EXPECT_EQ(a.child_count, b.child_count);
+  EXPECT_EQ(NodeETag(a), NodeETag(b));
+}
+
 // Paging with ListOptions::reuse (each page written over the last one's
 // rows, as a WebDAV listing does) gives the pages a fresh listing gives:
 // folders then files, across the boundary between them, every field.

@@ -277,6 +277,8 @@ TEST_F(DeriveJobTest, ALapsedLeaseLetsAnotherWorkerTakeTheJob) {
   };
   a = claim(now);
   ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->attempts, 1);  // the claimed row as it is now
+  EXPECT_EQ(a->lease_until_ms, now + 60'000);
   b = claim(now + 1000);  // held: a worker that died still holds it
   EXPECT_FALSE(b.has_value());
   c = claim(now + 61'000);  // its lease lapsed

@@ -85,15 +85,20 @@ class ContentWrites {
  public:
   virtual ~ContentWrites() = default;
 
-  // New manifest with refs = 0 and its chunk list. AlreadyExists if the hash is known.
+  // New manifest with `refs` references and its chunk list, in one
+  // statement per 32 chunks (on PostgreSQL each statement is a round trip
+  // under the writer lock). AlreadyExists if the hash is known.
   virtual Result<int64_t> InsertManifest(const Digest& hash, uint64_t size,
-                                         const std::vector<ManifestChunk>& chunks) = 0;
+                                         const std::vector<ManifestChunk>& chunks,
+                                         int64_t refs) = 0;
   virtual Status SetManifestRefs(int64_t id, int64_t refs) = 0;
   // Replaces the manifest's verified client checksums (ManifestChecksums).
   virtual Status SetManifestChecksums(int64_t id, const std::string& checksums) = 0;
   // Removes the manifest and its chunk list.
   virtual Status DeleteManifest(int64_t id) = 0;
   virtual Status InsertChunk(const ChunkRow& row) = 0;
+  // InsertChunk and SetChunkData in one statement: a new inline chunk.
+  virtual Status InsertInlineChunk(const ChunkRow& row, const std::string& data) = 0;
   virtual Status SetChunkRefs(const Digest& hash, int64_t refs,
                               std::optional<int64_t> orphaned_at_ms) = 0;
   virtual Status DeleteChunk(const Digest& hash) = 0;

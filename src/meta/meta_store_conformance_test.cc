@@ -89,15 +89,129 @@ TEST_P(MetaStoreConformance, MigrationsApplyFromEmptyAndAreIdempotent) {
   EXPECT_EQ(*(*again)->SchemaVersion(), Migrations().back().version);
 }
 
+// A big file's chunk list goes in several rows to a statement: every row
+// lands, in order, whatever the count's remainder; the manifest starts with
+// the references it is given, and an inline chunk with its bytes.
+// Recent entries: a touch moves a node to the front, a node deleted before
+// the touch is skipped (not an error: the flush would fail for everyone),
+// and a trim keeps the newest.
+TEST_P(MetaStoreConformance, RecentTouchesSkipGoneNodesAndTrimKeepsTheNewest) {
+  UserRow u;
+  std::vector<int64_t> ids;
+  ASSERT_TRUE(store_
+                  ->Write([&](WriteTxn& t) -> Status {
+                    DriveRow d;
+                    NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
+                    NodeRow root;
+                    NUBO_RETURN_IF_ERROR(InsertRoot(t, d, root));
+                    for (int i = 0; i < 5; ++i) {
+                      NodeRow n;
+                      n.public_id = "r" + std::to_string(i);
+                      n.drive_id = d.id;
+                      n.parent_id = root.id;
+                      n.name = n.name_key = "r" + std::to_string(i);
+                      n.mime = "inode/directory";
+                      NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+                      ids.push_back(n.id);
+                    }
+                    return Status::Ok();
+                  })
+                  .ok());
+  auto names = [&] {
+    std::vector<std::string> out;
+    EXPECT_TRUE(store_
+                    ->Read([&](ReadTxn& t) -> Status {
+                      NUBO_ASSIGN_OR_RETURN(auto rows, t.ListRecent(u.id, 10));
+                      for (const auto& n : rows) out.push_back(n.name);
+                      return Status::Ok();
+                    })
+                    .ok());
+    return out;
+  };
+  ASSERT_TRUE(store_
+                  ->Write([&](WriteTxn& t) -> Status {
+                    for (int i = 0; i < 4; ++i)
+                      NUBO_RETURN_IF_ERROR(t.TouchRecent(u.id, ids[i], 100 + i));
+                    NUBO_RETURN_IF_ERROR(t.TouchRecent(u.id, ids[0], 200));
+                    NUBO_RETURN_IF_ERROR(t.TouchRecent(u.id, 987654, 201));  // no such node
+                    return t.TouchRecent(987654, ids[4], 202);               // no such user
+                  })
+                  .ok());
+  EXPECT_EQ(names(), (std::vector<std::string>{"r0", "r3", "r2", "r1"}));
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return t.TrimRecent(u.id, 2); }).ok());
+  EXPECT_EQ(names(), (std::vector<std::string>{"r0", "r3"}));
+}
+
+TEST_P(MetaStoreConformance, ManyChunkManifestsAndInlineChunksInsertWhole) {
+  ASSERT_TRUE(store_
+                  ->Write([](WriteTxn& t) -> Status {
+                    for (int i = 0; i < 7; ++i) {
+                      NUBO_RETURN_IF_ERROR(t.InsertChunk(
+                          {D(("c" + std::to_string(i)).c_str()), 3, 3, std::nullopt}));
+                    }
+                    return Status::Ok();
+                  })
+                  .ok());
+  for (size_t n : {size_t{31}, size_t{32}, size_t{69}}) {
+    std::vector<ManifestChunk> list;
+    for (size_t i = 0; i < n; ++i) {
+      list.push_back(MC(static_cast<uint32_t>(i), ("c" + std::to_string(i % 7)).c_str(), i * 3, 3));
+    }
+    const Digest hash = D(("many" + std::to_string(n)).c_str());
+    int64_t id = 0;
+    ASSERT_TRUE(store_
+                    ->Write([&](WriteTxn& t) -> Status {
+                      NUBO_ASSIGN_OR_RETURN(id, t.InsertManifest(hash, n * 3, list, 2));
+                      return Status::Ok();
+                    })
+                    .ok());
+    ASSERT_TRUE(store_
+                    ->Read([&](ReadTxn& t) -> Status {
+                      NUBO_ASSIGN_OR_RETURN(auto m, t.GetManifest(id));
+                      EXPECT_TRUE(m.has_value());
+                      EXPECT_EQ(m ? m->refs : -1, 2);
+                      NUBO_ASSIGN_OR_RETURN(auto got, t.ManifestChunks(id));
+                      EXPECT_EQ(got.size(), n);
+                      for (size_t i = 0; i < got.size() && i < n; ++i) {
+                        EXPECT_EQ(got[i].seq, list[i].seq);
+                        EXPECT_EQ(got[i].hash, list[i].hash);
+                        EXPECT_EQ(got[i].offset, list[i].offset);
+                      }
+                      return Status::Ok();
+                    })
+                    .ok())
+        << n;
+  }
+  ASSERT_TRUE(store_
+                  ->Write([](WriteTxn& t) -> Status {
+                    NUBO_RETURN_IF_ERROR(t.InsertInlineChunk({D("tiny"), 4, 1, std::nullopt},
+                                                             std::string("a\0bc", 4)));
+                    Status again = t.InsertInlineChunk({D("tiny"), 4, 1, std::nullopt}, "zzzz");
+                    EXPECT_EQ(again.code(), Code::kAlreadyExists);
+                    return Status::Ok();
+                  })
+                  .ok());
+  ASSERT_TRUE(store_
+                  ->Read([](ReadTxn& t) -> Status {
+                    NUBO_ASSIGN_OR_RETURN(auto row, t.GetChunk(D("tiny")));
+                    EXPECT_TRUE(row && row->inline_data && row->refs == 1 && row->size == 4u);
+                    NUBO_ASSIGN_OR_RETURN(auto data, t.ChunkData(D("tiny")));
+                    EXPECT_EQ(data, std::optional<std::string>(std::string("a\0bc", 4)));
+                    return Status::Ok();
+                  })
+                  .ok());
+}
+
 TEST_P(MetaStoreConformance, ManifestsChunksAndPins) {
   ASSERT_TRUE(store_
                   ->Write([](WriteTxn& t) -> Status {
                     NUBO_RETURN_IF_ERROR(t.InsertChunk({D("a"), 10, 1, std::nullopt}));
                     NUBO_RETURN_IF_ERROR(t.InsertChunk({D("b"), 5, 1, std::nullopt}));
-                    NUBO_ASSIGN_OR_RETURN(int64_t id,
-                                          t.InsertManifest(D("m"), 25,
-                                                           {MC(0, "a", 0, 10), MC(1, "b", 10, 5),
-                                                            MC(2, "a", 15, 10)}));
+                    NUBO_ASSIGN_OR_RETURN(
+                        int64_t id,
+                        t.InsertManifest(D("m"), 25,
+                                         {MC(0, "a", 0, 10), MC(1, "b", 10, 5), MC(2, "a", 15, 10)},
+                                         0));
                     NUBO_RETURN_IF_ERROR(t.SetManifestRefs(id, 1));
                     return t.InsertPin("p", id);
                   })
@@ -134,8 +248,8 @@ TEST_P(MetaStoreConformance, ManifestChecksumsAreKeptReplacedAndGoWithTheManifes
   int64_t a = 0, b = 0;
   ASSERT_TRUE(store_
                   ->Write([&](WriteTxn& t) -> Status {
-                    NUBO_ASSIGN_OR_RETURN(a, t.InsertManifest(D("ca"), 0, {}));
-                    NUBO_ASSIGN_OR_RETURN(b, t.InsertManifest(D("cb"), 0, {}));
+                    NUBO_ASSIGN_OR_RETURN(a, t.InsertManifest(D("ca"), 0, {}, 0));
+                    NUBO_ASSIGN_OR_RETURN(b, t.InsertManifest(D("cb"), 0, {}, 0));
                     NUBO_ASSIGN_OR_RETURN(std::string none, t.ManifestChecksums(a));
                     EXPECT_EQ(none, "");
                     NUBO_RETURN_IF_ERROR(t.SetManifestChecksums(a, "SHA1:aa"));
@@ -178,8 +292,8 @@ TEST_P(MetaStoreConformance, UniqueViolationsAreAlreadyExists) {
   });
   EXPECT_EQ(st.code(), Code::kAlreadyExists) << st.ToString();
   st = store_->Write([](WriteTxn& t) -> Status {
-    NUBO_RETURN_IF_ERROR(t.InsertManifest(D("m"), 0, {}).status());
-    return t.InsertManifest(D("m"), 0, {}).status();
+    NUBO_RETURN_IF_ERROR(t.InsertManifest(D("m"), 0, {}, 0).status());
+    return t.InsertManifest(D("m"), 0, {}, 0).status();
   });
   EXPECT_EQ(st.code(), Code::kAlreadyExists);
 }
@@ -364,7 +478,7 @@ TEST_P(MetaStoreConformance, ConcurrentWritesCommitTogetherAndFailAlone) {
   // run side by side the order among them is not fixed.
   ASSERT_TRUE(store_
                   ->Write([](WriteTxn& t) -> Status {
-                    NUBO_ASSIGN_OR_RETURN(int64_t id, t.InsertManifest(D("taken"), 0, {}));
+                    NUBO_ASSIGN_OR_RETURN(int64_t id, t.InsertManifest(D("taken"), 0, {}, 0));
                     return t.InsertPin("taken", id);
                   })
                   .ok());
@@ -375,7 +489,7 @@ TEST_P(MetaStoreConformance, ConcurrentWritesCommitTogetherAndFailAlone) {
       holding = true;
       while (arrived < 16) std::this_thread::yield();
       std::this_thread::sleep_for(std::chrono::milliseconds(50));  // let them queue
-      NUBO_ASSIGN_OR_RETURN(int64_t id, t.InsertManifest(D("first"), 0, {}));
+      NUBO_ASSIGN_OR_RETURN(int64_t id, t.InsertManifest(D("first"), 0, {}, 0));
       return t.InsertPin("first", id);
     });
     EXPECT_TRUE(st.ok()) << st.ToString();
@@ -390,7 +504,7 @@ TEST_P(MetaStoreConformance, ConcurrentWritesCommitTogetherAndFailAlone) {
       results[i] = store_->Write([&](WriteTxn& t) -> Status {
         if (std::this_thread::get_id() != caller) batched = true;
         const std::string name = "w" + std::to_string(i);
-        NUBO_ASSIGN_OR_RETURN(int64_t id, t.InsertManifest(D(name.c_str()), 0, {}));
+        NUBO_ASSIGN_OR_RETURN(int64_t id, t.InsertManifest(D(name.c_str()), 0, {}, 0));
         NUBO_RETURN_IF_ERROR(t.InsertPin(name, id));
         if (i % 4 == 1) return Status::InvalidArgument("refused " + name);
         if (i % 4 == 2) return t.InsertPin("taken", id);  // a constraint violation, after writes
@@ -455,7 +569,7 @@ TEST_P(MetaStoreConformance, ReadersSeeCommittedStateConcurrently) {
                     ->Write([&](WriteTxn& t) -> Status {
                       NUBO_ASSIGN_OR_RETURN(
                           int64_t id,
-                          t.InsertManifest(Blake3::Hash("m" + std::to_string(i)), 0, {}));
+                          t.InsertManifest(Blake3::Hash("m" + std::to_string(i)), 0, {}, 0));
                       return t.InsertPin("p" + std::to_string(i), id);
                     })
                     .ok());
@@ -478,7 +592,7 @@ TEST_P(MetaStoreConformance, ChangeStampMovesWithEveryCommitOfAnyProcess) {
   }
   auto insert = [](MetaStore& m, const std::string& name) {
     return m.Write([&](WriteTxn& t) -> Status {
-      NUBO_ASSIGN_OR_RETURN(int64_t id, t.InsertManifest(Blake3::Hash(name), 0, {}));
+      NUBO_ASSIGN_OR_RETURN(int64_t id, t.InsertManifest(Blake3::Hash(name), 0, {}, 0));
       return t.InsertPin(name, id);
     });
   };
@@ -709,7 +823,7 @@ TEST_P(MetaStoreConformance, NodesSiblingsTrashAndKeysetListing) {
     EXPECT_EQ(t.InsertDrive(d).code(), Code::kAlreadyExists);  // one personal drive per owner
     NodeRow root;
     NUBO_RETURN_IF_ERROR(InsertRoot(t, d, root));
-    NUBO_ASSIGN_OR_RETURN(int64_t manifest, t.InsertManifest(D("content"), 0, {}));
+    NUBO_ASSIGN_OR_RETURN(int64_t manifest, t.InsertManifest(D("content"), 0, {}, 0));
     for (int i = 0; i < 30; ++i) {
       NodeRow n;
       n.public_id = "n" + std::to_string(i);
@@ -740,7 +854,7 @@ TEST_P(MetaStoreConformance, NodesSiblingsTrashAndKeysetListing) {
     // A file's hash follows its manifest through insert and update.
     NUBO_ASSIGN_OR_RETURN(auto file, t.FindChild(root.id, "name101", u.id));
     EXPECT_EQ(file->hash, D("content"));
-    NUBO_ASSIGN_OR_RETURN(int64_t other, t.InsertManifest(D("other"), 0, {}));
+    NUBO_ASSIGN_OR_RETURN(int64_t other, t.InsertManifest(D("other"), 0, {}, 0));
     file->manifest_id = other;
     NUBO_RETURN_IF_ERROR(t.UpdateNode(*file));
     NUBO_ASSIGN_OR_RETURN(auto updated, t.GetNode(file->id, u.id));
@@ -1614,7 +1728,7 @@ TEST_P(MetaStoreConformance, ContentSearchFindsRanksPagesAndHighlights) {
     NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
     NodeRow root;
     NUBO_RETURN_IF_ERROR(InsertRoot(t, d, root));
-    NUBO_ASSIGN_OR_RETURN(int64_t manifest, t.InsertManifest(D("text"), 0, {}));
+    NUBO_ASSIGN_OR_RETURN(int64_t manifest, t.InsertManifest(D("text"), 0, {}, 0));
     int64_t* ids[] = {&a, &b, &c};
     const char* texts[] = {"The quick brown Fox jumps over the lazy dog",
                            "fox FOX fox: the den of a fox", "nothing to see here"};
@@ -1724,7 +1838,7 @@ TEST_P(MetaStoreConformance, NameSearchFindsSubstringsThroughTheIndexOrAScan) {
   Status st = store_->Write([&](WriteTxn& t) -> Status {
     NodeRow root, other_root;
     NUBO_RETURN_IF_ERROR(InsertAliceAndTwoDrives(t, u, d, root, other, other_root));
-    NUBO_ASSIGN_OR_RETURN(int64_t manifest, t.InsertManifest(D("name"), 0, {}));
+    NUBO_ASSIGN_OR_RETURN(int64_t manifest, t.InsertManifest(D("name"), 0, {}, 0));
     auto add = [&](const NodeRow& parent, const std::string& name, bool folder) -> Status {
       NodeRow n;
       n.public_id = "n" + std::to_string(id.size());
@@ -1805,7 +1919,7 @@ TEST_P(MetaStoreConformance, NameSearchPagesAgreeForFewAndManyMatches) {
   Status st = store_->Write([&](WriteTxn& t) -> Status {
     NodeRow root, other_root;
     NUBO_RETURN_IF_ERROR(InsertAliceAndTwoDrives(t, u, d, root, other, other_root));
-    NUBO_ASSIGN_OR_RETURN(int64_t manifest, t.InsertManifest(D("many"), 0, {}));
+    NUBO_ASSIGN_OR_RETURN(int64_t manifest, t.InsertManifest(D("many"), 0, {}, 0));
     auto add = [&](const NodeRow& parent, const std::string& name) -> Status {
       NodeRow n;
       n.public_id = "m-" + std::to_string(parent.drive_id) + "-" + name;

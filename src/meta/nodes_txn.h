@@ -229,7 +229,8 @@ class NodeWrites {
   // Drops tombstones recorded before `before_ms`, raising their drives'
   // sync_floor to the newest dropped; returns how many went.
   virtual Result<int64_t> PruneTombstones(int64_t before_ms) = 0;
-  // Fills `row.id`. AlreadyExists when a live sibling has the same name_key.
+  // Fills `row.id` and `row.hash` (its manifest's). AlreadyExists when a
+  // live sibling has the same name_key.
   virtual Status InsertNode(NodeRow& row) = 0;
   // Writes the mutable fields (parent, names, manifest, size, mime, times,
   // trash fields, updated_by) of `row`, matched by id. AlreadyExists on a
@@ -258,8 +259,11 @@ class NodeWrites {
   // Favorites and recent entries.
   virtual Status AddFavorite(int64_t user_id, int64_t node_id, int64_t now_ms) = 0;
   virtual Status RemoveFavorite(int64_t user_id, int64_t node_id) = 0;
-  // Records use of the node; keeps the user's newest `keep` entries.
-  virtual Status TouchRecent(int64_t user_id, int64_t node_id, int64_t now_ms, size_t keep) = 0;
+  // Records use of the node, unless the node (or the user) is gone: one
+  // statement, so a flush of many costs one round trip each.
+  virtual Status TouchRecent(int64_t user_id, int64_t node_id, int64_t now_ms) = 0;
+  // Keeps the user's newest `keep` entries.
+  virtual Status TrimRecent(int64_t user_id, size_t keep) = 0;
 };
 
 }  // namespace nubo::meta

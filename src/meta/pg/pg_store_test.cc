@@ -140,7 +140,7 @@ TEST_F(PgStoreTest, ConcurrentWritersLoseNoUpdate) {
   int64_t id = 0;
   ASSERT_TRUE(store_
                   ->Write([&](WriteTxn& t) -> Status {
-                    NUBO_ASSIGN_OR_RETURN(id, t.InsertManifest(Blake3::Hash("shared"), 0, {}));
+                    NUBO_ASSIGN_OR_RETURN(id, t.InsertManifest(Blake3::Hash("shared"), 0, {}, 0));
                     return Status::Ok();
                   })
                   .ok());

@@ -184,19 +184,47 @@ Result<std::vector<std::pair<Digest, int64_t>>> SqliteTxn::CountChunkReferences(
 }
 
 Result<int64_t> SqliteTxn::InsertManifest(const Digest& hash, uint64_t size,
-                                          const std::vector<ManifestChunk>& chunks) {
+                                          const std::vector<ManifestChunk>& chunks, int64_t refs) {
   int64_t id = 0;
   {
     NUBO_PREPARE(s, c_,
-                 "INSERT INTO manifests (hash, size, refs, created_at) VALUES (?, ?, 0, ?) ON "
+                 "INSERT INTO manifests (hash, size, refs, created_at) VALUES (?, ?, ?, ?) ON "
                  "CONFLICT DO NOTHING RETURNING id");
-    s.Bind(1, hash).Bind(2, static_cast<int64_t>(size)).Bind(3, UnixMillis());
+    s.Bind(1, hash).Bind(2, static_cast<int64_t>(size)).Bind(3, refs).Bind(4, UnixMillis());
     NUBO_ASSIGN_OR_RETURN(id, InsertedId(s));
   }
+  // A big file lists thousands of chunks: kRows to a statement, the rest
+  // one by one.
+  constexpr size_t kRows = 32;
+  static const std::string many = [] {
+    std::string q =
+        "INSERT INTO manifest_chunks (manifest_id, seq, chunk_hash, \"offset\", size) VALUES ";
+    for (size_t i = 0; i < kRows; ++i) q += i ? ", (?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?)";
+    return q;
+  }();
+  size_t done = 0;
+  if (chunks.size() >= kRows) {
+    NUBO_PREPARE(s, c_, many.c_str());
+    for (; chunks.size() - done >= kRows; done += kRows) {
+      for (size_t i = 0; i < kRows; ++i) {
+        const ManifestChunk& ch = chunks[done + i];
+        const int p = static_cast<int>(i * 5);
+        s.Bind(p + 1, id)
+            .Bind(p + 2, ch.seq)
+            .Bind(p + 3, ch.hash)
+            .Bind(p + 4, static_cast<int64_t>(ch.offset))
+            .Bind(p + 5, ch.size);
+      }
+      NUBO_RETURN_IF_ERROR(s.Exec());
+      s.Reset();
+    }
+  }
+  if (done == chunks.size()) return id;
   NUBO_PREPARE(s, c_,
                "INSERT INTO manifest_chunks (manifest_id, seq, chunk_hash, \"offset\", size) "
                "VALUES (?, ?, ?, ?, ?)");
-  for (const auto& ch : chunks) {
+  for (; done < chunks.size(); ++done) {
+    const ManifestChunk& ch = chunks[done];
     s.Bind(1, id)
         .Bind(2, ch.seq)
         .Bind(3, ch.hash)
@@ -247,6 +275,16 @@ Status SqliteTxn::InsertChunk(const ChunkRow& row) {
   } else {
     s.BindNull(4);
   }
+  return Inserted(s);
+}
+
+Status SqliteTxn::InsertInlineChunk(const ChunkRow& row, const std::string& data) {
+  NUBO_PREPARE(s, c_,
+               "INSERT INTO chunks (hash, size, refs, orphaned_at, data) VALUES (?, ?, ?, ?, ?) ON "
+               "CONFLICT DO NOTHING");
+  s.Bind(1, row.hash).Bind(2, static_cast<int64_t>(row.size)).Bind(3, row.refs);
+  BindOpt(s, 4, row.orphaned_at_ms);
+  s.BindBlob(5, data);
   return Inserted(s);
 }
 

@@ -215,22 +215,15 @@ Status PutPhoto(sql::Conn& c, const PhotoRow& r) {
 }
 
 Result<std::optional<JobRow>> ClaimJob(sql::Conn& c, int64_t now_ms, int64_t lease_ms) {
-  static const std::string sql =
-      std::string(kJobSelect) +
-      "WHERE run_at <= ?1 AND lease_until <= ?1 ORDER BY run_at, id LIMIT 1";
-  std::optional<JobRow> job;
-  {
-    NUBO_PREPARE(s, c, sql.c_str());
-    s.Bind(1, now_ms);
-    NUBO_ASSIGN_OR_RETURN(job, One<JobRow>(s, JobFrom));
-  }
-  if (!job) return job;
-  NUBO_PREPARE(u, c, "UPDATE jobs SET lease_until = ?2, attempts = attempts + 1 WHERE id = ?1");
-  job->lease_until_ms = now_ms + lease_ms;
-  job->attempts += 1;
-  u.Bind(1, job->id).Bind(2, job->lease_until_ms);
-  NUBO_RETURN_IF_ERROR(u.Exec());
-  return job;
+  // One statement (one round trip under PostgreSQL's writer lock); the
+  // row comes back as updated: its new lease, the attempt counted.
+  NUBO_PREPARE(s, c,
+               "UPDATE jobs SET lease_until = ?2, attempts = attempts + 1 WHERE id = "
+               "(SELECT id FROM jobs WHERE run_at <= ?1 AND lease_until <= ?1 "
+               "ORDER BY run_at, id LIMIT 1) "
+               "RETURNING id, kind, node_id, gen, run_at, attempts, lease_until, last_error");
+  s.Bind(1, now_ms).Bind(2, now_ms + lease_ms);
+  return One<JobRow>(s, JobFrom);
 }
 
 Status FinishJob(sql::Conn& c, const JobRow& job) {

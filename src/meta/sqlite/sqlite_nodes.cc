@@ -532,9 +532,10 @@ Status SqliteTxn::InsertNode(NodeRow& n) {
   "INSERT INTO nodes (id, public_id, drive_id, parent_id, name, name_key, kind, manifest_id, " \
   "size, mime, mtime, ctime, tree_seq, trashed_at, trash_root, trash_parent, created_by, "     \
   "updated_by, content_hash, sort_key) VALUES ("
-#define NUBO_INSERT_NODE_VALUES                                                    \
-  ", ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, " \
-  "(SELECT hash FROM manifests WHERE id = ?7), ?18) ON CONFLICT DO NOTHING RETURNING id"
+#define NUBO_INSERT_NODE_VALUES                                                            \
+  ", ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "         \
+  "(SELECT hash FROM manifests WHERE id = ?7), ?18) ON CONFLICT DO NOTHING RETURNING id, " \
+  "content_hash"
   // Above every id given before, deleted ones included: Nextcloud clients
   // take a known file id for the same file. SQLite counts past its
   // node_id_floor; PostgreSQL's sequence never goes back (nor collides
@@ -551,6 +552,7 @@ Status SqliteTxn::InsertNode(NodeRow& n) {
   BindNodeFields(s, n);
   s.Bind(6, static_cast<int64_t>(n.kind)).Bind(11, n.ctime_ms).Bind(16, n.created_by);
   NUBO_ASSIGN_OR_RETURN(n.id, InsertedId(s));
+  n.hash = s.IsNull(1) ? Digest{} : s.Hash(1);
   return Status::Ok();
 }
 
@@ -753,16 +755,20 @@ Status SqliteTxn::RemoveFavorite(int64_t user_id, int64_t node_id) {
   return s.Exec();
 }
 
-Status SqliteTxn::TouchRecent(int64_t user_id, int64_t node_id, int64_t now_ms, size_t keep) {
-  {
-    NUBO_PREPARE(
-        s, c_,
-        "INSERT INTO recent (user_id, node_id, at, seq) VALUES (?1, ?2, ?3, "
-        "(SELECT COALESCE(MAX(seq), 0) + 1 FROM recent WHERE user_id = ?1)) "
-        "ON CONFLICT (user_id, node_id) DO UPDATE SET at = excluded.at, seq = excluded.seq");
-    s.Bind(1, user_id).Bind(2, node_id).Bind(3, now_ms);
-    NUBO_RETURN_IF_ERROR(s.Exec());
-  }
+Status SqliteTxn::TouchRecent(int64_t user_id, int64_t node_id, int64_t now_ms) {
+  // (The WHERE also tells SQLite's parser that ON CONFLICT belongs to the
+  // INSERT, not to the SELECT.)
+  NUBO_PREPARE(s, c_,
+               "INSERT INTO recent (user_id, node_id, at, seq) SELECT ?1, ?2, ?3, "
+               "(SELECT COALESCE(MAX(seq), 0) + 1 FROM recent WHERE user_id = ?1) "
+               "WHERE EXISTS (SELECT 1 FROM nodes WHERE id = ?2) "
+               "AND EXISTS (SELECT 1 FROM users WHERE id = ?1) "
+               "ON CONFLICT (user_id, node_id) DO UPDATE SET at = excluded.at, seq = excluded.seq");
+  s.Bind(1, user_id).Bind(2, node_id).Bind(3, now_ms);
+  return s.Exec();
+}
+
+Status SqliteTxn::TrimRecent(int64_t user_id, size_t keep) {
   NUBO_PREPARE(s, c_,
                "DELETE FROM recent WHERE user_id = ?1 AND seq <= (SELECT seq FROM recent WHERE "
                "user_id = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2)");

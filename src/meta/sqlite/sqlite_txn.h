@@ -50,11 +50,12 @@ class SqliteTxn final : public WriteTxn {
   Result<std::vector<std::pair<int64_t, int64_t>>> CountManifestReferences() override;
   Result<std::vector<std::pair<Digest, int64_t>>> CountChunkReferences() override;
   Result<int64_t> InsertManifest(const Digest& hash, uint64_t size,
-                                 const std::vector<ManifestChunk>& chunks) override;
+                                 const std::vector<ManifestChunk>& chunks, int64_t refs) override;
   Status SetManifestRefs(int64_t id, int64_t refs) override;
   Status SetManifestChecksums(int64_t id, const std::string& checksums) override;
   Status DeleteManifest(int64_t id) override;
   Status InsertChunk(const ChunkRow& row) override;
+  Status InsertInlineChunk(const ChunkRow& row, const std::string& data) override;
   Status SetChunkRefs(const Digest& hash, int64_t refs,
                       std::optional<int64_t> orphaned_at_ms) override;
   Status DeleteChunk(const Digest& hash) override;
@@ -180,7 +181,8 @@ class SqliteTxn final : public WriteTxn {
   Status RemoveDriveMember(int64_t drive_id, bool is_group, int64_t member_id) override;
   Status AddFavorite(int64_t user_id, int64_t node_id, int64_t now_ms) override;
   Status RemoveFavorite(int64_t user_id, int64_t node_id) override;
-  Status TouchRecent(int64_t user_id, int64_t node_id, int64_t now_ms, size_t keep) override;
+  Status TouchRecent(int64_t user_id, int64_t node_id, int64_t now_ms) override;
+  Status TrimRecent(int64_t user_id, size_t keep) override;
 
   // ---- sqlite_dav.cc: dead properties and locks ----
   Result<std::vector<std::tuple<std::string, int64_t, int64_t>>> PropsBytesMismatches(
