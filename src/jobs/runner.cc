@@ -41,14 +41,16 @@ void Runner::Wake() {
   cv_.notify_all();
 }
 
-Result<bool> Runner::RunOne() {
+Result<bool> Runner::RunOne(bool look_first) {
   const int64_t now = UnixMillis();
-  bool due = false;
-  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(due, t.JobDue(now));
-    return Status::Ok();
-  }));
-  if (!due) return false;
+  if (look_first) {
+    bool due = false;
+    NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+      NUBO_ASSIGN_OR_RETURN(due, t.JobDue(now));
+      return Status::Ok();
+    }));
+    if (!due) return false;
+  }
   std::optional<meta::JobRow> job;
   NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(job, t.ClaimJob(now, options_.lease_ms));
@@ -86,7 +88,7 @@ Result<bool> Runner::RunOne() {
 Result<int64_t> Runner::Drain() {
   int64_t ran = 0;
   for (;;) {
-    NUBO_ASSIGN_OR_RETURN(bool any, RunOne());
+    NUBO_ASSIGN_OR_RETURN(bool any, RunOne(/*look_first=*/ran == 0));
     if (!any) return ran;
     ++ran;
   }
@@ -96,12 +98,14 @@ void Runner::Loop() {
   // Per-thread niceness (Linux): background work yields to requests.
   setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), options_.nice);
   std::unique_lock lock(mu_);
+  bool streak = false;  // the last attempt ran a job
   while (!stop_) {
     lock.unlock();
-    auto ran = RunOne();
+    auto ran = RunOne(/*look_first=*/!streak);
     lock.lock();
     if (stop_) break;
-    if (ran.ok() && *ran) continue;
+    streak = ran.ok() && *ran;
+    if (streak) continue;
     // A database error: logged, tried again after a poll.
     if (!ran.ok()) spdlog::warn("jobs: {}", ran.status().ToString());
     cv_.wait_for(lock, std::chrono::milliseconds(options_.idle_poll_ms),

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
+#include <thread>
 
 #include "auth/accounts.h"
 #include "auth/test_support.h"
@@ -259,6 +261,25 @@ TEST_F(DeriveJobTest, ARequestDuringTheRunIsNotLost) {
   EXPECT_EQ(*r.Drain(), 2);
   EXPECT_EQ(Find(alice_, "second").size(), 1u);
   EXPECT_TRUE(Find(alice_, "first").empty());
+}
+
+// Idle workers poll with reads: a server with nothing to do takes no
+// writer lock. After a job, the next claim goes first; a streak that runs
+// dry costs one empty claim, not one per poll.
+TEST_F(DeriveJobTest, IdlePollsWriteNothing) {
+  Put("p.txt", "polled words");
+  jobs::Runner runner(*db_.store, {.workers = 1, .idle_poll_ms = 5});
+  runner.Handle("derive", [this](const meta::JobRow& j) { return derive_.Run(j); });
+  runner.Start();
+  for (int i = 0; i < 400 && runner.done() < 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(runner.done(), 1u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the streak ends
+  const uint64_t writes = db_.store->Stats().writes;
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // ~40 idle polls
+  EXPECT_EQ(db_.store->Stats().writes, writes);
+  EXPECT_EQ(Find(alice_, "polled"), std::vector<std::string>{"p.txt"});
 }
 
 TEST_F(DeriveJobTest, ALapsedLeaseLetsAnotherWorkerTakeTheJob) {
