@@ -64,6 +64,12 @@ struct Libpq {
   decltype(&::PQgetisnull) PQgetisnull = nullptr;
   decltype(&::PQgetlength) PQgetlength = nullptr;
   decltype(&::PQgetvalue) PQgetvalue = nullptr;
+  decltype(&::PQenterPipelineMode) PQenterPipelineMode = nullptr;
+  decltype(&::PQexitPipelineMode) PQexitPipelineMode = nullptr;
+  decltype(&::PQgetResult) PQgetResult = nullptr;
+  decltype(&::PQpipelineSync) PQpipelineSync = nullptr;
+  decltype(&::PQsendQueryParams) PQsendQueryParams = nullptr;
+  decltype(&::PQsendQueryPrepared) PQsendQueryPrepared = nullptr;
   decltype(&::PQnfields) PQnfields = nullptr;
   decltype(&::PQntuples) PQntuples = nullptr;
   decltype(&::PQprepare) PQprepare = nullptr;
@@ -88,6 +94,12 @@ struct Libpq {
     lib.Load(PQgetisnull, "PQgetisnull");
     lib.Load(PQgetlength, "PQgetlength");
     lib.Load(PQgetvalue, "PQgetvalue");
+    lib.Load(PQenterPipelineMode, "PQenterPipelineMode");
+    lib.Load(PQexitPipelineMode, "PQexitPipelineMode");
+    lib.Load(PQgetResult, "PQgetResult");
+    lib.Load(PQpipelineSync, "PQpipelineSync");
+    lib.Load(PQsendQueryParams, "PQsendQueryParams");
+    lib.Load(PQsendQueryPrepared, "PQsendQueryPrepared");
     lib.Load(PQnfields, "PQnfields");
     lib.Load(PQntuples, "PQntuples");
     lib.Load(PQprepare, "PQprepare");
@@ -191,11 +203,15 @@ Result<std::string> Placeholders(std::string_view sql, int* params, std::vector<
 
 // ---- Cursor
 
-Cursor::Cursor(pg_conn* pg, std::string name, int params)
-    : pg_(pg), name_(std::move(name)), params_(static_cast<size_t>(params)) {}
+Cursor::Cursor(pg_conn* pg, std::string* unsent, std::string name, int params)
+    : pg_(pg), unsent_(unsent), name_(std::move(name)), params_(static_cast<size_t>(params)) {}
 
-Cursor::Cursor(pg_conn* pg, std::string text, std::vector<unsigned> types)
-    : pg_(pg), text_(std::move(text)), types_(std::move(types)), params_(types_.size()) {}
+Cursor::Cursor(pg_conn* pg, std::string* unsent, std::string text, std::vector<unsigned> types)
+    : pg_(pg),
+      unsent_(unsent),
+      text_(std::move(text)),
+      types_(std::move(types)),
+      params_(types_.size()) {}
 
 Cursor::~Cursor() {
   if (res_) Lib().PQclear(res_);
@@ -253,9 +269,13 @@ Result<bool> Cursor::Step() {
       lengths[k] = params_[k].len;
       formats[k] = params_[k].format;
     }
-    if (name_.empty()) {
+    static_assert(std::is_same_v<Oid, unsigned>);  // pg_conn.h declares the types unsigned
+    if (unsent_ && !unsent_->empty()) {
+      const std::string first = std::move(*unsent_);
+      unsent_->clear();
+      res_ = RunAfter(first, static_cast<int>(n), values.data(), lengths.data(), formats.data());
+    } else if (name_.empty()) {
       // The unnamed statement: parsed, planned for these values and run.
-      static_assert(std::is_same_v<Oid, unsigned>);  // pg_conn.h declares the types unsigned
       res_ = Lib().PQexecParams(pg_, text_.c_str(), static_cast<int>(n), types_.data(),
                                 values.data(), lengths.data(), formats.data(), /*resultFormat=*/1);
     } else {
@@ -337,6 +357,43 @@ double Cursor::Real(int col) const {
   }
 }
 
+pg_result* Cursor::RunAfter(const std::string& first, int n, const char* const* values,
+                            const int* lengths, const int* formats) {
+  const Libpq& pq = Lib();
+  if (pq.PQenterPipelineMode(pg_) != 1) return nullptr;
+  bool sent =
+      pq.PQsendQueryParams(pg_, first.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 1) == 1;
+  if (sent) {
+    sent = (name_.empty() ? pq.PQsendQueryParams(pg_, text_.c_str(), n, types_.data(), values,
+                                                 lengths, formats, /*resultFormat=*/1)
+                          : pq.PQsendQueryPrepared(pg_, name_.c_str(), n, values, lengths, formats,
+                                                   /*resultFormat=*/1)) == 1;
+  }
+  if (sent) sent = pq.PQpipelineSync(pg_) == 1;
+  // Each query's results end with a null; the sync's result comes last.
+  // (A broken connection yields a fatal result, then nulls.)
+  auto take = [&]() -> PGresult* {
+    PGresult* r = pq.PQgetResult(pg_);
+    if (r && pq.PQresultStatus(r) != PGRES_PIPELINE_SYNC) {
+      while (PGresult* more = pq.PQgetResult(pg_)) pq.PQclear(more);
+    }
+    return r;
+  };
+  PGresult* head = sent ? take() : nullptr;
+  PGresult* res = sent ? take() : nullptr;
+  if (sent) {
+    if (PGresult* sync = pq.PQgetResult(pg_)) pq.PQclear(sync);
+  }
+  (void)pq.PQexitPipelineMode(pg_);
+  const ExecStatusType hs = head ? pq.PQresultStatus(head) : PGRES_FATAL_ERROR;
+  if (hs != PGRES_COMMAND_OK && hs != PGRES_TUPLES_OK) {
+    if (res) pq.PQclear(res);
+    return head;  // its error is the one to report (this statement's is "aborted")
+  }
+  pq.PQclear(head);
+  return res;
+}
+
 int Cursor::changes() const { return res_ ? std::atoi(Lib().PQcmdTuples(res_)) : 0; }
 
 void Cursor::Reset() {
@@ -400,7 +457,9 @@ Result<Stmt> Conn::Prepare(const char* sql) {
       if (!used[i]) types[i] = kText;
     }
     if (std::strncmp(sql, NUBO_SQL_PLAN_PER_CALL, std::strlen(NUBO_SQL_PLAN_PER_CALL)) == 0) {
-      it = cache_.emplace(sql, std::make_unique<Cursor>(pg_, std::move(text), std::move(types)))
+      it = cache_
+               .emplace(sql,
+                        std::make_unique<Cursor>(pg_, &unsent_, std::move(text), std::move(types)))
                .first;
       return Stmt(it->second.get());
     }
@@ -417,13 +476,16 @@ Result<Stmt> Conn::Prepare(const char* sql) {
     }
     if (r) Lib().PQclear(r);
     if (!ok) return err;
-    it = cache_.emplace(sql, std::make_unique<Cursor>(pg_, std::move(name), params)).first;
+    it =
+        cache_.emplace(sql, std::make_unique<Cursor>(pg_, &unsent_, std::move(name), params)).first;
   }
   return Stmt(it->second.get());
 }
 
 Status Conn::Exec(std::string_view sql) {
-  const std::string text(sql);
+  // The simple protocol takes several statements in one message.
+  const std::string text = unsent_.empty() ? std::string(sql) : unsent_ + "; " + std::string(sql);
+  unsent_.clear();
   PGresult* r = Lib().PQexec(pg_, text.c_str());
   const ExecStatusType st = r ? Lib().PQresultStatus(r) : PGRES_FATAL_ERROR;
   Status out;

@@ -45,11 +45,13 @@ Result<std::string> Placeholders(std::string_view sql, int* params,
 // and bytea as their bytes.
 class Cursor final : public sql::Cursor {
  public:
-  Cursor(pg_conn* pg, std::string name, int params);
+  // `unsent`: the connection's statement to send ahead of this one's next
+  // execution (Conn::SendWithNext), emptied when sent.
+  Cursor(pg_conn* pg, std::string* unsent, std::string name, int params);
   // A statement planned at each execution (NUBO_SQL_PLAN_PER_CALL): `text`
   // with PostgreSQL's placeholders and the parameter types to declare
   // (0: the server infers).
-  Cursor(pg_conn* pg, std::string text, std::vector<unsigned> types);
+  Cursor(pg_conn* pg, std::string* unsent, std::string text, std::vector<unsigned> types);
   ~Cursor();
   void BindInt(int i, int64_t v) override;
   void BindText(int i, std::string_view t) override;
@@ -75,8 +77,13 @@ class Cursor final : public sql::Cursor {
   };
   void Set(int i, const char* data, int len, int format);
   Param* At(int i);
+  // Runs `first` and then this statement in one round trip (libpq's
+  // pipeline mode); the result of the first that failed, else this one's.
+  pg_result* RunAfter(const std::string& first, int n, const char* const* values,
+                      const int* lengths, const int* formats);
 
   pg_conn* pg_;
+  std::string* unsent_;
   const std::string name_;  // empty: planned per call
   const std::string text_;  // planned per call: the statement
   const std::vector<unsigned> types_;
@@ -100,6 +107,17 @@ class Conn final : public sql::Conn {
   Result<Stmt> Prepare(const char* sql) override;
   // The simple query protocol: several statements may run at once.
   Status Exec(std::string_view sql) override;
+  // `sql` (one statement without parameters or rows, such as BEGIN) goes
+  // to the server with the next statement this connection runs, in the
+  // same round trip; its error, if any, is that statement's.
+  void SendWithNext(std::string sql) { unsent_ = std::move(sql); }
+  // Forgets what SendWithNext left unsent; true if there was something
+  // (then no statement ran since).
+  bool DropUnsent() {
+    const bool had = !unsent_.empty();
+    unsent_.clear();
+    return had;
+  }
   // False once the server is gone; the pool drops such a connection.
   bool Healthy() const;
   // True inside a transaction a failed statement has ended (every further
@@ -109,6 +127,7 @@ class Conn final : public sql::Conn {
  private:
   Conn() = default;
   pg_conn* pg_ = nullptr;
+  std::string unsent_;  // SendWithNext
   // Keyed by the literal's address.
   std::unordered_map<const char*, std::unique_ptr<Cursor>> cache_;
 };

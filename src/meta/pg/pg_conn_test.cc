@@ -213,6 +213,49 @@ TEST(PgConn, NoServerIsUnavailable) {
 // A statement marked NUBO_SQL_PLAN_PER_CALL runs as the unnamed statement
 // (planned for each execution's values), never as a prepared statement of
 // the session; it binds, reads and fails like any other.
+// SendWithNext: the statement runs before the next one, in its round trip,
+// through every way a statement runs (prepared, planned per call, simple).
+TEST_F(PgConnTest, AStatementSentWithTheNextRunsFirst) {
+  ASSERT_TRUE(conn_->Exec("INSERT INTO t (id, name) VALUES (1, 'one')").ok());
+  // SAVEPOINT fails outside a transaction block: it tells whether BEGIN ran.
+  static const char* kPrepared = "SELECT name FROM t WHERE id = ?";
+  static const char* kPerCall = NUBO_SQL_PLAN_PER_CALL "SELECT name FROM t WHERE id = ?";
+  for (const char* sql : {kPrepared, kPerCall}) {
+    for (int round = 0; round < 2; ++round) {  // the second time the statement is cached
+      conn_->SendWithNext("BEGIN");
+      auto s = conn_->Prepare(sql);
+      ASSERT_TRUE(s.ok()) << s.status().ToString();
+      s->Bind(1, 1);
+      auto row = s->Step();
+      ASSERT_TRUE(row.ok()) << row.status().ToString();
+      ASSERT_TRUE(*row);
+      EXPECT_EQ(s->View(0), "one");
+      s->Reset();
+      EXPECT_FALSE(conn_->DropUnsent());  // sent
+      EXPECT_TRUE(conn_->Exec("SAVEPOINT p").ok()) << sql;
+      ASSERT_TRUE(conn_->Exec("ROLLBACK").ok());
+    }
+  }
+  conn_->SendWithNext("BEGIN");
+  EXPECT_TRUE(conn_->Exec("SAVEPOINT p").ok());  // the simple protocol: one message
+  ASSERT_TRUE(conn_->Exec("ROLLBACK").ok());
+  // Dropped: nothing ran.
+  conn_->SendWithNext("BEGIN");
+  EXPECT_TRUE(conn_->DropUnsent());
+  EXPECT_FALSE(conn_->Exec("SAVEPOINT p").ok());
+  // Its error is the statement's, and the connection stays usable.
+  conn_->SendWithNext("SELECT 1/0");
+  auto s = conn_->Prepare(kPrepared);
+  ASSERT_TRUE(s.ok());
+  s->Bind(1, 1);
+  auto failed = s->Step();
+  EXPECT_EQ(failed.status().code(), Code::kInvalidArgument) << failed.status().ToString();
+  s->Reset();
+  auto again = s->Step();
+  ASSERT_TRUE(again.ok() && *again) << again.status().ToString();
+  EXPECT_EQ(s->View(0), "one");
+}
+
 TEST_F(PgConnTest, PlanPerCallStatementsAreNotPreparedAndRunAlike) {
   static constexpr const char* kPerCall =
       NUBO_SQL_PLAN_PER_CALL "SELECT id, name FROM t WHERE id >= ? AND name LIKE ?3 ORDER BY id";

@@ -27,10 +27,12 @@ class PgStore final : public MetaStore {
 
   Status Read(const std::function<Status(ReadTxn&)>& fn) override {
     NUBO_ASSIGN_OR_RETURN(std::unique_ptr<Conn> c, Acquire());
-    Status st = c->Run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-    if (st.ok()) {
-      auto txn = sql::NewTxn(*c);
-      st = fn(*txn);
+    // BEGIN rides with the transaction's first statement (one round trip
+    // less per read); a read that ran none has no transaction to end.
+    c->SendWithNext("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    auto txn = sql::NewTxn(*c);
+    Status st = fn(*txn);
+    if (!c->DropUnsent()) {
       Status end = c->Run(st.ok() ? "COMMIT" : "ROLLBACK");
       if (st.ok()) st = end;
     }
