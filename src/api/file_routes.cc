@@ -479,6 +479,7 @@ void RegisterFileRoutes(http::Router& router, Files& files, FileRouteHooks hooks
         }
         u.checksum = ChecksumHeader(req);
         if (!req.chunked) u.expected_size = req.content_length.value_or(0);
+        u.body_in_hand = req.body_in_hand;
         NUBO_ASSIGN_OR_RETURN(u.mtime_ms, MillisParam(req, "modified"));
         NUBO_ASSIGN_OR_RETURN(auto up, f->BeginUpload(Who(req), std::move(u)));
         return std::unique_ptr<http::BodySink>(new UploadSink(std::move(up)));

@@ -46,6 +46,7 @@ Result<std::unique_ptr<http::BodySink>> OpenPutSink(DavContext& c) {
     u.mtime_ms = static_cast<int64_t>(*secs) * 1000;
   }
   if (!c.req.chunked) u.expected_size = c.req.content_length.value_or(0);
+  u.body_in_hand = c.req.body_in_hand;
   NUBO_ASSIGN_OR_RETURN(auto up, c.files.BeginUpload(c.who(), std::move(u)));
   return std::unique_ptr<http::BodySink>(new api::UploadSink(std::move(up)));
 }

@@ -121,6 +121,78 @@ TEST_F(FilesTest, FileETagIsTheContentHashPrefix) {
   EXPECT_EQ(NodeETag(*folder), "\"t" + std::to_string(folder->tree_seq) + "\"");
 }
 
+// A small body already in hand skips BeginUpload's early checks: the
+// commit must refuse the same uploads with the same answers, and keep none
+// of their bytes.
+TEST_F(FilesTest, ABodyInHandMeetsEveryCheckAtItsCommit) {
+  ASSERT_TRUE(Put(root_, "taken.txt", "first").ok());
+  auto folder = files_.CreateFolder(alice_, root_, "dir", Conflict::kFail);
+  ASSERT_TRUE(folder.ok());
+  struct Case {
+    std::string what;
+    auth::Principal who;
+    std::string parent, name;
+    Conflict conflict;
+    std::optional<std::string> if_match;
+    Code want;
+  };
+  const std::vector<Case> cases = {
+      {"a stranger's folder", bob_, root_, "x.txt", Conflict::kFail, std::nullopt, Code::kNotFound},
+      {"a taken name", alice_, root_, "taken.txt", Conflict::kFail, std::nullopt,
+       Code::kAlreadyExists},
+      {"a folder's name", alice_, root_, "dir", Conflict::kOverwrite, std::nullopt,
+       Code::kConflict},
+      {"a stale If-Match", alice_, root_, "taken.txt", Conflict::kOverwrite,
+       std::string("\"stale\""), Code::kPreconditionFailed},
+      {"If-Match on nothing", alice_, root_, "none.txt", Conflict::kOverwrite, std::string("\"x\""),
+       Code::kPreconditionFailed},
+      {"a missing folder", alice_, "nosuchfolder", "x.txt", Conflict::kFail, std::nullopt,
+       Code::kNotFound},
+  };
+  for (const Case& c : cases) {
+    for (bool in_hand : {false, true}) {
+      const std::string body = c.what + (in_hand ? " in hand" : " streamed");
+      UploadRequest r;
+      r.parent_id = c.parent;
+      r.name = c.name;
+      r.conflict = c.conflict;
+      r.if_match = c.if_match;
+      r.expected_size = body.size();
+      r.body_in_hand = in_hand;
+      Status st;
+      auto up = files_.BeginUpload(c.who, r);
+      if (!up.ok()) {
+        st = up.status();
+      } else {
+        st = (*up)->Write(body.data(), body.size());
+        if (st.ok()) st = (*up)->Finish().status();
+      }
+      EXPECT_EQ(st.code(), c.want) << c.what << (in_hand ? " (in hand): " : ": ") << st.ToString();
+      EXPECT_FALSE(chunks_.Stat(Blake3::Hash(body)).ok()) << c.what << ": its bytes were kept";
+    }
+  }
+  auto kept = files_.Get(alice_, root_);
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(kept->child_count, 2);  // taken.txt and dir: nothing else was created
+  // And the quota: exact at the commit, with no reservation taken first.
+  ASSERT_TRUE(auth::SetQuota(*db_.store, "alice", Used(alice_) + 10).ok());
+  UploadRequest r;
+  r.parent_id = root_;
+  r.name = "big.bin";
+  r.expected_size = 11;
+  r.body_in_hand = true;
+  auto up = files_.BeginUpload(alice_, r);
+  ASSERT_TRUE(up.ok());
+  ASSERT_TRUE((*up)->Write("01234567890", 11).ok());
+  EXPECT_EQ((*up)->Finish().status().code(), Code::kQuotaExceeded);
+  r.name = "fits.bin";
+  r.expected_size = 10;
+  up = files_.BeginUpload(alice_, r);
+  ASSERT_TRUE(up.ok());
+  ASSERT_TRUE((*up)->Write("0123456789", 10).ok());
+  EXPECT_TRUE((*up)->Finish().ok());
+}
+
 // A new file's upload answers with the row it wrote, not one read back:
 // it must be the row a later read returns, field for field.
 TEST_F(FilesTest, ANewFilesUploadAnswersWithTheStoredRow) {

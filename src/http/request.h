@@ -54,6 +54,10 @@ struct Request {
   // deciding, and the request is run again on the blocking pool.
   bool must_not_block = false;
   bool needs_blocking = false;
+  // Set by the transport when it read the whole (small) body before it
+  // opened the route's sink: no "100 Continue" waits on the sink's
+  // answer, so checks that a commit repeats need not run before it.
+  bool body_in_hand = false;
 
   // Route parameter by name; empty when absent.
   std::string_view Param(std::string_view name) const;

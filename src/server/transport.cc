@@ -609,6 +609,7 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
             }
           }
           if (hop_stream) {
+            req.body_in_hand = true;
             auto opened = ep->open_sink(req);
             if (!opened.ok()) {
               res = RouteError(*ep, opened.status());
