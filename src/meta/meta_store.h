@@ -97,6 +97,13 @@ class MetaStore {
   // no trace here), so nothing may be cached by it.
   virtual std::optional<uint64_t> ChangeStamp() { return std::nullopt; }
 
+  // Gathers planner statistics for tables that have grown without any
+  // (PostgreSQL in its first minutes on a new database, before
+  // autovacuum's first analyze: without statistics a prepared statement
+  // can settle on a plan that reads a whole folder to find one name, and
+  // keep it). Cheap when nothing is due; other engines need nothing.
+  virtual Status RefreshStatistics() { return Status::Ok(); }
+
   // Write calls served and the durable commits that served them (fewer
   // when concurrent writes shared a commit), for /metrics.
   struct WriteStats {

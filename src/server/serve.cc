@@ -592,6 +592,13 @@ int RunServe(const Config& cfg) {
   // chunks the upload has stored (content/gc.h).
   ProcessBeat beat(meta);
   ticks.push_back([&beat](int64_t now) { beat.Tick(now); });
+  ticks.push_back([&meta, next = int64_t{0}, failing = false](int64_t now) mutable {
+    if (now < next) return;
+    next = now + 5'000;
+    Status st = meta.RefreshStatistics();
+    if (!st.ok() && !failing) spdlog::warn("planner statistics: {}", st.ToString());
+    failing = !st.ok();
+  });
   Maintenance maintenance(files, uploads, meta, chunks, cfg.maintenance_interval_ms,
                           cfg.gc_grace_ms, std::move(upkeep), std::move(ticks), beat.id());
   metrics.AddCounter("nubo_maintenance_sweeps_total",

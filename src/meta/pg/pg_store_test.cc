@@ -52,6 +52,69 @@ TEST_F(PgStoreTest, AWriteThatGoesOnPastAFailedStatementIsNotReportedDone) {
                   .ok());
 }
 
+// A new database's tables grow without planner statistics until
+// autovacuum's first analyze (a minute or more); a name lookup planned then
+// reads the whole folder. RefreshStatistics analyzes them, and the lookup's
+// cached (generic) plan becomes the unique index's.
+TEST_F(PgStoreTest, TablesThatGrewWithoutStatisticsGetThem) {
+  int64_t folder = 0;
+  ASSERT_TRUE(store_
+                  ->Write([&](WriteTxn& t) -> Status {
+                    UserRow u;
+                    DriveRow d;
+                    NUBO_RETURN_IF_ERROR(test_rows::InsertAliceAndDrive(t, u, d));
+                    NodeRow root;
+                    NUBO_RETURN_IF_ERROR(test_rows::InsertRoot(t, d, root));
+                    folder = root.id;
+                    for (int i = 0; i < 2000; ++i) {
+                      NodeRow n;
+                      n.public_id = "n" + std::to_string(i);
+                      n.drive_id = d.id;
+                      n.parent_id = root.id;
+                      n.name = n.name_key = n.sort_key = "f" + std::to_string(i);
+                      n.mime = "inode/directory";
+                      NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+                    }
+                    return Status::Ok();
+                  })
+                  .ok());
+  auto c = pg::Conn::Open(conninfo_);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  pg::Conn& conn = **c;
+  auto analyzed = [&] {
+    auto s = conn.Prepare(
+        "SELECT count(*) FROM pg_stats WHERE tablename = 'nodes' AND attname = 'name_key'");
+    EXPECT_TRUE(s.ok());
+    auto row = s->Step();
+    return row.ok() && *row && s->Int(0) > 0;
+  };
+  EXPECT_FALSE(analyzed());
+  // The server's activity counters reach pg_stat_user_tables within about
+  // a second.
+  for (int i = 0; i < 50 && !analyzed(); ++i) {
+    ASSERT_TRUE(store_->RefreshStatistics().ok());
+    if (!analyzed()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(analyzed());
+  ASSERT_TRUE(conn.Exec("SET plan_cache_mode = force_generic_plan").ok());
+  ASSERT_TRUE(conn.Exec("PREPARE sib(bigint, text) AS SELECT id FROM nodes n WHERE "
+                        "n.parent_id = $1 AND n.name_key = $2 AND n.trash_root IS NULL")
+                  .ok());
+  // (A utility statement takes no parameters: the folder goes in the text.)
+  const std::string explain =
+      NUBO_SQL_PLAN_PER_CALL "EXPLAIN EXECUTE sib(" + std::to_string(folder) + ", 'f7')";
+  auto plan = conn.Prepare(explain.c_str());
+  ASSERT_TRUE(plan.ok());
+  std::string text;
+  for (;;) {
+    auto row = plan->Step();
+    ASSERT_TRUE(row.ok()) << row.status().ToString();
+    if (!*row) break;
+    text += plan->Text(0) + "\n";
+  }
+  EXPECT_NE(text.find("nodes_sibling_names"), std::string::npos) << text;
+}
+
 // Holds the writer with one write until `n` more have queued behind it, so
 // that they run as one batch (one transaction with a savepoint each); then
 // returns what each of them answered.
