@@ -166,10 +166,10 @@ struct UploadRequest {
   std::optional<uint64_t> expected_size;
   std::optional<int64_t> mtime_ms;
   Conditions cond;  // lock tokens (WebDAV PUT)
-  // The whole body is already received (http::Request::body_in_hand):
-  // with a small expected_size, BeginUpload leaves every check to the
-  // commit, which makes them all again anyway, and holds no quota
-  // reservation (the commit's quota check is exact).
+  // The whole (small) body is already received (http::Request::
+  // body_in_hand): BeginUpload leaves every check to the commit, which
+  // makes them all again anyway, and holds no quota reservation (the
+  // commit's quota check is exact).
   bool body_in_hand = false;
 };
 

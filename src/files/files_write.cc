@@ -26,10 +26,6 @@ using meta::NodeRow;
 
 namespace {
 
-// Bodies up to this size that are already received skip BeginUpload's
-// early checks (UploadRequest::body_in_hand).
-constexpr uint64_t kCheckAtCommitBytes = 64 << 10;
-
 // The one place a node takes a name: the lookup and listing keys follow.
 void SetName(NodeRow& n, std::string name) {
   n.name_key = NameKey(name);
@@ -514,13 +510,13 @@ Result<std::unique_ptr<Upload>> Files::BeginUpload(const Principal& who, UploadR
   }
   NUBO_RETURN_IF_ERROR(CheckFreeSpace(req.expected_size.value_or(0)));
   // Early answers (before "100 Continue"): the commit re-checks all of it.
-  // A small body already received gains nothing from them (a read
-  // transaction, seven statements on PostgreSQL, per upload).
-  if (req.body_in_hand && req.expected_size && *req.expected_size <= kCheckAtCommitBytes) {
-    return std::unique_ptr<Upload>(
-        new IngestUpload(*this, who, std::move(req), std::move(checksum), 0, 0, 0, false, 0));
+  // A body already received gains nothing from them (a read transaction,
+  // seven statements on PostgreSQL, per upload): then the upload holds no
+  // drive, credit or quota reservation, and the commit's checks decide.
+  UploadTarget target;
+  if (!req.body_in_hand) {
+    NUBO_ASSIGN_OR_RETURN(target, CheckUploadTarget(who, req));
   }
-  NUBO_ASSIGN_OR_RETURN(UploadTarget target, CheckUploadTarget(who, req));
   const int64_t drive_id = target.drive_id, credit = target.credit;
   const bool quota = target.quota;
   // The quota holds the declared length (or a first step) from now on.

@@ -59,30 +59,21 @@ class PgStore final : public MetaStore {
 
   Status RefreshStatistics() override {
     NUBO_ASSIGN_OR_RETURN(std::unique_ptr<Conn> c, Acquire());
-    std::vector<std::string> due;
-    Status st;
-    {
-      // Tables never analyzed that have changed enough for a plan to
-      // matter; once analyzed they are autovacuum's (its thresholds grow
-      // with the table).
-      auto s = c->Prepare(
-          "SELECT quote_ident(schemaname) || '.' || quote_ident(relname) FROM pg_stat_user_tables "
-          "WHERE n_mod_since_analyze >= 500 AND last_analyze IS NULL AND last_autoanalyze IS NULL");
-      if (!s.ok()) {
-        st = s.status();
-      } else {
-        for (;;) {
-          auto row = s->Step();
-          if (!row.ok()) st = row.status();
-          if (!row.ok() || !*row) break;
-          due.push_back(s->Text(0));
-        }
-      }
-    }
+    // Tables never analyzed that have changed enough for a plan to matter;
+    // once analyzed they are autovacuum's (its thresholds grow with the
+    // table).
+    Result<std::vector<std::string>> due = [&]() -> Result<std::vector<std::string>> {
+      NUBO_ASSIGN_OR_RETURN(
+          sql::Stmt s,
+          c->Prepare(
+              "SELECT quote_ident(schemaname) || '.' || quote_ident(relname) FROM "
+              "pg_stat_user_tables WHERE n_mod_since_analyze >= 500 AND last_analyze IS NULL "
+              "AND last_autoanalyze IS NULL"));
+      return sql::Rows<std::string>(s, [](const sql::Stmt& r) { return r.Text(0); });
+    }();
+    Status st = due.status();
     // ANALYZE invalidates the plans built without statistics.
-    for (const std::string& table : due) {
-      if (st.ok()) st = c->Exec("ANALYZE " + table);
-    }
+    for (size_t i = 0; st.ok() && i < due->size(); ++i) st = c->Exec("ANALYZE " + (*due)[i]);
     Release(std::move(c));
     return st;
   }

@@ -202,19 +202,19 @@ Result<int64_t> SqliteTxn::InsertManifest(const Digest& hash, uint64_t size,
     for (size_t i = 0; i < kRows; ++i) q += i ? ", (?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?)";
     return q;
   }();
+  auto bind = [id](Stmt& s, size_t row, const ManifestChunk& ch) {
+    const int p = static_cast<int>(row * 5);
+    s.Bind(p + 1, id)
+        .Bind(p + 2, ch.seq)
+        .Bind(p + 3, ch.hash)
+        .Bind(p + 4, static_cast<int64_t>(ch.offset))
+        .Bind(p + 5, ch.size);
+  };
   size_t done = 0;
   if (chunks.size() >= kRows) {
     NUBO_PREPARE(s, c_, many.c_str());
     for (; chunks.size() - done >= kRows; done += kRows) {
-      for (size_t i = 0; i < kRows; ++i) {
-        const ManifestChunk& ch = chunks[done + i];
-        const int p = static_cast<int>(i * 5);
-        s.Bind(p + 1, id)
-            .Bind(p + 2, ch.seq)
-            .Bind(p + 3, ch.hash)
-            .Bind(p + 4, static_cast<int64_t>(ch.offset))
-            .Bind(p + 5, ch.size);
-      }
+      for (size_t i = 0; i < kRows; ++i) bind(s, i, chunks[done + i]);
       NUBO_RETURN_IF_ERROR(s.Exec());
       s.Reset();
     }
@@ -224,12 +224,7 @@ Result<int64_t> SqliteTxn::InsertManifest(const Digest& hash, uint64_t size,
                "INSERT INTO manifest_chunks (manifest_id, seq, chunk_hash, \"offset\", size) "
                "VALUES (?, ?, ?, ?, ?)");
   for (; done < chunks.size(); ++done) {
-    const ManifestChunk& ch = chunks[done];
-    s.Bind(1, id)
-        .Bind(2, ch.seq)
-        .Bind(3, ch.hash)
-        .Bind(4, static_cast<int64_t>(ch.offset))
-        .Bind(5, ch.size);
+    bind(s, 0, chunks[done]);
     NUBO_RETURN_IF_ERROR(s.Exec());
     s.Reset();
   }

@@ -9,8 +9,9 @@ namespace nubo::meta::sqlite {
 
 namespace {
 
-constexpr const char* kJobSelect =
-    "SELECT id, kind, node_id, gen, run_at, attempts, lease_until, last_error FROM jobs ";
+// A job row's columns in JobFrom's order.
+#define NUBO_JOB_COLS "id, kind, node_id, gen, run_at, attempts, lease_until, last_error"
+constexpr const char* kJobSelect = "SELECT " NUBO_JOB_COLS " FROM jobs ";
 
 JobRow JobFrom(const Stmt& s) {
   JobRow j;
@@ -221,7 +222,7 @@ Result<std::optional<JobRow>> ClaimJob(sql::Conn& c, int64_t now_ms, int64_t lea
                "UPDATE jobs SET lease_until = ?2, attempts = attempts + 1 WHERE id = "
                "(SELECT id FROM jobs WHERE run_at <= ?1 AND lease_until <= ?1 "
                "ORDER BY run_at, id LIMIT 1) "
-               "RETURNING id, kind, node_id, gen, run_at, attempts, lease_until, last_error");
+               "RETURNING " NUBO_JOB_COLS);
   s.Bind(1, now_ms).Bind(2, now_ms + lease_ms);
   return One<JobRow>(s, JobFrom);
 }
