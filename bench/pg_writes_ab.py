@@ -17,8 +17,11 @@ Per build, over its rounds: files/s (median round, and min..max), the
 database's WAL flushes per file (pg_stat_wal.wal_sync: the durable
 commits the database made), transactions per file (pg_stat_database of
 the build's database), nubo's metadata writes per durable commit (its
-/metrics, summed over the build's nodes), and CPU per file of nubo and of
-every PostgreSQL process.
+/metrics, summed over the build's nodes), CPU per file of nubo and of
+every PostgreSQL process, the updates of `nodes` rows per file with the
+share of them PostgreSQL made heap-only (HOT: no new index entries), the
+WAL written per file (the server's, over the build's phases) and the size
+of the indexes of `nodes` when the last round is done.
 
 Gate: every PUT answered 201, and each round's folder lists --files
 files of 4,096 bytes on its build.
@@ -51,6 +54,24 @@ def wal_syncs():
     return int(pg_cluster.cluster().psql("postgres", "SELECT wal_sync FROM pg_stat_wal")[0][0])
 
 
+def wal_bytes():
+    return int(pg_cluster.cluster().psql("postgres", "SELECT wal_bytes FROM pg_stat_wal")[0][0])
+
+
+def index_mib(db_url):
+    """Size of every index of nodes in the build's database, MiB."""
+    name = db_url.rsplit("/", 1)[1]
+    return int(pg_cluster.cluster().psql(name, "SELECT pg_indexes_size('nodes')")[0][0]) / 2**20
+
+
+def node_updates(db_url):
+    """(updates, heap-only updates) of the nodes table in the build's database."""
+    name = db_url.rsplit("/", 1)[1]
+    rows = pg_cluster.cluster().psql(name, "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables "
+                                           "WHERE relname = 'nodes'")
+    return int(rows[0][0]), int(rows[0][1])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--before", required=True)
@@ -63,7 +84,7 @@ def main():
     folders = ["/dav/r%d/" % r for r in range(args.rounds)]
     tmp = tempfile.mkdtemp(prefix="nubo-pg-writes-ab-", dir="/var/tmp")
     nodes = []
-    keys = ("secs", "wal", "xacts", "writes", "commits", "nubo_cpu", "pg_cpu")
+    keys = ("secs", "wal", "xacts", "writes", "commits", "nubo_cpu", "pg_cpu", "upd", "hot", "walb")
     got = [{k: [] for k in keys}, {k: [] for k in keys}]
     gate = []
     try:
@@ -88,7 +109,8 @@ def main():
                 build, node, g = builds[k], builds[k][0], got[k]
                 base = r * args.files
                 engines.stat_delay()
-                w0, x0 = wal_syncs(), engines.pg_xacts(node.db)
+                w0, x0, b0 = wal_syncs(), engines.pg_xacts(node.db), wal_bytes()
+                u0 = node_updates(node.db)
                 m0 = metrics(build)
                 pgp = postgres_pids()
                 pids = [p for n in build for p in n.pids()]
@@ -99,7 +121,11 @@ def main():
                 c1, p1 = proc_cpu_s(pids), proc_cpu_s(pgp)
                 m1 = metrics(build)
                 engines.stat_delay()
-                w1, x1 = wal_syncs(), engines.pg_xacts(node.db)
+                w1, x1, b1 = wal_syncs(), engines.pg_xacts(node.db), wal_bytes()
+                g["walb"].append(b1 - b0)
+                u1 = node_updates(node.db)
+                g["upd"].append(u1[0] - u0[0])
+                g["hot"].append(u1[1] - u0[1])
                 g["secs"].append(secs)
                 g["wal"].append(w1 - w0)
                 g["xacts"].append(x1 - x0)
@@ -111,6 +137,7 @@ def main():
                 if len(listed) != args.files or any(v != 4096 for v in listed.values()):
                     gate.append("%s round %d: %d files listed" % ("BEFORE" if k == 0 else "AFTER", r, len(listed)))
                 engines.settle([n.port for n in build])
+        idx = [index_mib(builds[k][0].db) for k in (0, 1)]
     finally:
         for n in nodes:
             n.stop()
@@ -121,14 +148,17 @@ def main():
     print("BEFORE %s\nAFTER  %s" % (args.before, after_bin))
     rates = [[args.files / s for s in g["secs"]] for g in got]
     print("| build | files/s (median round) | min..max | WAL flushes / file | transactions / file |"
-          " writes / commit | nubo CPU ms / file | PostgreSQL CPU ms / file |")
-    print("|---|---|---|---|---|---|---|---|")
-    for label, g, rt in (("BEFORE", got[0], rates[0]), ("AFTER", got[1], rates[1])):
+          " writes / commit | nubo CPU ms / file | PostgreSQL CPU ms / file | node row updates / file |"
+          " of them heap-only | WAL KiB / file | indexes of nodes at the end, MiB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for label, g, rt, im in (("BEFORE", got[0], rates[0], idx[0]), ("AFTER", got[1], rates[1], idx[1])):
         commits = sum(g["commits"])
-        print("| %s | %.0f | %.0f..%.0f | %.2f | %.2f | %s | %.3f | %.3f |" % (
+        upd = sum(g["upd"])
+        print("| %s | %.0f | %.0f..%.0f | %.2f | %.2f | %s | %.3f | %.3f | %.2f | %s | %.2f | %.1f |" % (
             label, statistics.median(rt), min(rt), max(rt), sum(g["wal"]) / n, sum(g["xacts"]) / n,
             "%.2f" % (sum(g["writes"]) / commits) if commits else "-",
-            sum(g["nubo_cpu"]) * 1000 / n, sum(g["pg_cpu"]) * 1000 / n))
+            sum(g["nubo_cpu"]) * 1000 / n, sum(g["pg_cpu"]) * 1000 / n, upd / n,
+            "%.0f %%" % (100.0 * sum(g["hot"]) / upd) if upd else "-", sum(g["walb"]) / n / 1024, im))
     print("AFTER / BEFORE files/s (medians): %.2f" % (statistics.median(rates[1]) / statistics.median(rates[0])))
     print("gate: every PUT 201, every folder lists its %d files of 4,096 bytes: %s"
           % (args.files, "passed" if not gate else gate))

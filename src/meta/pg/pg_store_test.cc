@@ -115,6 +115,59 @@ TEST_F(PgStoreTest, TablesThatGrewWithoutStatisticsGetThem) {
   EXPECT_NE(text.find("nodes_sibling_names"), std::string::npos) << text;
 }
 
+// Each upload adds its bytes to every folder above it. Those updates must
+// be heap-only (HOT): a folder's size in an index made every one of them
+// write a new entry into each of the ten indexes of nodes.
+TEST_F(PgStoreTest, FolderRollupsAreHeapOnlyUpdates) {
+  int64_t folder = 0;
+  ASSERT_TRUE(store_
+                  ->Write([&](WriteTxn& t) -> Status {
+                    UserRow u;
+                    DriveRow d;
+                    NUBO_RETURN_IF_ERROR(test_rows::InsertAliceAndDrive(t, u, d));
+                    NodeRow root;
+                    NUBO_RETURN_IF_ERROR(test_rows::InsertRoot(t, d, root));
+                    NodeRow n;
+                    n.public_id = "sub";
+                    n.drive_id = d.id;
+                    n.parent_id = root.id;
+                    n.name = n.name_key = n.sort_key = "sub";
+                    n.mime = "inode/directory";
+                    NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+                    folder = n.id;
+                    return Status::Ok();
+                  })
+                  .ok());
+  auto c = pg::Conn::Open(conninfo_);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  pg::Conn& conn = **c;
+  // The entries of nodes' primary key (a few rows: its one leaf is page 1).
+  // A heap-only update adds none; any other adds one to every index.
+  ASSERT_TRUE(conn.Exec("CREATE EXTENSION IF NOT EXISTS pageinspect").ok());
+  auto entries = [&] {
+    auto s = conn.Prepare("SELECT count(*) FROM bt_page_items('nodes_pkey', 1)");
+    EXPECT_TRUE(s.ok());
+    auto row = s->Step();
+    EXPECT_TRUE(row.ok() && *row);
+    return s->Int(0);
+  };
+  EXPECT_EQ(entries(), 2);  // the root and the folder
+  constexpr int kUploads = 20;
+  for (int i = 0; i < kUploads; ++i) {
+    ASSERT_TRUE(
+        store_->Write([&](WriteTxn& t) { return t.BumpAncestors(folder, i + 1, 4096); }).ok());
+  }
+  EXPECT_EQ(entries(), 2);
+  ASSERT_TRUE(store_
+                  ->Read([&](ReadTxn& t) -> Status {
+                    NUBO_ASSIGN_OR_RETURN(std::optional<NodeRow> f, t.GetNode(folder, 0));
+                    if (!f) return Status::NotFound("folder");
+                    EXPECT_EQ(f->size, uint64_t{4096} * kUploads);
+                    return Status::Ok();
+                  })
+                  .ok());
+}
+
 // Holds the writer with one write until `n` more have queued behind it, so
 // that they run as one batch (one transaction with a savepoint each); then
 // returns what each of them answered.

@@ -85,37 +85,50 @@ void BindNodeFields(Stmt& s, const NodeRow& n) {
   s.Bind(17, n.updated_by);
 }
 
-// Listing statements, one per (sort, direction, first page or not); built
-// once so each keeps a stable address for the statement cache. Parameters:
-// ?1 viewer, ?2 parent, ?3 kind, ?4 limit, ?5 sort column, ?6 sort_key, ?7 id.
-const std::string& ListSql(NodeSort sort, bool desc, bool after) {
+// Listing statements, one per (kind, sort, direction, first page or not);
+// built once so each keeps a stable address for the statement cache.
+// Parameters: ?1 viewer, ?2 parent, ?3 kind, ?4 limit, ?5 sort column,
+// ?6 sort_key, ?7 id.
+//
+// Files by size walk nodes_list_size, whose key is list_size (a file's
+// size, 0 for a folder) rather than size: a folder's size changes with
+// every upload below it, and on PostgreSQL a changed indexed column makes
+// the update write a new entry into every index of nodes (no HOT update).
+// Folders by size are sorted instead — there are few beside the files.
+const std::string& ListSql(NodeKind kind, NodeSort sort, bool desc, bool after) {
   static const std::vector<std::string> all = [] {
     std::vector<std::string> v;
-    for (int so = 0; so < 4; ++so) {
-      for (int d = 0; d < 2; ++d) {
-        for (int a = 0; a < 2; ++a) {
-          const char* key = so == 1 ? "n.size" : so == 2 ? "n.mtime" : so == 3 ? "n.mime" : nullptr;
-          const char* dir = d ? " DESC" : "";
-          // Every row's parent is the listed folder: the caller fills
-          // parent_public_id once instead of a lookup per row.
-          std::string q = "SELECT " NUBO_LISTED_COLS
-                          " FROM nodes n "
-                          "WHERE n.parent_id = ?2 AND n.kind = ?3 AND n.trash_root IS NULL ";
-          if (a) {
-            q += key ? std::string("AND (") + key + ", n.sort_key, n.id) " + (d ? "<" : ">") +
-                           " (?5, ?6, ?7) "
-                     : std::string("AND (n.sort_key, n.id) ") + (d ? "<" : ">") + " (?6, ?7) ";
+    for (int fo = 0; fo < 2; ++fo) {
+      for (int so = 0; so < 4; ++so) {
+        for (int d = 0; d < 2; ++d) {
+          for (int a = 0; a < 2; ++a) {
+            const char* key = so == 1   ? (fo ? "n.size" : "n.list_size")
+                              : so == 2 ? "n.mtime"
+                              : so == 3 ? "n.mime"
+                                        : nullptr;
+            const char* dir = d ? " DESC" : "";
+            // Every row's parent is the listed folder: the caller fills
+            // parent_public_id once instead of a lookup per row.
+            std::string q = "SELECT " NUBO_LISTED_COLS
+                            " FROM nodes n "
+                            "WHERE n.parent_id = ?2 AND n.kind = ?3 AND n.trash_root IS NULL ";
+            if (a) {
+              q += key ? std::string("AND (") + key + ", n.sort_key, n.id) " + (d ? "<" : ">") +
+                             " (?5, ?6, ?7) "
+                       : std::string("AND (n.sort_key, n.id) ") + (d ? "<" : ">") + " (?6, ?7) ";
+            }
+            q += "ORDER BY ";
+            if (key) q += std::string(key) + dir + ", ";
+            q += std::string("n.sort_key") + dir + ", n.id" + dir + " LIMIT ?4";
+            v.push_back(std::move(q));
           }
-          q += "ORDER BY ";
-          if (key) q += std::string(key) + dir + ", ";
-          q += std::string("n.sort_key") + dir + ", n.id" + dir + " LIMIT ?4";
-          v.push_back(std::move(q));
         }
       }
     }
     return v;
   }();
-  return all[static_cast<size_t>(sort) * 4 + (desc ? 2 : 0) + (after ? 1 : 0)];
+  return all[(kind == NodeKind::kFolder ? 16 : 0) + static_cast<size_t>(sort) * 4 + (desc ? 2 : 0) +
+             (after ? 1 : 0)];
 }
 
 }  // namespace
@@ -163,7 +176,7 @@ Result<std::optional<NodeRow>> SqliteTxn::FindChild(int64_t parent_id, const std
 Status SqliteTxn::ListChildrenInto(int64_t parent_id, NodeKind kind, NodeSort sort, bool descending,
                                    const std::optional<NodeCursor>& after, size_t limit,
                                    int64_t viewer, std::vector<NodeRow>& out, size_t at) {
-  const std::string& sql = ListSql(sort, descending, after.has_value());
+  const std::string& sql = ListSql(kind, sort, descending, after.has_value());
   NUBO_PREPARE(s, c_, sql.c_str());
   s.Bind(1, viewer).Bind(2, parent_id).Bind(3, static_cast<int64_t>(kind));
   s.Bind(4, static_cast<int64_t>(limit));
