@@ -28,6 +28,13 @@ files of 4,096 bytes on its build.
 
   NUBO_BENCH_BIN=AFTER python3 bench/pg_writes_ab.py --before BEFORE [--files 3000] [--rounds 6]
                                                      [--nodes 1|2]
+
+With --nodes-ab there is one build (NUBO_BENCH_BIN) and the two sides are
+its setups: BEFORE one node, AFTER two nodes on their own database and
+data directory, alternating the same way — the scale-out ratio from one
+run, with the machine's swings shared by both sides.
+
+  NUBO_BENCH_BIN=BIN python3 bench/pg_writes_ab.py --nodes-ab [--files 3000] [--rounds 6]
 """
 import argparse
 import os
@@ -74,15 +81,28 @@ def node_updates(db_url):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--before", required=True)
+    ap.add_argument("--before")
+    ap.add_argument("--nodes-ab", action="store_true",
+                    help="one build: one node (BEFORE) against two nodes (AFTER)")
     ap.add_argument("--files", type=int, default=3000)
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--nodes", type=int, default=1, choices=(1, 2))
+    ap.add_argument("--pg-set", action="append", default=[], metavar="NAME=VALUE",
+                    help="a PostgreSQL setting for the run (ALTER SYSTEM; repeatable)")
     args = ap.parse_args()
     after_bin = engines.NUBO
+    if args.nodes_ab:
+        args.before = after_bin
+    elif not args.before:
+        ap.error("--before is required (or --nodes-ab)")
     pool = random.Random(3).randbytes(4096 + args.files * args.rounds)
     folders = ["/dav/r%d/" % r for r in range(args.rounds)]
     tmp = tempfile.mkdtemp(prefix="nubo-pg-writes-ab-", dir="/var/tmp")
+    for setting in args.pg_set:
+        name, value = setting.split("=", 1)
+        pg_cluster.cluster().psql("postgres", "ALTER SYSTEM SET %s = '%s'" % (name, value))
+    if args.pg_set:
+        pg_cluster.cluster().psql("postgres", "SELECT pg_reload_conf()")
     nodes = []
     keys = ("secs", "wal", "xacts", "writes", "commits", "nubo_cpu", "pg_cpu", "upd", "hot", "walb")
     got = [{k: [] for k in keys}, {k: [] for k in keys}]
@@ -93,7 +113,7 @@ def main():
         # A second node per build: same database, same data directory.
         builds = [[n] for n in nodes]
         for k, (binary, name) in enumerate(((args.before, "before"), (after_bin, "after"))):
-            if args.nodes == 2:
+            if args.nodes == 2 or (args.nodes_ab and k == 1):
                 second = engines.Node(os.path.join(tmp, name, "data"), nodes[k].db, os.path.join(tmp, name),
                                       "node2", binary)
                 nodes.append(second)
@@ -143,9 +163,12 @@ def main():
             n.stop()
         shutil.rmtree(tmp, ignore_errors=True)
     n = args.files * args.rounds
-    print("\n%d rounds of %d PUTs of 4 KiB (16 connections) per build of %d node(s), alternating; durable "
-          "PostgreSQL 15" % (args.rounds, args.files, args.nodes))
+    print("\n%d rounds of %d PUTs of 4 KiB (16 connections) per build of %s, alternating; durable "
+          "PostgreSQL 15" % (args.rounds, args.files,
+                             "1 node (BEFORE) and 2 nodes (AFTER)" if args.nodes_ab else "%d node(s)" % args.nodes))
     print("BEFORE %s\nAFTER  %s" % (args.before, after_bin))
+    if args.pg_set:
+        print("PostgreSQL settings: %s" % ", ".join(args.pg_set))
     rates = [[args.files / s for s in g["secs"]] for g in got]
     print("| build | files/s (median round) | min..max | WAL flushes / file | transactions / file |"
           " writes / commit | nubo CPU ms / file | PostgreSQL CPU ms / file | node row updates / file |"
