@@ -478,6 +478,7 @@ Result<Resolved> Files::Resolve(const Principal& who, const std::vector<std::str
     } else {
       // The tree as a whole: what the caller may not list resolves to nothing.
       NUBO_ASSIGN_OR_RETURN(home, DriveFor(t, who, drive_id, static_cast<int>(Action::kList)));
+      check.Know(*home);  // the target's check below needs no second read of it
       r.drive_id = home->id;
       if (drive_id.empty()) r.home_drive_id = home->id;
       NUBO_ASSIGN_OR_RETURN(cur, t.GetNode(home->root_id, 0));
