@@ -18,10 +18,13 @@ measured from one run of one build.
      <allprop/> PROPFIND on /dav/ of the same folder, one keep-alive
      connection each, median of 200 requests (target: NC/plain <= 1.3).
      Gate: both list the same 1,001 hrefs below their mount.
-  3. 1 GiB (--files-bytes) uploaded with chunked upload v2 (MKCOL, 10 MiB
-     chunks on one keep-alive connection, MOVE .file) vs one plain WebDAV
-     PUT, in pairs of alternating order, median of --rounds (at least 3)
-     pairs (target: chunked/PUT >= 0.9), twice: with the same bytes in
+  3. 1 GiB (--files-bytes) uploaded with chunked upload v2 (MKCOL, chunk
+     PUTs on one keep-alive connection, MOVE .file) vs one plain WebDAV
+     PUT, in rounds of rotating order, median of --rounds (at least 3)
+     rounds (target: chunked/PUT >= 0.9). Chunks of two sizes: 10 MiB
+     each (a client that never grows its chunks, or a slow link), and
+     as nextcloudcmd 3.7 sizes them (10 MB first, then what the last
+     chunk's rate moves in 60 s, at most 1,000 MB). Twice: with the same bytes in
      every upload (after the first, every chunk is already stored: the
      server hashes and deduplicates, it writes nothing) and with fresh
      random bytes for every upload (every chunk is written and synced).
@@ -274,23 +277,31 @@ def scenario_upload(args, tmp, rows):
         upload_pairs(args, tmp, rows, fresh)
 
 
+# How nextcloudcmd 3.7 sizes its chunks (seen in the server's access log for
+# a 1 GiB file on this machine: 10,000,000, 1,000,000,000, 63,741,824
+# bytes): the first is its chunkSize, 10 MB; each later one is what the
+# last chunk's rate moves in its targetChunkUploadDuration, 60 s, within
+# its minChunkSize and maxChunkSize, 1 MB and 1,000 MB.
+CLIENT_FIRST, CLIENT_MIN, CLIENT_MAX, CLIENT_TARGET_S = 10_000_000, 1_000_000, 1_000_000_000, 60
+
+
 def upload_pairs(args, tmp, rows, fresh):
     size = args.files_bytes
     src = os.path.join(tmp, "big.bin")
     want = write_random(src, size)
     srv = start(os.path.join(tmp, "upload-data-%s" % ("fresh" if fresh else "same")))
-    speeds = {"put": [], "chunked": []}
+    kinds = ("put", "chunked", "client")
+    speeds = {k: [] for k in kinds}
     try:
         setup(srv)
         c = Conn(srv.port, httpc.basic(*USER))
-        chunk = 10 * MiB
-        # Pairs of uploads in alternating order; the ratio is the median of
-        # each pair's (a busy minute slows both of a pair, not one side of
-        # the medians).
+        # Rounds of one upload of each kind in rotating order; the ratios
+        # are medians of each round's (a busy minute slows all of a round,
+        # not one side of the medians).
         for rep in range(max(3, args.rounds)):
-            for kind in (("put", "chunked") if rep % 2 == 0 else ("chunked", "put")):
+            for kind in kinds[rep % 3:] + kinds[:rep % 3]:
                 name = "%s-%d.bin" % (kind, rep)
-                if fresh and speeds["put"] + speeds["chunked"]:
+                if fresh and any(speeds.values()):
                     want = write_random(src, size)  # nothing to deduplicate against
                 dest = "/remote.php/dav/files/%s/%s" % (USER[0], name)
                 t = time.perf_counter()
@@ -298,16 +309,22 @@ def upload_pairs(args, tmp, rows, fresh):
                     st = send(c, "PUT", dest, file_pieces(src), size, {})
                     assert st == 201, st
                 else:
-                    up = "/remote.php/dav/uploads/%s/bench-%d" % (USER[0], rep)
+                    up = "/remote.php/dav/uploads/%s/bench-%s-%d" % (USER[0], kind, rep)
                     st, _, _ = c.req("MKCOL", up, b"", {"Destination": "http://127.0.0.1:%d%s" % (srv.port, dest)})
                     assert st == 201, st
-                    n = 0
-                    for off in range(0, size, chunk):
+                    n, off = 0, 0
+                    ln = 10 * MiB if kind == "chunked" else CLIENT_FIRST
+                    while off < size:
                         n += 1
-                        ln = min(chunk, size - off)
+                        ln = min(ln, size - off)
+                        t0 = time.perf_counter()
                         st = send(c, "PUT", "%s/%05d" % (up, n), file_pieces(src, off, ln), ln,
                                   {"OC-Total-Length": str(size)})
                         assert st == 201, st
+                        off += ln
+                        if kind == "client":
+                            rate = ln / max(time.perf_counter() - t0, 1e-6)
+                            ln = int(min(max(rate * CLIENT_TARGET_S, CLIENT_MIN), CLIENT_MAX))
                     st, _, body = c.req("MOVE", up + "/.file", b"", {
                         "Destination": "http://127.0.0.1:%d%s" % (srv.port, dest), "OC-Total-Length": str(size)})
                     assert st == 201, (st, body)
@@ -321,12 +338,15 @@ def upload_pairs(args, tmp, rows, fresh):
                 c.req("DELETE", dest)
     finally:
         srv.stop()
-    p, ch = statistics.median(speeds["put"]), statistics.median(speeds["chunked"])
-    pairs = statistics.median(c / q for q, c in zip(speeds["put"], speeds["chunked"]))
-    rows.append(("upload %d MiB of %s: MB/s (one PUT vs chunked v2, 10 MiB chunks; %d pairs)"
-                 % (size // MiB, "fresh bytes each time" if fresh else "the same bytes each time",
-                    len(speeds["put"])), "%.0f" % p, "%.0f" % ch,
-                 "%.2f (speed; target >= 0.9); median of the pairs' ratios %.2f" % (ch / p, pairs)))
+    p = statistics.median(speeds["put"])
+    for kind, how in (("chunked", "10 MiB chunks"),
+                      ("client", "chunks sized as nextcloudcmd 3.7 sizes them: 10 MB, then up to 1,000 MB")):
+        ch = statistics.median(speeds[kind])
+        rounds = statistics.median(k / q for q, k in zip(speeds["put"], speeds[kind]))
+        rows.append(("upload %d MiB of %s: MB/s (one PUT vs chunked v2, %s; %d rounds)"
+                     % (size // MiB, "fresh bytes each time" if fresh else "the same bytes each time", how,
+                        len(speeds["put"])), "%.0f" % p, "%.0f" % ch,
+                     "%.2f (speed; target >= 0.9); median of the rounds' ratios %.2f" % (ch / p, rounds)))
 
 
 def run(args):
