@@ -28,6 +28,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using test_rows::InsertAliceAndDrive;
+using test_rows::InsertFolder;
 using test_rows::InsertRoot;
 
 struct Backend {
@@ -1583,12 +1584,7 @@ TEST_P(MetaStoreConformance, NodeIdsAreNeverReused) {
     NodeRow root;
     NUBO_RETURN_IF_ERROR(InsertRoot(t, d, root));
     NodeRow n;
-    n.public_id = "newest";
-    n.drive_id = d.id;
-    n.parent_id = root.id;
-    n.name = n.name_key = n.sort_key = "f";
-    n.mime = "inode/directory";
-    NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+    NUBO_RETURN_IF_ERROR(InsertFolder(t, root, "newest", "f", n));
     deleted = n.id;
     NUBO_ASSIGN_OR_RETURN(int64_t gone, t.DeleteSubtree(n.id));
     EXPECT_EQ(gone, 1);

@@ -1,5 +1,5 @@
 // Rows the MetaStore tests start from (test-only): one account with its
-// personal drive, and a drive's root folder.
+// personal drive, a drive's root folder, and folders below it.
 #pragma once
 
 #include <string>
@@ -30,6 +30,25 @@ inline Status InsertRoot(WriteTxn& t, const DriveRow& d, NodeRow& root,
   root.mime = "inode/directory";
   NUBO_RETURN_IF_ERROR(t.InsertNode(root));
   return t.SetDriveRoot(d.id, root.id);
+}
+
+// Alice, her drive and its root folder, for tests that need only the root.
+inline Status InsertAliceWithRoot(WriteTxn& t, NodeRow& root) {
+  UserRow u;
+  DriveRow d;
+  NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
+  return InsertRoot(t, d, root);
+}
+
+// A folder in `parent` named `name` (its name key and sort key too).
+inline Status InsertFolder(WriteTxn& t, const NodeRow& parent, const std::string& public_id,
+                           const std::string& name, NodeRow& n) {
+  n.public_id = public_id;
+  n.drive_id = parent.drive_id;
+  n.parent_id = parent.id;
+  n.name = n.name_key = n.sort_key = name;
+  n.mime = "inode/directory";
+  return t.InsertNode(n);
 }
 
 }  // namespace nubo::meta::test_rows

@@ -60,20 +60,13 @@ TEST_F(PgStoreTest, TablesThatGrewWithoutStatisticsGetThem) {
   int64_t folder = 0;
   ASSERT_TRUE(store_
                   ->Write([&](WriteTxn& t) -> Status {
-                    UserRow u;
-                    DriveRow d;
-                    NUBO_RETURN_IF_ERROR(test_rows::InsertAliceAndDrive(t, u, d));
                     NodeRow root;
-                    NUBO_RETURN_IF_ERROR(test_rows::InsertRoot(t, d, root));
+                    NUBO_RETURN_IF_ERROR(test_rows::InsertAliceWithRoot(t, root));
                     folder = root.id;
                     for (int i = 0; i < 2000; ++i) {
                       NodeRow n;
-                      n.public_id = "n" + std::to_string(i);
-                      n.drive_id = d.id;
-                      n.parent_id = root.id;
-                      n.name = n.name_key = n.sort_key = "f" + std::to_string(i);
-                      n.mime = "inode/directory";
-                      NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+                      NUBO_RETURN_IF_ERROR(test_rows::InsertFolder(t, root, "n" + std::to_string(i),
+                                                                   "f" + std::to_string(i), n));
                     }
                     return Status::Ok();
                   })
@@ -122,18 +115,10 @@ TEST_F(PgStoreTest, FolderRollupsAreHeapOnlyUpdates) {
   int64_t folder = 0;
   ASSERT_TRUE(store_
                   ->Write([&](WriteTxn& t) -> Status {
-                    UserRow u;
-                    DriveRow d;
-                    NUBO_RETURN_IF_ERROR(test_rows::InsertAliceAndDrive(t, u, d));
                     NodeRow root;
-                    NUBO_RETURN_IF_ERROR(test_rows::InsertRoot(t, d, root));
+                    NUBO_RETURN_IF_ERROR(test_rows::InsertAliceWithRoot(t, root));
                     NodeRow n;
-                    n.public_id = "sub";
-                    n.drive_id = d.id;
-                    n.parent_id = root.id;
-                    n.name = n.name_key = n.sort_key = "sub";
-                    n.mime = "inode/directory";
-                    NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+                    NUBO_RETURN_IF_ERROR(test_rows::InsertFolder(t, root, "sub", "sub", n));
                     folder = n.id;
                     return Status::Ok();
                   })
