@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "api/account_routes.h"
@@ -322,6 +323,20 @@ class Maintenance {
   std::thread ticker_;
 };
 
+// A maintenance tick that runs `run` at most every `every_ms` and warns
+// when it starts failing, not at every failed tick after that.
+std::function<void(int64_t)> WarningTick(std::string what, int64_t every_ms,
+                                         std::function<Status(int64_t)> run) {
+  return [what = std::move(what), every_ms, run = std::move(run), next = int64_t{0},
+          failing = false](int64_t now) mutable {
+    if (now < next) return;
+    next = now + every_ms;
+    Status st = run(now);
+    if (!st.ok() && !failing) spdlog::warn("{}: {}", what, st.ToString());
+    failing = !st.ok();
+  };
+}
+
 }  // namespace
 
 int RunServe(const Config& cfg) {
@@ -582,23 +597,17 @@ int RunServe(const Config& cfg) {
     spdlog::warn("sign-in lockouts: {}", st.ToString());
   }
   std::vector<std::function<void(int64_t)>> ticks;
-  ticks.push_back([&lockouts, failing = false](int64_t now) mutable {
-    Status st = lockouts.Run(now);
-    if (!st.ok() && !failing) spdlog::warn("sign-in lockouts: {}", st.ToString());
-    failing = !st.ok();
-  });
+  ticks.push_back(
+      WarningTick("sign-in lockouts", 0, [&lockouts](int64_t now) { return lockouts.Run(now); }));
   // This process on the store, with the age of its oldest in-flight
   // upload, so that GC elsewhere (other nodes, `nubo gc`) spares the
   // chunks the upload has stored (content/gc.h).
   ProcessBeat beat(meta);
   ticks.push_back([&beat](int64_t now) { beat.Tick(now); });
-  ticks.push_back([&meta, next = int64_t{0}, failing = false](int64_t now) mutable {
-    if (now < next) return;
-    next = now + 5'000;
-    Status st = meta.RefreshStatistics();
-    if (!st.ok() && !failing) spdlog::warn("planner statistics: {}", st.ToString());
-    failing = !st.ok();
-  });
+  // Planner statistics for tables that grew before autovacuum analyzed
+  // them (PostgreSQL; MetaStore::RefreshStatistics).
+  ticks.push_back(WarningTick("planner statistics", 5'000,
+                              [&meta](int64_t) { return meta.RefreshStatistics(); }));
   Maintenance maintenance(files, uploads, meta, chunks, cfg.maintenance_interval_ms,
                           cfg.gc_grace_ms, std::move(upkeep), std::move(ticks), beat.id());
   metrics.AddCounter("nubo_maintenance_sweeps_total",

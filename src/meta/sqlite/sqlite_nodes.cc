@@ -85,10 +85,29 @@ void BindNodeFields(Stmt& s, const NodeRow& n) {
   s.Bind(17, n.updated_by);
 }
 
-// Listing statements, one per (kind, sort, direction, first page or not);
-// built once so each keeps a stable address for the statement cache.
-// Parameters: ?1 viewer, ?2 parent, ?3 kind, ?4 limit, ?5 sort column,
-// ?6 sort_key, ?7 id.
+// A listing statement. Parameters: ?1 viewer, ?2 parent, ?3 kind, ?4 limit,
+// ?5 `key`'s value, ?6 sort_key, ?7 id; no `key`: by sort_key alone.
+std::string ListStatement(const char* key, bool desc, bool after) {
+  const char* dir = desc ? " DESC" : "";
+  // Every row's parent is the listed folder: the caller fills
+  // parent_public_id once instead of a lookup per row.
+  std::string q = "SELECT " NUBO_LISTED_COLS
+                  " FROM nodes n "
+                  "WHERE n.parent_id = ?2 AND n.kind = ?3 AND n.trash_root IS NULL ";
+  if (after) {
+    q += key ? std::string("AND (") + key + ", n.sort_key, n.id) " + (desc ? "<" : ">") +
+                   " (?5, ?6, ?7) "
+             : std::string("AND (n.sort_key, n.id) ") + (desc ? "<" : ">") + " (?6, ?7) ";
+  }
+  q += "ORDER BY ";
+  if (key) q += std::string(key) + dir + ", ";
+  q += std::string("n.sort_key") + dir + ", n.id" + dir + " LIMIT ?4";
+  return q;
+}
+
+// The listing statements, one per (sort, direction, first page or not),
+// and for folders by size four more; built once so each keeps a stable
+// address for the statement cache.
 //
 // Files by size walk nodes_list_size, whose key is list_size (a file's
 // size, 0 for a folder) rather than size: a folder's size changes with
@@ -98,37 +117,18 @@ void BindNodeFields(Stmt& s, const NodeRow& n) {
 const std::string& ListSql(NodeKind kind, NodeSort sort, bool desc, bool after) {
   static const std::vector<std::string> all = [] {
     std::vector<std::string> v;
-    for (int fo = 0; fo < 2; ++fo) {
-      for (int so = 0; so < 4; ++so) {
-        for (int d = 0; d < 2; ++d) {
-          for (int a = 0; a < 2; ++a) {
-            const char* key = so == 1   ? (fo ? "n.size" : "n.list_size")
-                              : so == 2 ? "n.mtime"
-                              : so == 3 ? "n.mime"
-                                        : nullptr;
-            const char* dir = d ? " DESC" : "";
-            // Every row's parent is the listed folder: the caller fills
-            // parent_public_id once instead of a lookup per row.
-            std::string q = "SELECT " NUBO_LISTED_COLS
-                            " FROM nodes n "
-                            "WHERE n.parent_id = ?2 AND n.kind = ?3 AND n.trash_root IS NULL ";
-            if (a) {
-              q += key ? std::string("AND (") + key + ", n.sort_key, n.id) " + (d ? "<" : ">") +
-                             " (?5, ?6, ?7) "
-                       : std::string("AND (n.sort_key, n.id) ") + (d ? "<" : ">") + " (?6, ?7) ";
-            }
-            q += "ORDER BY ";
-            if (key) q += std::string(key) + dir + ", ";
-            q += std::string("n.sort_key") + dir + ", n.id" + dir + " LIMIT ?4";
-            v.push_back(std::move(q));
-          }
-        }
+    for (const char* key :
+         {static_cast<const char*>(nullptr), "n.list_size", "n.mtime", "n.mime", "n.size"}) {
+      for (bool d : {false, true}) {
+        for (bool a : {false, true}) v.push_back(ListStatement(key, d, a));
       }
     }
     return v;
   }();
-  return all[(kind == NodeKind::kFolder ? 16 : 0) + static_cast<size_t>(sort) * 4 + (desc ? 2 : 0) +
-             (after ? 1 : 0)];
+  const size_t set = kind == NodeKind::kFolder && sort == NodeSort::kSize
+                         ? 4  // "n.size"
+                         : static_cast<size_t>(sort);
+  return all[set * 4 + (desc ? 2 : 0) + (after ? 1 : 0)];
 }
 
 }  // namespace
