@@ -1616,12 +1616,12 @@ class QuotaTest(FsckMixin, unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.srv, cls.admin = start_server({"NUBO_FILES_MAX_UPLOAD": "8MiB"})
+        # A maintenance sweep trims an over-budget trash whenever it runs,
+        # and test_quota holds a trashed file over budget while it checks
+        # that restoring it is refused: the sweep a server runs soon after
+        # it starts is waited for here, and the next is a week away.
+        cls.srv, cls.admin = start_server({"NUBO_FILES_MAX_UPLOAD": "8MiB", "NUBO_MAINTENANCE_INTERVAL": "7d"})
         cls.c = add_user(cls.admin, "carol", "carol password", quota=cls.QUOTA)
-        # A maintenance sweep trims an over-budget trash at any instant, and
-        # test_quota holds a trashed file over budget while it checks that
-        # restoring it is refused: the one sweep a server runs soon after
-        # it starts is waited for here (the next is an hour away).
         deadline = time.time() + 30
         while metric(cls.srv, "nubo_maintenance_sweeps_total") < 1:
             assert time.time() < deadline, "no maintenance sweep within 30 s of the start"
