@@ -29,6 +29,9 @@ measured from one run of one build.
      server hashes and deduplicates, it writes nothing) and with fresh
      random bytes for every upload (every chunk is written and synced).
      Gate: every upload downloads with its source's SHA-256.
+  4. Not by default (NUBO_BENCH_NC_PARTS=upload-ab, with --before BIN): the
+     same upload of fresh bytes, one PUT and client-sized chunks, on two
+     builds in alternating rounds (scenario_upload_ab).
 """
 import hashlib
 import os
@@ -75,11 +78,11 @@ class Conn:
         self.c.close()
 
 
-def start(tmp, quickack=True, bulk=True):
+def start(tmp, quickack=True, bulk=True, binary=None):
     os.makedirs(tmp, exist_ok=True)
     env = dict(FAST_ARGON2, NUBO_ACCESS_LOG="true", NUBO_HTTP_QUICKACK="true" if quickack else "false",
                NUBO_NC_BULK_UPLOAD="true" if bulk else "false")
-    return start_nubo(tmp, env=env)
+    return start_nubo(tmp, env=env, binary=binary)
 
 
 def setup(srv):
@@ -285,6 +288,46 @@ def scenario_upload(args, tmp, rows):
 CLIENT_FIRST, CLIENT_MIN, CLIENT_MAX, CLIENT_TARGET_S = 10_000_000, 1_000_000, 1_000_000_000, 60
 
 
+def upload_once(srv, c, kind, src, size, want, name):
+    """Uploads SRC (SIZE bytes) as NAME in the user's root, one PUT ("put") or
+    chunked v2 with 10 MiB chunks ("chunked") or chunks sized as the client
+    sizes them ("client"); returns the seconds it took. Gate: the file
+    downloads with SHA-256 WANT (then it is deleted)."""
+    dest = "/remote.php/dav/files/%s/%s" % (USER[0], name)
+    t = time.perf_counter()
+    if kind == "put":
+        st = send(c, "PUT", dest, file_pieces(src), size, {})
+        assert st == 201, st
+    else:
+        up = "/remote.php/dav/uploads/%s/bench-%s" % (USER[0], name)
+        st, _, _ = c.req("MKCOL", up, b"", {"Destination": "http://127.0.0.1:%d%s" % (srv.port, dest)})
+        assert st == 201, st
+        n, off = 0, 0
+        ln = 10 * MiB if kind == "chunked" else CLIENT_FIRST
+        while off < size:
+            n += 1
+            ln = min(ln, size - off)
+            t0 = time.perf_counter()
+            st = send(c, "PUT", "%s/%05d" % (up, n), file_pieces(src, off, ln), ln, {"OC-Total-Length": str(size)})
+            assert st == 201, st
+            off += ln
+            if kind == "client":
+                rate = ln / max(time.perf_counter() - t0, 1e-6)
+                ln = int(min(max(rate * CLIENT_TARGET_S, CLIENT_MIN), CLIENT_MAX))
+        st, _, body = c.req("MOVE", up + "/.file", b"", {
+            "Destination": "http://127.0.0.1:%d%s" % (srv.port, dest), "OC-Total-Length": str(size)})
+        assert st == 201, (st, body)
+    took = time.perf_counter() - t
+    g = hashlib.sha256()
+    conn = httpc.Conn(srv.port, timeout=3600)
+    r = conn.request("GET", dest, {"Authorization": c.auth}, keep_body=False, sink=g.update)
+    conn.close()
+    if r.status != 200 or g.hexdigest() != want:
+        raise SystemExit("gate: %s does not download as its source" % name)
+    c.req("DELETE", dest)
+    return took
+
+
 def upload_pairs(args, tmp, rows, fresh):
     size = args.files_bytes
     src = os.path.join(tmp, "big.bin")
@@ -300,42 +343,10 @@ def upload_pairs(args, tmp, rows, fresh):
         # not one side of the medians).
         for rep in range(max(3, args.rounds)):
             for kind in kinds[rep % 3:] + kinds[:rep % 3]:
-                name = "%s-%d.bin" % (kind, rep)
                 if fresh and any(speeds.values()):
                     want = write_random(src, size)  # nothing to deduplicate against
-                dest = "/remote.php/dav/files/%s/%s" % (USER[0], name)
-                t = time.perf_counter()
-                if kind == "put":
-                    st = send(c, "PUT", dest, file_pieces(src), size, {})
-                    assert st == 201, st
-                else:
-                    up = "/remote.php/dav/uploads/%s/bench-%s-%d" % (USER[0], kind, rep)
-                    st, _, _ = c.req("MKCOL", up, b"", {"Destination": "http://127.0.0.1:%d%s" % (srv.port, dest)})
-                    assert st == 201, st
-                    n, off = 0, 0
-                    ln = 10 * MiB if kind == "chunked" else CLIENT_FIRST
-                    while off < size:
-                        n += 1
-                        ln = min(ln, size - off)
-                        t0 = time.perf_counter()
-                        st = send(c, "PUT", "%s/%05d" % (up, n), file_pieces(src, off, ln), ln,
-                                  {"OC-Total-Length": str(size)})
-                        assert st == 201, st
-                        off += ln
-                        if kind == "client":
-                            rate = ln / max(time.perf_counter() - t0, 1e-6)
-                            ln = int(min(max(rate * CLIENT_TARGET_S, CLIENT_MIN), CLIENT_MAX))
-                    st, _, body = c.req("MOVE", up + "/.file", b"", {
-                        "Destination": "http://127.0.0.1:%d%s" % (srv.port, dest), "OC-Total-Length": str(size)})
-                    assert st == 201, (st, body)
-                speeds[kind].append(size / (time.perf_counter() - t) / 1e6)
-                g = hashlib.sha256()
-                conn = httpc.Conn(srv.port, timeout=3600)
-                r = conn.request("GET", dest, {"Authorization": c.auth}, keep_body=False, sink=g.update)
-                conn.close()
-                if r.status != 200 or g.hexdigest() != want:
-                    raise SystemExit("gate: %s does not download as its source" % name)
-                c.req("DELETE", dest)
+                took = upload_once(srv, c, kind, src, size, want, "%s-%d.bin" % (kind, rep))
+                speeds[kind].append(size / took / 1e6)
     finally:
         srv.stop()
     p = statistics.median(speeds["put"])
@@ -349,6 +360,49 @@ def upload_pairs(args, tmp, rows, fresh):
                      "%.2f (speed; target >= 0.9); median of the rounds' ratios %.2f" % (ch / p, rounds)))
 
 
+def scenario_upload_ab(args, tmp, rows):
+    """BEFORE (--before) against AFTER (this build), each its own server, in
+    rounds alternating the builds: one PUT and one upload in client-sized
+    chunks each, fresh random bytes for every upload. Rows: each kind's
+    MB/s per build (AFTER/BEFORE), and each build's chunked/PUT."""
+    if not args.before or not os.path.exists(args.before):
+        raise SystemExit("NUBO_BENCH_NC_PARTS=upload-ab needs --before BINARY")
+    size = args.files_bytes
+    src = os.path.join(tmp, "big.bin")
+    builds = {"before": args.before, "after": NUBO}
+    servers, conns = {}, {}
+    speeds = {(b, k): [] for b in builds for k in ("put", "client")}
+    try:
+        for b, binary in builds.items():
+            servers[b] = start(os.path.join(tmp, "upload-ab-%s" % b), binary=binary)
+            setup(servers[b])
+            conns[b] = Conn(servers[b].port, httpc.basic(*USER))
+        for rep in range(max(3, args.rounds)):
+            order = ("before", "after") if rep % 2 == 0 else ("after", "before")
+            for kind in (("put", "client") if rep % 4 < 2 else ("client", "put")):
+                for b in order:
+                    want = write_random(src, size)
+                    took = upload_once(servers[b], conns[b], kind, src, size, want, "%s-%s-%d.bin" % (b, kind, rep))
+                    speeds[(b, kind)].append(size / took / 1e6)
+    finally:
+        for srv in servers.values():
+            srv.stop()
+    med = {key: statistics.median(v) for key, v in speeds.items()}
+    for kind, how in (("put", "one PUT"), ("client", "chunked v2, chunks sized as nextcloudcmd 3.7 sizes them")):
+        rows.append(("upload %d MiB of fresh bytes, %s: MB/s (%d rounds, builds alternating)"
+                     % (size // MiB, how, len(speeds[("after", kind)])),
+                     "%.0f" % med[("before", kind)], "%.0f" % med[("after", kind)],
+                     "%.2f (AFTER/BEFORE speed)" % (med[("after", kind)] / med[("before", kind)])))
+    rows.append(("chunked v2 (client-sized) / one PUT, each build's medians",
+                 "%.2f" % (med[("before", "client")] / med[("before", "put")]),
+                 "%.2f" % (med[("after", "client")] / med[("after", "put")]), "target >= 0.9"))
+    per_round = {b: statistics.median(c / p for p, c in zip(speeds[(b, "put")], speeds[(b, "client")]))
+                 for b in builds}
+    rows.append(("chunked v2 (client-sized) / one PUT, median of each build's rounds' ratios",
+                 "%.2f" % per_round["before"], "%.2f" % per_round["after"],
+                 "%.2f (AFTER/BEFORE)" % (per_round["after"] / per_round["before"])))
+
+
 def run(args):
     tmp = tempfile.mkdtemp(prefix="nubo-bench-nc-", dir=args.tmpdir)
     rows = []
@@ -359,6 +413,8 @@ def run(args):
             scenario_propfind(args, tmp, rows)
         if "upload" in parts:
             scenario_upload(args, tmp, rows)
+        if "upload-ab" in parts:
+            scenario_upload_ab(args, tmp, rows)
         if "sync" in parts:
             scenario_sync(args, tmp, rows)
     finally:

@@ -10,7 +10,10 @@
 #include "blob/mem/mem_chunk_store.h"
 #include "content/fsck.h"
 #include "content/reader.h"
+#include "files/checksum.h"
+#include "files/upload_sessions.h"
 #include "util/blake3_hash.h"
+#include "util/mix.h"
 
 namespace nubo::files {
 namespace {
@@ -439,6 +442,44 @@ TEST_F(FilesTest, FailedChunkWriteLeavesNoNode) {
   Result<UploadResult> fin = st.ok() ? (*up)->Finish() : Result<UploadResult>(st);
   EXPECT_FALSE(fin.ok());
   EXPECT_TRUE(files_.List(alice_, root_, meta::NodeSort::kName, false, "", 10)->items.empty());
+  ExpectFsckClean();
+}
+
+// A session made by CreateAndAppend (a Nextcloud chunk) is committed whole
+// or not at all: nothing of it is stored while its body arrives, however
+// long. Append (tus) commits a long body in stretches, so that a client
+// whose connection drops resumes from the last one.
+TEST_F(FilesTest, CreateAndAppendCommitsOnlyTheWholeBody) {
+  UploadSessions sessions(files_, 3'600'000);
+  const std::string block = PseudoRandomBytes(1 << 20, 7);
+  constexpr uint64_t kBlocks = 65;  // past the 64 MiB between Append's commits
+  SessionSpec part;
+  part.kind = 1;
+  part.target.name = "chunk-1";
+  part.length = kBlocks * block.size();
+  meta::UploadSessionRow row;
+  auto whole = sessions.CreateAndAppend(alice_, part, row);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  for (uint64_t i = 0; i < kBlocks; ++i)
+    ASSERT_TRUE((*whole)->Write(block.data(), block.size()).ok());
+  EXPECT_EQ(sessions.Get(alice_, row.public_id, false).status().code(), Code::kNotFound);
+  auto done = (*whole)->Finish();
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  EXPECT_EQ(done->offset, static_cast<int64_t>(kBlocks * block.size()));
+  EXPECT_EQ(sessions.Get(alice_, row.public_id, false)->offset, done->offset);
+
+  SessionSpec file;
+  file.target.parent_id = root_;
+  file.target.name = "resumable.bin";
+  file.length = kBlocks * block.size();
+  auto created = sessions.Create(alice_, file);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  auto stretch = sessions.Append(alice_, created->public_id, 0, nullptr);
+  ASSERT_TRUE(stretch.ok()) << stretch.status().ToString();
+  for (uint64_t i = 0; i < kBlocks; ++i)
+    ASSERT_TRUE((*stretch)->Write(block.data(), block.size()).ok());
+  EXPECT_GE(sessions.Get(alice_, created->public_id, false)->offset, 64 << 20);
+  ASSERT_TRUE((*stretch)->Finish().ok());
   ExpectFsckClean();
 }
 

@@ -257,6 +257,8 @@ class SessionAppendImpl final : public SessionAppend {
   // The session's row is not in the store yet: the first commit of its
   // bytes writes it (UploadSessions::CreateAndAppend).
   void set_unsaved() { unsaved_ = true; }
+  // Kept whole or not at all: no commit while the body arrives.
+  void set_whole() { whole_ = true; }
 
   Status Start(std::string_view tail) {
     Status st = ingest_.Resume(s_.hasher, tail, static_cast<uint64_t>(s_.offset),
@@ -302,7 +304,9 @@ class SessionAppendImpl final : public SessionAppend {
     // A long request becomes durable part of the session as it goes, so a
     // crash loses at most the last stretch (not with a body checksum: its
     // bytes count only once the whole body matched).
-    if (!checksum_ && received_ >= kPersistEvery) NUBO_RETURN_IF_ERROR(Persist().status());
+    if (!checksum_ && !whole_ && received_ >= kPersistEvery) {
+      NUBO_RETURN_IF_ERROR(Persist().status());
+    }
     return Status::Ok();
   }
 
@@ -402,6 +406,7 @@ class SessionAppendImpl final : public SessionAppend {
   bool done_ = false;
   bool checksum_failed_ = false;
   bool unsaved_ = false;
+  bool whole_ = false;
   CommitHook on_finish_;
 };
 
@@ -501,6 +506,7 @@ Result<std::unique_ptr<SessionAppend>> UploadSessions::CreateAndAppend(const Pri
   Enter(row.public_id);  // left by the append's destructor
   auto append = std::make_unique<SessionAppendImpl>(*this, who, row, nullptr);
   append->set_unsaved();  // from here on the append owns the reservation
+  append->set_whole();
   NUBO_RETURN_IF_ERROR(append->Start(""));
   return std::unique_ptr<SessionAppend>(std::move(append));
 }

@@ -108,10 +108,13 @@ class UploadSessions {
 
   Result<meta::UploadSessionRow> Create(const Principal& who, SessionSpec spec);
   // Create, then Append from offset 0, with one commit instead of two: the
-  // session's row is written by the commit that makes its first bytes
-  // durable (Finish or Keep). Until then nobody else can see the session
-  // (`row` says what it will be); an append that ends without a commit
-  // leaves nothing behind.
+  // session's row is written by the commit that makes its bytes durable
+  // (Finish or Keep). Until then nobody else can see the session (`row`
+  // says what it will be); an append that ends without a commit leaves
+  // nothing behind. Unlike Append's, a long body is not committed in
+  // stretches as it arrives (a Nextcloud chunk is sent again whole when it
+  // was cut, so a stretch would be of no use, and each such commit waits
+  // for the disk while the body waits behind it).
   Result<std::unique_ptr<SessionAppend>> CreateAndAppend(const Principal& who, SessionSpec spec,
                                                          meta::UploadSessionRow& row);
   // `settle`: first wait (a few seconds at most) for an append to it that
