@@ -303,7 +303,8 @@ class SessionAppendImpl final : public SessionAppend {
     received_ += len;  // only bytes the ingest took count as received
     // A long request becomes durable part of the session as it goes, so a
     // crash loses at most the last stretch (not with a body checksum: its
-    // bytes count only once the whole body matched).
+    // bytes count only once the whole body matched; nor for a body kept
+    // whole or not at all, see set_whole).
     if (!checksum_ && !whole_ && received_ >= kPersistEvery) {
       NUBO_RETURN_IF_ERROR(Persist().status());
     }

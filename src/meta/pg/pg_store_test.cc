@@ -29,6 +29,26 @@ class PgStoreTest : public ::testing::Test {
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     store_ = std::move(s).value();
   }
+  // Alice, her root and `count` folders in it (f0, f1, …), in one write:
+  // the root's id, then the folders'.
+  std::vector<int64_t> SeedFolders(int count) {
+    std::vector<int64_t> ids;
+    Status st = store_->Write([&](WriteTxn& t) -> Status {
+      ids.clear();
+      NodeRow root;
+      NUBO_RETURN_IF_ERROR(test_rows::InsertAliceWithRoot(t, root));
+      ids.push_back(root.id);
+      for (int i = 0; i < count; ++i) {
+        NodeRow n;
+        NUBO_RETURN_IF_ERROR(
+            test_rows::InsertFolder(t, root, "n" + std::to_string(i), "f" + std::to_string(i), n));
+        ids.push_back(n.id);
+      }
+      return Status::Ok();
+    });
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    return ids;
+  }
   std::string conninfo_;
   std::unique_ptr<MetaStore> store_;
 };
@@ -57,20 +77,9 @@ TEST_F(PgStoreTest, AWriteThatGoesOnPastAFailedStatementIsNotReportedDone) {
 // reads the whole folder. RefreshStatistics analyzes them, and the lookup's
 // cached (generic) plan becomes the unique index's.
 TEST_F(PgStoreTest, TablesThatGrewWithoutStatisticsGetThem) {
-  int64_t folder = 0;
-  ASSERT_TRUE(store_
-                  ->Write([&](WriteTxn& t) -> Status {
-                    NodeRow root;
-                    NUBO_RETURN_IF_ERROR(test_rows::InsertAliceWithRoot(t, root));
-                    folder = root.id;
-                    for (int i = 0; i < 2000; ++i) {
-                      NodeRow n;
-                      NUBO_RETURN_IF_ERROR(test_rows::InsertFolder(t, root, "n" + std::to_string(i),
-                                                                   "f" + std::to_string(i), n));
-                    }
-                    return Status::Ok();
-                  })
-                  .ok());
+  const std::vector<int64_t> ids = SeedFolders(2000);
+  ASSERT_EQ(ids.size(), 2001u);
+  const int64_t folder = ids[0];
   auto c = pg::Conn::Open(conninfo_);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   pg::Conn& conn = **c;
@@ -112,17 +121,9 @@ TEST_F(PgStoreTest, TablesThatGrewWithoutStatisticsGetThem) {
 // be heap-only (HOT): a folder's size in an index made every one of them
 // write a new entry into each of the ten indexes of nodes.
 TEST_F(PgStoreTest, FolderRollupsAreHeapOnlyUpdates) {
-  int64_t folder = 0;
-  ASSERT_TRUE(store_
-                  ->Write([&](WriteTxn& t) -> Status {
-                    NodeRow root;
-                    NUBO_RETURN_IF_ERROR(test_rows::InsertAliceWithRoot(t, root));
-                    NodeRow n;
-                    NUBO_RETURN_IF_ERROR(test_rows::InsertFolder(t, root, "sub", "sub", n));
-                    folder = n.id;
-                    return Status::Ok();
-                  })
-                  .ok());
+  const std::vector<int64_t> ids = SeedFolders(1);
+  ASSERT_EQ(ids.size(), 2u);
+  const int64_t folder = ids[1];
   auto c = pg::Conn::Open(conninfo_);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   pg::Conn& conn = **c;
