@@ -50,6 +50,7 @@
 #include "server/metrics.h"
 #include "server/ops_routes.h"
 #include "server/storage.h"
+#include "server/sweep_schedule.h"
 #include "server/test_routes.h"
 #include "server/transport.h"
 #include "server/web_routes.h"
@@ -214,7 +215,7 @@ class Maintenance {
   }
 
   void Loop() {
-    int64_t next_check = UnixMillis();
+    SweepSchedule schedule(static_cast<int64_t>(interval_ms_), kLeaseCheckMs, UnixMillis());
     std::unique_lock lock(mu_);
     while (!stop_) {
       cv_.wait_for(lock, std::chrono::milliseconds(500), [&] { return stop_; });
@@ -225,8 +226,8 @@ class Maintenance {
       // One process of the installation sweeps at a time, once an
       // interval whichever it is; each asks for the lease every few
       // seconds (a write that changes nothing while the sweep is not due).
-      if (now >= next_check) {
-        next_check = now + std::min<int64_t>(static_cast<int64_t>(interval_ms_), kLeaseCheckMs);
+      if (schedule.Due(now)) {
+        schedule.Asked(now);
         auto held = TakeLease(now);
         if (held.ok() && *held) {
           sweeping_ = true;
@@ -237,6 +238,7 @@ class Maintenance {
           std::lock_guard hold(lease_mu_);
           sweeping_ = false;
           now = UnixMillis();
+          schedule.Swept(now);  // even if the release below fails
           Status st =
               meta_.Write([&](meta::WriteTxn& t) { return t.ReleaseLease(kLease, self_, now); });
           if (!st.ok()) spdlog::warn("maintenance lease: {}", st.ToString());
