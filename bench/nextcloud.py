@@ -32,6 +32,10 @@ measured from one run of one build.
   4. Not by default (NUBO_BENCH_NC_PARTS=upload-ab, with --before BIN): the
      same upload of fresh bytes, one PUT and client-sized chunks, on two
      builds in alternating rounds (scenario_upload_ab).
+  5. Not by default (NUBO_BENCH_NC_PARTS=assemble-ab, with --before BIN):
+     the MOVE of .file alone (the join of the chunks into the file) after
+     --files-bytes of fresh bytes in 10 MiB chunks, on two builds in
+     alternating rounds, on SQLite and on PostgreSQL (scenario_assemble_ab).
 """
 import hashlib
 import os
@@ -403,6 +407,74 @@ def scenario_upload_ab(args, tmp, rows):
                  "%.2f (AFTER/BEFORE)" % (per_round["after"] / per_round["before"])))
 
 
+def chunked_move_ms(srv, c, size, name):
+    """Uploads SIZE fresh random bytes as NAME in 10 MiB chunks; returns the
+    milliseconds of the MOVE of .file alone. Gate: the file downloads with
+    the chunks' SHA-256."""
+    dest = "/remote.php/dav/files/%s/%s" % (USER[0], name)
+    up = "/remote.php/dav/uploads/%s/bench-%s" % (USER[0], name)
+    st, _, _ = c.req("MKCOL", up, b"", {"Destination": "http://127.0.0.1:%d%s" % (srv.port, dest)})
+    assert st == 201, st
+    g = hashlib.sha256()
+    n, off = 0, 0
+    while off < size:
+        n += 1
+        body = os.urandom(min(10 * MiB, size - off))
+        g.update(body)
+        st, _, _ = c.req("PUT", "%s/%05d" % (up, n), body, {"OC-Total-Length": str(size)})
+        assert st == 201, st
+        off += len(body)
+    t = time.perf_counter()
+    st, _, body = c.req("MOVE", up + "/.file", b"", {
+        "Destination": "http://127.0.0.1:%d%s" % (srv.port, dest), "OC-Total-Length": str(size)})
+    took = (time.perf_counter() - t) * 1000
+    assert st == 201, (st, body)
+    got = hashlib.sha256()
+    conn = httpc.Conn(srv.port, timeout=3600)
+    r = conn.request("GET", dest, {"Authorization": c.auth}, keep_body=False, sink=got.update)
+    conn.close()
+    if r.status != 200 or got.hexdigest() != g.hexdigest():
+        raise SystemExit("gate: %s does not download as its chunks" % name)
+    c.req("DELETE", dest)
+    return took
+
+
+def scenario_assemble_ab(args, tmp, rows):
+    """BEFORE (--before) against AFTER (this build): the MOVE of .file after
+    an upload in 10 MiB chunks, each build its own server, builds
+    alternating round by round; once with the metadata in SQLite and once in
+    a fresh PostgreSQL database each (tests/blackbox/pg_cluster.py, durable)."""
+    if not args.before or not os.path.exists(args.before):
+        raise SystemExit("NUBO_BENCH_NC_PARTS=assemble-ab needs --before BINARY")
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "blackbox"))
+    os.environ["NUBO_PG_DURABLE"] = "1"
+    import pg_cluster
+    size = args.files_bytes
+    builds = {"before": args.before, "after": NUBO}
+    for engine in ("sqlite", "postgresql"):
+        servers, conns = {}, {}
+        took = {b: [] for b in builds}
+        try:
+            for b, binary in builds.items():
+                env = dict(FAST_ARGON2)
+                if engine == "postgresql":
+                    env["NUBO_DATABASE"] = pg_cluster.fresh_database()
+                servers[b] = start_nubo(os.path.join(tmp, "assemble-%s-%s" % (engine, b)), env=env, binary=binary)
+                setup(servers[b])
+                conns[b] = Conn(servers[b].port, httpc.basic(*USER))
+            for rep in range(max(3, args.rounds)):
+                for b in (("before", "after") if rep % 2 == 0 else ("after", "before")):
+                    took[b].append(chunked_move_ms(servers[b], conns[b], size, "%s-%d.bin" % (b, rep)))
+        finally:
+            for srv in servers.values():
+                srv.stop()
+        before, after = statistics.median(took["before"]), statistics.median(took["after"])
+        rows.append(("MOVE .file after %d MiB in %d chunks of 10 MiB, %s: ms (median of %d, builds alternating)"
+                     % (size // MiB, -(-size // (10 * MiB)), engine, len(took["after"])),
+                     "%.1f" % before, "%.1f" % after, "%.2f (AFTER/BEFORE time)" % (after / before)))
+
+
 def run(args):
     tmp = tempfile.mkdtemp(prefix="nubo-bench-nc-", dir=args.tmpdir)
     rows = []
@@ -415,6 +487,8 @@ def run(args):
             scenario_upload(args, tmp, rows)
         if "upload-ab" in parts:
             scenario_upload_ab(args, tmp, rows)
+        if "assemble-ab" in parts:
+            scenario_assemble_ab(args, tmp, rows)
         if "sync" in parts:
             scenario_sync(args, tmp, rows)
     finally:

@@ -550,6 +550,66 @@ TEST_F(ContentTest, TinyUploadRevivesAnOrphanedChunkRowWithItsBytes) {
   EXPECT_EQ(r.inline_chunks, 1u);
 }
 
+// References an upload held pass to the manifest made of them in one
+// pass: each count ends as ReleaseChunks then AcquireManifest would leave
+// it, and fsck agrees.
+TEST_F(ContentTest, ReleasingIntoAManifestCountsAsReleaseThenAcquire) {
+  std::vector<meta::ManifestChunk> c(4);
+  std::string joined;  // a, b and d
+  for (size_t i = 0; i < c.size(); ++i) {
+    const std::string bytes = Random(1000 + i, 60 + i);
+    if (i < 3) joined += bytes;
+    c[i].hash = Blake3::Hash(bytes);
+    c[i].size = static_cast<uint32_t>(bytes.size());
+    ASSERT_TRUE(chunks_.Put(c[i].hash, bytes).ok());
+  }
+  const meta::Digest a = c[0].hash, b = c[1].hash, d = c[2].hash, e = c[3].hash;
+  // What an upload holds: a once, b twice, e once; d has no row yet.
+  ASSERT_TRUE(meta_
+                  ->Write([&](meta::WriteTxn& t) {
+                    return AcquireChunks(
+                        t, {{a, c[0].size}, {b, c[1].size}, {b, c[1].size}, {e, c[3].size}});
+                  })
+                  .ok());
+  ManifestDraft draft;
+  for (size_t i : {0, 1, 2}) {  // a, b, d
+    meta::ManifestChunk m = c[i];
+    m.seq = static_cast<uint32_t>(draft.chunks.size());
+    m.offset = draft.size;
+    draft.size += m.size;
+    draft.chunks.push_back(m);
+  }
+  draft.hash = Blake3::Hash(joined);
+  const int64_t now = UnixMillis();
+  ASSERT_TRUE(meta_
+                  ->Write([&](meta::WriteTxn& t) -> Status {
+                    NUBO_ASSIGN_OR_RETURN(int64_t id,
+                                          AcquireManifestReleasing(t, draft, {a, b, b, e}, now));
+                    return t.InsertPin("joined", id);
+                  })
+                  .ok());
+  ASSERT_TRUE(meta_
+                  ->Read([&](meta::ReadTxn& t) -> Status {
+                    for (const meta::Digest& h : {a, b, d}) {
+                      NUBO_ASSIGN_OR_RETURN(auto row, t.GetChunk(h));
+                      EXPECT_TRUE(row && row->refs == 1 && !row->orphaned_at_ms);
+                    }
+                    NUBO_ASSIGN_OR_RETURN(auto gone, t.GetChunk(e));
+                    EXPECT_TRUE(gone && gone->refs == 0 && gone->orphaned_at_ms == now);
+                    return Status::Ok();
+                  })
+                  .ok());
+  FsckReport r = Check();
+  EXPECT_TRUE(r.clean()) << (r.problems.empty() ? "" : r.problems[0]);
+  // A reference released that nothing counted is refused, and the
+  // transaction with it.
+  Status bad = meta_->Write([&](meta::WriteTxn& t) -> Status {
+    draft.hash = Blake3::Hash("another content");
+    return AcquireManifestReleasing(t, draft, {e}, now).status();
+  });
+  EXPECT_EQ(bad.code(), Code::kInternal) << bad.ToString();
+}
+
 // The empty file has no chunk at all, inline or not.
 TEST_F(ContentTest, EmptyContentHasNoChunk) {
   auto d = Put("", "e", nullptr, 1000, 8192);

@@ -46,6 +46,54 @@ Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft,
   return txn.InsertManifest(draft.hash, draft.size, draft.chunks, 1);
 }
 
+Result<int64_t> AcquireManifestReleasing(meta::WriteTxn& txn, const ManifestDraft& draft,
+                                         const std::vector<meta::Digest>& released,
+                                         int64_t now_ms) {
+  struct Change {
+    int64_t released = 0;
+    bool listed = false;  // one reference from the new manifest
+    const meta::ManifestChunk* chunk = nullptr;
+  };
+  std::map<meta::Digest, Change> changes;
+  for (const auto& h : released) ++changes[h].released;
+  NUBO_ASSIGN_OR_RETURN(auto existing, txn.FindManifest(draft.hash));
+  if (existing) {
+    NUBO_RETURN_IF_ERROR(txn.SetManifestRefs(existing->id, existing->refs + 1));
+  } else {
+    for (const auto& c : draft.chunks) {
+      Change& ch = changes[c.hash];
+      if (!ch.listed) ch.chunk = &c;
+      ch.listed = true;
+    }
+  }
+  for (const auto& [hash, ch] : changes) {
+    const int64_t delta = (ch.listed ? 1 : 0) - ch.released;
+    if (delta == 0) continue;
+    NUBO_ASSIGN_OR_RETURN(auto row, txn.GetChunk(hash));
+    if (!row) {
+      if (delta < 0) {
+        return Status::Internal("chunk " + DigestHex(hash) + " held by an upload has no count");
+      }
+      const meta::ChunkRow fresh{hash, ch.chunk->size, 1, std::nullopt};
+      NUBO_RETURN_IF_ERROR(ch.chunk->data ? txn.InsertInlineChunk(fresh, *ch.chunk->data)
+                                          : txn.InsertChunk(fresh));
+      continue;
+    }
+    const int64_t refs = row->refs + delta;
+    if (row->refs < ch.released) {
+      return Status::Internal("chunk " + DigestHex(hash) + " held by an upload has no count");
+    }
+    NUBO_RETURN_IF_ERROR(
+        txn.SetChunkRefs(hash, refs, refs == 0 ? std::optional<int64_t>(now_ms) : std::nullopt));
+    // As in AcquireManifest: an orphaned row's file may be gone already.
+    if (ch.listed && ch.chunk->data && !row->inline_data && row->refs - ch.released == 0) {
+      NUBO_RETURN_IF_ERROR(txn.SetChunkData(hash, *ch.chunk->data));
+    }
+  }
+  if (existing) return existing->id;
+  return txn.InsertManifest(draft.hash, draft.size, draft.chunks, 1);
+}
+
 Status AddManifestRef(meta::WriteTxn& txn, int64_t manifest_id) {
   NUBO_ASSIGN_OR_RETURN(auto m, txn.GetManifest(manifest_id));
   if (!m) return Status::NotFound("no manifest " + std::to_string(manifest_id));

@@ -30,6 +30,13 @@ Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft,
 Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft,
                                 const std::optional<meta::ManifestRow>& existing);
 
+// ReleaseChunks(`released`) and then AcquireManifest(`draft`) in one pass:
+// a chunk on both sides has its count changed once, by the difference —
+// for upload parts joined into a file, not at all. (Each count changed is a
+// read and a write; on PostgreSQL two round trips under the writer lock.)
+Result<int64_t> AcquireManifestReleasing(meta::WriteTxn& txn, const ManifestDraft& draft,
+                                         const std::vector<meta::Digest>& released, int64_t now_ms);
+
 // One more reference to an existing manifest (e.g. a zero-copy file copy).
 Status AddManifestRef(meta::WriteTxn& txn, int64_t manifest_id);
 

@@ -483,5 +483,55 @@ TEST_F(FilesTest, CreateAndAppendCommitsOnlyTheWholeBody) {
   ExpectFsckClean();
 }
 
+// Joining partial uploads (a Nextcloud MOVE of .file) is one commit
+// however many parts, and the caller's own writes ride in it: when they
+// fail, nothing of the join is kept.
+TEST_F(FilesTest, ConcatCommitsOnceWithTheCallersWrites) {
+  UploadSessions sessions(files_, 3'600'000);
+  std::vector<std::string> ids;
+  std::string all;
+  for (int i = 0; i < 5; ++i) {
+    const std::string bytes = PseudoRandomBytes(300'000 + 7919 * i, 20 + i);
+    all += bytes;
+    SessionSpec part;
+    part.kind = 1;
+    part.target.name = "chunk-" + std::to_string(i);
+    part.length = bytes.size();
+    meta::UploadSessionRow row;
+    auto up = sessions.CreateAndAppend(alice_, part, row);
+    ASSERT_TRUE(up.ok()) << up.status().ToString();
+    ASSERT_TRUE((*up)->Write(bytes.data(), bytes.size()).ok());
+    ASSERT_TRUE((*up)->Finish().ok());
+    ids.push_back(row.public_id);
+  }
+  SessionSpec file;
+  file.target.parent_id = root_;
+  file.target.name = "joined.bin";
+  auto refused = sessions.Concat(alice_, file, ids, std::nullopt, nullptr,
+                                 [](meta::WriteTxn&) { return Status::Conflict("refused"); });
+  EXPECT_EQ(refused.status().code(), Code::kConflict);
+  for (const auto& id : ids) EXPECT_TRUE(sessions.Get(alice_, id, false).ok());
+  EXPECT_TRUE(files_.List(alice_, root_, meta::NodeSort::kName, false, "", 10)->items.empty());
+
+  const auto before = db_.store->Stats();
+  bool ran = false;
+  auto done = sessions.Concat(alice_, file, ids, std::nullopt, nullptr, [&](meta::WriteTxn&) {
+    ran = true;
+    return Status::Ok();
+  });
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  EXPECT_TRUE(ran);
+  EXPECT_EQ(db_.store->Stats().commits - before.commits, 1u);
+  EXPECT_EQ(done->file.node.size, all.size());
+  EXPECT_EQ(done->file.node.hash, Blake3::Hash(all));
+  for (const auto& id : ids) {
+    EXPECT_EQ(sessions.Get(alice_, id, false).status().code(), Code::kNotFound);
+  }
+  auto final_s = sessions.Get(alice_, done->session.public_id, false);
+  ASSERT_TRUE(final_s.ok()) << final_s.status().ToString();
+  EXPECT_EQ(final_s->result_node, done->file.node.public_id);
+  ExpectFsckClean();
+}
+
 }  // namespace
 }  // namespace nubo::files

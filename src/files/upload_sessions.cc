@@ -52,15 +52,21 @@ Result<std::vector<meta::Digest>> HeldChunks(meta::ReadTxn& t, const UploadSessi
   return out;
 }
 
-// Ends a session inside `t`: its references, its reservation and its row.
-Status EndSession(meta::WriteTxn& t, const UploadSessionRow& s, int64_t now) {
-  NUBO_ASSIGN_OR_RETURN(auto held, HeldChunks(t, s));
-  NUBO_RETURN_IF_ERROR(content::ReleaseChunks(t, held, now));
+// Deletes a session's reservation and its row (with its chunk rows) inside
+// `t`; the references it held are the caller's to release.
+Status DropSession(meta::WriteTxn& t, const UploadSessionRow& s) {
   if (s.reservation_id) {
     Status st = t.DeleteReservation(s.reservation_id);
     if (!st.ok() && st.code() != Code::kNotFound) return st;
   }
   return t.DeleteUploadSession(s.id);
+}
+
+// Ends a session inside `t`: its references, its reservation and its row.
+Status EndSession(meta::WriteTxn& t, const UploadSessionRow& s, int64_t now) {
+  NUBO_ASSIGN_OR_RETURN(auto held, HeldChunks(t, s));
+  NUBO_RETURN_IF_ERROR(content::ReleaseChunks(t, held, now));
+  return DropSession(t, s);
 }
 
 // A chunk stored outside the transaction that is about to reference it:
@@ -107,14 +113,11 @@ class Pins {
 // The session's complete chunk list: its rows, then its tail cut as the
 // end of a stream (the boundaries one uninterrupted upload would have),
 // storing the pieces (pinned until the caller's commit).
-Result<std::vector<ManifestChunk>> FinalChunks(meta::MetaStore& meta, blob::ChunkStore& chunks,
-                                               const UploadSessionRow& s, Pins& pins) {
-  std::vector<ManifestChunk> list;
-  NUBO_RETURN_IF_ERROR(meta.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(list, t.UploadSessionChunks(s.id));
-    return Status::Ok();
-  }));
-  if (!s.tail_hash || s.tail_size == 0) return list;
+// The session's tail cut as the end of a stream, appended to `list` (its
+// rows), the pieces stored and pinned until the caller's commit.
+Status CutTail(blob::ChunkStore& chunks, const UploadSessionRow& s,
+               std::vector<ManifestChunk>& list, Pins& pins) {
+  if (!s.tail_hash || s.tail_size == 0) return Status::Ok();
   std::string tail(static_cast<size_t>(s.tail_size), '\0');
   NUBO_RETURN_IF_ERROR(chunks.Read(*s.tail_hash, 0, tail.size(), tail.data()));
   uint64_t offset = static_cast<uint64_t>(s.offset - s.tail_size);
@@ -132,7 +135,17 @@ Result<std::vector<ManifestChunk>> FinalChunks(meta::MetaStore& meta, blob::Chun
     return Status::Ok();
   };
   NUBO_RETURN_IF_ERROR(cdc.Update(tail.data(), tail.size(), emit));
-  NUBO_RETURN_IF_ERROR(cdc.Finish(emit));
+  return cdc.Finish(emit);
+}
+
+Result<std::vector<ManifestChunk>> FinalChunks(meta::MetaStore& meta, blob::ChunkStore& chunks,
+                                               const UploadSessionRow& s, Pins& pins) {
+  std::vector<ManifestChunk> list;
+  NUBO_RETURN_IF_ERROR(meta.Read([&](meta::ReadTxn& t) -> Status {
+    NUBO_ASSIGN_OR_RETURN(list, t.UploadSessionChunks(s.id));
+    return Status::Ok();
+  }));
+  NUBO_RETURN_IF_ERROR(CutTail(chunks, s, list, pins));
   return list;
 }
 
@@ -641,30 +654,41 @@ Result<UploadResult> UploadSessions::Complete(const Principal& who, std::string_
 Result<ConcatResult> UploadSessions::Concat(const Principal& who, SessionSpec spec,
                                             const std::vector<std::string>& part_ids,
                                             std::optional<meta::Digest> whole_hash,
-                                            Checksum* checksum) {
+                                            Checksum* checksum, const WriteHook& also) {
   if (part_ids.empty()) return Status::InvalidArgument("a concatenation needs partial uploads");
   if (part_ids.size() > kMaxParts) {
     return Status::InvalidArgument("at most " + std::to_string(kMaxParts) + " partial uploads");
   }
-  // Each part, complete, with its tail cut as the end of its stream.
-  Pins pins;
+  // Each part, complete, with its chunk rows: one read of every part (a
+  // file sent in 10 MiB chunks has a hundred parts a GiB).
   std::vector<UploadSessionRow> parts;
-  content::ManifestDraft draft;
-  for (const std::string& pid : part_ids) {
-    NUBO_ASSIGN_OR_RETURN(UploadSessionRow p, Get(who, pid));
-    if (p.kind != 1) return Status::InvalidArgument("upload " + pid + " is not a partial upload");
-    if (!p.length || p.offset != *p.length || !p.result_node.empty()) {
-      return Status::InvalidArgument("partial upload " + pid + " is not complete");
+  std::vector<std::vector<ManifestChunk>> lists;
+  NUBO_RETURN_IF_ERROR(files_.meta().Read([&](meta::ReadTxn& t) -> Status {
+    for (const std::string& pid : part_ids) {
+      NUBO_ASSIGN_OR_RETURN(UploadSessionRow p, LoadSession(t, who, pid));
+      if (p.kind != 1) return Status::InvalidArgument("upload " + pid + " is not a partial upload");
+      if (!p.length || p.offset != *p.length || !p.result_node.empty()) {
+        return Status::InvalidArgument("partial upload " + pid + " is not complete");
+      }
+      NUBO_ASSIGN_OR_RETURN(auto list, t.UploadSessionChunks(p.id));
+      parts.push_back(std::move(p));
+      lists.push_back(std::move(list));
     }
-    NUBO_ASSIGN_OR_RETURN(auto list, FinalChunks(files_.meta(), files_.chunks(), p, pins));
-    for (ManifestChunk c : list) {
+    return Status::Ok();
+  }));
+  // Each part's tail cut as the end of its stream, in order.
+  Pins pins;
+  content::ManifestDraft draft;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    NUBO_RETURN_IF_ERROR(CutTail(files_.chunks(), parts[i], lists[i], pins));
+    for (ManifestChunk c : lists[i]) {
       c.seq = static_cast<uint32_t>(draft.chunks.size());
       c.offset = draft.size;
       draft.size += c.size;
       draft.chunks.push_back(c);
     }
-    parts.push_back(std::move(p));
   }
+  lists.clear();
   spec.length = draft.size;
   // The parts' reservations hold these bytes until the commit ends them.
   for (const UploadSessionRow& p : parts) {
@@ -679,23 +703,34 @@ Result<ConcatResult> UploadSessions::Concat(const Principal& who, SessionSpec sp
     NUBO_ASSIGN_OR_RETURN(draft.hash, HashChunks(files_.chunks(), draft.chunks, checksum));
   }
   if (checksum) NUBO_RETURN_IF_ERROR(checksum->Verify(draft.hash));
-  NUBO_ASSIGN_OR_RETURN(UploadSessionRow final_s, Create(who, spec));
+  // The final upload's row is written by the commit that creates the file.
+  NUBO_ASSIGN_OR_RETURN(UploadSessionRow final_s, Prepare(who, spec));
   const std::string mime = DetectMime(final_s.name, Head(files_.chunks(), draft.chunks));
   const int64_t now = UnixMillis();
   ConcatResult out;
   Status st = files_.meta().Write([&](meta::WriteTxn& t) -> Status {
-    for (const auto& c : draft.chunks) {
-      NUBO_RETURN_IF_ERROR(StillStored(t, files_.chunks(), c.hash, c.size));
-    }
-    NUBO_ASSIGN_OR_RETURN(int64_t manifest, content::AcquireManifest(t, draft, now));
+    // The parts end; the references they held pass to the manifest.
+    std::vector<meta::Digest> released;
     for (const UploadSessionRow& p : parts) {
       NUBO_ASSIGN_OR_RETURN(UploadSessionRow cur, LoadSession(t, who, p.public_id));
       if (cur.offset != p.offset || !cur.result_node.empty()) {
         return Status::Conflict("a partial upload changed meanwhile");
       }
-      NUBO_RETURN_IF_ERROR(EndSession(t, cur, now));
+      NUBO_ASSIGN_OR_RETURN(auto held, HeldChunks(t, cur));
+      released.insert(released.end(), held.begin(), held.end());
+      NUBO_RETURN_IF_ERROR(DropSession(t, cur));
     }
-    NUBO_ASSIGN_OR_RETURN(UploadSessionRow cur, LoadSession(t, who, final_s.public_id));
+    // A chunk a part holds is counted until this commit; only the pieces
+    // cut from the tails may have no row yet.
+    const std::set<meta::Digest> counted(released.begin(), released.end());
+    for (const auto& c : draft.chunks) {
+      if (counted.count(c.hash) == 0) {
+        NUBO_RETURN_IF_ERROR(StillStored(t, files_.chunks(), c.hash, c.size));
+      }
+    }
+    NUBO_ASSIGN_OR_RETURN(int64_t manifest,
+                          content::AcquireManifestReleasing(t, draft, released, now));
+    UploadSessionRow cur = final_s;
     NUBO_ASSIGN_OR_RETURN(out.file, files_.AttachFile(t, who, TargetOf(cur), manifest, draft.size,
                                                       mime, cur.reservation_id));
     if (checksum) NUBO_RETURN_IF_ERROR(KeepChecksum(t, manifest, *checksum));
@@ -706,11 +741,12 @@ Result<ConcatResult> UploadSessions::Concat(const Principal& who, SessionSpec sp
     cur.reservation_id = 0;
     cur.offset = static_cast<int64_t>(draft.size);
     cur.result_node = out.file.node.public_id;
+    NUBO_RETURN_IF_ERROR(t.InsertUploadSession(cur));
     out.session = cur;
-    return t.UpdateUploadSession(cur);
+    return also ? also(t) : Status::Ok();
   });
   if (!st.ok()) {
-    (void)Cancel(who, final_s.public_id);
+    files_.Unreserve(final_s.reservation_id);
     return st;
   }
   files_.NoteRecent(who.user_id, out.file.node.id);

@@ -140,11 +140,14 @@ class UploadSessions {
   // continued part to part); otherwise the parts' bytes are read to hash.
   // `checksum`: a client's whole-content checksum, verified before anything
   // is committed (its bytes read when it is not BLAKE3) and kept with the
-  // content (KeepChecksum).
+  // content (KeepChecksum). `also`: more writes for the same commit (which
+  // may run more than once, as any write callback). One read and one
+  // commit, however many parts.
+  using WriteHook = std::function<Status(meta::WriteTxn&)>;
   Result<ConcatResult> Concat(const Principal& who, SessionSpec spec,
                               const std::vector<std::string>& part_ids,
                               std::optional<meta::Digest> whole_hash = std::nullopt,
-                              Checksum* checksum = nullptr);
+                              Checksum* checksum = nullptr, const WriteHook& also = nullptr);
   // A delta upload of `plan` (whose sizes add up to spec.length; the
   // whole-content BLAKE3 is spec.target.checksum, required).
   Result<DeltaState> CreateDelta(const Principal& who, SessionSpec spec,

@@ -249,14 +249,14 @@ Result<files::UploadResult> ChunkedUploads::Assemble(const auth::Principal& who,
   if (!req.checksum.empty()) {
     NUBO_ASSIGN_OR_RETURN(checksum, files::Checksum::Parse(req.checksum));
   }
+  // The parts end with the concatenation, and the upload folder's row in
+  // the same commit.
   NUBO_ASSIGN_OR_RETURN(files::ConcatResult done,
-                        sessions_.Concat(who, std::move(spec), ids, whole, checksum.get()));
-  // The parts ended with the concatenation; the folder row goes too.
-  Status st = meta_.Write([&](meta::WriteTxn& t) -> Status {
-    Status d = t.DeleteNcUpload(u.id);
-    return d.code() == Code::kNotFound ? Status::Ok() : d;
-  });
-  (void)st;  // the file exists; a leftover row expires
+                        sessions_.Concat(who, std::move(spec), ids, whole, checksum.get(),
+                                         [&](meta::WriteTxn& t) -> Status {
+                                           Status d = t.DeleteNcUpload(u.id);
+                                           return d.code() == Code::kNotFound ? Status::Ok() : d;
+                                         }));
   return std::move(done.file);
 }
 
