@@ -13,6 +13,17 @@ std::set<meta::Digest> Distinct(const std::vector<meta::ManifestChunk>& chunks) 
   return out;
 }
 
+// One reference more to `c`, a chunk with inline bytes: an orphaned row's
+// file may be gone already (GC deletes files outside the row's
+// transaction), so such a row gets the bytes back.
+Status AddInlineRef(meta::WriteTxn& txn, const meta::ManifestChunk& c) {
+  NUBO_ASSIGN_OR_RETURN(auto row, txn.GetChunk(c.hash));
+  if (!row) return txn.InsertInlineChunk(meta::ChunkRow{c.hash, c.size, 1, std::nullopt}, *c.data);
+  NUBO_RETURN_IF_ERROR(txn.SetChunkRefs(c.hash, row->refs + 1, std::nullopt));
+  if (!row->inline_data && row->refs == 0) NUBO_RETURN_IF_ERROR(txn.SetChunkData(c.hash, *c.data));
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft,
@@ -29,20 +40,16 @@ Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft,
   }
   std::map<meta::Digest, const meta::ManifestChunk*> distinct;
   for (const auto& c : draft.chunks) distinct.emplace(c.hash, &c);
+  std::vector<meta::ChunkRow> counted;
+  counted.reserve(distinct.size());
   for (const auto& [hash, c] : distinct) {
-    NUBO_ASSIGN_OR_RETURN(auto row, txn.GetChunk(hash));
-    if (row) {
-      NUBO_RETURN_IF_ERROR(txn.SetChunkRefs(hash, row->refs + 1, std::nullopt));
-      // An orphaned row's file may be gone already (GC deletes files
-      // outside the row's transaction): the inline bytes take its place.
-      if (c->data && !row->inline_data && row->refs == 0) {
-        NUBO_RETURN_IF_ERROR(txn.SetChunkData(hash, *c->data));
-      }
+    if (c->data) {
+      NUBO_RETURN_IF_ERROR(AddInlineRef(txn, *c));
     } else {
-      const meta::ChunkRow row{hash, c->size, 1, std::nullopt};
-      NUBO_RETURN_IF_ERROR(c->data ? txn.InsertInlineChunk(row, *c->data) : txn.InsertChunk(row));
+      counted.push_back(meta::ChunkRow{hash, c->size, 1, std::nullopt});
     }
   }
+  NUBO_RETURN_IF_ERROR(txn.AddChunkRefs(counted));
   return txn.InsertManifest(draft.hash, draft.size, draft.chunks, 1);
 }
 
@@ -66,30 +73,18 @@ Result<int64_t> AcquireManifestReleasing(meta::WriteTxn& txn, const ManifestDraf
       ch.listed = true;
     }
   }
+  std::vector<meta::ChunkRow> counted;
   for (const auto& [hash, ch] : changes) {
     const int64_t delta = (ch.listed ? 1 : 0) - ch.released;
-    if (delta == 0) continue;
-    NUBO_ASSIGN_OR_RETURN(auto row, txn.GetChunk(hash));
-    if (!row) {
-      if (delta < 0) {
-        return Status::Internal("chunk " + DigestHex(hash) + " held by an upload has no count");
-      }
-      const meta::ChunkRow fresh{hash, ch.chunk->size, 1, std::nullopt};
-      NUBO_RETURN_IF_ERROR(ch.chunk->data ? txn.InsertInlineChunk(fresh, *ch.chunk->data)
-                                          : txn.InsertChunk(fresh));
-      continue;
-    }
-    const int64_t refs = row->refs + delta;
-    if (row->refs < ch.released) {
-      return Status::Internal("chunk " + DigestHex(hash) + " held by an upload has no count");
-    }
-    NUBO_RETURN_IF_ERROR(
-        txn.SetChunkRefs(hash, refs, refs == 0 ? std::optional<int64_t>(now_ms) : std::nullopt));
-    // As in AcquireManifest: an orphaned row's file may be gone already.
-    if (ch.listed && ch.chunk->data && !row->inline_data && row->refs - ch.released == 0) {
-      NUBO_RETURN_IF_ERROR(txn.SetChunkData(hash, *ch.chunk->data));
+    if (delta < 0) {
+      NUBO_RETURN_IF_ERROR(txn.DropChunkRefs(hash, -delta, now_ms));
+    } else if (delta > 0 && ch.chunk->data) {
+      NUBO_RETURN_IF_ERROR(AddInlineRef(txn, *ch.chunk));
+    } else if (delta > 0) {
+      counted.push_back(meta::ChunkRow{hash, ch.chunk->size, delta, std::nullopt});
     }
   }
+  NUBO_RETURN_IF_ERROR(txn.AddChunkRefs(counted));
   if (existing) return existing->id;
   return txn.InsertManifest(draft.hash, draft.size, draft.chunks, 1);
 }
@@ -102,27 +97,23 @@ Status AddManifestRef(meta::WriteTxn& txn, int64_t manifest_id) {
 
 Status AcquireChunks(meta::WriteTxn& txn,
                      const std::vector<std::pair<meta::Digest, uint32_t>>& chunks) {
+  std::map<meta::Digest, meta::ChunkRow> counts;  // a chunk listed twice counts twice
   for (const auto& [hash, size] : chunks) {
-    NUBO_ASSIGN_OR_RETURN(auto row, txn.GetChunk(hash));
-    if (row) {
-      NUBO_RETURN_IF_ERROR(txn.SetChunkRefs(hash, row->refs + 1, std::nullopt));
-    } else {
-      NUBO_RETURN_IF_ERROR(txn.InsertChunk(meta::ChunkRow{hash, size, 1, std::nullopt}));
-    }
+    meta::ChunkRow& r = counts[hash];
+    r.hash = hash;
+    r.size = size;
+    ++r.refs;
   }
-  return Status::Ok();
+  std::vector<meta::ChunkRow> rows;
+  rows.reserve(counts.size());
+  for (auto& [hash, r] : counts) rows.push_back(r);
+  return txn.AddChunkRefs(rows);
 }
 
 Status ReleaseChunks(meta::WriteTxn& txn, const std::vector<meta::Digest>& hashes, int64_t now_ms) {
-  for (const auto& hash : hashes) {
-    NUBO_ASSIGN_OR_RETURN(auto row, txn.GetChunk(hash));
-    if (!row || row->refs <= 0) {
-      return Status::Internal("chunk " + DigestHex(hash) + " held by an upload has no count");
-    }
-    const int64_t refs = row->refs - 1;
-    NUBO_RETURN_IF_ERROR(
-        txn.SetChunkRefs(hash, refs, refs == 0 ? std::optional<int64_t>(now_ms) : std::nullopt));
-  }
+  std::map<meta::Digest, int64_t> counts;
+  for (const auto& hash : hashes) ++counts[hash];
+  for (const auto& [hash, n] : counts) NUBO_RETURN_IF_ERROR(txn.DropChunkRefs(hash, n, now_ms));
   return Status::Ok();
 }
 
@@ -136,13 +127,7 @@ Status ReleaseManifest(meta::WriteTxn& txn, int64_t manifest_id, int64_t now_ms)
   NUBO_ASSIGN_OR_RETURN(auto chunks, txn.ManifestChunks(manifest_id));
   NUBO_RETURN_IF_ERROR(txn.DeleteManifest(manifest_id));
   for (const auto& hash : Distinct(chunks)) {
-    NUBO_ASSIGN_OR_RETURN(auto row, txn.GetChunk(hash));
-    if (!row || row->refs <= 0) {
-      return Status::Internal("chunk " + DigestHex(hash) + " listed by a manifest has no count");
-    }
-    int64_t refs = row->refs - 1;
-    NUBO_RETURN_IF_ERROR(
-        txn.SetChunkRefs(hash, refs, refs == 0 ? std::optional<int64_t>(now_ms) : std::nullopt));
+    NUBO_RETURN_IF_ERROR(txn.DropChunkRefs(hash, 1, now_ms));
   }
   return Status::Ok();
 }

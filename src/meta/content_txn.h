@@ -101,6 +101,15 @@ class ContentWrites {
   virtual Status InsertInlineChunk(const ChunkRow& row, const std::string& data) = 0;
   virtual Status SetChunkRefs(const Digest& hash, int64_t refs,
                               std::optional<int64_t> orphaned_at_ms) = 0;
+  // Adds `row.refs` references to each chunk of `rows` (distinct hashes),
+  // creating the rows that do not exist (size from `row`): the count
+  // changes in the statement that finds the row, several rows a statement
+  // (no read first: one round trip for many chunks on PostgreSQL).
+  virtual Status AddChunkRefs(const std::vector<ChunkRow>& rows) = 0;
+  // Drops `n` references in one statement; at zero the chunk is stamped
+  // orphaned at `now_ms`. Internal (a count that is wrong) when it has no
+  // row or fewer than `n`.
+  virtual Status DropChunkRefs(const Digest& hash, int64_t n, int64_t now_ms) = 0;
   virtual Status DeleteChunk(const Digest& hash) = 0;
   // Keeps `data` (the chunk's bytes) in its row: the chunk becomes inline,
   // readable without the chunk store. NotFound without a row.

@@ -245,6 +245,61 @@ TEST_P(MetaStoreConformance, ManifestsChunksAndPins) {
                   .ok());
 }
 
+// Counts change in the statement that finds the row: many rows a
+// statement (past one batch), new rows created, an orphan revived; a drop
+// to zero stamps the orphan time, a drop below zero fails and changes
+// nothing.
+TEST_P(MetaStoreConformance, ChunkCountsChangeByDelta) {
+  std::vector<ChunkRow> rows;
+  for (int i = 0; i < 70; ++i) {
+    rows.push_back({Blake3::Hash("chunk " + std::to_string(i)), 100u + i, 1 + i % 3, std::nullopt});
+  }
+  ASSERT_TRUE(store_
+                  ->Write([&](WriteTxn& t) -> Status {
+                    NUBO_RETURN_IF_ERROR(t.InsertChunk({rows[0].hash, 100, 2, std::nullopt}));
+                    return t.InsertChunk({rows[69].hash, 169, 0, 1234});  // an orphan
+                  })
+                  .ok());
+  ASSERT_TRUE(store_->Write([&](WriteTxn& t) { return t.AddChunkRefs(rows); }).ok());
+  ASSERT_TRUE(store_
+                  ->Read([&](ReadTxn& t) -> Status {
+                    for (int i = 0; i < 70; ++i) {
+                      NUBO_ASSIGN_OR_RETURN(auto row, t.GetChunk(rows[i].hash));
+                      EXPECT_TRUE(row.has_value()) << i;
+                      if (!row) continue;
+                      EXPECT_EQ(row->refs, (i == 0 ? 2 : 0) + 1 + i % 3) << i;
+                      EXPECT_EQ(row->size, 100u + i) << i;
+                      EXPECT_FALSE(row->orphaned_at_ms.has_value()) << i;
+                    }
+                    return Status::Ok();
+                  })
+                  .ok());
+  // rows[1] holds 2: one drop leaves 1, the next reaches 0 at its time.
+  for (int64_t at : {50, 60}) {
+    Status st = store_->Write([&](WriteTxn& t) { return t.DropChunkRefs(rows[1].hash, 1, at); });
+    ASSERT_TRUE(st.ok()) << st.ToString();
+  }
+  Status under = store_->Write([&](WriteTxn& t) -> Status {
+    NUBO_RETURN_IF_ERROR(t.DropChunkRefs(rows[2].hash, 1, 70));  // holds 3
+    return t.DropChunkRefs(rows[1].hash, 1, 70);                 // holds 0
+  });
+  EXPECT_EQ(under.code(), Code::kInternal) << under.ToString();
+  Status missing =
+      store_->Write([&](WriteTxn& t) { return t.DropChunkRefs(D("no such chunk"), 1, 70); });
+  EXPECT_EQ(missing.code(), Code::kInternal) << missing.ToString();
+  ASSERT_TRUE(store_
+                  ->Read([&](ReadTxn& t) -> Status {
+                    NUBO_ASSIGN_OR_RETURN(auto gone, t.GetChunk(rows[1].hash));
+                    EXPECT_EQ(gone->refs, 0);
+                    EXPECT_EQ(gone->orphaned_at_ms, std::optional<int64_t>(60));
+                    NUBO_ASSIGN_OR_RETURN(auto kept, t.GetChunk(rows[2].hash));
+                    EXPECT_EQ(kept->refs, 3);  // the failed write's first drop undone
+                    EXPECT_FALSE(kept->orphaned_at_ms.has_value());
+                    return Status::Ok();
+                  })
+                  .ok());
+}
+
 TEST_P(MetaStoreConformance, ManifestChecksumsAreKeptReplacedAndGoWithTheManifest) {
   int64_t a = 0, b = 0;
   ASSERT_TRUE(store_

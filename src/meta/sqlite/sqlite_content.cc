@@ -297,6 +297,56 @@ Status SqliteTxn::SetChunkRefs(const Digest& hash, int64_t refs,
   return Status::Ok();
 }
 
+Status SqliteTxn::AddChunkRefs(const std::vector<ChunkRow>& rows) {
+  // A big file has thousands of chunks: kRows to a statement, the rest one
+  // by one. (A row may appear once per statement: the caller's are distinct.)
+  constexpr size_t kRows = 32;
+  auto statement = [](size_t n) {
+    std::string q = "INSERT INTO chunks (hash, size, refs) VALUES ";
+    for (size_t i = 0; i < n; ++i) q += i ? ", (?, ?, ?)" : "(?, ?, ?)";
+    return q +
+           " ON CONFLICT (hash) DO UPDATE SET refs = chunks.refs + excluded.refs, "
+           "orphaned_at = NULL";
+  };
+  static const std::string many = statement(kRows), one = statement(1);
+  auto bind = [](Stmt& s, size_t i, const ChunkRow& r) {
+    const int p = static_cast<int>(i * 3);
+    s.Bind(p + 1, r.hash).Bind(p + 2, static_cast<int64_t>(r.size)).Bind(p + 3, r.refs);
+  };
+  size_t done = 0;
+  if (rows.size() >= kRows) {
+    NUBO_PREPARE(s, c_, many.c_str());
+    for (; rows.size() - done >= kRows; done += kRows) {
+      for (size_t i = 0; i < kRows; ++i) bind(s, i, rows[done + i]);
+      NUBO_RETURN_IF_ERROR(s.Exec());
+      s.Reset();
+    }
+  }
+  if (done == rows.size()) return Status::Ok();
+  NUBO_PREPARE(s, c_, one.c_str());
+  for (; done < rows.size(); ++done) {
+    bind(s, 0, rows[done]);
+    NUBO_RETURN_IF_ERROR(s.Exec());
+    s.Reset();
+  }
+  return Status::Ok();
+}
+
+Status SqliteTxn::DropChunkRefs(const Digest& hash, int64_t n, int64_t now_ms) {
+  // The SET expressions see the row as it was: `refs = ?1` is "reaches 0".
+  NUBO_PREPARE(s, c_,
+               "UPDATE chunks SET refs = refs - ?1, orphaned_at = CASE WHEN refs = ?1 THEN CAST(?2 "
+               "AS BIGINT) "
+               "ELSE NULL END WHERE hash = ?3 AND refs >= ?1");
+  s.Bind(1, n).Bind(2, now_ms).Bind(3, hash);
+  NUBO_RETURN_IF_ERROR(s.Exec());
+  if (s.changes() == 0) {
+    return Status::Internal("chunk " + DigestHex(hash) + " has fewer than " + std::to_string(n) +
+                            " references to drop");
+  }
+  return Status::Ok();
+}
+
 Status SqliteTxn::DeleteChunk(const Digest& hash) {
   NUBO_PREPARE(s, c_, "DELETE FROM chunks WHERE hash = ?");
   s.Bind(1, hash);

@@ -58,6 +58,8 @@ class SqliteTxn final : public WriteTxn {
   Status InsertInlineChunk(const ChunkRow& row, const std::string& data) override;
   Status SetChunkRefs(const Digest& hash, int64_t refs,
                       std::optional<int64_t> orphaned_at_ms) override;
+  Status AddChunkRefs(const std::vector<ChunkRow>& rows) override;
+  Status DropChunkRefs(const Digest& hash, int64_t n, int64_t now_ms) override;
   Status DeleteChunk(const Digest& hash) override;
   Status SetChunkData(const Digest& hash, const std::string& data) override;
   Status InsertPin(const std::string& name, int64_t manifest_id) override;
