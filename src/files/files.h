@@ -93,6 +93,11 @@ struct FilesOptions {
   // (sharing.share_folder): the folder's names below the personal root;
   // empty, or a folder that does not exist: the root itself.
   std::vector<std::string> share_folder;
+  // Whether the background derive job can do anything for a file of this
+  // name and type (media::DeriveWanted). The database queues one for every
+  // new content (migration 0014's triggers); an upload drops it when not,
+  // and a rename that makes a file wanted queues it. Unset: every job stays.
+  std::function<bool(std::string_view name, std::string_view mime)> derive_wanted;
 };
 
 // The strong ETag of a node: files "\"<first 32 hex digits of the BLAKE3

@@ -14,6 +14,7 @@
 #include "files/upload_sessions.h"
 #include "util/blake3_hash.h"
 #include "util/mix.h"
+#include "util/time.h"
 
 namespace nubo::files {
 namespace {
@@ -531,6 +532,56 @@ TEST_F(FilesTest, ConcatCommitsOnceWithTheCallersWrites) {
   ASSERT_TRUE(final_s.ok()) << final_s.status().ToString();
   EXPECT_EQ(final_s->result_node, done->file.node.public_id);
   ExpectFsckClean();
+}
+
+// A derive job that could do nothing for the file it was queued for is
+// dropped in the transaction that writes the file; a rename into a type it
+// reads queues one.
+TEST_F(FilesTest, DeriveJobsStayOnlyForFilesTheyCanRead) {
+  FilesOptions o;
+  o.derive_wanted = [](std::string_view name, std::string_view) { return name.ends_with(".txt"); };
+  Files files(*db_.store, chunks_, o);
+  auto due = [&] {
+    int64_t n = -1;
+    EXPECT_TRUE(db_.store
+                    ->Read([&](meta::ReadTxn& t) -> Status {
+                      NUBO_ASSIGN_OR_RETURN(auto c, t.CountJobs(UnixMillis()));
+                      n = c.due;
+                      return Status::Ok();
+                    })
+                    .ok());
+    return n;
+  };
+  auto put = [&](const std::string& name, const std::string& data) {
+    UploadRequest r;
+    r.parent_id = root_;
+    r.name = name;
+    r.conflict = Conflict::kOverwrite;
+    auto up = files.BeginUpload(alice_, r);
+    EXPECT_TRUE(up.ok());
+    EXPECT_TRUE((*up)->Write(data.data(), data.size()).ok());
+    auto done = (*up)->Finish();
+    EXPECT_TRUE(done.ok()) << done.status().ToString();
+    return done.ok() ? done->node : NodeRow{};
+  };
+  const NodeRow a = put("a.bin", "binary");
+  EXPECT_EQ(due(), 0);
+  put("b.txt", "words");
+  EXPECT_EQ(due(), 1);
+  put("a.bin", "other binary");  // new content, still nothing to read
+  EXPECT_EQ(due(), 1);
+  auto renamed =
+      files.Update(alice_, a.public_id, std::string("a.txt"), std::nullopt, Conflict::kFail, {});
+  ASSERT_TRUE(renamed.ok()) << renamed.status().ToString();
+  EXPECT_EQ(due(), 2);
+  // Without the option every job stays, as the database queued it.
+  Files plain(*db_.store, chunks_, {});
+  UploadRequest r;
+  r.parent_id = root_;
+  r.name = "c.bin";
+  auto up = plain.BeginUpload(alice_, r);
+  ASSERT_TRUE(up.ok() && (*up)->Write("x", 1).ok() && (*up)->Finish().ok());
+  EXPECT_EQ(due(), 3);
 }
 
 }  // namespace

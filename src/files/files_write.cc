@@ -26,6 +26,14 @@ using meta::NodeRow;
 
 namespace {
 
+// New content queues a derive job (migration 0014's triggers); one that
+// cannot do anything for this file is dropped in the same transaction,
+// so that a folder of archives or binaries costs the job queue nothing.
+Status DropUnwantedDerive(meta::WriteTxn& t, const FilesOptions& o, const NodeRow& n) {
+  if (!o.derive_wanted || o.derive_wanted(n.name, n.mime)) return Status::Ok();
+  return t.DropJob("derive", n.id);
+}
+
 // The one place a node takes a name: the lookup and listing keys follow.
 void SetName(NodeRow& n, std::string name) {
   n.name_key = NameKey(name);
@@ -245,6 +253,7 @@ Result<UploadResult> Files::AttachFile(meta::WriteTxn& t, const Principal& who,
     // needs the file's; the rollups the folders').
     NUBO_RETURN_IF_ERROR(Stamp(t, n));
     NUBO_RETURN_IF_ERROR(t.UpdateNode(n));
+    NUBO_RETURN_IF_ERROR(DropUnwantedDerive(t, options_, n));
     if (!kept) NUBO_RETURN_IF_ERROR(content::ReleaseManifest(t, old_manifest, now));
     NUBO_RETURN_IF_ERROR(t.BumpAncestors(parent.id, n.tree_seq, delta));
     NUBO_ASSIGN_OR_RETURN(out.node, Reload(t, n.id, who.user_id));
@@ -264,6 +273,7 @@ Result<UploadResult> Files::AttachFile(meta::WriteTxn& t, const Principal& who,
   n.mtime_ms = req.mtime_ms.value_or(now);
   NUBO_RETURN_IF_ERROR(Stamp(t, n));
   NUBO_RETURN_IF_ERROR(NameTaken(t.InsertNode(n), name));
+  NUBO_RETURN_IF_ERROR(DropUnwantedDerive(t, options_, n));
   NUBO_RETURN_IF_ERROR(t.BumpAncestors(parent.id, n.tree_seq, static_cast<int64_t>(size)));
   // The row as GetNode would read it, without reading it back (a round trip
   // under PostgreSQL's writer lock): a new id is nobody's favorite and a
@@ -743,11 +753,18 @@ Result<NodeRow> Files::Update(const Principal& who, std::string_view id,
     NUBO_RETURN_IF_ERROR(DropNodeLocks(t, n));
     const bool moved = dest.id != old_parent->id;
     if (moved || final_name != n.name) NUBO_RETURN_IF_ERROR(LeaveTombstone(t, n));
+    const std::string old_name = n.name;
     SetName(n, final_name);
     n.parent_id = dest.id;
     n.updated_by = who.user_id;
     NUBO_RETURN_IF_ERROR(Stamp(t, n));
     NUBO_RETURN_IF_ERROR(NameTaken(t.UpdateNode(n), final_name));
+    // A file renamed into a type the derive job reads (a download's
+    // "x.txt.part" becoming "x.txt") is read now.
+    if (!n.folder() && options_.derive_wanted && options_.derive_wanted(n.name, n.mime) &&
+        !options_.derive_wanted(old_name, n.mime)) {
+      NUBO_RETURN_IF_ERROR(t.QueueJob("derive", n.id));
+    }
     const int64_t size = static_cast<int64_t>(n.size);
     if (moved) {
       NUBO_RETURN_IF_ERROR(Touch(t, n.drive_id, old_parent->id, -size));

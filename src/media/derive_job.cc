@@ -21,6 +21,13 @@ constexpr uint64_t kMaxInlineRead = 4 * search::kMaxTextBytes;
 
 }  // namespace
 
+bool DeriveWanted(std::string_view name, std::string_view mime) {
+  // Each of Run's steps below, asked whether it applies.
+  return Previewable(name, mime) || IsPhoto(mime) ||
+         (IsAudio(name, mime) && !AudioSuffix(name).empty()) ||
+         search::KindFor(name, mime) != search::TextKind::kNone;
+}
+
 Result<std::string> DeriveJob::ExtractText(const meta::NodeRow& node,
                                            const std::vector<meta::ManifestChunk>& chunks,
                                            ContentCopy& copy) {
@@ -113,6 +120,7 @@ Status DeriveJob::Run(const meta::JobRow& job) {
     return Status::Ok();
   }));
   if (!node || node->folder() || !node->manifest_id) return Status::Ok();  // gone: nothing to do
+  if (!DeriveWanted(node->name, node->mime)) return Status::Ok();
   ContentCopy copy(thumbnails_, *node, chunks);  // one for every helper of this run
   if (Previewable(node->name, node->mime)) {
     auto thumb = thumbnails_.Get(*node, chunks, Variant::kSmall, &copy);

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "blob/chunk_store.h"
@@ -15,6 +16,12 @@
 #include "util/status.h"
 
 namespace nubo::media {
+
+// Whether the derive job can do anything for a file named `name` with
+// `mime`: a thumbnail, a photo, a track or text to index. A job for a file
+// it cannot is dropped where the file is written (files/FilesOptions::
+// derive_wanted), and a rename that makes it wanted queues one.
+bool DeriveWanted(std::string_view name, std::string_view mime);
 
 class DeriveJob {
  public:

@@ -104,6 +104,11 @@ class MediaWrites {
   virtual Status FinishJob(const JobRow& job) = 0;
   // Releases the job until `retry_at_ms` with its error.
   virtual Status FailJob(const JobRow& job, const std::string& error, int64_t retry_at_ms) = 0;
+  // Queues `kind` for `node_id` as the triggers do (requested again, due
+  // at once, if it is queued already).
+  virtual Status QueueJob(const std::string& kind, int64_t node_id) = 0;
+  // Drops the queued `kind` of `node_id`, if any.
+  virtual Status DropJob(const std::string& kind, int64_t node_id) = 0;
   virtual Status PutDerived(const DerivedRow& row) = 0;
   virtual Status DeleteDerived(const Digest& hash, int variant) = 0;
   virtual Status PutPhoto(const PhotoRow& row) = 0;

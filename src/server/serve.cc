@@ -468,6 +468,7 @@ int RunServe(const Config& cfg) {
   fopt.tmp_dir = (fs::path(cfg.data_dir) / "tmp").string();
   fopt.users_create_drives = cfg.users_create_drives;
   fopt.share_folder = cfg.share_folder;
+  fopt.derive_wanted = media::DeriveWanted;
   fopt.versions_quota_per_mille = cfg.versions_quota_percent * 10;
   files::Files files(meta, chunks, fopt);
   share::Sharing sharing(

@@ -363,6 +363,14 @@ class MediaTest(unittest.TestCase):
         self.assertEqual(self.found(self.bob, "pangolin")["items"], [])
         self.assertEqual(self.found(self.bob, "narwhal")["items"], [])
 
+    def test_a_file_renamed_into_a_readable_type_is_read_then(self):
+        # Stored as a partial download: nothing for the derive job (its job
+        # is dropped at the upload); the rename into a text file queues it.
+        node = self.alice.put(self.alice.root, "draft.txt.part", b"the word is capybara")
+        status, _, body = self.alice.call("PATCH", "/nodes/" + node["id"], {"name": "draft.txt"})
+        self.assertEqual(status, 200, body)
+        self.wait_found(self.alice, "capybara", "draft.txt")
+
     def test_trash_hides_and_restore_brings_back(self):
         node = self.alice.put(self.alice.root, "gone.txt", b"the word is wolverine")
         self.wait_found(self.alice, "wolverine", "gone.txt")

@@ -304,6 +304,20 @@ Status SqliteTxn::FailJob(const JobRow& job, const std::string& error, int64_t r
   return sqlite::FailJob(c_, job, error, retry_at_ms);
 }
 
+Status SqliteTxn::QueueJob(const std::string& kind, int64_t node_id) {
+  NUBO_PREPARE(s, c_,
+               "INSERT INTO jobs (kind, node_id) VALUES (?, ?) ON CONFLICT (kind, node_id) DO "
+               "UPDATE SET gen = jobs.gen + 1, run_at = 0, attempts = 0");
+  s.Bind(1, kind).Bind(2, node_id);
+  return s.Exec();
+}
+
+Status SqliteTxn::DropJob(const std::string& kind, int64_t node_id) {
+  NUBO_PREPARE(s, c_, "DELETE FROM jobs WHERE kind = ? AND node_id = ?");
+  s.Bind(1, kind).Bind(2, node_id);
+  return s.Exec();
+}
+
 Status SqliteTxn::PutDerived(const DerivedRow& row) { return sqlite::PutDerived(c_, row); }
 
 Status SqliteTxn::DeleteDerived(const Digest& hash, int variant) {

@@ -328,6 +328,8 @@ class SqliteTxn final : public WriteTxn {
   Result<std::optional<JobRow>> ClaimJob(int64_t now_ms, int64_t lease_ms) override;
   Status FinishJob(const JobRow& job) override;
   Status FailJob(const JobRow& job, const std::string& error, int64_t retry_at_ms) override;
+  Status QueueJob(const std::string& kind, int64_t node_id) override;
+  Status DropJob(const std::string& kind, int64_t node_id) override;
   Status PutDerived(const DerivedRow& row) override;
   Status DeleteDerived(const Digest& hash, int variant) override;
   Status PutPhoto(const PhotoRow& row) override;
