@@ -23,6 +23,42 @@ ChunkRow ChunkFrom(const Stmt& s) {
   return r;
 }
 
+// Rows in a few statements: `head` + kBatchRows times `values` + `tail`
+// for as long as rows remain, then one a statement. A big file has
+// thousands of chunks, and on PostgreSQL each statement is a round trip.
+// `bind(s, i, row)`: the row's parameters as the i-th of the statement.
+constexpr size_t kBatchRows = 32;
+
+struct BatchedInsert {
+  std::string many, one;
+  BatchedInsert(const std::string& head, const std::string& values, const std::string& tail) {
+    many = head;
+    for (size_t i = 0; i < kBatchRows; ++i) many += (i ? ", " : "") + values;
+    many += tail;
+    one = head + values + tail;
+  }
+  template <class Row, class Bind>
+  Status Run(sql::Conn& c, const std::vector<Row>& rows, Bind bind) const {
+    size_t done = 0;
+    if (rows.size() >= kBatchRows) {
+      NUBO_PREPARE(s, c, many.c_str());
+      for (; rows.size() - done >= kBatchRows; done += kBatchRows) {
+        for (size_t i = 0; i < kBatchRows; ++i) bind(s, i, rows[done + i]);
+        NUBO_RETURN_IF_ERROR(s.Exec());
+        s.Reset();
+      }
+    }
+    if (done == rows.size()) return Status::Ok();
+    NUBO_PREPARE(s, c, one.c_str());
+    for (; done < rows.size(); ++done) {
+      bind(s, 0, rows[done]);
+      NUBO_RETURN_IF_ERROR(s.Exec());
+      s.Reset();
+    }
+    return Status::Ok();
+  }
+};
+
 }  // namespace
 
 Result<std::optional<ManifestRow>> SqliteTxn::FindManifest(const Digest& hash) {
@@ -193,41 +229,17 @@ Result<int64_t> SqliteTxn::InsertManifest(const Digest& hash, uint64_t size,
     s.Bind(1, hash).Bind(2, static_cast<int64_t>(size)).Bind(3, refs).Bind(4, UnixMillis());
     NUBO_ASSIGN_OR_RETURN(id, InsertedId(s));
   }
-  // A big file lists thousands of chunks: kRows to a statement, the rest
-  // one by one.
-  constexpr size_t kRows = 32;
-  static const std::string many = [] {
-    std::string q =
-        "INSERT INTO manifest_chunks (manifest_id, seq, chunk_hash, \"offset\", size) VALUES ";
-    for (size_t i = 0; i < kRows; ++i) q += i ? ", (?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?)";
-    return q;
-  }();
-  auto bind = [id](Stmt& s, size_t row, const ManifestChunk& ch) {
+  static const BatchedInsert insert(
+      "INSERT INTO manifest_chunks (manifest_id, seq, chunk_hash, \"offset\", size) VALUES ",
+      "(?, ?, ?, ?, ?)", "");
+  NUBO_RETURN_IF_ERROR(insert.Run(c_, chunks, [id](Stmt& s, size_t row, const ManifestChunk& ch) {
     const int p = static_cast<int>(row * 5);
     s.Bind(p + 1, id)
         .Bind(p + 2, ch.seq)
         .Bind(p + 3, ch.hash)
         .Bind(p + 4, static_cast<int64_t>(ch.offset))
         .Bind(p + 5, ch.size);
-  };
-  size_t done = 0;
-  if (chunks.size() >= kRows) {
-    NUBO_PREPARE(s, c_, many.c_str());
-    for (; chunks.size() - done >= kRows; done += kRows) {
-      for (size_t i = 0; i < kRows; ++i) bind(s, i, chunks[done + i]);
-      NUBO_RETURN_IF_ERROR(s.Exec());
-      s.Reset();
-    }
-  }
-  if (done == chunks.size()) return id;
-  NUBO_PREPARE(s, c_,
-               "INSERT INTO manifest_chunks (manifest_id, seq, chunk_hash, \"offset\", size) "
-               "VALUES (?, ?, ?, ?, ?)");
-  for (; done < chunks.size(); ++done) {
-    bind(s, 0, chunks[done]);
-    NUBO_RETURN_IF_ERROR(s.Exec());
-    s.Reset();
-  }
+  }));
   return id;
 }
 
@@ -298,38 +310,14 @@ Status SqliteTxn::SetChunkRefs(const Digest& hash, int64_t refs,
 }
 
 Status SqliteTxn::AddChunkRefs(const std::vector<ChunkRow>& rows) {
-  // A big file has thousands of chunks: kRows to a statement, the rest one
-  // by one. (A row may appear once per statement: the caller's are distinct.)
-  constexpr size_t kRows = 32;
-  auto statement = [](size_t n) {
-    std::string q = "INSERT INTO chunks (hash, size, refs) VALUES ";
-    for (size_t i = 0; i < n; ++i) q += i ? ", (?, ?, ?)" : "(?, ?, ?)";
-    return q +
-           " ON CONFLICT (hash) DO UPDATE SET refs = chunks.refs + excluded.refs, "
-           "orphaned_at = NULL";
-  };
-  static const std::string many = statement(kRows), one = statement(1);
-  auto bind = [](Stmt& s, size_t i, const ChunkRow& r) {
+  // A hash may appear once per statement: the caller's rows are distinct.
+  static const BatchedInsert upsert(
+      "INSERT INTO chunks (hash, size, refs) VALUES ", "(?, ?, ?)",
+      " ON CONFLICT (hash) DO UPDATE SET refs = chunks.refs + excluded.refs, orphaned_at = NULL");
+  return upsert.Run(c_, rows, [](Stmt& s, size_t i, const ChunkRow& r) {
     const int p = static_cast<int>(i * 3);
     s.Bind(p + 1, r.hash).Bind(p + 2, static_cast<int64_t>(r.size)).Bind(p + 3, r.refs);
-  };
-  size_t done = 0;
-  if (rows.size() >= kRows) {
-    NUBO_PREPARE(s, c_, many.c_str());
-    for (; rows.size() - done >= kRows; done += kRows) {
-      for (size_t i = 0; i < kRows; ++i) bind(s, i, rows[done + i]);
-      NUBO_RETURN_IF_ERROR(s.Exec());
-      s.Reset();
-    }
-  }
-  if (done == rows.size()) return Status::Ok();
-  NUBO_PREPARE(s, c_, one.c_str());
-  for (; done < rows.size(); ++done) {
-    bind(s, 0, rows[done]);
-    NUBO_RETURN_IF_ERROR(s.Exec());
-    s.Reset();
-  }
-  return Status::Ok();
+  });
 }
 
 Status SqliteTxn::DropChunkRefs(const Digest& hash, int64_t n, int64_t now_ms) {
