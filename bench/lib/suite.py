@@ -127,11 +127,29 @@ class Ctx:
 
     def rotations(self, bad):
         """(round, server) for every round, the servers in a new order each round (order()),
-        skipping those in `bad` (a scenario's failures so far) as it goes."""
+        skipping those in `bad` (a scenario's failures so far) as it goes. Before each, the
+        background jobs nubo queued for the last server's files (thumbnails, text) are left to
+        finish: they run on the same cores and would slow whichever server is measured next."""
         for rnd in range(self.p["rounds"]):
             for s in self.order(rnd):
                 if s.name not in bad:
+                    self.settle_jobs()
                     yield rnd, s
+
+    def settle_jobs(self, timeout=300):
+        if self.args.no_wait:
+            return
+        ports = [s.port for s in self.alive() if s.name.startswith("nubo")]
+        deadline = time.time() + timeout
+        while ports and time.time() < deadline:
+            try:
+                busy = sum((nubo_metric(p, "nubo_jobs_due") or 0) + (nubo_metric(p, "nubo_jobs_running") or 0)
+                           for p in ports)
+            except OSError:  # a server between a stop and its restart (S8)
+                return
+            if busy == 0:
+                return
+            time.sleep(0.5)
 
 
 def fmt(v, f):
