@@ -26,36 +26,14 @@ Status AddInlineRef(meta::WriteTxn& txn, const meta::ManifestChunk& c) {
 
 }  // namespace
 
-Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft,
-                                int64_t /*now_ms*/) {
-  NUBO_ASSIGN_OR_RETURN(auto existing, txn.FindManifest(draft.hash));
-  return AcquireManifest(txn, draft, existing);
-}
+namespace {
 
-Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft,
-                                const std::optional<meta::ManifestRow>& existing) {
-  if (existing) {
-    NUBO_RETURN_IF_ERROR(txn.SetManifestRefs(existing->id, existing->refs + 1));
-    return existing->id;
-  }
-  std::map<meta::Digest, const meta::ManifestChunk*> distinct;
-  for (const auto& c : draft.chunks) distinct.emplace(c.hash, &c);
-  std::vector<meta::ChunkRow> counted;
-  counted.reserve(distinct.size());
-  for (const auto& [hash, c] : distinct) {
-    if (c->data) {
-      NUBO_RETURN_IF_ERROR(AddInlineRef(txn, *c));
-    } else {
-      counted.push_back(meta::ChunkRow{hash, c->size, 1, std::nullopt});
-    }
-  }
-  NUBO_RETURN_IF_ERROR(txn.AddChunkRefs(counted));
-  return txn.InsertManifest(draft.hash, draft.size, draft.chunks, 1);
-}
-
-Result<int64_t> AcquireManifestReleasing(meta::WriteTxn& txn, const ManifestDraft& draft,
-                                         const std::vector<meta::Digest>& released,
-                                         int64_t now_ms) {
+// The manifest of `draft` (found as `existing`, or created listing its
+// distinct chunks) gains one reference, and the references in `released`
+// (one per entry) end: each chunk's count changes once, by the difference.
+Result<int64_t> Acquire(meta::WriteTxn& txn, const ManifestDraft& draft,
+                        const std::optional<meta::ManifestRow>& existing,
+                        const std::vector<meta::Digest>& released, int64_t now_ms) {
   struct Change {
     int64_t released = 0;
     bool listed = false;  // one reference from the new manifest
@@ -63,7 +41,6 @@ Result<int64_t> AcquireManifestReleasing(meta::WriteTxn& txn, const ManifestDraf
   };
   std::map<meta::Digest, Change> changes;
   for (const auto& h : released) ++changes[h].released;
-  NUBO_ASSIGN_OR_RETURN(auto existing, txn.FindManifest(draft.hash));
   if (existing) {
     NUBO_RETURN_IF_ERROR(txn.SetManifestRefs(existing->id, existing->refs + 1));
   } else {
@@ -87,6 +64,25 @@ Result<int64_t> AcquireManifestReleasing(meta::WriteTxn& txn, const ManifestDraf
   NUBO_RETURN_IF_ERROR(txn.AddChunkRefs(counted));
   if (existing) return existing->id;
   return txn.InsertManifest(draft.hash, draft.size, draft.chunks, 1);
+}
+
+}  // namespace
+
+Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft, int64_t now_ms) {
+  NUBO_ASSIGN_OR_RETURN(auto existing, txn.FindManifest(draft.hash));
+  return Acquire(txn, draft, existing, {}, now_ms);
+}
+
+Result<int64_t> AcquireManifest(meta::WriteTxn& txn, const ManifestDraft& draft,
+                                const std::optional<meta::ManifestRow>& existing) {
+  return Acquire(txn, draft, existing, {}, 0);  // nothing released: no count reaches zero
+}
+
+Result<int64_t> AcquireManifestReleasing(meta::WriteTxn& txn, const ManifestDraft& draft,
+                                         const std::vector<meta::Digest>& released,
+                                         int64_t now_ms) {
+  NUBO_ASSIGN_OR_RETURN(auto existing, txn.FindManifest(draft.hash));
+  return Acquire(txn, draft, existing, released, now_ms);
 }
 
 Status AddManifestRef(meta::WriteTxn& txn, int64_t manifest_id) {

@@ -676,6 +676,15 @@ Result<ConcatResult> UploadSessions::Concat(const Principal& who, SessionSpec sp
     }
     return Status::Ok();
   }));
+  // The references the parts hold, which pass to the file's manifest: their
+  // chunk rows as read, and their tails. The commit finds each part as it
+  // was read (the same offset: a session's rows change only with it, as
+  // Append's commit checks too), so these are still its rows then.
+  std::vector<meta::Digest> released;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    for (const ManifestChunk& c : lists[i]) released.push_back(c.hash);
+    if (parts[i].tail_hash) released.push_back(*parts[i].tail_hash);
+  }
   // Each part's tail cut as the end of its stream, in order.
   Pins pins;
   content::ManifestDraft draft;
@@ -710,14 +719,11 @@ Result<ConcatResult> UploadSessions::Concat(const Principal& who, SessionSpec sp
   ConcatResult out;
   Status st = files_.meta().Write([&](meta::WriteTxn& t) -> Status {
     // The parts end; the references they held pass to the manifest.
-    std::vector<meta::Digest> released;
     for (const UploadSessionRow& p : parts) {
       NUBO_ASSIGN_OR_RETURN(UploadSessionRow cur, LoadSession(t, who, p.public_id));
-      if (cur.offset != p.offset || !cur.result_node.empty()) {
+      if (cur.offset != p.offset || cur.tail_hash != p.tail_hash || !cur.result_node.empty()) {
         return Status::Conflict("a partial upload changed meanwhile");
       }
-      NUBO_ASSIGN_OR_RETURN(auto held, HeldChunks(t, cur));
-      released.insert(released.end(), held.begin(), held.end());
       NUBO_RETURN_IF_ERROR(DropSession(t, cur));
     }
     // A chunk a part holds is counted until this commit; only the pieces
