@@ -98,6 +98,9 @@ Result<TokenPair> Sessions::Refresh(std::string_view refresh_token) {
   TokenPair out;
   std::string revoked_family;
   Status st = meta_.Write([&](meta::WriteTxn& txn) -> Status {
+    // A write may run again: only its last run answers.
+    out = TokenPair{};
+    revoked_family.clear();
     NUBO_ASSIGN_OR_RETURN(auto s, txn.FindSessionByRefresh(RefreshHash(refresh_token)));
     if (!s) return Status::Unauthenticated("invalid refresh token");
     if (s->revoked_at_ms) {

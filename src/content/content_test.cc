@@ -16,6 +16,7 @@
 #include "content/ingest.h"
 #include "content/reader.h"
 #include "meta/sqlite/sqlite_store.h"
+#include "meta/test_rerun.h"
 #include "util/ids.h"
 #include "util/mix.h"
 #include "util/time.h"
@@ -418,6 +419,38 @@ TEST_F(ContentTest, GcRacingIngestNeverLosesReferencedChunks) {
   auto back = ReadAll(Blake3::Hash(data));
   ASSERT_TRUE(back.ok());
   EXPECT_TRUE(*back == data);
+  EXPECT_TRUE(Check().clean());
+}
+
+// A write may run more than once (meta_store.h): fsck and GC report what
+// the run that committed found and did, not the sum over every run.
+TEST_F(ContentTest, FsckAndGcCountOnceWhenTheirWritesRunAgain) {
+  meta::RerunningStore twice(*meta_);
+  auto d = Put(Random(1 << 20, 5), "f");
+  ASSERT_TRUE(d.ok());
+  ASSERT_TRUE(meta_
+                  ->Write([&](meta::WriteTxn& t) -> Status {
+                    NUBO_ASSIGN_OR_RETURN(auto m, t.FindManifest(d->hash));
+                    return t.SetManifestRefs(m->id, 5);
+                  })
+                  .ok());
+  auto found = Fsck(twice, chunks_, false);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_EQ(found->problems.size(), 1u);
+  auto repaired = Fsck(twice, chunks_, true);
+  ASSERT_TRUE(repaired.ok()) << repaired.status().ToString();
+  EXPECT_EQ(repaired->repaired, 1u);
+  EXPECT_TRUE(Check().clean());
+
+  std::set<meta::Digest> distinct;
+  for (const auto& c : d->chunks) distinct.insert(c.hash);
+  ASSERT_TRUE(Unpin("f").ok());
+  const int before = twice.reruns();
+  auto gc = CollectGarbage(twice, chunks_, 0, UnixMillis() + 1000);
+  ASSERT_TRUE(gc.ok()) << gc.status().ToString();
+  EXPECT_GT(twice.reruns(), before);
+  EXPECT_EQ(gc->chunks_deleted, distinct.size());
+  for (const auto& h : distinct) EXPECT_FALSE(chunks_.Stat(h).ok());
   EXPECT_TRUE(Check().clean());
 }
 

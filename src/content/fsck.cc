@@ -17,7 +17,12 @@ std::string Hex(const meta::Digest& d) { return DigestHex(d); }
 
 // Counts: recompute from references and compare (fix with `repair`).
 Status CheckCounts(meta::MetaStore& meta, bool repair, FsckReport& r) {
-  return meta.Write([&](meta::WriteTxn& txn) -> Status {
+  // Found by the run that commits: a write may run more than once.
+  std::vector<std::string> problems;
+  uint64_t repaired = 0;
+  NUBO_RETURN_IF_ERROR(meta.Write([&](meta::WriteTxn& txn) -> Status {
+    problems.clear();
+    repaired = 0;
     NUBO_ASSIGN_OR_RETURN(auto mrefs, txn.CountManifestReferences());
     std::map<int64_t, int64_t> want_m(mrefs.begin(), mrefs.end());
     int64_t after = 0;
@@ -28,11 +33,11 @@ Status CheckCounts(meta::MetaStore& meta, bool repair, FsckReport& r) {
         after = m.id;
         int64_t want = want_m.count(m.id) ? want_m[m.id] : 0;
         if (m.refs != want) {
-          r.problems.push_back("manifest " + Hex(m.hash) + " counts " + std::to_string(m.refs) +
-                               " references, has " + std::to_string(want));
+          problems.push_back("manifest " + Hex(m.hash) + " counts " + std::to_string(m.refs) +
+                             " references, has " + std::to_string(want));
           if (repair) {
             NUBO_RETURN_IF_ERROR(txn.SetManifestRefs(m.id, want));
-            ++r.repaired;
+            ++repaired;
           }
         }
       }
@@ -47,19 +52,22 @@ Status CheckCounts(meta::MetaStore& meta, bool repair, FsckReport& r) {
         cafter = c.hash;
         int64_t want = want_c.count(c.hash) ? want_c[c.hash] : 0;
         if (c.refs != want) {
-          r.problems.push_back("chunk " + Hex(c.hash) + " counts " + std::to_string(c.refs) +
-                               " manifests, is listed by " + std::to_string(want));
+          problems.push_back("chunk " + Hex(c.hash) + " counts " + std::to_string(c.refs) +
+                             " manifests, is listed by " + std::to_string(want));
           if (repair) {
             NUBO_RETURN_IF_ERROR(txn.SetChunkRefs(
                 c.hash, want, want == 0 ? std::optional<int64_t>(UnixMillis()) : std::nullopt));
-            ++r.repaired;
+            ++repaired;
           }
         }
       }
     }
     // A repair is committed; a report-only run changes nothing.
     return Status::Ok();
-  });
+  }));
+  r.problems.insert(r.problems.end(), problems.begin(), problems.end());
+  r.repaired += repaired;
+  return Status::Ok();
 }
 
 // Every chunk row: file present, right size, right hash.

@@ -116,6 +116,7 @@ Result<LockResult> Files::Lock(const Principal& who, const Resolved& target, con
     return Status::Conflict("the parent collection does not exist");
   LockResult out;
   NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
+    out = LockResult{};  // a write may run again: only its last run answers
     const int64_t now = UnixMillis();
     std::optional<NodeRow> node;
     std::optional<NodeRow> parent;

@@ -706,8 +706,8 @@ Result<NodeRow> Files::Update(const Principal& who, std::string_view id,
     NUBO_ASSIGN_OR_RETURN(*name, ValidateName(*name));
   }
   NodeRow out;
-  bool replaced = false;
   NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
+    bool replaced = false;  // of this run: a write may run again
     NUBO_ASSIGN_OR_RETURN(NodeRow n, Access(t, who, id, Want::kLive, Action::kRead));
     if (!n.parent_id) return Status::Conflict("the drive's root folder cannot be renamed or moved");
     NUBO_RETURN_IF_ERROR(CheckExpected(cond, n));

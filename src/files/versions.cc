@@ -223,13 +223,16 @@ Result<int64_t> Files::ThinVersions(int64_t now_ms) {
     }));
     if (nodes.empty()) break;
     after = nodes.back();
+    int64_t page_dropped = 0;  // of the run that commits (a write may run again)
     NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& t) -> Status {
+      page_dropped = 0;
       for (int64_t id : nodes) {
         NUBO_ASSIGN_OR_RETURN(int64_t n, ThinNode(t, id, now_ms));
-        dropped += n;
+        page_dropped += n;
       }
       return Status::Ok();
     }));
+    dropped += page_dropped;
   }
   // Each quota drive's versions back within their share.
   NUBO_RETURN_IF_ERROR(ForEachQuotaDrive([&](meta::WriteTxn& t, int64_t d) {

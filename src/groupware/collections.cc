@@ -501,7 +501,9 @@ Result<meta::DavCollectionRow> Collections::Box(const auth::Principal& who,
   made.kind = static_cast<int>(kind);
   made.name = name;
   made.created_at_ms = UnixMillis();
+  const meta::DavCollectionRow fresh = made;
   NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& txn) -> Status {
+    made = fresh;  // a write may run again: not the row an earlier run found
     NUBO_ASSIGN_OR_RETURN(auto again, txn.GetDavCollection(owner.id, made.kind, name));
     if (again) {
       made = *again;
@@ -569,6 +571,7 @@ Result<PutOutcome> Collections::PutObject(const auth::Principal& who,
   row.mtime_ms = UnixMillis();
   row.data = std::move(data);
   NUBO_RETURN_IF_ERROR(meta_.Write([&](meta::WriteTxn& txn) -> Status {
+    if (refusal) *refusal = Refusal{};  // a write may run again: only its last run answers
     authz::Checker check(txn, who);
     NUBO_ASSIGN_OR_RETURN(authz::Perms perms, check.OnCollection(c));
     NUBO_ASSIGN_OR_RETURN(auto existing, txn.GetDavObject(c.id, row.name));

@@ -80,7 +80,11 @@ class MetaStore {
   // error. Aborted when another process held the database too long.
   // Concurrent calls may share one transaction and one durable commit
   // (group commit): each `fn` still sees the writes queued before it and
-  // fails alone, but may run on another caller's thread.
+  // fails alone, but may run on another caller's thread — and more than
+  // once: a run whose transaction was rolled back (another write of its
+  // batch failed, or PostgreSQL undid it) is run again from the start, so
+  // `fn` overwrites what it hands out, and acts on nothing outside the
+  // transaction.
   virtual Status Write(const std::function<Status(WriteTxn&)>& fn) = 0;
 
   // Highest applied migration.
