@@ -109,10 +109,13 @@ class MetaStore {
   virtual Status RefreshStatistics() { return Status::Ok(); }
 
   // Write calls served and the durable commits that served them (fewer
-  // when concurrent writes shared a commit), for /metrics.
+  // when concurrent writes shared a commit), for /metrics; `reruns`: the
+  // shared transactions rolled back and run again write by write because
+  // one of their writes failed (SQLite; PostgreSQL runs savepoints).
   struct WriteStats {
     uint64_t writes = 0;
     uint64_t commits = 0;
+    uint64_t reruns = 0;
   };
   virtual WriteStats Stats() const = 0;
 };

@@ -437,6 +437,10 @@ int RunServe(const Config& cfg) {
   metrics.AddCounter("nubo_meta_commits_total",
                      "Durable metadata commits (concurrent writes share one: group commit).",
                      [&meta] { return meta.Stats().commits; });
+  metrics.AddCounter("nubo_meta_batch_reruns_total",
+                     "Shared write transactions rolled back and run again write by write because "
+                     "one of their writes failed (SQLite).",
+                     [&meta] { return meta.Stats().reruns; });
   metrics.AddCounter("nubo_auth_argon2_verifications_total",
                      "Basic-auth passwords verified with Argon2id (credential cache misses).",
                      [&authn] { return authn.argon2_runs(); });

@@ -112,7 +112,9 @@ class SqliteStore final : public MetaStore {
     return sql::CurrentVersion(*writer_);
   }
 
-  WriteStats Stats() const override { return {writes_.items(), writes_.batches()}; }
+  WriteStats Stats() const override {
+    return {writes_.items(), writes_.batches(), reruns_.load(std::memory_order_relaxed)};
+  }
 
   // This process's commits move the stamp before their writers return
   // (RunWrites). Another process's show in PRAGMA data_version, which
@@ -152,12 +154,59 @@ class SqliteStore final : public MetaStore {
   using WriteFn = const std::function<Status(WriteTxn&)>*;
   using WriteBatch = std::vector<GroupCommit<WriteFn>::Entry*>;
 
-  // Runs a batch of writes in one transaction, each inside its own
-  // savepoint: a write that fails is rolled back to its savepoint and
-  // answers its own error, the others commit together (one durable
-  // commit). Equivalent to running them one after the other.
+  // Runs a batch of writes in one transaction and one durable commit,
+  // equivalent to running them one after the other: a write that fails
+  // answers its own error and leaves nothing behind, the others commit.
   void RunWrites(WriteBatch& batch) {
     std::lock_guard lock(writer_mu_);
+    if (batch.size() > 1 && RunTogether(batch)) return;
+    RunInSavepoints(batch);
+  }
+
+  // The usual case, every write succeeding: the writes run back to back
+  // with no savepoint between them. A savepoint per write costs more than
+  // its two statements: FTS5 writes its pending rows out as a new index
+  // segment at every savepoint (fts5 xSavepoint), so the name index of a
+  // batch of N new files took N segments and their merges instead of one
+  // (bench/results/2026-12-07-s3-batch-without-savepoints.md). When a write
+  // fails, nothing of the transaction can be kept apart from it: the batch
+  // is rolled back and runs again in savepoints (a write may run more than
+  // once — meta_store.h). False then; true when the batch is answered.
+  bool RunTogether(WriteBatch& batch) {
+    Status begin = writer_->Run("BEGIN IMMEDIATE");
+    if (!begin.ok()) {
+      for (auto* e : batch) e->result = begin;
+      return true;
+    }
+    SqliteTxn txn(*writer_);
+    for (auto* e : batch) {
+      Status st;
+      try {
+        st = (*e->item)(txn);
+      } catch (const std::exception& ex) {
+        st = Status::Internal(std::string("write threw: ") + ex.what());
+      }
+      // SQLite may also have ended the transaction itself (an I/O error,
+      // a full disk: sqlite.org/lang_transaction.html).
+      if (!st.ok() || sqlite3_get_autocommit(writer_->db())) {
+        if (!sqlite3_get_autocommit(writer_->db())) (void)writer_->Exec("ROLLBACK");
+        reruns_.fetch_add(1, std::memory_order_relaxed);
+        return false;
+      }
+    }
+    Status commit = writer_->Run("COMMIT");
+    if (commit.ok()) {
+      stamp_.fetch_add(1, std::memory_order_acq_rel);  // ChangeStamp
+    } else {
+      (void)writer_->Exec("ROLLBACK");
+    }
+    for (auto* e : batch) e->result = commit;
+    return true;
+  }
+
+  // Each write inside its own savepoint: a write that fails is rolled back
+  // to its savepoint and answers its own error, the others commit together.
+  void RunInSavepoints(WriteBatch& batch) {
     Status begin = writer_->Run("BEGIN IMMEDIATE");
     if (!begin.ok()) {
       for (auto* e : batch) e->result = begin;
@@ -226,6 +275,7 @@ class SqliteStore final : public MetaStore {
   // ChangeStamp: another process's commit shows within this long.
   static constexpr int64_t kOtherProcessesUs = 1000;
   std::atomic<uint64_t> stamp_{0};
+  std::atomic<uint64_t> reruns_{0};  // batches run again in savepoints
   std::atomic<int64_t> checked_us_{INT64_MIN / 2};
   std::mutex check_mu_;
   std::unique_ptr<Conn> check_conn_;  // under check_mu_
