@@ -105,6 +105,15 @@ class PropfindSource final : public http::BodySource {
   }
 
   std::optional<uint64_t> Size() const override { return std::nullopt; }
+  // A folder's members at Depth 1: a few hundred bytes each (S1's four
+  // properties take ~350), so a big folder starts in a big block.
+  std::optional<uint64_t> SizeHint() const override {
+    const NodeRow* n = c_.target.node ? &*c_.target.node : nullptr;
+    if (depth_ != Depth::kOne || favorites_report_ || sync_ || !n || !n->folder()) {
+      return std::nullopt;
+    }
+    return 1024 + 300 * static_cast<uint64_t>(std::max<int64_t>(n->child_count, 0));
+  }
 
   // The whole document at once, for responses known to be small.
   Result<std::string> Drain() {
@@ -113,10 +122,10 @@ class PropfindSource final : public http::BodySource {
   }
 
   Result<size_t> Read(char* buf, size_t cap) override {
-    // The first read answers with the target's response alone, so the
-    // first byte leaves early; later reads fill the transport's buffer
-    // with whole pages (fewer hand-offs between threads per response).
-    // Each byte is copied once, from the writer's buffer into `buf`.
+    // Each read fills the transport's buffer with whole pages (fewer
+    // hand-offs between threads per response); the first one runs in the
+    // handler's own hop and leaves with the headers. Each byte is copied
+    // once, from the writer's buffer into `buf`.
     std::string& out = w_.buffer();
     size_t n = 0;
     for (;;) {
@@ -128,10 +137,9 @@ class PropfindSource final : public http::BodySource {
         out.clear();
         pos_ = 0;
       }
-      if (n == cap || done_ || (started_ && !sent_first_)) break;
+      if (n == cap || done_) break;
       if (pos_ == 0) NUBO_RETURN_IF_ERROR(Produce());
     }
-    sent_first_ = true;
     return n;
   }
 
@@ -485,7 +493,7 @@ class PropfindSource final : public http::BodySource {
   PropEnv env_;  // refers to c_
   XmlWriter w_;
   size_t pos_ = 0;
-  bool started_ = false, sent_first_ = false, done_ = false;
+  bool started_ = false, done_ = false;
   // The last page's rows: the next page is written over them.
   std::vector<NodeRow> spare_rows_;
   bool need_dead_ = false;

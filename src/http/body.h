@@ -57,6 +57,12 @@ class BodySource {
   // of known Size() ends when that many bytes went out; false is always a
   // correct answer.
   virtual bool Exhausted() const { return false; }
+  // Roughly how long a body of unknown Size() will be, when the source can
+  // tell before producing it (a listing of a folder whose member count it
+  // knows): the transport's first block is made that size (up to its
+  // largest), so a big body does not start in a small block. Any answer
+  // is correct; none leaves the transport's default.
+  virtual std::optional<uint64_t> SizeHint() const { return std::nullopt; }
 };
 
 // Consumes a request body, piece by piece, in order.

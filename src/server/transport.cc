@@ -81,6 +81,15 @@ class BodyBlock {
   size_t cap_;
   std::unique_ptr<char[]> buf_;
 };
+// A streamed response's first piece, read on the blocking pool in the same
+// hop as the handler that made the response (a generated body — a
+// PROPFIND, a REPORT, a JSON listing — reads a database for every piece).
+struct FirstPiece {
+  BodyBlock block;
+  size_t n = 0;
+  bool read = false;
+};
+
 // After an error response with an unread request body, read and discard at
 // most this much (for at most kLingerMs) before closing, so the client sees
 // the response instead of a connection reset (RFC 9112 §9.6).
@@ -99,6 +108,32 @@ constexpr size_t kSpanFiles = 16;
 // An error met on a route's behalf, in the route's own error format.
 http::Response RouteError(const http::Endpoint& ep, const Status& st) {
   return ep.options.errors ? ep.options.errors(st) : http::ErrorResponse(st);
+}
+
+// Runs right after the handler, on its thread: reads the first piece of a
+// generated body (no size known up front) that will be sent, so that the
+// piece needs no hop of its own and leaves with the headers. A failure
+// becomes the response — the headers have not left, so the client gets a
+// clean error instead of a truncated body.
+void ReadFirstPiece(const http::Endpoint& ep, const http::Request& req, http::Response& res,
+                    FirstPiece& first) {
+  if (!res.source || res.source->Size() || req.method == "HEAD" || res.status < 200 ||
+      res.status == 204 || res.status == 304) {
+    return;
+  }
+  // A hint only grows the first block: a small guess must not split a
+  // body that the default block holds whole.
+  if (auto hint = res.source->SizeHint(); hint && *hint > first.block.size()) {
+    first.block = BodyBlock(hint);
+  }
+  Result<size_t> got = res.source->Read(first.block.data(), first.block.size());
+  if (!got.ok()) {
+    spdlog::error("response body failed: {} id={}", got.status().ToString(), req.request_id);
+    res = RouteError(ep, got.status());
+    return;
+  }
+  first.n = *got;
+  first.read = true;
 }
 
 struct Conn {
@@ -253,7 +288,8 @@ struct Transport::Impl {
                                   uint64_t& bytes_in);
   awaitable<Status> FillBlock(Conn& c, beast::flat_buffer& buf, char* block, size_t want);
   awaitable<bool> WriteResponse(Conn& c, http::Request& req, http::Response& res, unsigned version,
-                                bool keep, bool blocking, uint64_t& bytes_out);
+                                bool keep, bool blocking, uint64_t& bytes_out,
+                                FirstPiece* first = nullptr);
   awaitable<void> LingeringClose(Conn& c, beast::flat_buffer& buf);
   awaitable<bool> SendSpan(Conn& c, const http::FileSpan& span);
   awaitable<void> RefuseBusy(tcp::socket sock);
@@ -402,6 +438,7 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
   http::Request req;
   req.remote = remote;
   http::Response res;
+  FirstPiece first;
   unsigned version = 11;
   bool keep = false;
   bool body_done = false;
@@ -631,6 +668,7 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
             req.sink = sink.get();
           }
           res = ep->handler(req);
+          ReadFirstPiece(*ep, req, res, first);
         });
       } catch (const std::exception& e) {
         spdlog::error("{} {} {}: handler threw: {} id={}", remote, req.method, req.target, e.what(),
@@ -642,7 +680,7 @@ awaitable<bool> Transport::Impl::Exchange(Conn& c, beast::flat_buffer& buf,
 
   if (!body_done || draining) keep = false;
   if (res.close) keep = false;
-  bool ok = co_await WriteResponse(c, req, res, version, keep, blocking, bytes_out);
+  bool ok = co_await WriteResponse(c, req, res, version, keep, blocking, bytes_out, &first);
   const int64_t dt = MonotonicNanos() - t0;
   // Label values must come from a closed set: a client inventing methods
   // must not be able to create unbounded metric series.
@@ -796,7 +834,7 @@ void FillHeaders(bhttp::response<Body>& r, const http::Request& req, const http:
 
 awaitable<bool> Transport::Impl::WriteResponse(Conn& c, http::Request& req, http::Response& res,
                                                unsigned version, bool keep, bool blocking,
-                                               uint64_t& bytes_out) {
+                                               uint64_t& bytes_out, FirstPiece* first) {
   const bool head = req.method == "HEAD";
   const bool no_body = res.status == 204 || res.status == 304 || res.status < 200;
   c.stream.expires_after(milliseconds(opt.write_timeout_ms));
@@ -810,6 +848,12 @@ awaitable<bool> Transport::Impl::WriteResponse(Conn& c, http::Request& req, http
     }
     auto [ec, n] = co_await bhttp::async_write(c.stream, r, kNoThrow);
     co_return !ec;
+  }
+  const bool have_first = first && first->read && res.source;
+  if (have_first && res.source->Exhausted()) {
+    // The whole body is in the first piece: it goes out with its length.
+    res.body.assign(first->block.data(), first->n);
+    res.source.reset();
   }
   if (!res.source) {
     bhttp::response<bhttp::string_body> r;
@@ -833,14 +877,18 @@ awaitable<bool> Transport::Impl::WriteResponse(Conn& c, http::Request& req, http
   r.body().data = nullptr;
   r.body().more = true;
   bhttp::response_serializer<bhttp::buffer_body> sr{r};
-  auto [hec, hn] = co_await bhttp::async_write_header(c.stream, sr, kNoThrow);
-  if (hec) co_return false;
+  // A first piece in hand leaves in the headers' write.
+  bool pending_first = have_first;
+  if (!pending_first) {
+    auto [hec, hn] = co_await bhttp::async_write_header(c.stream, sr, kNoThrow);
+    if (hec) co_return false;
+  }
   // With a Content-Length the body goes out unframed, so spans sent
   // straight from their files and pieces written by the serializer can
   // alternate.
   const bool use_spans = opt.sendfile && size.has_value();
   std::vector<http::FileSpan> spans;
-  BodyBlock block(size);
+  BodyBlock block = pending_first ? std::move(first->block) : BodyBlock(size);
   for (;;) {
     if (use_spans) {
       spans.clear();
@@ -862,7 +910,12 @@ awaitable<bool> Transport::Impl::WriteResponse(Conn& c, http::Request& req, http
     }
     char* chunk = block.data();
     Result<size_t> got = Status::Internal("source not read");
-    co_await Call(blocking, [&] { got = res.source->Read(chunk, block.size()); });
+    if (pending_first) {
+      got = first->n;
+      pending_first = false;
+    } else {
+      co_await Call(blocking, [&] { got = res.source->Read(chunk, block.size()); });
+    }
     if (!got.ok()) {
       // Headers are gone already: abort so the client sees truncation.
       spdlog::error("response body failed mid-stream: {} id={}", got.status().ToString(),

@@ -8,12 +8,14 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <set>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "http/body.h"
 #include "http/response.h"
@@ -307,6 +309,96 @@ TEST(Transport, BodyEndsWithoutAnEmptyReadWhenTheSourceTells) {
   EXPECT_NE(raw.find("Content-Length: 3000"), std::string::npos) << raw.substr(0, 200);
   EXPECT_EQ(raw.substr(at + 4), whole);
   EXPECT_EQ(reads, 3);
+}
+
+// A generated body of `total` bytes that fills every block it is given;
+// counts its reads. `fail_first`: the first read fails.
+class FillingSource final : public http::BodySource {
+ public:
+  FillingSource(size_t total, std::optional<uint64_t> hint, bool fail_first,
+                std::atomic<int>& reads)
+      : left_(total), hint_(hint), fail_first_(fail_first), reads_(reads) {}
+  std::optional<uint64_t> Size() const override { return std::nullopt; }
+  std::optional<uint64_t> SizeHint() const override { return hint_; }
+  Result<size_t> Read(char* buf, size_t cap) override {
+    if (reads_++ == 0 && fail_first_) return Status::Unavailable("the listing's store is gone");
+    const size_t n = std::min(cap, left_);
+    std::memset(buf, 'x', n);
+    left_ -= n;
+    return n;
+  }
+  bool Exhausted() const override { return left_ == 0; }
+
+ private:
+  size_t left_;
+  std::optional<uint64_t> hint_;
+  bool fail_first_;
+  std::atomic<int>& reads_;
+};
+
+// One GET of a FillingSource body: the raw response, and its reads.
+std::string FilledBody(size_t total, std::optional<uint64_t> hint, bool fail_first, int& reads) {
+  std::atomic<int> n{0};
+  http::Router router;
+  router.Add("GET", "/body", [&](http::Request&) {
+    http::Response r;
+    r.source = std::make_unique<FillingSource>(total, hint, fail_first, n);
+    return r;
+  });
+  Metrics metrics;
+  Transport t(Options(1), router, metrics);
+  std::string got;
+  if (!t.Bind().ok()) return got;
+  std::thread runner([&] { (void)t.Run(); });
+  int fd = Connect(t.port());
+  if (fd >= 0) {
+    std::string req = "GET /body HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
+    if (write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size())) {
+      std::vector<char> buf(1 << 16);
+      for (ssize_t k; (k = read(fd, buf.data(), buf.size())) > 0;) {
+        got.append(buf.data(), static_cast<size_t>(k));
+      }
+    }
+    close(fd);
+  }
+  t.RequestStop();
+  runner.join();
+  reads = n.load();
+  return got;
+}
+
+// The first piece of a generated body is read with the handler, before
+// any header leaves: a body it holds whole goes out with its length, and
+// a failure there is an error response, not a 200 cut short.
+TEST(Transport, AGeneratedBodysFirstPieceDecidesTheHeaders) {
+  int reads = 0;
+  std::string raw = FilledBody(5000, std::nullopt, false, reads);
+  EXPECT_EQ(raw.rfind("HTTP/1.1 200", 0), 0u) << raw.substr(0, 200);
+  EXPECT_NE(raw.find("Content-Length: 5000\r\n"), std::string::npos) << raw.substr(0, 200);
+  EXPECT_EQ(raw.find("chunked"), std::string::npos) << raw.substr(0, 200);
+  EXPECT_EQ(raw.substr(raw.find("\r\n\r\n") + 4), std::string(5000, 'x'));
+  EXPECT_EQ(reads, 1);
+
+  raw = FilledBody(5000, std::nullopt, true, reads);
+  EXPECT_EQ(raw.rfind("HTTP/1.1 503", 0), 0u) << raw.substr(0, 200);
+  EXPECT_EQ(reads, 1);
+}
+
+// A source that knows its body is big starts in a big block: 300,000
+// bytes in two reads (256 KiB, then the rest) instead of three (16 KiB,
+// 256 KiB, the rest); a small hint never shrinks the first block.
+TEST(Transport, ASizeHintSizesTheFirstBlock) {
+  const std::string whole(300'000, 'x');
+  int reads = 0;
+  std::string raw = FilledBody(whole.size(), 300'000, false, reads);
+  EXPECT_EQ(Dechunk(raw), whole);
+  EXPECT_EQ(reads, 2);
+  raw = FilledBody(whole.size(), std::nullopt, false, reads);
+  EXPECT_EQ(Dechunk(raw), whole);
+  EXPECT_EQ(reads, 3);
+  raw = FilledBody(10'000, 100, false, reads);
+  EXPECT_NE(raw.find("Content-Length: 10000\r\n"), std::string::npos) << raw.substr(0, 200);
+  EXPECT_EQ(reads, 1);
 }
 
 }  // namespace
