@@ -235,14 +235,13 @@ class CountingSource final : public http::BodySource {
   std::atomic<int>& reads_;
 };
 
-// Runs one GET of a CountingSource body; returns the raw response and sets
-// `reads` to the number of Read calls the transport made.
-std::string CountedBody(int pieces, bool tells, bool sized, int& reads) {
-  std::atomic<int> n{0};
+// Serves GET /body with a source from `make` and returns the raw response
+// to one request.
+std::string RawGet(const std::function<std::unique_ptr<http::BodySource>()>& make) {
   http::Router router;
   router.Add("GET", "/body", [&](http::Request&) {
     http::Response r;
-    r.source = std::make_unique<CountingSource>(pieces, 1000, tells, sized, n);
+    r.source = make();
     return r;
   });
   Metrics metrics;
@@ -254,13 +253,24 @@ std::string CountedBody(int pieces, bool tells, bool sized, int& reads) {
   if (fd >= 0) {
     std::string req = "GET /body HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
     if (write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size())) {
-      char buf[4096];
-      for (ssize_t k; (k = read(fd, buf, sizeof buf)) > 0;) got.append(buf, static_cast<size_t>(k));
+      std::vector<char> buf(1 << 16);
+      for (ssize_t k; (k = read(fd, buf.data(), buf.size())) > 0;) {
+        got.append(buf.data(), static_cast<size_t>(k));
+      }
     }
     close(fd);
   }
   t.RequestStop();
   runner.join();
+  return got;
+}
+
+// Runs one GET of a CountingSource body; returns the raw response and sets
+// `reads` to the number of Read calls the transport made.
+std::string CountedBody(int pieces, bool tells, bool sized, int& reads) {
+  std::atomic<int> n{0};
+  std::string got =
+      RawGet([&] { return std::make_unique<CountingSource>(pieces, 1000, tells, sized, n); });
   reads = n.load();
   return got;
 }
@@ -339,30 +349,8 @@ class FillingSource final : public http::BodySource {
 // One GET of a FillingSource body: the raw response, and its reads.
 std::string FilledBody(size_t total, std::optional<uint64_t> hint, bool fail_first, int& reads) {
   std::atomic<int> n{0};
-  http::Router router;
-  router.Add("GET", "/body", [&](http::Request&) {
-    http::Response r;
-    r.source = std::make_unique<FillingSource>(total, hint, fail_first, n);
-    return r;
-  });
-  Metrics metrics;
-  Transport t(Options(1), router, metrics);
-  std::string got;
-  if (!t.Bind().ok()) return got;
-  std::thread runner([&] { (void)t.Run(); });
-  int fd = Connect(t.port());
-  if (fd >= 0) {
-    std::string req = "GET /body HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
-    if (write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size())) {
-      std::vector<char> buf(1 << 16);
-      for (ssize_t k; (k = read(fd, buf.data(), buf.size())) > 0;) {
-        got.append(buf.data(), static_cast<size_t>(k));
-      }
-    }
-    close(fd);
-  }
-  t.RequestStop();
-  runner.join();
+  std::string got =
+      RawGet([&] { return std::make_unique<FillingSource>(total, hint, fail_first, n); });
   reads = n.load();
   return got;
 }
