@@ -24,10 +24,6 @@ Status AddInlineRef(meta::WriteTxn& txn, const meta::ManifestChunk& c) {
   return Status::Ok();
 }
 
-}  // namespace
-
-namespace {
-
 // The manifest of `draft` (found as `existing`, or created listing its
 // distinct chunks) gains one reference, and the references in `released`
 // (one per entry) end: each chunk's count changes once, by the difference.

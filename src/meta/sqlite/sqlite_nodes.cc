@@ -85,7 +85,10 @@ void BindNodeFields(Stmt& s, const NodeRow& n) {
 }
 
 // A listing statement. Parameters: ?1 viewer, ?2 parent, ?3 kind, ?4 limit,
-// ?5 `key`'s value, ?6 sort_key, ?7 id; no `key`: by sort_key alone.
+// ?5 `key`'s value, ?6 sort_key, ?7 id; no `key`: by sort_key alone. The
+// rows no longer depend on the viewer (favourites are read apart, in
+// ListChildrenInto): `?1 = ?1` keeps its number in the statement, so the
+// others keep theirs and PostgreSQL still learns its type.
 std::string ListStatement(const char* key, bool desc, bool after) {
   const char* dir = desc ? " DESC" : "";
   // Every row's parent is the listed folder: the caller fills

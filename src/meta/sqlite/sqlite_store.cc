@@ -180,12 +180,7 @@ class SqliteStore final : public MetaStore {
     }
     SqliteTxn txn(*writer_);
     for (auto* e : batch) {
-      Status st;
-      try {
-        st = (*e->item)(txn);
-      } catch (const std::exception& ex) {
-        st = Status::Internal(std::string("write threw: ") + ex.what());
-      }
+      const Status st = RunOne(e->item, txn);
       // SQLite may also have ended the transaction itself (an I/O error,
       // a full disk: sqlite.org/lang_transaction.html).
       if (!st.ok() || sqlite3_get_autocommit(writer_->db())) {
@@ -194,14 +189,30 @@ class SqliteStore final : public MetaStore {
         return false;
       }
     }
+    const Status commit = Commit();
+    for (auto* e : batch) e->result = commit;
+    return true;
+  }
+
+  // One write's callback on the open transaction.
+  static Status RunOne(WriteFn fn, SqliteTxn& txn) {
+    try {
+      return (*fn)(txn);
+    } catch (const std::exception& ex) {
+      return Status::Internal(std::string("write threw: ") + ex.what());
+    }
+  }
+
+  // Ends a batch's transaction with its durable commit; a commit that
+  // fails leaves nothing behind.
+  Status Commit() {
     Status commit = writer_->Run("COMMIT");
     if (commit.ok()) {
       stamp_.fetch_add(1, std::memory_order_acq_rel);  // ChangeStamp
     } else {
       (void)writer_->Exec("ROLLBACK");
     }
-    for (auto* e : batch) e->result = commit;
-    return true;
+    return commit;
   }
 
   // Each write inside its own savepoint: a write that fails is rolled back
@@ -224,11 +235,7 @@ class SqliteStore final : public MetaStore {
         e->result = writer_->Run("SAVEPOINT w");
         if (!e->result.ok()) continue;
       }
-      try {
-        e->result = (*e->item)(txn);
-      } catch (const std::exception& ex) {
-        e->result = Status::Internal(std::string("write threw: ") + ex.what());
-      }
+      e->result = RunOne(e->item, txn);
       if (single) break;
       if (sqlite3_get_autocommit(writer_->db())) {
         // An I/O error, a full disk or the like ended the transaction
@@ -254,10 +261,8 @@ class SqliteStore final : public MetaStore {
       (void)writer_->Exec("ROLLBACK");
       return;
     }
-    Status commit = writer_->Run("COMMIT");
-    if (commit.ok()) stamp_.fetch_add(1, std::memory_order_acq_rel);  // ChangeStamp
+    const Status commit = Commit();
     if (!commit.ok()) {
-      (void)writer_->Exec("ROLLBACK");
       for (auto* e : batch) {
         if (e->result.ok()) e->result = commit;
       }
