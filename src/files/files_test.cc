@@ -602,5 +602,52 @@ TEST_F(FilesTest, DeriveJobsStayOnlyForFilesTheyCanRead) {
   EXPECT_EQ(due(), 3);
 }
 
+// On SQLite the triggers ask the store's derive_wanted before they queue a
+// job (migration 0032): here the upload drops nothing (no FilesOptions
+// filter), so only the triggers can keep the jobs out — for a new file and
+// for new content. A store opened without the option queues every file.
+TEST_F(FilesTest, SqlitesTriggersQueueNoJobForAFileTheStoreDoesNotWant) {
+  meta::SqliteOptions so;
+  so.derive_wanted = [](std::string_view name, std::string_view mime) {
+    EXPECT_FALSE(mime.empty());
+    return name.ends_with(".txt");
+  };
+  auto store = meta::OpenSqlite((db_.dir / "m.db").string(), so);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  Files files(**store, chunks_, {});
+  auto due = [&] {
+    int64_t n = -1;
+    EXPECT_TRUE((*store)
+                    ->Read([&](meta::ReadTxn& t) -> Status {
+                      NUBO_ASSIGN_OR_RETURN(auto c, t.CountJobs(UnixMillis()));
+                      n = c.due;
+                      return Status::Ok();
+                    })
+                    .ok());
+    return n;
+  };
+  auto put = [&](Files& f, const std::string& name, const std::string& data) {
+    UploadRequest r;
+    r.parent_id = root_;
+    r.name = name;
+    r.conflict = Conflict::kOverwrite;
+    auto up = f.BeginUpload(alice_, r);
+    ASSERT_TRUE(up.ok()) << up.status().ToString();
+    ASSERT_TRUE((*up)->Write(data.data(), data.size()).ok());
+    auto done = (*up)->Finish();
+    ASSERT_TRUE(done.ok()) << done.status().ToString();
+  };
+  put(files, "a.bin", "binary");
+  EXPECT_EQ(due(), 0);
+  put(files, "b.txt", "words");
+  EXPECT_EQ(due(), 1);
+  put(files, "a.bin", "other binary");  // new content: the update's trigger asks too
+  EXPECT_EQ(due(), 1);
+  put(files, "b.txt", "other words");  // the same job again, one row
+  EXPECT_EQ(due(), 1);
+  put(files_, "c.bin", "x");  // this fixture's store has no derive_wanted
+  EXPECT_EQ(due(), 2);
+}
+
 }  // namespace
 }  // namespace nubo::files

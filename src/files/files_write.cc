@@ -29,6 +29,9 @@ namespace {
 // New content queues a derive job (migration 0014's triggers); one that
 // cannot do anything for this file is dropped in the same transaction,
 // so that a folder of archives or binaries costs the job queue nothing.
+// SQLite's triggers ask the same question first (migration 0032) and
+// queue none, so there the delete finds no row; PostgreSQL's queue every
+// file.
 Status DropUnwantedDerive(meta::WriteTxn& t, const FilesOptions& o, const NodeRow& n) {
   if (!o.derive_wanted || o.derive_wanted(n.name, n.mime)) return Status::Ok();
   return t.DropJob("derive", n.id);

@@ -2,6 +2,7 @@
 
 #include "blob/disk/disk_chunk_store.h"
 #include "files/files.h"
+#include "media/derive_job.h"
 #include "meta/pg/pg_store.h"
 #include "meta/sqlite/sqlite_store.h"
 #include "util/fs.h"
@@ -21,6 +22,7 @@ Result<Storage> OpenStorage(const std::string& data_dir, const std::string& data
   if (database.empty()) {
     meta::SqliteOptions o;
     o.migrate = migrate;
+    o.derive_wanted = media::DeriveWanted;
     NUBO_ASSIGN_OR_RETURN(s.meta, meta::OpenSqlite(DatabasePath(data_dir), o));
   } else {
     meta::PgOptions o;

@@ -17,6 +17,7 @@
 #include "meta/meta_store.h"
 #include "meta/sql/sql.h"
 #include "meta/sqlite/sqlite_search.h"
+#include "meta/sqlite/sqlite_store.h"
 
 namespace nubo::meta::sqlite {
 
@@ -143,6 +144,12 @@ inline Stmt& BindPointer(Stmt& s, int i, void* p, const char* type) {
 
 using sql::JsonIds;
 
+// Registers nubo_derive_wanted(name, mime) on a connection: `wanted`'s
+// answer as 1 or 0, or 1 for every file when it is empty (sqlite_media.cc).
+// Every connection has it: a statement that inserts a node fires the
+// trigger that calls it.
+Status RegisterDeriveWanted(sqlite3* db, const DeriveWanted& wanted);
+
 class Conn final : public sql::Conn {
  public:
   ~Conn() override {
@@ -150,7 +157,8 @@ class Conn final : public sql::Conn {
     if (db_) sqlite3_close_v2(db_);
   }
   sql::Dialect dialect() const override { return sql::Dialect::kSqlite; }
-  static Result<std::unique_ptr<Conn>> Open(const std::string& path, int busy_ms) {
+  static Result<std::unique_ptr<Conn>> Open(const std::string& path, int busy_ms,
+                                            const DeriveWanted& derive_wanted = {}) {
     // SQLite keeps memory statistics that nothing here reads, updating them
     // under one process-wide mutex on every allocation of every
     // connection. Off, before the library initializes (a no-op after).
@@ -170,6 +178,7 @@ class Conn final : public sql::Conn {
     NUBO_RETURN_IF_ERROR(c->Exec("PRAGMA synchronous=FULL"));
     NUBO_RETURN_IF_ERROR(c->Exec("PRAGMA foreign_keys=ON"));
     NUBO_RETURN_IF_ERROR(RegisterSearchFunctions(c->db_));
+    NUBO_RETURN_IF_ERROR(RegisterDeriveWanted(c->db_, derive_wanted));
     return c;
   }
   Status Exec(std::string_view sql) override {

@@ -9,6 +9,22 @@ namespace nubo::meta::sqlite {
 
 namespace {
 
+std::string_view ValueText(sqlite3_value* v) {
+  const unsigned char* p = sqlite3_value_text(v);  // before _bytes: it may convert
+  if (!p) return {};
+  return {reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_value_bytes(v))};
+}
+
+void DeriveWantedFunction(sqlite3_context* ctx, int /*argc*/, sqlite3_value** argv) {
+  const auto& wanted = *static_cast<const DeriveWanted*>(sqlite3_user_data(ctx));
+  bool yes = true;  // in doubt, queue: a job that finds nothing to do costs only itself
+  try {
+    yes = wanted(ValueText(argv[0]), ValueText(argv[1]));
+  } catch (...) {
+  }
+  sqlite3_result_int(ctx, yes ? 1 : 0);
+}
+
 // A job row's columns in JobFrom's order.
 #define NUBO_JOB_COLS "id, kind, node_id, gen, run_at, attempts, lease_until, last_error"
 constexpr const char* kJobSelect = "SELECT " NUBO_JOB_COLS " FROM jobs ";
@@ -290,6 +306,20 @@ Result<std::vector<DerivedRow>> TakeOrphanDerived(sql::Conn& c, size_t limit) {
     d.Reset();
   }
   return rows;
+}
+
+Status RegisterDeriveWanted(sqlite3* db, const DeriveWanted& wanted) {
+  auto* fn =
+      new DeriveWanted(wanted ? wanted : [](std::string_view, std::string_view) { return true; });
+  // SQLite owns `fn` from here, and deletes it when the connection closes
+  // (or at once, should the registration fail). Innocuous: a trigger may
+  // call it whatever the trusted_schema setting.
+  const int rc = sqlite3_create_function_v2(db, "nubo_derive_wanted", 2,
+                                            SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                                            fn, DeriveWantedFunction, nullptr, nullptr,
+                                            [](void* p) { delete static_cast<DeriveWanted*>(p); });
+  if (rc != SQLITE_OK) return SqliteError(db, rc, "register nubo_derive_wanted");
+  return Status::Ok();
 }
 
 // ---- The transaction's methods of this capability (sqlite_txn.h) ----

@@ -133,7 +133,7 @@ class SqliteStore final : public MetaStore {
     std::unique_lock lock(check_mu_, std::try_to_lock);
     if (!lock.owns_lock()) return stamp_.load(std::memory_order_acquire);
     if (!check_conn_) {
-      auto c = Conn::Open(path_, opt_.busy_timeout_ms);
+      auto c = Conn::Open(path_, opt_.busy_timeout_ms, opt_.derive_wanted);
       if (!c.ok()) return std::nullopt;
       check_conn_ = std::move(*c);
     }
@@ -285,14 +285,16 @@ class SqliteStore final : public MetaStore {
   std::mutex check_mu_;
   std::unique_ptr<Conn> check_conn_;  // under check_mu_
   int64_t seen_data_version_ = -1;    // under check_mu_
-  sql::Pool<Conn> readers_{opt_.max_readers,
-                           [this] { return Conn::Open(path_, opt_.busy_timeout_ms); }};
+  sql::Pool<Conn> readers_{opt_.max_readers, [this] {
+                             return Conn::Open(path_, opt_.busy_timeout_ms, opt_.derive_wanted);
+                           }};
 };
 
 }  // namespace
 
 Result<std::unique_ptr<MetaStore>> OpenSqlite(const std::string& path, SqliteOptions options) {
-  NUBO_ASSIGN_OR_RETURN(std::unique_ptr<Conn> writer, Conn::Open(path, options.busy_timeout_ms));
+  NUBO_ASSIGN_OR_RETURN(std::unique_ptr<Conn> writer,
+                        Conn::Open(path, options.busy_timeout_ms, options.derive_wanted));
   NUBO_RETURN_IF_ERROR(sql::ApplyMigrations(*writer, Migrations(), options.migrate).status());
   return std::unique_ptr<MetaStore>(new SqliteStore(path, options, std::move(writer)));
 }

@@ -1,0 +1,5 @@
+-- SQLite's triggers ask the server whether a file gets a derive job
+-- (migrations/0032_derive_filter.sql). PostgreSQL's queue one for every
+-- file and the upload's transaction drops those the job has no use for
+-- (files/files_write.cc): nothing to do here; the number keeps the
+-- two folders' versions in step.
