@@ -8,6 +8,7 @@ One file per scenario beside this one (SCENARIOS below; the peer suite S1–S8
 in s1.py … s8.py); what they share is in lib/ (bench/README.md, "Layout").
 """
 import argparse
+import faulthandler
 import importlib
 import os
 import re
@@ -78,6 +79,9 @@ def main():
     # A stopped run (kill, Ctrl-C) still stops its servers and removes its loop file systems: the
     # scenarios clean up in `finally`, which SIGTERM's default action would skip.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    # `kill -USR1` prints every thread's Python stack to stderr — of the harness or of one of its
+    # forked load processes (they inherit it) — to see where a run that makes no progress waits.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     args.rounds_given = args.rounds is not None
     if args.rounds is None:
         args.rounds = 1 if args.quick else 3

@@ -38,7 +38,6 @@ reported, not ranked.
 """
 import argparse
 import json
-import multiprocessing
 import os
 import random
 import re
@@ -57,6 +56,7 @@ import pg_cluster  # noqa: E402
 import s7_mixed  # noqa: E402
 from lib import httpc  # noqa: E402
 from lib.api import Api  # noqa: E402
+from lib.proc import pool_map  # noqa: E402
 from lib.servers import NUBO, PASSWORD, USER, Nubo  # noqa: E402  (the suite's S7 speaks as this account)
 from lib.stats import pct  # noqa: E402
 from lib.suite import DAVH, POOL, nubo_metric, parse_multistatus, run_pool  # noqa: E402
@@ -138,8 +138,7 @@ def ab_upload(node, jobs, pool):
     """Seconds to PUT `jobs` ((pool offset, path) pairs, 4 KiB each) over
     16 connections from two processes; fails the run on any error."""
     tasks = [([node.port], jobs[p::2], 8, pool) for p in range(2)]
-    with multiprocessing.get_context("fork").Pool(2) as mp:
-        outs = mp.map(_put_worker, tasks)
+    outs = pool_map(_put_worker, tasks, 2, 1800)
     errs = [e for o in outs for e in o[3]]
     if errs:
         raise SystemExit("uploads failed: %s" % errs[:2])
@@ -153,8 +152,7 @@ def put_many(ports, folder, n, pool, procs=2, threads=8):
         # Each process's threads start on a different node (p + k).
         rotated = ports[p % len(ports):] + ports[:p % len(ports)]
         tasks.append((rotated, jobs[p::procs], threads, pool))
-    with multiprocessing.get_context("fork").Pool(procs) as mp:
-        outs = mp.map(_put_worker, tasks)
+    outs = pool_map(_put_worker, tasks, procs, 1800)
     wall = max(o[1] for o in outs) - min(o[0] for o in outs)
     return wall, [x for o in outs for x in o[2]], [x for o in outs for x in o[3]]
 
@@ -360,8 +358,8 @@ def run_setup(name, nodes_n, args, pool, tmp):
         c.request("MKCOL", "/dav/docs/", DAVH)
         c.close()
         jobs = [(i, "/dav/docs/d%05d.txt" % i) for i in range(args.docs)]
-        with multiprocessing.get_context("fork").Pool(2) as mp:
-            errs = [e for part in mp.map(_doc_worker, [(ports, jobs[0::2]), (ports[::-1], jobs[1::2])]) for e in part]
+        parts = pool_map(_doc_worker, [(ports, jobs[0::2]), (ports[::-1], jobs[1::2])], 2, 1800)
+        errs = [e for part in parts for e in part]
         if errs:
             gate.append("CS uploads: %s" % errs[:2])
         settle(ports)

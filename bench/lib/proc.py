@@ -1,7 +1,9 @@
 """Processes and ports: free ports, readiness, a process tree's pids, its
 memory and CPU from /proc, and whether the machine is quiet enough to time."""
+import multiprocessing
 import os
 import re
+import signal
 import socket
 import subprocess
 import tempfile
@@ -187,3 +189,51 @@ def timed(cmd, stdout=subprocess.DEVNULL):
     if p.returncode != 0:
         raise SystemExit("%s failed" % " ".join(cmd))
     return dt, rss, text
+
+
+def _thread_states(pid):
+    """Each thread of pid: its state and the kernel function it waits in."""
+    out = []
+    try:
+        tids = sorted(os.listdir("/proc/%d/task" % pid))
+    except OSError:
+        return "gone"
+    for tid in tids:
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+            with open("/proc/%d/task/%s/wchan" % (pid, tid)) as f:
+                wchan = f.read().strip() or "-"
+        except OSError:
+            continue
+        out.append("%s:%s/%s" % (tid, state, wchan))
+    return " ".join(out)
+
+
+def _default_sigterm():
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def pool_map(fn, tasks, procs, timeout):
+    """fn over tasks in `procs` forked processes (fn: a module-level function;
+    the children inherit the module state). A pool that has not answered
+    within `timeout` seconds is killed and the run fails with what each
+    child was doing, instead of waiting for ever."""
+    ctx = multiprocessing.get_context("fork")
+    # The children must die of SIGTERM, as Pool.terminate expects: with the
+    # harness's own handler (bench.py: exit through Python, so that servers
+    # are stopped) a child idle in the task queue's semaphore when the
+    # signal came could miss it and block the harness's join for ever.
+    pool = ctx.Pool(procs, initializer=_default_sigterm)
+    try:
+        out = pool.map_async(fn, tasks).get(timeout)
+    except multiprocessing.TimeoutError:
+        states = "; ".join("pid %d: %s" % (p.pid, _thread_states(p.pid)) for p in pool._pool)
+        pool.terminate()
+        raise RuntimeError("the load processes did not finish within %d s (%s)" % (timeout, states))
+    except BaseException:
+        pool.terminate()
+        raise
+    pool.close()  # the children leave when the queue is empty
+    pool.join()
+    return out

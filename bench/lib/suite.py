@@ -20,7 +20,6 @@ import glob
 import importlib
 import io
 import json
-import multiprocessing
 import os
 import platform
 import re
@@ -37,7 +36,7 @@ import health as health_scenario
 from lib import httpc
 from lib.api import Api, ServerError, multipart_body
 from lib.data import FreshFs, listing_specs
-from lib.proc import busy_processes, cpu_busy_cores, loadavg, proc_status_kib
+from lib.proc import busy_processes, cpu_busy_cores, loadavg, pool_map, proc_status_kib
 from lib.servers import AUTH, NUBO, PASSWORD, PEERS, ROOT, USER, Nubo, chown_www, have
 from lib.stats import med
 
@@ -409,9 +408,10 @@ def run_pool(port, fn, jobs, conns, state, procs=2, deadline_in=None):
         st = dict(state, tid0=p * per)
         part = jobs[p::procs] if jobs is not None else None
         tasks.append((port, fn, part, per, deadline_in, st))
-    ctxmp = multiprocessing.get_context("fork")
-    with ctxmp.Pool(procs) as pool:
-        outs = pool.map(_proc_entry, tasks)
+    # Generous: the slowest peer's share of a scenario takes minutes, a hung
+    # load process for ever.
+    timeout = deadline_in + 300 if deadline_in is not None else 1800
+    outs = pool_map(_proc_entry, tasks, procs, timeout)
     t0 = min(o[0] for o in outs)
     t1 = max(o[1] for o in outs)
     lat = [x for o in outs for x in o[2]]
