@@ -291,29 +291,44 @@ Result<bool> Cursor::Step() {
       Reset();
       return err;
     }
-    rows_ = Lib().PQntuples(res_);
+    const Libpq& pq = Lib();
+    rows_ = pq.PQntuples(res_);
     row_ = -1;
+    cols_ = pq.PQnfields(res_);
+    col_types_.resize(static_cast<size_t>(cols_));
+    for (int c = 0; c < cols_; ++c) col_types_[static_cast<size_t>(c)] = pq.PQftype(res_, c);
   }
   if (row_ < rows_) ++row_;
   return row_ < rows_;
 }
 
 bool Cursor::IsNull(int col) const {
-  return !res_ || row_ < 0 || row_ >= rows_ || col < 0 || col >= Lib().PQnfields(res_) ||
+  return !res_ || row_ < 0 || row_ >= rows_ || col < 0 || col >= cols_ ||
          Lib().PQgetisnull(res_, row_, col);
 }
 
+bool Cursor::Cell(int col, const char** data, int* len) const {
+  if (!res_ || row_ < 0 || row_ >= rows_ || col < 0 || col >= cols_) return false;
+  const Libpq& pq = Lib();
+  *len = pq.PQgetlength(res_, row_, col);
+  // Only an empty value can be NULL (libpq gives NULL a length of 0).
+  if (*len == 0 && pq.PQgetisnull(res_, row_, col)) return false;
+  *data = pq.PQgetvalue(res_, row_, col);
+  return true;
+}
+
 std::string_view Cursor::TextView(int col) const {
-  if (IsNull(col)) return {};
-  return {Lib().PQgetvalue(res_, row_, col),
-          static_cast<size_t>(Lib().PQgetlength(res_, row_, col))};
+  const char* p = nullptr;
+  int len = 0;
+  if (!Cell(col, &p, &len)) return {};
+  return {p, static_cast<size_t>(len)};
 }
 
 int64_t Cursor::Int(int col) const {
-  if (IsNull(col)) return 0;
-  const char* p = Lib().PQgetvalue(res_, row_, col);
-  const int len = Lib().PQgetlength(res_, row_, col);
-  switch (Lib().PQftype(res_, col)) {
+  const char* p = nullptr;
+  int len = 0;
+  if (!Cell(col, &p, &len)) return 0;
+  switch (col_types_[static_cast<size_t>(col)]) {
     case kInt8:
       return static_cast<int64_t>(BigEndian(p, 8));
     case kInt4:
@@ -337,9 +352,10 @@ int64_t Cursor::Int(int col) const {
 }
 
 double Cursor::Real(int col) const {
-  if (IsNull(col)) return 0;
-  const char* p = Lib().PQgetvalue(res_, row_, col);
-  switch (Lib().PQftype(res_, col)) {
+  const char* p = nullptr;
+  int len = 0;
+  if (!Cell(col, &p, &len)) return 0;
+  switch (col_types_[static_cast<size_t>(col)]) {
     case kFloat8: {
       const uint64_t bits = BigEndian(p, 8);
       double d;
@@ -401,6 +417,7 @@ void Cursor::Reset() {
   res_ = nullptr;
   row_ = -1;
   rows_ = 0;
+  cols_ = 0;
 }
 
 void Cursor::Release() {

@@ -81,6 +81,9 @@ class Cursor final : public sql::Cursor {
   // pipeline mode); the result of the first that failed, else this one's.
   pg_result* RunAfter(const std::string& first, int n, const char* const* values,
                       const int* lengths, const int* formats);
+  // The current row's column `col`: false when it is NULL or there is no
+  // such row or column.
+  bool Cell(int col, const char** data, int* len) const;
 
   pg_conn* pg_;
   std::string* unsent_;
@@ -91,6 +94,10 @@ class Cursor final : public sql::Cursor {
   pg_result* res_ = nullptr;
   int row_ = -1;
   int rows_ = 0;
+  // The result's columns and their types, read once per result rather than
+  // at every value (a listing reads 16 values a row).
+  int cols_ = 0;
+  std::vector<unsigned> col_types_;
 };
 
 using sql::Stmt;

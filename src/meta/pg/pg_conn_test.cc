@@ -106,12 +106,20 @@ TEST_F(PgConnTest, EveryTypeRoundTrips) {
   EXPECT_DOUBLE_EQ(s->Real(6), 0.1);
   ASSERT_TRUE(*s->Step());
   EXPECT_EQ(s->Int(0), 2);
+  // NULL numbers read as 0 (their value has no bytes to decode).
+  EXPECT_TRUE(s->IsNull(1));
+  EXPECT_EQ(s->Int(1), 0);
+  EXPECT_DOUBLE_EQ(s->Real(6), 0);
   EXPECT_TRUE(s->IsNull(4));
   EXPECT_EQ(s->Text(4), "");
   EXPECT_FALSE(s->IsNull(5));  // an empty blob is a value, not NULL
   EXPECT_EQ(s->Blob(5), "");
   ASSERT_TRUE(*s->Step());
   EXPECT_EQ(s->Hash(5), d);
+  // Out of range: as NULL.
+  EXPECT_TRUE(s->IsNull(7));
+  EXPECT_EQ(s->Int(7), 0);
+  EXPECT_EQ(s->Text(-1), "");
   EXPECT_FALSE(*s->Step());
   EXPECT_FALSE(*s->Step());  // stays done
 }
