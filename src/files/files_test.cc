@@ -54,6 +54,19 @@ class FilesTest : public ::testing::Test {
 
   uint64_t Used(const auth::Principal& user) { return files_.GetUsage(user)->used_bytes; }
 
+  // Background jobs due now (-1: the read failed).
+  static int64_t DueJobs(meta::MetaStore& store) {
+    int64_t n = -1;
+    EXPECT_TRUE(store
+                    .Read([&](meta::ReadTxn& t) -> Status {
+                      NUBO_ASSIGN_OR_RETURN(auto c, t.CountJobs(UnixMillis()));
+                      n = c.due;
+                      return Status::Ok();
+                    })
+                    .ok());
+    return n;
+  }
+
   void ExpectFsckClean() {
     auto r = content::Fsck(*db_.store, chunks_, false);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -559,17 +572,7 @@ TEST_F(FilesTest, DeriveJobsStayOnlyForFilesTheyCanRead) {
   FilesOptions o;
   o.derive_wanted = [](std::string_view name, std::string_view) { return name.ends_with(".txt"); };
   Files files(*db_.store, chunks_, o);
-  auto due = [&] {
-    int64_t n = -1;
-    EXPECT_TRUE(db_.store
-                    ->Read([&](meta::ReadTxn& t) -> Status {
-                      NUBO_ASSIGN_OR_RETURN(auto c, t.CountJobs(UnixMillis()));
-                      n = c.due;
-                      return Status::Ok();
-                    })
-                    .ok());
-    return n;
-  };
+  auto due = [&] { return DueJobs(*db_.store); };
   auto put = [&](const std::string& name, const std::string& data) {
     UploadRequest r;
     r.parent_id = root_;
@@ -615,17 +618,7 @@ TEST_F(FilesTest, SqlitesTriggersQueueNoJobForAFileTheStoreDoesNotWant) {
   auto store = meta::OpenSqlite((db_.dir / "m.db").string(), so);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   Files files(**store, chunks_, {});
-  auto due = [&] {
-    int64_t n = -1;
-    EXPECT_TRUE((*store)
-                    ->Read([&](meta::ReadTxn& t) -> Status {
-                      NUBO_ASSIGN_OR_RETURN(auto c, t.CountJobs(UnixMillis()));
-                      n = c.due;
-                      return Status::Ok();
-                    })
-                    .ok());
-    return n;
-  };
+  auto due = [&] { return DueJobs(**store); };
   auto put = [&](Files& f, const std::string& name, const std::string& data) {
     UploadRequest r;
     r.parent_id = root_;
