@@ -138,7 +138,7 @@ def ab_upload(node, jobs, pool):
     """Seconds to PUT `jobs` ((pool offset, path) pairs, 4 KiB each) over
     16 connections from two processes; fails the run on any error."""
     tasks = [([node.port], jobs[p::2], 8, pool) for p in range(2)]
-    outs = pool_map(_put_worker, tasks, 2, 1800)
+    outs = pool_map(_put_worker, tasks, 2)
     errs = [e for o in outs for e in o[3]]
     if errs:
         raise SystemExit("uploads failed: %s" % errs[:2])
@@ -152,7 +152,7 @@ def put_many(ports, folder, n, pool, procs=2, threads=8):
         # Each process's threads start on a different node (p + k).
         rotated = ports[p % len(ports):] + ports[:p % len(ports)]
         tasks.append((rotated, jobs[p::procs], threads, pool))
-    outs = pool_map(_put_worker, tasks, procs, 1800)
+    outs = pool_map(_put_worker, tasks, procs)
     wall = max(o[1] for o in outs) - min(o[0] for o in outs)
     return wall, [x for o in outs for x in o[2]], [x for o in outs for x in o[3]]
 
@@ -358,7 +358,7 @@ def run_setup(name, nodes_n, args, pool, tmp):
         c.request("MKCOL", "/dav/docs/", DAVH)
         c.close()
         jobs = [(i, "/dav/docs/d%05d.txt" % i) for i in range(args.docs)]
-        parts = pool_map(_doc_worker, [(ports, jobs[0::2]), (ports[::-1], jobs[1::2])], 2, 1800)
+        parts = pool_map(_doc_worker, [(ports, jobs[0::2]), (ports[::-1], jobs[1::2])], 2)
         errs = [e for part in parts for e in part]
         if errs:
             gate.append("CS uploads: %s" % errs[:2])

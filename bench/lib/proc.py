@@ -1,5 +1,6 @@
 """Processes and ports: free ports, readiness, a process tree's pids, its
-memory and CPU from /proc, and whether the machine is quiet enough to time."""
+memory and CPU from /proc, whether the machine is quiet enough to time, and
+load from forked processes (pool_map)."""
 import multiprocessing
 import os
 import re
@@ -214,11 +215,13 @@ def _default_sigterm():
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def pool_map(fn, tasks, procs, timeout):
+def pool_map(fn, tasks, procs, timeout=None):
     """fn over tasks in `procs` forked processes (fn: a module-level function;
     the children inherit the module state). A pool that has not answered
-    within `timeout` seconds is killed and the run fails with what each
-    child was doing, instead of waiting for ever."""
+    within `timeout` seconds (None: 30 minutes — the slowest peer's share of
+    a scenario takes minutes, a hung load process for ever) is killed and
+    the run fails with what each child was doing."""
+    timeout = 1800 if timeout is None else timeout
     ctx = multiprocessing.get_context("fork")
     # The children must die of SIGTERM, as Pool.terminate expects: with the
     # harness's own handler (bench.py: exit through Python, so that servers

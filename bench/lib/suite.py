@@ -408,10 +408,7 @@ def run_pool(port, fn, jobs, conns, state, procs=2, deadline_in=None):
         st = dict(state, tid0=p * per)
         part = jobs[p::procs] if jobs is not None else None
         tasks.append((port, fn, part, per, deadline_in, st))
-    # Generous: the slowest peer's share of a scenario takes minutes, a hung
-    # load process for ever.
-    timeout = deadline_in + 300 if deadline_in is not None else 1800
-    outs = pool_map(_proc_entry, tasks, procs, timeout)
+    outs = pool_map(_proc_entry, tasks, procs, None if deadline_in is None else deadline_in + 300)
     t0 = min(o[0] for o in outs)
     t1 = max(o[1] for o in outs)
     lat = [x for o in outs for x in o[2]]
