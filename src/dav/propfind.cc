@@ -60,6 +60,17 @@ Result<PropRequest> ParseBody(const std::string& body, const DavOptions& opt) {
   return r;
 }
 
+// The live properties written from meta::ListColumns::kBasic's fields
+// alone (name, kind, size, type, times, content hash, change number).
+bool ReadsBasicFields(const LiveProp& p) {
+  if (p.ns != kDavNs) return false;
+  for (std::string_view name : {"resourcetype", "getcontentlength", "getcontenttype", "getetag",
+                                "getlastmodified", "creationdate", "displayname"}) {
+    if (p.name == name) return true;
+  }
+  return false;
+}
+
 // RFC 6578 sync-collection on a folder: where to start, how deep, how many.
 struct SyncSpec {
   files::SyncPosition after;
@@ -89,6 +100,10 @@ class PropfindSource final : public http::BodySource {
       checksums_ |= ns == kOcNs && name == "checksums";
       share_types_ |= ns == kOcNs && name == "share-types";
     }
+    // A Depth 1 listing that asks only for such properties reads only
+    // their columns (a deeper walk needs each folder's public id).
+    basic_columns_ = pr_.kind == PropRequest::Kind::kProp && depth_ == Depth::kOne && !need_dead_;
+    for (const LiveProp* p : asked_) basic_columns_ = basic_columns_ && ReadsBasicFields(*p);
     if (pr_.kind == PropRequest::Kind::kAllprop) {
       for (const LiveProp& p : LiveProps()) {
         bool included = p.in_allprop;
@@ -194,6 +209,7 @@ class PropfindSource final : public http::BodySource {
                                                              .favorites = favorites_,
                                                              .checksums = checksums_,
                                                              .share_types = share_types_,
+                                                             .basic_columns = basic_columns_,
                                                              .reuse = &spare_rows_}));
       dead_.clear();
       for (auto& r : page.dead_props) dead_[r.node_id].push_back(std::move(r.prop));
@@ -500,6 +516,7 @@ class PropfindSource final : public http::BodySource {
   bool favorites_ = false;                // oc:favorite asked: listings fill the caller's flag
   bool checksums_ = false;                // oc:checksums asked: listings read them per page
   bool share_types_ = false;              // oc:share-types asked: the same
+  bool basic_columns_ = false;            // members read with ListColumns::kBasic
   std::vector<const LiveProp*> asked_;    // per pr_.props entry; nullptr: a dead property
   std::vector<const LiveProp*> allprop_;  // allprop (+ include), in table order
   std::unordered_map<int64_t, std::vector<meta::DeadProp>> dead_;  // of the page being written

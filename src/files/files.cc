@@ -702,10 +702,12 @@ Result<Page> Files::List(const Principal& who, std::string_view folder_id, meta:
     // continue with files from their start. Fetch one extra row to know
     // whether another page exists.
     const size_t want = limit + 1;
+    const meta::ListColumns columns =
+        options.basic_columns ? meta::ListColumns::kBasic : meta::ListColumns::kAll;
     size_t folders = 0;
     if (!after || after->kind == NodeKind::kFolder) {
       NUBO_RETURN_IF_ERROR(t.ListChildrenInto(folder.id, NodeKind::kFolder, sort, descending, after,
-                                              want, viewer, page.items, 0));
+                                              want, viewer, page.items, 0, columns));
       folders = page.items.size();
     }
     if (folders < want) {
@@ -713,7 +715,7 @@ Result<Page> Files::List(const Principal& who, std::string_view folder_id, meta:
       if (after && after->kind == NodeKind::kFile) file_after = after;
       NUBO_RETURN_IF_ERROR(t.ListChildrenInto(folder.id, NodeKind::kFile, sort, descending,
                                               file_after, want - folders, viewer, page.items,
-                                              folders));
+                                              folders, columns));
     }
     if (page.items.size() > limit) {
       page.items.resize(limit);

@@ -97,6 +97,14 @@ struct NodeCursor {
   int64_t id = 0;
 };
 
+// What a listing reads of each row. kBasic: the id, name, name key, sort
+// key, content (manifest, hash), size, type and times — what a WebDAV
+// client's usual properties and the listing's cursor need; public_id,
+// drive_id, created_by, updated_by and child_count stay empty. Every column
+// is paid per row (on PostgreSQL a page of 2,000 rows with these 11 columns
+// instead of 16 took ~0.8x the time, pgbench).
+enum class ListColumns { kAll, kBasic };
+
 class NodeReads {
  public:
   virtual ~NodeReads() = default;
@@ -133,17 +141,19 @@ class NodeReads {
                                             bool descending, const std::optional<NodeCursor>& after,
                                             size_t limit, int64_t viewer) {
     std::vector<NodeRow> out;
-    NUBO_RETURN_IF_ERROR(
-        ListChildrenInto(parent_id, kind, sort, descending, after, limit, viewer, out, 0));
+    NUBO_RETURN_IF_ERROR(ListChildrenInto(parent_id, kind, sort, descending, after, limit, viewer,
+                                          out, 0, ListColumns::kAll));
     return out;
   }
   // The same page written into `out` from index `at` on: the rows there
   // are overwritten in place (their strings keep their storage, so a
   // listing that pages through a big folder allocates for its first page
-  // only), and `out` ends after the last row.
+  // only), and `out` ends after the last row. With ListColumns::kBasic
+  // only the fields it names are read.
   virtual Status ListChildrenInto(int64_t parent_id, NodeKind kind, NodeSort sort, bool descending,
                                   const std::optional<NodeCursor>& after, size_t limit,
-                                  int64_t viewer, std::vector<NodeRow>& out, size_t at) = 0;
+                                  int64_t viewer, std::vector<NodeRow>& out, size_t at,
+                                  ListColumns columns) = 0;
   // Live children changed after (since_seq, since_id) in (tree_seq, id)
   // order, up to tree_seq <= through: a sync-collection's members.
   virtual Result<std::vector<NodeRow>> ChangedChildren(int64_t parent_id, int64_t since_seq,

@@ -1234,6 +1234,52 @@ class PollCacheTest(unittest.TestCase):
         self.poll(self.b, path, expect=404)
 
 
+class ListingColumnsTest(unittest.TestCase):
+    """A Depth 1 listing that asks only for properties of a member's name,
+    kind, size, type, times and content reads fewer columns of each member
+    (meta::ListColumns::kBasic). Every value must be the one a listing that
+    reads all columns gives (asked for oc:fileid as well), for files and
+    folders, with modification and creation times that differ."""
+
+    BASIC = ["resourcetype", "getcontentlength", "getcontenttype", "getetag", "getlastmodified",
+             "creationdate", "displayname"]
+
+    def listing(self, dav, path, oc_fileid):
+        body = ('<?xml version="1.0" encoding="utf-8"?><D:propfind xmlns:D="DAV:" '
+                'xmlns:oc="http://owncloud.org/ns"><D:prop>%s%s</D:prop></D:propfind>'
+                % ("".join("<D:%s/>" % p for p in self.BASIC), "<oc:fileid/>" if oc_fileid else "")).encode()
+        status, _, data = dav.raw("PROPFIND", path, body, {"Depth": "1", "Content-Type": "application/xml"})
+        self.assertEqual(status, 207, data[:500])
+        return {href: {tag: (code, ET.tostring(el)) for tag, (code, el) in props.items()}
+                for href, props in multistatus(data).items()}
+
+    def test_basic_properties_equal_those_of_a_full_read(self):
+        srv, _ = start_server()
+        try:
+            dav = Dav(srv, *ADMIN)
+            self.assertEqual(dav.mkcol(dav_path("cols"))[0], 201)
+            self.assertEqual(dav.mkcol(dav_path("cols", "sub"))[0], 201)
+            for name, data, mtime in (("a.txt", b"hello", "1000000000"), ("b.jpg", b"\xff\xd8x" * 9, "1200000000"),
+                                      ("c.bin", b"", "1400000000")):
+                status, hdrs, _ = dav.raw("PUT", dav_path("cols", name), data, {"X-OC-MTime": mtime})
+                self.assertEqual(status, 201, name)
+            self.assertEqual(dav.put(dav_path("cols", "sub", "x"), b"x")[0], 201)
+            basic = self.listing(dav, dav_path("cols", collection=True), False)
+            full = self.listing(dav, dav_path("cols", collection=True), True)
+            self.assertEqual(len(basic), 5, sorted(basic))  # the folder, sub and three files
+            for href, props in full.items():
+                got = basic.get(href)
+                self.assertIsNotNone(got, href)
+                for p in self.BASIC:
+                    self.assertEqual(got.get(D + p), props.get(D + p), (href, p))
+            # The times differ, so two swapped columns would show.
+            a = full["/dav/cols/a.txt"]
+            self.assertNotEqual(ET.fromstring(a[D + "getlastmodified"][1]).text[:16],
+                                ET.fromstring(a[D + "creationdate"][1]).text[:16])
+        finally:
+            srv.close()
+
+
 class ListingPagesTest(unittest.TestCase):
     """PROPFIND reads members a page (one read transaction) at a time
     (dav.listing_page). With pages of 7, each folder below spans several

@@ -72,6 +72,38 @@ void FillListedNode(const Stmt& s, int64_t parent_id, NodeKind kind, NodeRow& n)
   n.parent_public_id.clear();
 }
 
+// ListColumns::kBasic's columns, and the fill that reads them (the other
+// fields are left empty).
+#define NUBO_BASIC_LISTED_COLS                                                              \
+  "n.id, n.name, n.name_key, n.manifest_id, n.size, n.mime, n.mtime, n.ctime, n.tree_seq, " \
+  "n.content_hash, n.sort_key"
+
+void FillBasicListedNode(const Stmt& s, int64_t parent_id, NodeKind kind, NodeRow& n) {
+  n.id = s.Int(0);
+  n.public_id.clear();
+  n.drive_id = 0;
+  n.parent_id = parent_id;
+  n.name.assign(s.View(1));
+  n.name_key.assign(s.View(2));
+  n.sort_key.assign(s.BlobView(10));
+  n.kind = kind;
+  n.manifest_id = OptInt(s, 3);
+  n.size = static_cast<uint64_t>(s.Int(4));
+  n.mime.assign(s.View(5));
+  n.mtime_ms = s.Int(6);
+  n.ctime_ms = s.Int(7);
+  n.tree_seq = s.Int(8);
+  n.trashed_at_ms.reset();
+  n.trash_root.reset();
+  n.trash_parent.reset();
+  n.created_by = 0;
+  n.updated_by = 0;
+  n.child_count = 0;
+  n.hash = s.IsNull(9) ? Digest{} : s.Hash(9);
+  n.favorite = false;
+  n.parent_public_id.clear();
+}
+
 // Parameters ?3..?18 shared by InsertNode and UpdateNode.
 void BindNodeFields(Stmt& s, const NodeRow& n) {
   BindOpt(s, 3, n.parent_id);
@@ -89,11 +121,11 @@ void BindNodeFields(Stmt& s, const NodeRow& n) {
 // rows no longer depend on the viewer (favourites are read apart, in
 // ListChildrenInto): `?1 = ?1` keeps its number in the statement, so the
 // others keep theirs and PostgreSQL still learns its type.
-std::string ListStatement(const char* key, bool desc, bool after) {
+std::string ListStatement(const char* cols, const char* key, bool desc, bool after) {
   const char* dir = desc ? " DESC" : "";
   // Every row's parent is the listed folder: the caller fills
   // parent_public_id once instead of a lookup per row.
-  std::string q = "SELECT " NUBO_LISTED_COLS
+  std::string q = std::string("SELECT ") + cols +
                   " FROM nodes n "
                   "WHERE n.parent_id = ?2 AND n.kind = ?3 AND n.trash_root IS NULL AND ?1 = ?1 ";
   if (after) {
@@ -116,13 +148,16 @@ std::string ListStatement(const char* key, bool desc, bool after) {
 // every upload below it, and on PostgreSQL a changed indexed column makes
 // the update write a new entry into every index of nodes (no HOT update).
 // Folders by size are sorted instead — there are few beside the files.
-const std::string& ListSql(NodeKind kind, NodeSort sort, bool desc, bool after) {
+const std::string& ListSql(NodeKind kind, NodeSort sort, bool desc, bool after,
+                           ListColumns columns) {
   static const std::vector<std::string> all = [] {
     std::vector<std::string> v;
-    for (const char* key :
-         {static_cast<const char*>(nullptr), "n.list_size", "n.mtime", "n.mime", "n.size"}) {
-      for (bool d : {false, true}) {
-        for (bool a : {false, true}) v.push_back(ListStatement(key, d, a));
+    for (const char* cols : {NUBO_LISTED_COLS, NUBO_BASIC_LISTED_COLS}) {
+      for (const char* key :
+           {static_cast<const char*>(nullptr), "n.list_size", "n.mtime", "n.mime", "n.size"}) {
+        for (bool d : {false, true}) {
+          for (bool a : {false, true}) v.push_back(ListStatement(cols, key, d, a));
+        }
       }
     }
     return v;
@@ -130,7 +165,8 @@ const std::string& ListSql(NodeKind kind, NodeSort sort, bool desc, bool after) 
   const size_t set = kind == NodeKind::kFolder && sort == NodeSort::kSize
                          ? 4  // "n.size"
                          : static_cast<size_t>(sort);
-  return all[set * 4 + (desc ? 2 : 0) + (after ? 1 : 0)];
+  const size_t basic = columns == ListColumns::kBasic ? 20 : 0;
+  return all[basic + set * 4 + (desc ? 2 : 0) + (after ? 1 : 0)];
 }
 
 }  // namespace
@@ -177,8 +213,9 @@ Result<std::optional<NodeRow>> SqliteTxn::FindChild(int64_t parent_id, const std
 
 Status SqliteTxn::ListChildrenInto(int64_t parent_id, NodeKind kind, NodeSort sort, bool descending,
                                    const std::optional<NodeCursor>& after, size_t limit,
-                                   int64_t viewer, std::vector<NodeRow>& out, size_t at) {
-  const std::string& sql = ListSql(kind, sort, descending, after.has_value());
+                                   int64_t viewer, std::vector<NodeRow>& out, size_t at,
+                                   ListColumns columns) {
+  const std::string& sql = ListSql(kind, sort, descending, after.has_value(), columns);
   NUBO_PREPARE(s, c_, sql.c_str());
   s.Bind(1, viewer).Bind(2, parent_id).Bind(3, static_cast<int64_t>(kind));
   s.Bind(4, static_cast<int64_t>(limit));
@@ -210,7 +247,11 @@ Status SqliteTxn::ListChildrenInto(int64_t parent_id, NodeKind kind, NodeSort so
       n.sort_key.reserve(96);
       n.mime.reserve(32);
     }
-    FillListedNode(s, parent_id, kind, out[i]);
+    if (columns == ListColumns::kBasic) {
+      FillBasicListedNode(s, parent_id, kind, out[i]);
+    } else {
+      FillListedNode(s, parent_id, kind, out[i]);
+    }
   }
   out.resize(i);
   if (viewer == 0 || i == at) return Status::Ok();

@@ -118,7 +118,7 @@ class SqliteTxn final : public WriteTxn {
                                            int64_t viewer) override;
   Status ListChildrenInto(int64_t parent_id, NodeKind kind, NodeSort sort, bool descending,
                           const std::optional<NodeCursor>& after, size_t limit, int64_t viewer,
-                          std::vector<NodeRow>& out, size_t at) override;
+                          std::vector<NodeRow>& out, size_t at, ListColumns columns) override;
   Result<std::vector<NodeRow>> ChangedChildren(int64_t parent_id, int64_t since_seq,
                                                int64_t since_id, int64_t through, size_t limit,
                                                int64_t viewer) override;
