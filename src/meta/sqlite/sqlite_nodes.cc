@@ -37,51 +37,21 @@ DriveRow DriveFrom(const Stmt& s) {
 // A listing's columns: not the parent and kind its statement fixes, nor the
 // trash columns, empty for every live node. Each column is paid per row
 // (a 10,000-file listing: 0.92× the time on PostgreSQL, 0.95× on SQLite;
-// bench/results/2026-12-04-pg-listing-pages.md).
+// bench/results/2026-12-04-pg-listing-pages.md). The first 11 are all that
+// ListColumns::kBasic reads; kAll reads the five after them too.
 // The viewer's favourites are read apart (ListChildrenInto).
-#define NUBO_LISTED_COLS                                                                        \
-  "n.id, n.public_id, n.drive_id, n.name, n.name_key, n.manifest_id, n.size, n.mime, n.mtime, " \
-  "n.ctime, n.tree_seq, n.created_by, n.updated_by, n.content_hash, n.sort_key, n.child_count"
-
-// Fills every field of `n` (a row of an earlier page, reused: assigning
-// into its strings keeps their storage instead of a malloc and a free per
-// string per row).
-void FillListedNode(const Stmt& s, int64_t parent_id, NodeKind kind, NodeRow& n) {
-  n.id = s.Int(0);
-  n.public_id.assign(s.View(1));
-  n.drive_id = s.Int(2);
-  n.parent_id = parent_id;
-  n.name.assign(s.View(3));
-  n.name_key.assign(s.View(4));
-  n.sort_key.assign(s.BlobView(14));
-  n.kind = kind;
-  n.manifest_id = OptInt(s, 5);
-  n.size = static_cast<uint64_t>(s.Int(6));
-  n.mime.assign(s.View(7));
-  n.mtime_ms = s.Int(8);
-  n.ctime_ms = s.Int(9);
-  n.tree_seq = s.Int(10);
-  n.trashed_at_ms.reset();
-  n.trash_root.reset();
-  n.trash_parent.reset();
-  n.created_by = s.Int(11);
-  n.updated_by = s.Int(12);
-  n.child_count = s.Int(15);
-  n.hash = s.IsNull(13) ? Digest{} : s.Hash(13);
-  n.favorite = false;
-  n.parent_public_id.clear();
-}
-
-// ListColumns::kBasic's columns, and the fill that reads them (the other
-// fields are left empty).
 #define NUBO_BASIC_LISTED_COLS                                                              \
   "n.id, n.name, n.name_key, n.manifest_id, n.size, n.mime, n.mtime, n.ctime, n.tree_seq, " \
   "n.content_hash, n.sort_key"
+#define NUBO_LISTED_COLS \
+  NUBO_BASIC_LISTED_COLS ", n.public_id, n.drive_id, n.created_by, n.updated_by, n.child_count"
 
-void FillBasicListedNode(const Stmt& s, int64_t parent_id, NodeKind kind, NodeRow& n) {
+// Fills every field of `n` (a row of an earlier page, reused: assigning
+// into its strings keeps their storage instead of a malloc and a free per
+// string per row); those `columns` did not read are left empty.
+void FillListedNode(const Stmt& s, ListColumns columns, int64_t parent_id, NodeKind kind,
+                    NodeRow& n) {
   n.id = s.Int(0);
-  n.public_id.clear();
-  n.drive_id = 0;
   n.parent_id = parent_id;
   n.name.assign(s.View(1));
   n.name_key.assign(s.View(2));
@@ -93,13 +63,20 @@ void FillBasicListedNode(const Stmt& s, int64_t parent_id, NodeKind kind, NodeRo
   n.mtime_ms = s.Int(6);
   n.ctime_ms = s.Int(7);
   n.tree_seq = s.Int(8);
+  n.hash = s.IsNull(9) ? Digest{} : s.Hash(9);
+  if (columns == ListColumns::kAll) {
+    n.public_id.assign(s.View(11));
+    n.drive_id = s.Int(12);
+    n.created_by = s.Int(13);
+    n.updated_by = s.Int(14);
+    n.child_count = s.Int(15);
+  } else {
+    n.public_id.clear();
+    n.drive_id = n.created_by = n.updated_by = n.child_count = 0;
+  }
   n.trashed_at_ms.reset();
   n.trash_root.reset();
   n.trash_parent.reset();
-  n.created_by = 0;
-  n.updated_by = 0;
-  n.child_count = 0;
-  n.hash = s.IsNull(9) ? Digest{} : s.Hash(9);
   n.favorite = false;
   n.parent_public_id.clear();
 }
@@ -247,11 +224,7 @@ Status SqliteTxn::ListChildrenInto(int64_t parent_id, NodeKind kind, NodeSort so
       n.sort_key.reserve(96);
       n.mime.reserve(32);
     }
-    if (columns == ListColumns::kBasic) {
-      FillBasicListedNode(s, parent_id, kind, out[i]);
-    } else {
-      FillListedNode(s, parent_id, kind, out[i]);
-    }
+    FillListedNode(s, columns, parent_id, kind, out[i]);
   }
   out.resize(i);
   if (viewer == 0 || i == at) return Status::Ok();
