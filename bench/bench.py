@@ -44,7 +44,9 @@ def main():
                                                      "same mode in bench/results/)")
     ap.add_argument("--no-compare", action="store_true", help="suite: no baseline deltas")
     ap.add_argument("--no-wait", action="store_true",
-                    help="suite: do not wait for running builds/tests (ninja, ctest, cc1plus) to finish")
+                    help="suite: do not wait for running builds/tests (ninja, ctest, cc1plus) to finish, "
+                         "nor for nubo's background jobs (the seeded files' text extraction, thumbnails) "
+                         "before and between the timings")
     ap.add_argument("--max-busy", type=float, default=0.5,
                     help="suite: wait while other processes keep more than this many cores busy")
     ap.add_argument("--keep", action="store_true", help="suite: keep the temp folder (servers' data and logs)")

@@ -1261,7 +1261,7 @@ class ListingColumnsTest(unittest.TestCase):
             self.assertEqual(dav.mkcol(dav_path("cols", "sub"))[0], 201)
             for name, data, mtime in (("a.txt", b"hello", "1000000000"), ("b.jpg", b"\xff\xd8x" * 9, "1200000000"),
                                       ("c.bin", b"", "1400000000")):
-                status, hdrs, _ = dav.raw("PUT", dav_path("cols", name), data, {"X-OC-MTime": mtime})
+                status, _, _ = dav.raw("PUT", dav_path("cols", name), data, {"X-OC-MTime": mtime})
                 self.assertEqual(status, 201, name)
             self.assertEqual(dav.put(dav_path("cols", "sub", "x"), b"x")[0], 201)
             basic = self.listing(dav, dav_path("cols", collection=True), False)

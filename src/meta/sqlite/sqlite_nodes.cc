@@ -142,7 +142,8 @@ const std::string& ListSql(NodeKind kind, NodeSort sort, bool desc, bool after,
   const size_t set = kind == NodeKind::kFolder && sort == NodeSort::kSize
                          ? 4  // "n.size"
                          : static_cast<size_t>(sort);
-  const size_t basic = columns == ListColumns::kBasic ? 20 : 0;
+  // kBasic's statements follow all of kAll's.
+  const size_t basic = columns == ListColumns::kBasic ? all.size() / 2 : 0;
   return all[basic + set * 4 + (desc ? 2 : 0) + (after ? 1 : 0)];
 }
 
