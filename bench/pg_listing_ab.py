@@ -19,7 +19,7 @@ Gate: both servers list the same names with the same sizes in each
 folder, and every upload and listing succeeds.
 
   NUBO_BENCH_BIN=AFTER python3 bench/pg_listing_ab.py --before BEFORE [--files 10000] [--small 1000]
-                                                       [--reps 40] [--sqlite]
+                                                       [--reps 40] [--sqlite] [--body nextcloud]
   NUBO_BENCH_BIN=BUILD python3 bench/pg_listing_ab.py --engines [--reps 40]
 """
 import argparse
@@ -34,6 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import engines  # noqa: E402  (starts nothing on import)
 import pg_cluster  # noqa: E402
+from lib.servers import NEXTCLOUD_LISTING_BODY  # noqa: E402
 
 
 def main():
@@ -44,12 +45,15 @@ def main():
     ap.add_argument("--files", type=int, default=10000)
     ap.add_argument("--small", type=int, default=1000)
     ap.add_argument("--reps", type=int, default=40)
+    ap.add_argument("--body", choices=("s1", "nextcloud"), default="s1", help="the listing's properties: "
+                    "the engine benchmark's S1 body, or a Nextcloud client's (lib.servers)")
     ap.add_argument("--sqlite", action="store_true", help="both builds on SQLite instead (the change's "
                     "other engine: it must not lose there)")
     args = ap.parse_args()
     if not args.engines and not args.before:
         ap.error("--before BUILD, or --engines")
     after_bin = engines.NUBO
+    body = engines.PROPFIND if args.body == "s1" else NEXTCLOUD_LISTING_BODY
     sizes = (args.small, args.files)
     folders = ["/dav/s1-%d/" % s for s in sizes]
     pool = random.Random(1).randbytes(4096 + sum(sizes))
@@ -83,14 +87,14 @@ def main():
         for f, s in zip(folders, sizes):
             lat, xacts = ([], []), [0, 0]
             for k, c in enumerate(conns):  # warm
-                c.request("PROPFIND", f, dict(engines.DAVH, Depth="1"), body=engines.PROPFIND)
+                c.request("PROPFIND", f, dict(engines.DAVH, Depth="1"), body=body)
             for k, n in enumerate(nodes):
                 if n.db:
                     engines.stat_delay()
                     xacts[k] = -engines.pg_xacts(n.db)
             for r in range(args.reps):
                 for k in ((0, 1) if r % 2 == 0 else (1, 0)):
-                    resp = conns[k].request("PROPFIND", f, dict(engines.DAVH, Depth="1"), body=engines.PROPFIND)
+                    resp = conns[k].request("PROPFIND", f, dict(engines.DAVH, Depth="1"), body=body)
                     if resp.status != 207:
                         gate.append("%s PROPFIND answered %d" % (f, resp.status))
                     lat[k].append(resp.total * 1000)
@@ -106,12 +110,13 @@ def main():
             n.stop()
         shutil.rmtree(tmp, ignore_errors=True)
     if args.engines:
-        print("\nPROPFIND Depth:1, %d listings of each folder on each engine, alternating" % args.reps)
+        print("\nPROPFIND Depth:1 (%s body), %d listings of each folder on each engine, alternating"
+              % (args.body, args.reps))
         print("build %s" % after_bin)
         print("| folder | SQLite p50 ms | PostgreSQL p50 ms | PostgreSQL/SQLite | transactions per listing S/P |")
     else:
-        print("\nPROPFIND Depth:1 on %s, %d listings of each folder by each build"
-              % ("SQLite" if args.sqlite else "PostgreSQL", args.reps))
+        print("\nPROPFIND Depth:1 (%s body) on %s, %d listings of each folder by each build"
+              % (args.body, "SQLite" if args.sqlite else "PostgreSQL", args.reps))
         print("BEFORE %s\nAFTER  %s" % (args.before, after_bin))
         print("| folder | BEFORE p50 ms | AFTER p50 ms | AFTER/BEFORE | transactions per listing B/A |")
     print("|---|---|---|---|---|")

@@ -1,5 +1,6 @@
 """propfind-ab: BEFORE/AFTER of a WebDAV change from one run (lib.ab):
-PROPFIND Depth:1 of 1,000 and 10,000 files (the suite's S1 body and allprop),
+PROPFIND Depth:1 of 1,000 and 10,000 files (the suite's S1 body, a Nextcloud
+client's properties and allprop),
 the same while another connection writes, Depth:0 on the root, and the sync
 poll under wrk (the suite's S2)."""
 import os
@@ -10,15 +11,16 @@ from lib import httpc
 from lib.ab import AbPair, seed_folder
 from lib.api import ServerError
 from lib.data import listing_specs
-from lib.servers import PROPFIND_BODY
+from lib.servers import NEXTCLOUD_LISTING_BODY, PROPFIND_BODY
 from lib.stats import pct
 from lib.wrk import wrk_dav
 
 
 def run(args):
     """BEFORE/AFTER of a WebDAV change from one run (AbPair): PROPFIND Depth:1
-    with the peer suite's body (s1) and with allprop on folders of 1,000 and
-    10,000 files, then Depth:0 on the drive root."""
+    with the peer suite's body (s1), a Nextcloud client's properties and
+    allprop on folders of 1,000 and 10,000 files, then Depth:0 on the drive
+    root."""
     sizes = (1000, 10000)
 
     pair = AbPair(args, lambda api, root: [seed_folder(api, root, "p%d" % n, listing_specs(n, 1000 + n))
@@ -29,6 +31,7 @@ def run(args):
         for n in sizes:
             reps = max(10, args.list_reps * 1000 // n)
             cases.append(("%d files, s1 props" % n, "/dav/p%d/" % n, PROPFIND_BODY, "1", reps))
+            cases.append(("%d files, nextcloud props" % n, "/dav/p%d/" % n, NEXTCLOUD_LISTING_BODY, "1", reps))
             cases.append(("%d files, allprop" % n, "/dav/p%d/" % n, None, "1", reps))
         cases.append(("root, Depth 0", "/dav/", PROPFIND_BODY, "0", args.list_reps * 3))
         for label, path, body, depth, reps in cases:

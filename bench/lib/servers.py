@@ -48,6 +48,14 @@ HEALTH_BODY = b'{"status":"ok"}\n'
 # The four properties a sync client's PROPFIND asks for (the suite's S1 and S2, the A/B scenarios).
 PROPFIND_BODY = (b'<?xml version="1.0" encoding="utf-8"?>\n<d:propfind xmlns:d="DAV:"><d:prop><d:resourcetype/>'
                  b'<d:getcontentlength/><d:getlastmodified/><d:getetag/></d:prop></d:propfind>')
+# A Nextcloud client's folder listing (the properties of the files app and
+# of the documented WebDAV listing example): the oc:/nc: properties with a
+# dead one among them (oc:comments-unread, unknown to nubo).
+NEXTCLOUD_LISTING_BODY = (
+    b'<?xml version="1.0" encoding="UTF-8"?>\n<d:propfind xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns" '
+    b'xmlns:nc="http://nextcloud.org/ns"><d:prop><d:getlastmodified/><d:getetag/><d:getcontenttype/>'
+    b'<d:resourcetype/><oc:fileid/><oc:permissions/><oc:size/><d:getcontentlength/><nc:has-preview/>'
+    b'<oc:favorite/><oc:comments-unread/><oc:owner-display-name/><oc:share-types/></d:prop></d:propfind>')
 
 
 def chown_www(path):

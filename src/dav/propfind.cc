@@ -60,15 +60,43 @@ Result<PropRequest> ParseBody(const std::string& body, const DavOptions& opt) {
   return r;
 }
 
-// The live properties written from meta::ListColumns::kBasic's fields
-// alone (name, kind, size, type, times, content hash, change number).
+// The live properties a listed member's meta::ListColumns::kBasic fields
+// (name, kind, size, type, times, content hash, change number) and the
+// folder's drive are enough for; the rest of each is read apart, by node
+// id (locks, shares, favourites, checksums, permissions, dead
+// properties). Not DAV:sync-token, which names the member's public id. A
+// property not named here reads every column.
 bool ReadsBasicFields(const LiveProp& p) {
-  if (p.ns != kDavNs) return false;
-  for (std::string_view name : {"resourcetype", "getcontentlength", "getcontenttype", "getetag",
-                                "getlastmodified", "creationdate", "displayname"}) {
-    if (p.name == name) return true;
-  }
-  return false;
+  struct Name {
+    std::string_view ns, name;
+  };
+  static constexpr Name kBasic[] = {{kDavNs, "resourcetype"},
+                                    {kDavNs, "getcontentlength"},
+                                    {kDavNs, "getcontenttype"},
+                                    {kDavNs, "getetag"},
+                                    {kDavNs, "getlastmodified"},
+                                    {kDavNs, "creationdate"},
+                                    {kDavNs, "displayname"},
+                                    {kDavNs, "supportedlock"},
+                                    {kDavNs, "lockdiscovery"},
+                                    {kDavNs, "supported-report-set"},
+                                    {kDavNs, "quota-used-bytes"},
+                                    {kDavNs, "quota-available-bytes"},
+                                    {kOcNs, "fileid"},
+                                    {kOcNs, "id"},
+                                    {kOcNs, "permissions"},
+                                    {kOcNs, "size"},
+                                    {kOcNs, "favorite"},
+                                    {kOcNs, "owner-id"},
+                                    {kOcNs, "owner-display-name"},
+                                    {kOcNs, "checksums"},
+                                    {kOcNs, "share-types"},
+                                    {kOcNs, "data-fingerprint"},
+                                    {kNcNs, "has-preview"},
+                                    {kNcNs, "mount-type"},
+                                    {kNcNs, "is-encrypted"}};
+  return std::any_of(std::begin(kBasic), std::end(kBasic),
+                     [&](const Name& n) { return n.ns == p.ns && n.name == p.name; });
 }
 
 // RFC 6578 sync-collection on a folder: where to start, how deep, how many.
@@ -100,16 +128,19 @@ class PropfindSource final : public http::BodySource {
       checksums_ |= ns == kOcNs && name == "checksums";
       share_types_ |= ns == kOcNs && name == "share-types";
     }
-    // A Depth 1 listing that asks only for such properties reads only
-    // their columns (a deeper walk needs each folder's public id).
-    basic_columns_ = pr_.kind == PropRequest::Kind::kProp && depth_ == Depth::kOne && !need_dead_;
-    for (const LiveProp* p : asked_) basic_columns_ = basic_columns_ && ReadsBasicFields(*p);
     if (pr_.kind == PropRequest::Kind::kAllprop) {
       for (const LiveProp& p : LiveProps()) {
         bool included = p.in_allprop;
         for (const auto& [ns, name] : pr_.include) included |= (ns == p.ns && name == p.name);
         if (included) allprop_.push_back(&p);
       }
+    }
+    // A Depth 1 listing whose live properties need no more than the basic
+    // columns reads only those (a deeper walk needs each folder's public
+    // id; dead properties and propname's names are found by node id).
+    basic_columns_ = depth_ == Depth::kOne;
+    for (const LiveProp* p : pr_.kind == PropRequest::Kind::kAllprop ? allprop_ : asked_) {
+      basic_columns_ = basic_columns_ && (p == nullptr || ReadsBasicFields(*p));
     }
   }
 

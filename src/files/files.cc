@@ -721,6 +721,11 @@ Result<Page> Files::List(const Principal& who, std::string_view folder_id, meta:
       page.items.resize(limit);
       page.next_cursor = EncodeCursor(tag, CursorOf(page.items.back(), sort));
     }
+    if (columns == meta::ListColumns::kBasic) {
+      // A node never changes drives (a move into another drive copies it),
+      // so every member's drive is the folder's: none read per row.
+      for (NodeRow& n : page.items) n.drive_id = folder.drive_id;
+    }
     NUBO_RETURN_IF_ERROR(FillExtras(t, who, folder, options, page));
     page.folder = std::move(folder);
     return Status::Ok();

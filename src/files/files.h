@@ -126,8 +126,9 @@ struct ListOptions {
   bool checksums = false;
   // Also read the kinds of shares on the page's nodes (Page::share_types).
   bool share_types = false;
-  // Rows with meta::ListColumns::kBasic's fields only (no public id,
-  // drive, creator or child count): for a caller that writes nothing else.
+  // Rows with meta::ListColumns::kBasic's fields and the folder's drive
+  // only (no public id, creator, updater or child count): for a caller
+  // that writes nothing else.
   bool basic_columns = false;
   // The rows of a page the caller is done with: the new page's rows are
   // written over them (their strings keep their storage). Left empty.

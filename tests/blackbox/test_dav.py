@@ -1235,19 +1235,19 @@ class PollCacheTest(unittest.TestCase):
 
 
 class ListingColumnsTest(unittest.TestCase):
-    """A Depth 1 listing that asks only for properties of a member's name,
-    kind, size, type, times and content reads fewer columns of each member
-    (meta::ListColumns::kBasic). Every value must be the one a listing that
-    reads all columns gives (asked for oc:fileid as well), for files and
-    folders, with modification and creation times that differ."""
+    """A Depth 1 listing that does not ask for DAV:sync-token reads fewer
+    columns of each member (meta::ListColumns::kBasic). Every value must be
+    the one a listing that reads all columns gives (DAV:sync-token asked as
+    well), for files and folders, with modification and creation times that
+    differ."""
 
     BASIC = ["resourcetype", "getcontentlength", "getcontenttype", "getetag", "getlastmodified",
              "creationdate", "displayname"]
 
-    def listing(self, dav, path, oc_fileid):
-        body = ('<?xml version="1.0" encoding="utf-8"?><D:propfind xmlns:D="DAV:" '
-                'xmlns:oc="http://owncloud.org/ns"><D:prop>%s%s</D:prop></D:propfind>'
-                % ("".join("<D:%s/>" % p for p in self.BASIC), "<oc:fileid/>" if oc_fileid else "")).encode()
+    def listing(self, dav, path, full):
+        body = ('<?xml version="1.0" encoding="utf-8"?><D:propfind xmlns:D="DAV:"><D:prop>%s%s</D:prop>'
+                '</D:propfind>' % ("".join("<D:%s/>" % p for p in self.BASIC), "<D:sync-token/>" if full else "")
+                ).encode()
         status, _, data = dav.raw("PROPFIND", path, body, {"Depth": "1", "Content-Type": "application/xml"})
         self.assertEqual(status, 207, data[:500])
         return {href: {tag: (code, ET.tostring(el)) for tag, (code, el) in props.items()}

@@ -6,6 +6,7 @@ owner's tree, colliding names numbered, gone with the grant, and the
 recipient's folder ETags changing with what changes inside a share (a sync
 client polls only the root). Ends with a real sync client (nextcloudcmd)
 receiving a share and a change made in it by its owner."""
+import hashlib
 import json
 import os
 import re
@@ -390,6 +391,83 @@ class ShareMountTest(unittest.TestCase):
         # In one's own tree one is the owner.
         self.assertEqual(props(bob, "/dav/", "0")["/dav/"][1], "bob")
 
+
+    def test_a_listing_reads_fewer_columns_without_changing_a_property(self):
+        """A Depth 1 listing that does not ask for DAV:sync-token reads only
+        the members' basic columns (meta::ListColumns::kBasic; the drive is
+        the folder's) and finds the rest by node id. Every property of every
+        member must equal the one a listing that reads all columns gives
+        (DAV:sync-token asked too): in one's own folder with a lock, a dead
+        property, a favourite, a share and a checksum in it, in one's root
+        with a received share mounted in it, and inside that share."""
+        u = self.users
+        alice, bob = u["alice"], u["bob"]
+        names = ["resourcetype", "getcontentlength", "getcontenttype", "getetag", "getlastmodified",
+                 "creationdate", "displayname", "supportedlock", "lockdiscovery", "supported-report-set",
+                 "quota-used-bytes", "quota-available-bytes"]
+        oc = ["fileid", "id", "permissions", "size", "favorite", "owner-id", "owner-display-name", "checksums",
+              "share-types", "data-fingerprint"]
+        nc = ["has-preview", "mount-type", "is-encrypted"]
+        prop = ("".join("<d:%s/>" % n for n in names) + "".join("<oc:%s/>" % n for n in oc) +
+                "".join("<nc:%s/>" % n for n in nc) + "<x:colour/>")
+
+        def listing(who, path, body_props, allprop=False):
+            inner = ("<d:allprop/>%s" % ("<d:include><d:sync-token/></d:include>" if "sync-token" in body_props
+                                         else "") if allprop else "<d:prop>%s</d:prop>" % body_props)
+            body = ('<?xml version="1.0"?><d:propfind xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns" '
+                    'xmlns:nc="http://nextcloud.org/ns" xmlns:x="urn:x">%s</d:propfind>' % inner).encode()
+            status, _, data = self.dav(who, "PROPFIND", path, body, {"Depth": "1"})
+            self.assertEqual(status, 207, data)
+            out = {}
+            for r in RESPONSE.findall(data):
+                href = urllib.parse.unquote(field(r, "d:href"))
+                r = re.sub(rb"<d:sync-token>.*?</d:sync-token>|<d:sync-token/>", b"", r)
+                out[href] = r
+            return out
+
+        def same(who, path):
+            for allprop in (False, True):
+                basic = listing(who, path, prop, allprop)
+                full = listing(who, path, prop + "<d:sync-token/>", allprop)
+                self.assertEqual(sorted(basic), sorted(full), path)
+                for href in full:
+                    self.assertEqual(basic[href], full[href], (path, href, allprop))
+            return listing(who, path, prop)
+
+        top = alice.mkdir(alice.root, "Columns")
+        alice.mkdir(top["id"], "sub")
+        for name, data in (("a.txt", b"alpha"), ("b.jpg", b"\xff\xd8x" * 9)):
+            status = self.dav(alice, "PUT", "/dav/Columns/" + name, data,
+                              {"X-OC-MTime": "1200000000", "OC-Checksum": "SHA1:" + hashlib.sha1(data).hexdigest()})[0]
+            self.assertEqual(status, 201, name)
+        lockinfo = (b'<?xml version="1.0"?><d:lockinfo xmlns:d="DAV:"><d:lockscope><d:exclusive/></d:lockscope>'
+                    b'<d:locktype><d:write/></d:locktype><d:owner>alice</d:owner></d:lockinfo>')
+        self.assertEqual(self.dav(alice, "LOCK", "/dav/Columns/a.txt", lockinfo, {"Depth": "0"})[0], 200)
+        patch = (b'<?xml version="1.0"?><d:propertyupdate xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns" '
+                 b'xmlns:x="urn:x"><d:set><d:prop><x:colour>green</x:colour><oc:favorite>1</oc:favorite></d:prop>'
+                 b'</d:set></d:propertyupdate>')
+        self.assertEqual(self.dav(alice, "PROPPATCH", "/dav/Columns/b.jpg", patch)[0], 207)
+        self.grant(alice, top["id"], user="bob", role="editor")
+
+        mine = same(alice, "/dav/Columns/")
+        # The cases the comparison must reach: a lock, a checksum, a dead
+        # property and a favourite, a share and the owner's permissions.
+        a, b = mine["/dav/Columns/a.txt"], mine["/dav/Columns/b.jpg"]
+        self.assertIn(b"<d:activelock>", a)
+        self.assertIn(b"SHA1:", a)
+        self.assertRegex(b, rb'colour xmlns:\w+="urn:x">green<')
+        self.assertEqual(field(b, "oc:favorite"), "1")
+        self.assertIn(b"<oc:share-type>0</oc:share-type>", mine["/dav/Columns/"])
+        self.assertEqual(field(a, "oc:permissions"), "RGDNVW")
+        self.assertEqual(field(a, "nc:mount-type"), "")
+        theirs = same(bob, "/dav/")
+        mount = theirs["/dav/Columns/"]
+        self.assertEqual(field(mount, "nc:mount-type"), "shared")
+        self.assertEqual(field(mount, "oc:owner-id"), "alice")
+        self.assertTrue(field(mount, "oc:permissions").startswith("SM"), mount)
+        inside = same(bob, "/dav/Columns/")
+        self.assertEqual(field(inside["/dav/Columns/a.txt"], "oc:permissions"), "SGDNVW")
+        self.assertEqual(field(inside["/dav/Columns/sub/"], "oc:owner-id"), "alice")
 
     def test_removed_from_the_tree_and_shown_again(self):
         u = self.users
