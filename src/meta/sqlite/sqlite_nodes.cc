@@ -231,10 +231,13 @@ Status SqliteTxn::ListChildrenInto(int64_t parent_id, NodeKind kind, NodeSort so
   if (viewer == 0 || i == at) return Status::Ok();
   // The viewer's favourites in this folder, in one statement rather than a
   // probe per row (on PostgreSQL a subplan run for every row listed): a
-  // person has few.
+  // person has few, so they are walked and each one's parent checked.
+  // CROSS JOIN keeps that order on SQLite, whose planner otherwise walked
+  // every member of the folder for each page (a 10,000-file listing: 50
+  // pages of 10,000 probes).
   NUBO_PREPARE(f, c_,
-               "SELECT f.node_id FROM favorites f JOIN nodes n ON n.id = f.node_id "
-               "WHERE f.user_id = ? AND n.parent_id = ?");
+               "SELECT f.node_id FROM favorites f CROSS JOIN nodes n "
+               "WHERE n.id = f.node_id AND f.user_id = ? AND n.parent_id = ?");
   f.Bind(1, viewer).Bind(2, parent_id);
   std::vector<int64_t> favorites;
   for (;;) {
