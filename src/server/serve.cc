@@ -9,6 +9,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -522,6 +523,19 @@ int RunServe(const Config& cfg) {
   topt.max_pixels = static_cast<double>(cfg.media_max_pixels);
   topt.limits.wall_ms = static_cast<int64_t>(cfg.media_timeout_ms);
   topt.limits.cpu_seconds = std::max<int64_t>(1, static_cast<int64_t>(cfg.media_timeout_ms / 1000));
+  // Without the helper every thumbnail, photo detail and document text
+  // fails, each derive job after four retries: say so at start, and in
+  // /metrics for as long as it lasts (it is run by path, execv).
+  if (::access(topt.helper.c_str(), X_OK) != 0) {
+    spdlog::warn(
+        "media helper {} cannot be run ({}): no thumbnails, photo details or text of PDF and "
+        "office files will be made; install nubo-derive beside nubo or set media.helper "
+        "(NUBO_MEDIA_HELPER)",
+        topt.helper, std::strerror(errno));
+  }
+  metrics.AddGauge("nubo_media_helper_available",
+                   "1 while the media helper (media.helper) can be run, 0 while not.",
+                   [helper = topt.helper] { return ::access(helper.c_str(), X_OK) == 0 ? 1 : 0; });
   media::Thumbnails thumbnails(meta, chunks, topt);
   api::RegisterMediaRoutes(router, {meta, files, thumbnails});
   if (cfg.nc_enabled) {

@@ -742,6 +742,35 @@ class DerivedFsckTest(unittest.TestCase):
                 stop_and_fsck(srv)
 
 
+class MissingHelperTest(unittest.TestCase):
+    def test_a_missing_helper_is_reported_at_start_and_in_metrics(self):
+        """Without its media helper the server still serves files, but says
+        at start that no thumbnail will be made, and /metrics shows it for
+        as long as it lasts (a helper put in place later turns it to 1)."""
+        with tempfile.TemporaryDirectory() as tmp:
+            helper = os.path.join(tmp, "nubo-derive")
+            srv, _, users = start_with_users(["mo"], env=dict(FAST, NUBO_MEDIA_HELPER=helper))
+            try:
+                self.assertIn("media helper %s cannot be run" % helper, srv.log())
+                metrics = exchange(srv, "GET", "/metrics")[2].decode()
+                self.assertIn("nubo_media_helper_available 0", metrics)
+                c = users["mo"]
+                node = c.put(c.root, "a.txt", b"still a file server")
+                self.assertEqual(c.raw("GET", "/nodes/%s/content" % node["id"])[2], b"still a file server")
+                shutil.copy(os.path.join(os.path.dirname(NUBO_BIN), "nubo-derive"), helper)
+                metrics = exchange(srv, "GET", "/metrics")[2].decode()
+                self.assertIn("nubo_media_helper_available 1", metrics)
+            finally:
+                stop_and_fsck(srv)
+        # Beside the binary, as installed: no warning.
+        srv, _, _ = start_with_users(["nm"], env=FAST)
+        try:
+            self.assertNotIn("media helper", srv.log())
+            self.assertIn("nubo_media_helper_available 1", exchange(srv, "GET", "/metrics")[2].decode())
+        finally:
+            stop_and_fsck(srv)
+
+
 class HostileVideoTest(unittest.TestCase):
     def test_a_stalled_decoder_is_killed_at_the_deadline(self):
         with tempfile.TemporaryDirectory() as tmp:
