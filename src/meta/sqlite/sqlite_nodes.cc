@@ -3,6 +3,7 @@
 // reservations and the fsck checks of node rollups.
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -97,14 +98,19 @@ void BindNodeFields(Stmt& s, const NodeRow& n) {
 // ?5 `key`'s value, ?6 sort_key, ?7 id; no `key`: by sort_key alone. The
 // rows no longer depend on the viewer (favourites are read apart, in
 // ListChildrenInto): `?1 = ?1` keeps its number in the statement, so the
-// others keep theirs and PostgreSQL still learns its type.
-std::string ListStatement(const char* cols, const char* key, bool desc, bool after) {
+// others keep theirs and PostgreSQL still learns its type. The kind is
+// written as a literal (`?3 = ?3` keeps its number): SQLite uses a partial
+// index (`WHERE kind = 1`) only for a statement whose own terms imply it,
+// and a term the index implies is not tested again for each row.
+std::string ListStatement(const char* cols, NodeKind kind, const char* key, bool desc, bool after) {
   const char* dir = desc ? " DESC" : "";
   // Every row's parent is the listed folder: the caller fills
   // parent_public_id once instead of a lookup per row.
   std::string q = std::string("SELECT ") + cols +
                   " FROM nodes n "
-                  "WHERE n.parent_id = ?2 AND n.kind = ?3 AND n.trash_root IS NULL AND ?1 = ?1 ";
+                  "WHERE n.parent_id = ?2 AND n.kind = " +
+                  (kind == NodeKind::kFolder ? "0" : "1") +
+                  " AND n.trash_root IS NULL AND ?1 = ?1 AND ?3 = ?3 ";
   if (after) {
     q += key ? std::string("AND (") + key + ", n.sort_key, n.id) " + (desc ? "<" : ">") +
                    " (?5, ?6, ?7) "
@@ -116,24 +122,29 @@ std::string ListStatement(const char* cols, const char* key, bool desc, bool aft
   return q;
 }
 
-// The listing statements, one per (sort, direction, first page or not),
-// and for folders by size four more; built once so each keeps a stable
-// address for the statement cache.
+// The listing statements, one per (columns, kind, sort, direction, first
+// page or not), and for folders by size four more; built once so each
+// keeps a stable address for the statement cache.
 //
 // Files by size walk nodes_list_size, whose key is list_size (a file's
 // size, 0 for a folder) rather than size: a folder's size changes with
 // every upload below it, and on PostgreSQL a changed indexed column makes
 // the update write a new entry into every index of nodes (no HOT update).
 // Folders by size are sorted instead — there are few beside the files.
+//
+// On SQLite, files by name with the basic columns read nothing but
+// nodes_list_files, which holds those columns (migration 0033).
 const std::string& ListSql(NodeKind kind, NodeSort sort, bool desc, bool after,
                            ListColumns columns) {
+  static constexpr const char* kKeys[] = {nullptr, "n.list_size", "n.mtime", "n.mime", "n.size"};
   static const std::vector<std::string> all = [] {
     std::vector<std::string> v;
     for (const char* cols : {NUBO_LISTED_COLS, NUBO_BASIC_LISTED_COLS}) {
-      for (const char* key :
-           {static_cast<const char*>(nullptr), "n.list_size", "n.mtime", "n.mime", "n.size"}) {
-        for (bool d : {false, true}) {
-          for (bool a : {false, true}) v.push_back(ListStatement(cols, key, d, a));
+      for (NodeKind k : {NodeKind::kFolder, NodeKind::kFile}) {
+        for (const char* key : kKeys) {
+          for (bool d : {false, true}) {
+            for (bool a : {false, true}) v.push_back(ListStatement(cols, k, key, d, a));
+          }
         }
       }
     }
@@ -142,12 +153,17 @@ const std::string& ListSql(NodeKind kind, NodeSort sort, bool desc, bool after,
   const size_t set = kind == NodeKind::kFolder && sort == NodeSort::kSize
                          ? 4  // "n.size"
                          : static_cast<size_t>(sort);
-  // kBasic's statements follow all of kAll's.
-  const size_t basic = columns == ListColumns::kBasic ? all.size() / 2 : 0;
-  return all[basic + set * 4 + (desc ? 2 : 0) + (after ? 1 : 0)];
+  constexpr size_t kPerKind = std::size(kKeys) * 4;
+  const size_t at = (columns == ListColumns::kBasic ? 2 : 0) + (kind == NodeKind::kFile ? 1 : 0);
+  return all[at * kPerKind + set * 4 + (desc ? 2 : 0) + (after ? 1 : 0)];
 }
 
 }  // namespace
+
+const std::string& ListChildrenSql(NodeKind kind, NodeSort sort, bool descending, bool after,
+                                   ListColumns columns) {
+  return ListSql(kind, sort, descending, after, columns);
+}
 
 Result<std::optional<DriveRow>> SqliteTxn::GetDrive(int64_t id) {
   static const std::string sql = std::string(kDriveSelect) + "WHERE id = ?";

@@ -27,6 +27,11 @@
 
 namespace nubo::meta::sqlite {
 
+// The statement ListChildrenInto runs for a page of `kind` children (its
+// text, for tests of its query plan).
+const std::string& ListChildrenSql(NodeKind kind, NodeSort sort, bool descending, bool after,
+                                   ListColumns columns);
+
 class SqliteTxn final : public WriteTxn {
  public:
   explicit SqliteTxn(sql::Conn& c) : c_(c) {}
