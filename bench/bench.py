@@ -55,7 +55,7 @@ def main():
     ap.add_argument("--s4-bytes", type=int, default=None, help="s4, s4-get-ab: size of the large file")
     ap.add_argument("--before", default=None, help="listing-ab, listing-order-ab, propfind-ab, s1-interleaved, s2-writing, s4-get-ab, zip-ab, idle-rss-ab, auth-storm: the binary to compare against; the suite (all, peers, s1-s8): also run "
                          "it, as the peer nubo-before; groupware: also run it, with an AFTER/BEFORE column; media: time the content queries on it too; malloc-arenas-ab: also run it with its own arena limit")
-    ap.add_argument("--separate", action="store_true", help="propfind-ab: each build seeds and serves its own "
+    ap.add_argument("--separate", action="store_true", help="propfind-ab, listing-ab: each build seeds and serves its own "
                     "data directory (a change of the schema); the gate compares names and sizes")
     ap.add_argument("--storage-bytes", type=int, default=1 << 30)
     ap.add_argument("--tmpdir", default=None,
