@@ -1,8 +1,7 @@
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <deque>
-#include <filesystem>
+#include <memory>
 #include <string>
 
 #include "meta/migrations.h"
@@ -20,21 +19,14 @@ namespace {
 // itself (every order has an index).
 class ListingPlanTest : public ::testing::Test {
  protected:
+  // The shipped schema in a database of its own, in memory: a plan depends
+  // on the schema, not on rows.
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("nubo-plan-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    auto c = Conn::Open((dir_ / "t.db").string(), 1000);
+    auto c = Conn::Open(":memory:", 1000);
     ASSERT_TRUE(c.ok()) << c.status().ToString();
     c_ = std::move(*c);
     auto applied = sql::ApplyMigrations(*c_, Migrations(), true);
     ASSERT_TRUE(applied.ok()) << applied.status().ToString();
-  }
-  void TearDown() override {
-    c_.reset();
-    std::filesystem::remove_all(dir_);
   }
 
   // EXPLAIN QUERY PLAN's detail lines, one per line. (Conn caches a
@@ -54,7 +46,6 @@ class ListingPlanTest : public ::testing::Test {
     return out;
   }
 
-  std::filesystem::path dir_;
   std::deque<std::string> texts_;  // declared before c_, which (with its statements) goes first
   std::unique_ptr<Conn> c_;
 };
