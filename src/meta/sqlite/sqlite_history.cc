@@ -166,13 +166,14 @@ Status DeleteVersion(sql::Conn& c, const VersionRow& row) {
 }
 
 Status DropSubtreeVersions(sql::Conn& c, int64_t node_id) {
-  NUBO_PREPARE(s, c,
-               "WITH RECURSIVE sub(id) AS (SELECT CAST(?1 AS BIGINT) UNION ALL SELECT n.id FROM "
-               "nodes n JOIN sub "
-               "ON n.parent_id = sub.id) "
-               "UPDATE drives SET versions_bytes = versions_bytes - (SELECT COALESCE(SUM("
-               "charged), 0) FROM file_versions WHERE node_id IN (SELECT id FROM sub)) "
-               "WHERE id = (SELECT drive_id FROM nodes WHERE id = ?1)");
+  auto text = [](bool pg) {
+    return SubtreeSql(pg, "",
+                      "UPDATE drives SET versions_bytes = versions_bytes - (SELECT "
+                      "COALESCE(SUM(charged), 0) FROM file_versions WHERE node_id ",
+                      ") WHERE id = (SELECT drive_id FROM nodes WHERE id = ?1)");
+  };
+  static const std::string sql[2] = {text(false), text(true)};
+  NUBO_PREPARE(s, c, sql[c.dialect() == sql::Dialect::kPostgres].c_str());
   s.Bind(1, node_id);
   return s.Exec();
 }

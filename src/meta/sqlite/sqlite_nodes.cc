@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iterator>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "meta/sqlite/sqlite_history.h"
@@ -318,24 +319,34 @@ Result<std::vector<NodeRow>> SqliteTxn::ListChildrenById(int64_t parent_id, int6
 }
 
 Result<std::vector<NodeRow>> SqliteTxn::Ancestors(int64_t id) {
-  static const std::string sql =
+  // On PostgreSQL the chain's ids as an array, each looked up by key (a
+  // join with the chain was a hash join over a scan of every node), in
+  // the chain's order.
+  static const std::string anc =
       "WITH RECURSIVE anc(id, depth) AS (SELECT CAST(?2 AS BIGINT), 0 UNION ALL "
       "SELECT p.parent_id, anc.depth + 1 FROM nodes p JOIN anc ON p.id = anc.id "
       "WHERE p.parent_id IS NOT NULL) " +
-      std::string(kNodeSelect) + "JOIN anc ON anc.id = n.id WHERE ?1 = ?1 ORDER BY anc.depth";
-  NUBO_PREPARE(s, c_, sql.c_str());
+      std::string(kNodeSelect);
+  static const std::string sql[2] = {
+      anc + "JOIN anc ON anc.id = n.id WHERE ?1 = ?1 ORDER BY anc.depth",
+      anc +
+          "WHERE n.id = ANY (ARRAY(SELECT id FROM anc)) AND ?1 = ?1 "
+          "ORDER BY array_position(ARRAY(SELECT id FROM anc ORDER BY depth), n.id)"};
+  NUBO_PREPARE(s, c_, sql[pg()].c_str());
   s.Bind(1, int64_t{0}).Bind(2, id);
   return Rows<NodeRow>(s, NodeFrom);
 }
 
 Result<std::vector<int64_t>> SqliteTxn::SubtreeManifests(int64_t id) {
-  NUBO_PREPARE(
-      s, c_,
-      "WITH RECURSIVE sub(id) AS (SELECT CAST(? AS BIGINT) UNION ALL SELECT n.id FROM nodes n "
-      "JOIN sub "
-      "ON n.parent_id = sub.id) SELECT n.manifest_id FROM nodes n JOIN sub ON n.id = sub.id "
-      "WHERE n.manifest_id IS NOT NULL UNION ALL SELECT v.manifest_id FROM file_versions v "
-      "JOIN sub ON v.node_id = sub.id");
+  auto text = [](bool pg) {
+    return SubtreeSql(pg, "",
+                      "SELECT n.manifest_id FROM nodes n WHERE n.manifest_id IS NOT NULL AND n.id ",
+                      std::string(" UNION ALL SELECT v.manifest_id FROM file_versions v WHERE "
+                                  "v.node_id ") +
+                          (pg ? "= ANY (ARRAY(SELECT id FROM sub))" : "IN (SELECT id FROM sub)"));
+  };
+  static const std::string sql[2] = {text(false), text(true)};
+  NUBO_PREPARE(s, c_, sql[pg()].c_str());
   s.Bind(1, id);
   return Rows<int64_t>(s, FirstInt);
 }
@@ -649,35 +660,69 @@ Status SqliteTxn::ClearSortKeys() {
   return s.Exec();
 }
 
+// The folder and its ancestors, then each of them updated by id. On
+// PostgreSQL `id IN (SELECT id FROM anc)` was planned as a hash join over
+// a scan of every row of nodes, once per upload (the planner guesses 101
+// ancestors, which makes that the cheaper plan for a table of thousands
+// of rows); the ids as an array are each looked up in the primary key,
+// whatever the table's size.
+const char* BumpAncestorsSql(bool pg) {
+#define NUBO_ANCESTORS                                                                      \
+  "WITH RECURSIVE anc(id) AS (SELECT CAST(?1 AS BIGINT) UNION ALL SELECT p.parent_id FROM " \
+  "nodes p JOIN anc ON p.id = anc.id WHERE p.parent_id IS NOT NULL) "                       \
+  "UPDATE nodes SET tree_seq = ?2, size = size + ?3 "
+  return pg ? NUBO_ANCESTORS "WHERE id = ANY (ARRAY(SELECT id FROM anc))"
+            : NUBO_ANCESTORS "WHERE id IN (SELECT id FROM anc)";
+#undef NUBO_ANCESTORS
+}
+
+std::string SubtreeSql(bool pg, std::string_view filter, std::string_view head,
+                       std::string_view tail) {
+  std::string q = "WITH RECURSIVE sub(id) AS (SELECT CAST(?1 AS BIGINT) UNION ALL ";
+  if (pg) {
+    // Each level's children looked up by parent: a LATERAL subquery is a
+    // loop over the level found, whatever the planner guesses of its
+    // size, once OFFSET 0 keeps it from being merged into a join; the ids
+    // in the end as an array, looked up by key.
+    q += "SELECT c.id FROM sub CROSS JOIN LATERAL (SELECT n.id FROM nodes n WHERE n.parent_id = "
+         "sub.id";
+    if (!filter.empty()) q.append(" AND ").append(filter);
+    q += " OFFSET 0) c) ";
+    q.append(head).append("= ANY (ARRAY(SELECT id FROM sub))");
+  } else {
+    q += "SELECT n.id FROM nodes n JOIN sub ON n.parent_id = sub.id";
+    if (!filter.empty()) q.append(" WHERE ").append(filter);
+    q += ") ";
+    q.append(head).append("IN (SELECT id FROM sub)");
+  }
+  q.append(tail);
+  return q;
+}
+
 Status SqliteTxn::BumpAncestors(int64_t id, int64_t seq, int64_t size_delta) {
-  NUBO_PREPARE(
-      s, c_,
-      "WITH RECURSIVE anc(id) AS (SELECT CAST(?1 AS BIGINT) UNION ALL SELECT p.parent_id FROM "
-      "nodes p "
-      "JOIN anc ON p.id = anc.id WHERE p.parent_id IS NOT NULL) "
-      "UPDATE nodes SET tree_seq = ?2, size = size + ?3 WHERE id IN (SELECT id FROM anc)");
+  NUBO_PREPARE(s, c_, BumpAncestorsSql(pg()));
   s.Bind(1, id).Bind(2, seq).Bind(3, size_delta);
   return s.Exec();
 }
 
 Status SqliteTxn::MarkSubtreeTrashed(int64_t root_id) {
-  NUBO_PREPARE(
-      s, c_,
-      "WITH RECURSIVE sub(id) AS (SELECT CAST(?1 AS BIGINT) UNION ALL SELECT n.id FROM nodes n "
-      "JOIN sub "
-      "ON n.parent_id = sub.id WHERE n.trash_root IS NULL) "
-      "UPDATE nodes SET trash_root = ?1 WHERE id IN (SELECT id FROM sub) AND trash_root IS NULL");
+  static const std::string sql[2] = {
+      SubtreeSql(false, "n.trash_root IS NULL",
+                 "UPDATE nodes SET trash_root = ?1 WHERE trash_root IS NULL AND id "),
+      SubtreeSql(true, "n.trash_root IS NULL",
+                 "UPDATE nodes SET trash_root = ?1 WHERE trash_root IS NULL AND id ")};
+  NUBO_PREPARE(s, c_, sql[pg()].c_str());
   s.Bind(1, root_id);
   return s.Exec();
 }
 
 Status SqliteTxn::UnmarkSubtreeTrashed(int64_t root_id) {
-  NUBO_PREPARE(
-      s, c_,
-      "WITH RECURSIVE sub(id) AS (SELECT CAST(?1 AS BIGINT) UNION ALL SELECT n.id FROM nodes n "
-      "JOIN sub "
-      "ON n.parent_id = sub.id WHERE n.trash_root = ?1) "
-      "UPDATE nodes SET trash_root = NULL WHERE id IN (SELECT id FROM sub) AND trash_root = ?1");
+  static const std::string sql[2] = {
+      SubtreeSql(false, "n.trash_root = ?1",
+                 "UPDATE nodes SET trash_root = NULL WHERE trash_root = ?1 AND id "),
+      SubtreeSql(true, "n.trash_root = ?1",
+                 "UPDATE nodes SET trash_root = NULL WHERE trash_root = ?1 AND id ")};
+  NUBO_PREPARE(s, c_, sql[pg()].c_str());
   s.Bind(1, root_id);
   return s.Exec();
 }
@@ -686,31 +731,23 @@ Result<int64_t> SqliteTxn::DeleteSubtree(int64_t id) {
   {
     // The subtree's dead properties go with it (ON DELETE CASCADE): take
     // their bytes off the drive first.
-    static const std::string sql[2] = {
-        std::string("WITH RECURSIVE sub(id) AS (SELECT CAST(?1 AS BIGINT) UNION ALL SELECT n.id "
-                    "FROM nodes n JOIN sub "
-                    "ON n.parent_id = sub.id) "
-                    "UPDATE drives SET props_bytes = props_bytes - (SELECT COALESCE(SUM(") +
-            kPropBytes[0] +
-            "), 0) FROM dead_props WHERE node_id IN (SELECT id FROM sub)) "
-            "WHERE id = (SELECT drive_id FROM nodes WHERE id = ?1)",
-        std::string("WITH RECURSIVE sub(id) AS (SELECT CAST(?1 AS BIGINT) UNION ALL SELECT n.id "
-                    "FROM nodes n JOIN sub "
-                    "ON n.parent_id = sub.id) "
-                    "UPDATE drives SET props_bytes = props_bytes - (SELECT COALESCE(SUM(") +
-            kPropBytes[1] +
-            "), 0) FROM dead_props WHERE node_id IN (SELECT id FROM sub)) "
-            "WHERE id = (SELECT drive_id FROM nodes WHERE id = ?1)"};
+    auto text = [](bool pg) {
+      return SubtreeSql(pg, "",
+                        std::string("UPDATE drives SET props_bytes = props_bytes - (SELECT "
+                                    "COALESCE(SUM(") +
+                            kPropBytes[pg] + "), 0) FROM dead_props WHERE node_id ",
+                        ") WHERE id = (SELECT drive_id FROM nodes WHERE id = ?1)");
+    };
+    static const std::string sql[2] = {text(false), text(true)};
     NUBO_PREPARE(s, c_, sql[pg()].c_str());
     s.Bind(1, id);
     NUBO_RETURN_IF_ERROR(s.Exec());
   }
   // So do the versions of its files, and their charges.
   NUBO_RETURN_IF_ERROR(sqlite::DropSubtreeVersions(c_, id));
-  NUBO_PREPARE(s, c_,
-               "WITH RECURSIVE sub(id) AS (SELECT CAST(?1 AS BIGINT) UNION ALL SELECT n.id FROM "
-               "nodes n JOIN sub "
-               "ON n.parent_id = sub.id) DELETE FROM nodes WHERE id IN (SELECT id FROM sub)");
+  static const std::string sql[2] = {SubtreeSql(false, "", "DELETE FROM nodes WHERE id "),
+                                     SubtreeSql(true, "", "DELETE FROM nodes WHERE id ")};
+  NUBO_PREPARE(s, c_, sql[pg()].c_str());
   s.Bind(1, id);
   NUBO_RETURN_IF_ERROR(s.Exec());
   return static_cast<int64_t>(s.changes());

@@ -17,6 +17,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -31,6 +32,19 @@ namespace nubo::meta::sqlite {
 // text, for tests of its query plan).
 const std::string& ListChildrenSql(NodeKind kind, NodeSort sort, bool descending, bool after,
                                    ListColumns columns);
+
+// The statement BumpAncestors runs on SQLite or on PostgreSQL (`pg`).
+const char* BumpAncestorsSql(bool pg);
+
+// A statement over the subtree of node ?1 (itself included, descending
+// only into nodes that pass `filter`, a condition on `n`; none if empty):
+// `head` + "<the subtree's ids>" + `tail`, where head ends in a column
+// such as "WHERE id ". On PostgreSQL each level's children are looked up
+// by parent and the ids matched by key (`IN (SELECT id FROM sub)` and a
+// join were hash joins over a scan of every node on a table of thousands
+// of rows).
+std::string SubtreeSql(bool pg, std::string_view filter, std::string_view head,
+                       std::string_view tail = "");
 
 class SqliteTxn final : public WriteTxn {
  public:
