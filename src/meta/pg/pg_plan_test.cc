@@ -150,5 +150,37 @@ TEST_F(PgPlanTest, TreeWalksReadNoTableWhole) {
   EXPECT_EQ(count("SELECT count(*) FROM file_versions WHERE node_id BETWEEN 200 AND 299"), 0);
 }
 
+// A drive of two folders, one of 5,000 files: the statistics then say a
+// folder has thousands of members, and a lookup by parent is planned as a
+// scan. Trashing, restoring and deleting a file still read no table whole
+// (a file has no members to look for).
+TEST_F(PgPlanTest, AFileInABigFolderIsTrashedWithoutAScan) {
+  for (const char* q :
+       {"TRUNCATE nodes CASCADE",
+        "INSERT INTO nodes (id, public_id, drive_id, parent_id, name, name_key, kind, mime, "
+        "mtime, ctime) VALUES (1, 'n1', 1, NULL, '', '', 0, '', 0, 0), "
+        "(2, 'n2', 1, 1, 'a', 'a', 0, '', 0, 0), (3, 'n3', 1, 1, 'b', 'b', 0, '', 0, 0)",
+        "INSERT INTO nodes (id, public_id, drive_id, parent_id, name, name_key, kind, "
+        "manifest_id, mime, mtime, ctime) SELECT g, 'n' || g, 1, CASE WHEN g < 5010 THEN 2 "
+        "ELSE 3 END, 'f' || g, 'f' || g, 1, 1, '', 0, 0 FROM generate_series(10, 5019) g",
+        "ANALYZE"}) {
+    const Status st = c_->Exec(q);
+    ASSERT_TRUE(st.ok()) << st.ToString() << "\n" << q;
+  }
+  sqlite::SqliteTxn t(*c_);
+  const int64_t before = SeqScans(*c_, "nodes");
+  for (int i = 0; i < 7; ++i) {
+    ASSERT_TRUE(t.MarkSubtreeTrashed(10 + i).ok());
+    ASSERT_TRUE(t.UnmarkSubtreeTrashed(10 + i).ok());
+    auto manifests = t.SubtreeManifests(30 + i);
+    ASSERT_TRUE(manifests.ok()) << manifests.status().ToString();
+    EXPECT_EQ(manifests->size(), 1u);
+    auto gone = t.DeleteSubtree(20 + i);
+    ASSERT_TRUE(gone.ok()) << gone.status().ToString();
+    EXPECT_EQ(*gone, 1);
+  }
+  EXPECT_EQ(SeqScans(*c_, "nodes"), before);
+}
+
 }  // namespace
 }  // namespace nubo::meta::pg

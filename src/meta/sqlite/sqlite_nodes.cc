@@ -678,19 +678,24 @@ const char* BumpAncestorsSql(bool pg) {
 
 std::string SubtreeSql(bool pg, std::string_view filter, std::string_view head,
                        std::string_view tail) {
-  std::string q = "WITH RECURSIVE sub(id) AS (SELECT CAST(?1 AS BIGINT) UNION ALL ";
+  std::string q;
   if (pg) {
-    // Each level's children looked up by parent: a LATERAL subquery is a
-    // loop over the level found, whatever the planner guesses of its
-    // size, once OFFSET 0 keeps it from being merged into a join; the ids
-    // in the end as an array, looked up by key.
-    q += "SELECT c.id FROM sub CROSS JOIN LATERAL (SELECT n.id FROM nodes n WHERE n.parent_id = "
-         "sub.id";
+    // Only folders are looked into: a file (most of what is trashed or
+    // deleted) ends the walk before any member is looked for. A folder's
+    // members are looked up by parent in a LATERAL subquery, a loop over
+    // the folders found (OFFSET 0 keeps the planner from merging it into
+    // a join, which on a table of thousands of rows was a hash join over a
+    // scan of every node, level by level). The ids in the end as an
+    // array, looked up by key.
+    q = "WITH RECURSIVE sub(id, kind) AS (SELECT id, kind FROM nodes WHERE id = ?1 UNION ALL "
+        "SELECT c.id, c.kind FROM sub CROSS JOIN LATERAL (SELECT n.id, n.kind FROM nodes n "
+        "WHERE n.parent_id = sub.id";
     if (!filter.empty()) q.append(" AND ").append(filter);
-    q += " OFFSET 0) c) ";
+    q += " OFFSET 0) c WHERE sub.kind = 0) ";
     q.append(head).append("= ANY (ARRAY(SELECT id FROM sub))");
   } else {
-    q += "SELECT n.id FROM nodes n JOIN sub ON n.parent_id = sub.id";
+    q = "WITH RECURSIVE sub(id) AS (SELECT CAST(?1 AS BIGINT) UNION ALL "
+        "SELECT n.id FROM nodes n JOIN sub ON n.parent_id = sub.id";
     if (!filter.empty()) q.append(" WHERE ").append(filter);
     q += ") ";
     q.append(head).append("IN (SELECT id FROM sub)");
