@@ -3,6 +3,7 @@
 // reservations and the fsck checks of node rollups.
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <string>
 #include <string_view>
@@ -704,6 +705,14 @@ std::string SubtreeSql(bool pg, std::string_view filter, std::string_view head,
   return q;
 }
 
+namespace {
+// SubtreeSql's statement on SQLite and on PostgreSQL, indexed by pg().
+std::array<std::string, 2> SubtreeSqls(std::string_view filter, std::string_view head,
+                                       std::string_view tail = "") {
+  return {SubtreeSql(false, filter, head, tail), SubtreeSql(true, filter, head, tail)};
+}
+}  // namespace
+
 Status SqliteTxn::BumpAncestors(int64_t id, int64_t seq, int64_t size_delta) {
   NUBO_PREPARE(s, c_, BumpAncestorsSql(pg()));
   s.Bind(1, id).Bind(2, seq).Bind(3, size_delta);
@@ -711,22 +720,16 @@ Status SqliteTxn::BumpAncestors(int64_t id, int64_t seq, int64_t size_delta) {
 }
 
 Status SqliteTxn::MarkSubtreeTrashed(int64_t root_id) {
-  static const std::string sql[2] = {
-      SubtreeSql(false, "n.trash_root IS NULL",
-                 "UPDATE nodes SET trash_root = ?1 WHERE trash_root IS NULL AND id "),
-      SubtreeSql(true, "n.trash_root IS NULL",
-                 "UPDATE nodes SET trash_root = ?1 WHERE trash_root IS NULL AND id ")};
+  static const auto sql = SubtreeSqls(
+      "n.trash_root IS NULL", "UPDATE nodes SET trash_root = ?1 WHERE trash_root IS NULL AND id ");
   NUBO_PREPARE(s, c_, sql[pg()].c_str());
   s.Bind(1, root_id);
   return s.Exec();
 }
 
 Status SqliteTxn::UnmarkSubtreeTrashed(int64_t root_id) {
-  static const std::string sql[2] = {
-      SubtreeSql(false, "n.trash_root = ?1",
-                 "UPDATE nodes SET trash_root = NULL WHERE trash_root = ?1 AND id "),
-      SubtreeSql(true, "n.trash_root = ?1",
-                 "UPDATE nodes SET trash_root = NULL WHERE trash_root = ?1 AND id ")};
+  static const auto sql = SubtreeSqls(
+      "n.trash_root = ?1", "UPDATE nodes SET trash_root = NULL WHERE trash_root = ?1 AND id ");
   NUBO_PREPARE(s, c_, sql[pg()].c_str());
   s.Bind(1, root_id);
   return s.Exec();
@@ -750,8 +753,7 @@ Result<int64_t> SqliteTxn::DeleteSubtree(int64_t id) {
   }
   // So do the versions of its files, and their charges.
   NUBO_RETURN_IF_ERROR(sqlite::DropSubtreeVersions(c_, id));
-  static const std::string sql[2] = {SubtreeSql(false, "", "DELETE FROM nodes WHERE id "),
-                                     SubtreeSql(true, "", "DELETE FROM nodes WHERE id ")};
+  static const auto sql = SubtreeSqls("", "DELETE FROM nodes WHERE id ");
   NUBO_PREPARE(s, c_, sql[pg()].c_str());
   s.Bind(1, id);
   NUBO_RETURN_IF_ERROR(s.Exec());

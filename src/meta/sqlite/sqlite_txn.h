@@ -39,10 +39,10 @@ const char* BumpAncestorsSql(bool pg);
 // A statement over the subtree of node ?1 (itself included, descending
 // only into nodes that pass `filter`, a condition on `n`; none if empty):
 // `head` + "<the subtree's ids>" + `tail`, where head ends in a column
-// such as "WHERE id ". On PostgreSQL each level's children are looked up
-// by parent and the ids matched by key (`IN (SELECT id FROM sub)` and a
-// join were hash joins over a scan of every node on a table of thousands
-// of rows).
+// such as "WHERE id ". On PostgreSQL only folders are looked into, each
+// one's members looked up by parent, and the ids matched by key
+// (`IN (SELECT id FROM sub)` and a join were hash joins over a scan of
+// every node on a table of thousands of rows).
 std::string SubtreeSql(bool pg, std::string_view filter, std::string_view head,
                        std::string_view tail = "");
 
