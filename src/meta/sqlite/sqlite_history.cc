@@ -166,13 +166,10 @@ Status DeleteVersion(sql::Conn& c, const VersionRow& row) {
 }
 
 Status DropSubtreeVersions(sql::Conn& c, int64_t node_id) {
-  auto text = [](bool pg) {
-    return SubtreeSql(pg, "",
-                      "UPDATE drives SET versions_bytes = versions_bytes - (SELECT "
-                      "COALESCE(SUM(charged), 0) FROM file_versions WHERE node_id ",
-                      ") WHERE id = (SELECT drive_id FROM nodes WHERE id = ?1)");
-  };
-  static const std::string sql[2] = {text(false), text(true)};
+  static const auto sql = SubtreeSqls("",
+                                      "UPDATE drives SET versions_bytes = versions_bytes - (SELECT "
+                                      "COALESCE(SUM(charged), 0) FROM file_versions WHERE node_id ",
+                                      ") WHERE id = (SELECT drive_id FROM nodes WHERE id = ?1)");
   NUBO_PREPARE(s, c, sql[c.dialect() == sql::Dialect::kPostgres].c_str());
   s.Bind(1, node_id);
   return s.Exec();

@@ -705,13 +705,10 @@ std::string SubtreeSql(bool pg, std::string_view filter, std::string_view head,
   return q;
 }
 
-namespace {
-// SubtreeSql's statement on SQLite and on PostgreSQL, indexed by pg().
 std::array<std::string, 2> SubtreeSqls(std::string_view filter, std::string_view head,
-                                       std::string_view tail = "") {
+                                       std::string_view tail) {
   return {SubtreeSql(false, filter, head, tail), SubtreeSql(true, filter, head, tail)};
 }
-}  // namespace
 
 Status SqliteTxn::BumpAncestors(int64_t id, int64_t seq, int64_t size_delta) {
   NUBO_PREPARE(s, c_, BumpAncestorsSql(pg()));

@@ -13,6 +13,7 @@
 // meta/sqlite.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -45,6 +46,10 @@ const char* BumpAncestorsSql(bool pg);
 // every node on a table of thousands of rows).
 std::string SubtreeSql(bool pg, std::string_view filter, std::string_view head,
                        std::string_view tail = "");
+// SubtreeSql's statement on SQLite and on PostgreSQL, indexed by "is
+// PostgreSQL" (a function-local static of it is built once).
+std::array<std::string, 2> SubtreeSqls(std::string_view filter, std::string_view head,
+                                       std::string_view tail = "");
 
 class SqliteTxn final : public WriteTxn {
  public:
