@@ -6,6 +6,10 @@
 //
 // Generic over the work: `run_batch` gets every queued item and fills each
 // one's result. Thread-safe; Submit blocks its caller until its item ran.
+// `before_take`, when given, runs in the leader before it takes the queue:
+// an engine that may have to wait before it can write (a lock that another
+// process holds) waits there, and the writers that arrive meanwhile join
+// this batch rather than wait for the next.
 #pragma once
 
 #include <condition_variable>
@@ -28,7 +32,8 @@ class GroupCommit {
   };
   using RunBatch = std::function<void(std::vector<Entry*>& batch)>;
 
-  explicit GroupCommit(RunBatch run_batch) : run_batch_(std::move(run_batch)) {}
+  explicit GroupCommit(RunBatch run_batch, std::function<void()> before_take = nullptr)
+      : run_batch_(std::move(run_batch)), before_take_(std::move(before_take)) {}
 
   // Queues `item` and returns its result. The caller either leads a batch
   // (runs run_batch for everything queued, its own item included) or
@@ -43,6 +48,16 @@ class GroupCommit {
         continue;
       }
       leading_ = true;
+      if (before_take_) {
+        lock.unlock();
+        // It must not throw either; if it does, run_batch finds nothing
+        // prepared and answers with an error.
+        try {
+          before_take_();
+        } catch (...) {
+        }
+        lock.lock();
+      }
       std::vector<Entry*> batch;
       batch.swap(queue_);
       lock.unlock();
@@ -80,6 +95,7 @@ class GroupCommit {
 
  private:
   RunBatch run_batch_;
+  std::function<void()> before_take_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::vector<Entry*> queue_;  // waiting, not yet in a batch

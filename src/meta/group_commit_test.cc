@@ -85,5 +85,40 @@ TEST(GroupCommit, AThrowingBatchFailsItsItemsAndDoesNotStallTheQueue) {
   EXPECT_TRUE(c.Submit(2).ok());
 }
 
+TEST(GroupCommit, WritersArrivingWhileTheLeaderWaitsJoinItsBatch) {
+  // The leader's wait before it takes the queue (another process's lock)
+  // holds until four more writers queue: its batch must hold all five.
+  std::atomic<bool> release{false};
+  std::atomic<int> waits{0};
+  std::vector<size_t> sizes;  // read after the threads joined
+  Commit c(
+      [&](std::vector<Commit::Entry*>& b) {
+        sizes.push_back(b.size());
+        for (auto* e : b) e->result = Status::Ok();
+      },
+      [&] {
+        if (waits++ == 0) {
+          while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+      });
+  std::thread first([&] { EXPECT_TRUE(c.Submit(0).ok()); });
+  WaitFor([&] { return waits == 1; });
+  std::vector<std::thread> writers;
+  for (int i = 1; i <= 4; ++i) writers.emplace_back([&, i] { EXPECT_TRUE(c.Submit(i).ok()); });
+  WaitFor([&] { return c.waiting() == 5; });  // the leader's own item is still queued
+  release = true;
+  first.join();
+  for (auto& t : writers) t.join();
+  EXPECT_EQ(sizes, (std::vector<size_t>{5}));
+  EXPECT_EQ(c.batches(), 1u);
+  // A wait that throws leaves the queue going: the batch still runs.
+  Commit t(
+      [](std::vector<Commit::Entry*>& b) {
+        for (auto* e : b) e->result = Status::Ok();
+      },
+      [] { throw std::runtime_error("lock"); });
+  EXPECT_TRUE(t.Submit(1).ok());
+}
+
 }  // namespace
 }  // namespace nubo::meta

@@ -148,20 +148,21 @@ class PgStore final : public MetaStore {
   // holds its write (with synchronous_commit on: durable). A write the
   // server undid for a deadlock or serialization failure, or one whose
   // batch was lost, runs again alone (callbacks may run more than once).
+  //
+  // The transaction is opened (OpenBatch), and the writer lock taken, before
+  // the batch is taken from the queue: while another process holds the
+  // lock, the writes that arrive here join the batch that waits for it.
+  // Without that, two nodes each committed about half as many writes at a
+  // time as one node, and the database flushed its WAL more often per file.
   void RunWrites(WriteBatch& batch) {
-    if (batch.size() == 1) {
-      batch[0]->result = WriteAlone(batch[0]->item);
-      return;
-    }
     // again[i]: batch[i] runs again alone after this transaction.
     std::vector<bool> again(batch.size(), false);
-    auto conn = Acquire();
-    if (!conn.ok()) {
-      for (auto* e : batch) e->result = conn.status();
+    std::unique_ptr<Conn> c = std::move(opened_);
+    if (!c) {
+      for (auto* e : batch) e->result = opened_status_;
       return;
     }
-    std::unique_ptr<Conn> c = std::move(*conn);
-    bool lost = !BeginWrite(*c, true).ok();  // the transaction is gone: nothing in it commits
+    bool lost = !opened_status_.ok();        // the transaction is gone: nothing in it commits
     bool any = false;                        // a write that will commit
     for (size_t i = 0; i < batch.size() && !lost; ++i) {
       // Savepoint w is open here (BeginWrite, or the step below).
@@ -211,6 +212,20 @@ class PgStore final : public MetaStore {
     return std::chrono::microseconds(std::uniform_int_distribution<int64_t>(0, cap_us)(rng));
   }
 
+  // The next batch's transaction, opened by its leader before it takes the
+  // queue (only the leader touches opened_).
+  void OpenBatch() {
+    opened_.reset();
+    opened_status_ = Status::Internal("the batch's transaction was not opened");
+    auto conn = Acquire();
+    if (!conn.ok()) {
+      opened_status_ = conn.status();
+      return;
+    }
+    opened_ = std::move(*conn);
+    opened_status_ = BeginWrite(*opened_, true);
+  }
+
   Result<std::unique_ptr<Conn>> Acquire() { return pool_.Acquire(); }
   // A connection the server dropped is closed, not pooled.
   void Release(std::unique_ptr<Conn> c) {
@@ -223,7 +238,9 @@ class PgStore final : public MetaStore {
   sql::Pool<Conn> pool_{opt_.max_connections, [this] { return Conn::Open(conninfo_); }};
   std::atomic<uint64_t> writes_{0};
   std::atomic<uint64_t> commits_{0};
-  GroupCommit<WriteFn> batches_{[this](WriteBatch& b) { RunWrites(b); }};
+  std::unique_ptr<Conn> opened_;  // OpenBatch
+  Status opened_status_;
+  GroupCommit<WriteFn> batches_{[this](WriteBatch& b) { RunWrites(b); }, [this] { OpenBatch(); }};
 };
 
 }  // namespace
