@@ -182,5 +182,52 @@ TEST_F(PgPlanTest, AFileInABigFolderIsTrashedWithoutAScan) {
   EXPECT_EQ(SeqScans(*c_, "nodes"), before);
 }
 
+// The grant check of every request a non-owner makes below a share: the
+// node's chain of ancestors joined with the grants on it. With thousands
+// of grants (one person's folders each shared with someone), it must still
+// look the chain's grants up by node, not read every grant or every node.
+TEST_F(PgPlanTest, AGrantCheckReadsNoTableWhole) {
+  for (const char* q :
+       {"INSERT INTO users (id, public_id, username, name_key, display_name, password_hash, "
+        "role, created_at) VALUES (2, 'u2', 'u2', 'u2', 'u2', 'x', 'user', 0)",
+        "INSERT INTO grants (public_id, node_id, grantee_user, role, created_by, created_at) "
+        "SELECT 'g' || g, g, 2, 1 + g % 3, 1, 0 FROM generate_series(2, 4000) g",
+        // Groups 1..500, each granted one of the folders; group 7 the root.
+        "INSERT INTO user_groups (id, public_id, name, name_key, created_at) "
+        "SELECT g, 'grp' || g, 'grp' || g, 'grp' || g, 0 FROM generate_series(1, 500) g",
+        "INSERT INTO grants (public_id, node_id, grantee_group, role, created_by, created_at) "
+        "SELECT 'gg' || g, CASE WHEN g = 7 THEN 1 ELSE 1000 + g END, g, 2, 1, 0 "
+        "FROM generate_series(1, 500) g",
+        "ANALYZE"}) {
+    const Status st = c_->Exec(q);
+    ASSERT_TRUE(st.ok()) << st.ToString() << "\n" << q;
+  }
+  sqlite::SqliteTxn t(*c_);
+  const int64_t nodes_before = SeqScans(*c_, "nodes");
+  const int64_t grants_before = SeqScans(*c_, "grants");
+  for (int i = 0; i < 7; ++i) {
+    // Node 4950 + i: its parent is 50 (granted), whose parent is 1 (not).
+    auto hits = t.GrantsReaching(4950 + i, 2, {}, 0);
+    ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+    ASSERT_EQ(hits->size(), 1u);
+    EXPECT_EQ((*hits)[0].node_id, 50);
+    EXPECT_EQ((*hits)[0].role, 1 + 50 % 3);
+    auto none = t.GrantsReaching(4950 + i, 1, {}, 0);  // the owner holds no grant
+    ASSERT_TRUE(none.ok()) << none.status().ToString();
+    EXPECT_TRUE(none->empty());
+    // Through groups: 7's grant on the root reaches; 8's (on 1008) does not.
+    auto by_group = t.GrantsReaching(4950 + i, 1, {7, 8}, 0);
+    ASSERT_TRUE(by_group.ok()) << by_group.status().ToString();
+    ASSERT_EQ(by_group->size(), 1u);
+    EXPECT_EQ((*by_group)[0].node_id, 1);
+    EXPECT_EQ((*by_group)[0].role, 2);
+    auto both = t.GrantsReaching(4950 + i, 2, {7}, 0);
+    ASSERT_TRUE(both.ok()) << both.status().ToString();
+    EXPECT_EQ(both->size(), 2u);
+  }
+  EXPECT_EQ(SeqScans(*c_, "nodes"), nodes_before);
+  EXPECT_EQ(SeqScans(*c_, "grants"), grants_before);
+}
+
 }  // namespace
 }  // namespace nubo::meta::pg

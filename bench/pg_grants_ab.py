@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""A recipient's reads of shared folders on PostgreSQL, BEFORE and AFTER a
+change, from one run.
+
+Each build serves its own fresh database (of one durable PostgreSQL 15
+started here) and data directory. On each, the administrator makes
+--folders folders and shares every one with a second user (a viewer
+grant each: a grants table of that many rows), then VACUUM ANALYZE. The
+second user then reads one shared folder's metadata (GET
+/api/v1/nodes/{id}: the authorization check walks the folder's ancestors
+and looks for the grants on them) --reps times per build, alternating
+between the two servers request by request, over one kept-alive
+connection each. Per build: p50 and p95 in ms, and the sequential scans
+of `grants` PostgreSQL made per request (pg_stat_user_tables).
+
+Gate: every read answers 200 with the folder's name on both builds, and
+the administrator's own root, which is not shared, answers 404 to the
+second user on both.
+
+  NUBO_BENCH_BIN=AFTER python3 bench/pg_grants_ab.py --before BEFORE [--folders 2000] [--reps 400]
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import engines  # noqa: E402  (starts nothing on import)
+import pg_cluster  # noqa: E402
+from lib.api import Api  # noqa: E402
+from lib.servers import PASSWORD, USER  # noqa: E402
+from lib.stats import pct  # noqa: E402
+
+READER = ("reader", "reader-password-1")
+
+
+def seq_scans(db_url, table):
+    name = db_url.rsplit("/", 1)[1]
+    engines.stat_delay()
+    rows = pg_cluster.cluster().psql(name, "SELECT seq_scan FROM pg_stat_user_tables WHERE relname = '%s'" % table)
+    return int(rows[0][0])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--before", required=True)
+    ap.add_argument("--folders", type=int, default=2000)
+    ap.add_argument("--reps", type=int, default=400)
+    args = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="nubo-grants-ab-", dir="/var/tmp")
+    nodes, gate, rows, targets, roots = [], [], [], [], []
+    try:
+        nodes = [engines.ab_serve(args.before, tmp, "before", False, []),
+                 engines.ab_serve(engines.NUBO, tmp, "after", False, [])]
+        for n in nodes:
+            admin = Api(n.port, USER, PASSWORD)
+            admin.call("POST", "/admin/users", {"username": READER[0], "password": READER[1]}, expect=201)
+            root = admin.root_id()
+            ids = []
+            for i in range(args.folders):
+                f = admin.call("POST", "/nodes/%s/folders" % root, {"name": "shared %05d" % i}, expect=201)
+                admin.call("POST", "/nodes/%s/grants" % f["id"], {"user": READER[0], "role": "viewer"},
+                           expect=201)
+                ids.append(f["id"])
+            admin.close()
+            targets.append(ids[len(ids) // 2])
+            roots.append(root)
+        engines.settle([n.port for n in nodes])
+        for n in nodes:
+            pg_cluster.cluster().psql(n.db.rsplit("/", 1)[1], "VACUUM ANALYZE")
+        readers = [Api(n.port, *READER) for n in nodes]
+        for k in (0, 1):
+            status, _ = readers[k].raw("GET", "/nodes/%s" % roots[k])
+            if status != 404:
+                gate.append("build %d: the unshared root answered %d" % (k, status))
+            for _ in range(10):  # warm: the credential cache, the prepared statements' plans
+                readers[k].raw("GET", "/nodes/%s" % targets[k])
+        scans = [-seq_scans(n.db, "grants") for n in nodes]
+        lat = ([], [])
+        for r in range(args.reps):
+            for k in ((0, 1) if r % 2 == 0 else (1, 0)):
+                t = readers[k].conn
+                resp = t.request("GET", "/api/v1/nodes/%s" % targets[k], {"Authorization": readers[k].auth})
+                if resp.status != 200 or json.loads(resp.body).get("name") != "shared %05d" % (args.folders // 2):
+                    gate.append("build %d: read answered %d" % (k, resp.status))
+                lat[k].append(resp.total * 1000)
+        scans = [(s + seq_scans(n.db, "grants")) / args.reps for s, n in zip(scans, nodes)]
+        for r in readers:
+            r.close()
+        rows = [(statistics.median(lat[k]), pct(lat[k], 95), scans[k]) for k in (0, 1)]
+    finally:
+        for n in nodes:
+            n.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("\nGET /api/v1/nodes/{id} by the recipient of %d shared folders, %d reads per build, alternating;"
+          " durable PostgreSQL 15" % (args.folders, args.reps))
+    print("BEFORE %s\nAFTER  %s" % (args.before, engines.NUBO))
+    print("| build | p50 ms | p95 ms | sequential scans of grants per read |")
+    print("|---|---|---|---|")
+    for name, (p50, p95, s) in zip(("BEFORE", "AFTER"), rows):
+        print("| %s | %.3f | %.3f | %.2f |" % (name, p50, p95, s))
+    print("AFTER / BEFORE p50: %.2f" % (rows[1][0] / rows[0][0]))
+    print("gate: every read 200 with the folder's name, the unshared root 404, on both builds: %s"
+          % ("passed" if not gate else gate[:5]))
+    if gate:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
