@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <initializer_list>
 #include <memory>
 #include <string>
 
@@ -28,22 +29,27 @@ class PgPlanTest : public ::testing::Test {
     // A drive of 5,000 folders below its root, each with a version and a
     // dead property, with statistics: the planner weighs a scan of an
     // empty table as nothing.
-    for (const char* q :
-         {"INSERT INTO users (id, public_id, username, name_key, display_name, password_hash, "
-          "role, created_at) VALUES (1, 'u', 'u', 'u', 'u', 'x', 'user', 0)",
-          "INSERT INTO drives (id, public_id, kind, name, owner_id, created_at) "
-          "VALUES (1, 'd', 'personal', 'd', 1, 0)",
-          "INSERT INTO nodes (id, public_id, drive_id, parent_id, name, name_key, kind, mime, "
-          "mtime, ctime) VALUES (1, 'n1', 1, NULL, '', '', 0, '', 0, 0)",
-          "INSERT INTO nodes (id, public_id, drive_id, parent_id, name, name_key, kind, mime, "
-          "mtime, ctime) SELECT g, 'n' || g, 1, 1 + g / 100, 'f' || g, 'f' || g, 0, '', 0, 0 "
-          "FROM generate_series(2, 5000) g",
-          "INSERT INTO manifests (id, hash, size, refs, created_at) VALUES (1, '\\x00', 0, 0, 0)",
-          "INSERT INTO file_versions (public_id, node_id, manifest_id, size, charged, mtime, "
-          "created_at) SELECT 'v' || g, g, 1, 0, 0, 0, 0 FROM generate_series(2, 5000) g",
-          "INSERT INTO dead_props (node_id, ns, name, value) "
-          "SELECT g, 'urn:x', 'p', 'v' FROM generate_series(2, 5000) g",
-          "ANALYZE"}) {
+    ASSERT_NO_FATAL_FAILURE(ExecAll(
+        {"INSERT INTO users (id, public_id, username, name_key, display_name, password_hash, "
+         "role, created_at) VALUES (1, 'u', 'u', 'u', 'u', 'x', 'user', 0)",
+         "INSERT INTO drives (id, public_id, kind, name, owner_id, created_at) "
+         "VALUES (1, 'd', 'personal', 'd', 1, 0)",
+         "INSERT INTO nodes (id, public_id, drive_id, parent_id, name, name_key, kind, mime, "
+         "mtime, ctime) VALUES (1, 'n1', 1, NULL, '', '', 0, '', 0, 0)",
+         "INSERT INTO nodes (id, public_id, drive_id, parent_id, name, name_key, kind, mime, "
+         "mtime, ctime) SELECT g, 'n' || g, 1, 1 + g / 100, 'f' || g, 'f' || g, 0, '', 0, 0 "
+         "FROM generate_series(2, 5000) g",
+         "INSERT INTO manifests (id, hash, size, refs, created_at) VALUES (1, '\\x00', 0, 0, 0)",
+         "INSERT INTO file_versions (public_id, node_id, manifest_id, size, charged, mtime, "
+         "created_at) SELECT 'v' || g, g, 1, 0, 0, 0, 0 FROM generate_series(2, 5000) g",
+         "INSERT INTO dead_props (node_id, ns, name, value) "
+         "SELECT g, 'urn:x', 'p', 'v' FROM generate_series(2, 5000) g",
+         "ANALYZE"}));
+  }
+
+  // Runs each statement; a failure names it.
+  void ExecAll(std::initializer_list<const char*> statements) {
+    for (const char* q : statements) {
       const Status st = c_->Exec(q);
       ASSERT_TRUE(st.ok()) << st.ToString() << "\n" << q;
     }
@@ -155,18 +161,15 @@ TEST_F(PgPlanTest, TreeWalksReadNoTableWhole) {
 // scan. Trashing, restoring and deleting a file still read no table whole
 // (a file has no members to look for).
 TEST_F(PgPlanTest, AFileInABigFolderIsTrashedWithoutAScan) {
-  for (const char* q :
-       {"TRUNCATE nodes CASCADE",
-        "INSERT INTO nodes (id, public_id, drive_id, parent_id, name, name_key, kind, mime, "
-        "mtime, ctime) VALUES (1, 'n1', 1, NULL, '', '', 0, '', 0, 0), "
-        "(2, 'n2', 1, 1, 'a', 'a', 0, '', 0, 0), (3, 'n3', 1, 1, 'b', 'b', 0, '', 0, 0)",
-        "INSERT INTO nodes (id, public_id, drive_id, parent_id, name, name_key, kind, "
-        "manifest_id, mime, mtime, ctime) SELECT g, 'n' || g, 1, CASE WHEN g < 5010 THEN 2 "
-        "ELSE 3 END, 'f' || g, 'f' || g, 1, 1, '', 0, 0 FROM generate_series(10, 5019) g",
-        "ANALYZE"}) {
-    const Status st = c_->Exec(q);
-    ASSERT_TRUE(st.ok()) << st.ToString() << "\n" << q;
-  }
+  ASSERT_NO_FATAL_FAILURE(
+      ExecAll({"TRUNCATE nodes CASCADE",
+               "INSERT INTO nodes (id, public_id, drive_id, parent_id, name, name_key, kind, mime, "
+               "mtime, ctime) VALUES (1, 'n1', 1, NULL, '', '', 0, '', 0, 0), "
+               "(2, 'n2', 1, 1, 'a', 'a', 0, '', 0, 0), (3, 'n3', 1, 1, 'b', 'b', 0, '', 0, 0)",
+               "INSERT INTO nodes (id, public_id, drive_id, parent_id, name, name_key, kind, "
+               "manifest_id, mime, mtime, ctime) SELECT g, 'n' || g, 1, CASE WHEN g < 5010 THEN 2 "
+               "ELSE 3 END, 'f' || g, 'f' || g, 1, 1, '', 0, 0 FROM generate_series(10, 5019) g",
+               "ANALYZE"}));
   sqlite::SqliteTxn t(*c_);
   const int64_t before = SeqScans(*c_, "nodes");
   for (int i = 0; i < 7; ++i) {
@@ -187,21 +190,18 @@ TEST_F(PgPlanTest, AFileInABigFolderIsTrashedWithoutAScan) {
 // of grants (one person's folders each shared with someone), it must still
 // look the chain's grants up by node, not read every grant or every node.
 TEST_F(PgPlanTest, AGrantCheckReadsNoTableWhole) {
-  for (const char* q :
-       {"INSERT INTO users (id, public_id, username, name_key, display_name, password_hash, "
-        "role, created_at) VALUES (2, 'u2', 'u2', 'u2', 'u2', 'x', 'user', 0)",
-        "INSERT INTO grants (public_id, node_id, grantee_user, role, created_by, created_at) "
-        "SELECT 'g' || g, g, 2, 1 + g % 3, 1, 0 FROM generate_series(2, 4000) g",
-        // Groups 1..500, each granted one of the folders; group 7 the root.
-        "INSERT INTO user_groups (id, public_id, name, name_key, created_at) "
-        "SELECT g, 'grp' || g, 'grp' || g, 'grp' || g, 0 FROM generate_series(1, 500) g",
-        "INSERT INTO grants (public_id, node_id, grantee_group, role, created_by, created_at) "
-        "SELECT 'gg' || g, CASE WHEN g = 7 THEN 1 ELSE 1000 + g END, g, 2, 1, 0 "
-        "FROM generate_series(1, 500) g",
-        "ANALYZE"}) {
-    const Status st = c_->Exec(q);
-    ASSERT_TRUE(st.ok()) << st.ToString() << "\n" << q;
-  }
+  ASSERT_NO_FATAL_FAILURE(ExecAll(
+      {"INSERT INTO users (id, public_id, username, name_key, display_name, password_hash, "
+       "role, created_at) VALUES (2, 'u2', 'u2', 'u2', 'u2', 'x', 'user', 0)",
+       "INSERT INTO grants (public_id, node_id, grantee_user, role, created_by, created_at) "
+       "SELECT 'g' || g, g, 2, 1 + g % 3, 1, 0 FROM generate_series(2, 4000) g",
+       // Groups 1..500, each granted one of the folders; group 7 the root.
+       "INSERT INTO user_groups (id, public_id, name, name_key, created_at) "
+       "SELECT g, 'grp' || g, 'grp' || g, 'grp' || g, 0 FROM generate_series(1, 500) g",
+       "INSERT INTO grants (public_id, node_id, grantee_group, role, created_by, created_at) "
+       "SELECT 'gg' || g, CASE WHEN g = 7 THEN 1 ELSE 1000 + g END, g, 2, 1, 0 "
+       "FROM generate_series(1, 500) g",
+       "ANALYZE"}));
   sqlite::SqliteTxn t(*c_);
   const int64_t nodes_before = SeqScans(*c_, "nodes");
   const int64_t grants_before = SeqScans(*c_, "grants");
