@@ -8,20 +8,23 @@ started here) and data directory. On each, the administrator makes
 grant each: a grants table of that many rows), then VACUUM ANALYZE. The
 second user then reads one shared folder's metadata (GET
 /api/v1/nodes/{id}: the authorization check walks the folder's ancestors
-and looks for the grants on them) --reps times per build, alternating
-between the two servers request by request, over one kept-alive
-connection each. Per build: p50 and p95 in ms, and the sequential scans
-of `grants` PostgreSQL made per request (pg_stat_user_tables).
+and looks for the grants on them), then polls their own tree (PROPFIND
+Depth:0 of /dav/, whose ETag folds in every share received, at most
+1,000), --reps times each per build, alternating between the two servers
+request by request, over one kept-alive connection each. Per request kind
+and build: p50 and p95 in ms, and the sequential scans of `grants`
+PostgreSQL made per request (pg_stat_user_tables).
 
-Gate: every read answers 200 with the folder's name on both builds, and
-the administrator's own root, which is not shared, answers 404 to the
-second user on both.
+Gate: every read answers 200 with the folder's name on both builds, every
+poll 207 with the same ETag on both, and the administrator's own root,
+which is not shared, answers 404 to the second user on both.
 
   NUBO_BENCH_BIN=AFTER python3 bench/pg_grants_ab.py --before BEFORE [--folders 2000] [--reps 400]
 """
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import sys
@@ -79,33 +82,55 @@ def main():
                 gate.append("build %d: the unshared root answered %d" % (k, status))
             for _ in range(10):  # warm: the credential cache, the prepared statements' plans
                 readers[k].raw("GET", "/nodes/%s" % targets[k])
-        scans = [-seq_scans(n.db, "grants") for n in nodes]
-        lat = ([], [])
-        for r in range(args.reps):
-            for k in ((0, 1) if r % 2 == 0 else (1, 0)):
-                t = readers[k].conn
-                resp = t.request("GET", "/api/v1/nodes/%s" % targets[k], {"Authorization": readers[k].auth})
-                if resp.status != 200 or json.loads(resp.body).get("name") != "shared %05d" % (args.folders // 2):
-                    gate.append("build %d: read answered %d" % (k, resp.status))
-                lat[k].append(resp.total * 1000)
-        scans = [(s + seq_scans(n.db, "grants")) / args.reps for s, n in zip(scans, nodes)]
+        poll = (b'<?xml version="1.0" encoding="utf-8"?><D:propfind xmlns:D="DAV:"><D:prop><D:getetag/>'
+                b'</D:prop></D:propfind>')
+
+        def read(k):
+            resp = readers[k].conn.request("GET", "/api/v1/nodes/%s" % targets[k],
+                                           {"Authorization": readers[k].auth})
+            if resp.status != 200 or json.loads(resp.body).get("name") != "shared %05d" % (args.folders // 2):
+                gate.append("build %d: read answered %d" % (k, resp.status))
+            return resp
+
+        etags = [set(), set()]
+
+        def propfind(k):
+            resp = readers[k].conn.request("PROPFIND", "/dav/", {"Authorization": readers[k].auth, "Depth": "0"},
+                                           body=poll)
+            if resp.status != 207:
+                gate.append("build %d: poll answered %d" % (k, resp.status))
+            else:
+                etags[k].add(re.search(rb"<d:getetag>([^<]*)<", resp.body, re.I).group(1))
+            return resp
+
+        for name, op in (("GET /api/v1/nodes/{id}", read), ("PROPFIND Depth:0 /dav/", propfind)):
+            for k in (0, 1):
+                for _ in range(5):
+                    op(k)
+            scans = [-seq_scans(n.db, "grants") for n in nodes]
+            lat = ([], [])
+            for r in range(args.reps):
+                for k in ((0, 1) if r % 2 == 0 else (1, 0)):
+                    lat[k].append(op(k).total * 1000)
+            scans = [(s + seq_scans(n.db, "grants")) / args.reps for s, n in zip(scans, nodes)]
+            rows.append((name, [(statistics.median(lat[k]), pct(lat[k], 95), scans[k]) for k in (0, 1)]))
+        if len(etags[0]) != 1 or etags[0] != etags[1]:
+            gate.append("the polls' ETags differ: %r / %r" % (etags[0], etags[1]))
         for r in readers:
             r.close()
-        rows = [(statistics.median(lat[k]), pct(lat[k], 95), scans[k]) for k in (0, 1)]
     finally:
         for n in nodes:
             n.stop()
         shutil.rmtree(tmp, ignore_errors=True)
-    print("\nGET /api/v1/nodes/{id} by the recipient of %d shared folders, %d reads per build, alternating;"
+    print("\nThe recipient of %d shared folders, %d requests of each kind per build, alternating;"
           " durable PostgreSQL 15" % (args.folders, args.reps))
     print("BEFORE %s\nAFTER  %s" % (args.before, engines.NUBO))
-    print("| build | p50 ms | p95 ms | sequential scans of grants per read |")
-    print("|---|---|---|---|")
-    for name, (p50, p95, s) in zip(("BEFORE", "AFTER"), rows):
-        print("| %s | %.3f | %.3f | %.2f |" % (name, p50, p95, s))
-    print("AFTER / BEFORE p50: %.2f" % (rows[1][0] / rows[0][0]))
-    print("gate: every read 200 with the folder's name, the unshared root 404, on both builds: %s"
-          % ("passed" if not gate else gate[:5]))
+    print("| request | BEFORE p50 ms | AFTER p50 ms | AFTER/BEFORE | p95 B / A | scans of grants per request B / A |")
+    print("|---|---|---|---|---|---|")
+    for name, ((b50, b95, bs), (a50, a95, as_)) in rows:
+        print("| %s | %.3f | %.3f | %.2f | %.3f / %.3f | %.2f / %.2f |" % (name, b50, a50, a50 / b50, b95, a95, bs, as_))
+    print("gate: every read 200 with the folder's name, every poll 207 with one ETag on both builds, the "
+          "unshared root 404: %s" % ("passed" if not gate else gate[:5]))
     if gate:
         sys.exit(1)
 

@@ -8,8 +8,10 @@
 // owner's tree.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "files/access.h"
 #include "files/files.h"
@@ -94,9 +96,21 @@ Result<std::vector<Mount>> Files::AllMounts(meta::ReadTxn& t, authz::Checker& ch
   for (auto& r : rows) placed.emplace(r.node_id, std::move(r));
   std::map<int64_t, bool> parent_ok;  // a placed parent: a live folder of `home`
   std::vector<Mount> hidden;          // with_hidden: after the others
+  // The shared nodes in one statement (a recipient of a thousand shares
+  // would otherwise pay a thousand lookups on every request to their tree).
+  std::unordered_map<int64_t, NodeRow> nodes;
+  {
+    std::vector<int64_t> ids;
+    ids.reserve(shared.size());
+    for (const meta::SharedNode& s : shared) ids.push_back(s.node_id);
+    NUBO_ASSIGN_OR_RETURN(auto rows, t.GetNodes(ids, who.user_id));
+    for (NodeRow& r : rows) nodes.emplace(r.id, std::move(r));
+  }
   for (const meta::SharedNode& s : shared) {
-    NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(s.node_id, who.user_id));
-    if (!n || !n->live() || n->drive_id == home.id) continue;
+    auto found = nodes.find(s.node_id);
+    if (found == nodes.end()) continue;
+    std::optional<NodeRow> n = std::move(found->second);
+    if (!n->live() || n->drive_id == home.id) continue;
     // A grant its drive's owner made holds as long as it exists (the
     // listing left out expired ones); a reshare only while its maker may
     // still share, which the checker decides.

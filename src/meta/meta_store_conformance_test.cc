@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -1278,6 +1279,48 @@ TEST_P(MetaStoreConformance, DeadPropsOfManyNodesInOneQuery) {
   EXPECT_EQ(got[1].prop.value, "<x/>");
   EXPECT_EQ(got[2].node_id, ids[3]);
   EXPECT_EQ(got[2].prop.value, "3");
+  EXPECT_TRUE(none.empty());
+}
+
+TEST_P(MetaStoreConformance, ManyNodesInOneQuery) {
+  std::vector<int64_t> ids;
+  int64_t alice = 0;
+  Status st = store_->Write([&](WriteTxn& t) -> Status {
+    UserRow u;
+    DriveRow d;
+    NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
+    alice = u.id;
+    for (const char* name : {"root", "a", "b", "c"}) {
+      NodeRow n;
+      n.public_id = name;
+      n.drive_id = d.id;
+      if (!ids.empty()) n.parent_id = ids[0];
+      n.name = n.name_key = name;
+      n.mime = "inode/directory";
+      NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+      ids.push_back(n.id);
+    }
+    return t.AddFavorite(u.id, ids[3], 1);
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  std::vector<NodeRow> got, none;
+  ASSERT_TRUE(store_
+                  ->Read([&](ReadTxn& t) -> Status {
+                    NUBO_ASSIGN_OR_RETURN(got, t.GetNodes({ids[3], 999999, ids[1]}, alice));
+                    NUBO_ASSIGN_OR_RETURN(none, t.GetNodes({}, alice));
+                    return Status::Ok();
+                  })
+                  .ok());
+  // Those that exist, each as GetNode reads it (the viewer's favourite too).
+  ASSERT_EQ(got.size(), 2u);
+  std::sort(got.begin(), got.end(), [](const NodeRow& a, const NodeRow& b) { return a.id < b.id; });
+  EXPECT_EQ(got[0].id, ids[1]);
+  EXPECT_EQ(got[0].name, "a");
+  EXPECT_EQ(got[0].parent_id, ids[0]);
+  EXPECT_FALSE(got[0].favorite);
+  EXPECT_EQ(got[1].id, ids[3]);
+  EXPECT_EQ(got[1].public_id, "c");
+  EXPECT_TRUE(got[1].favorite);
   EXPECT_TRUE(none.empty());
 }
 

@@ -123,6 +123,10 @@ class NodeReads {
   // Direct members: groups first, then users, each by name.
   virtual Result<std::vector<DriveMemberRow>> ListDriveMembers(int64_t drive_id) = 0;
   virtual Result<std::optional<NodeRow>> GetNode(int64_t id, int64_t viewer) = 0;
+  // The nodes of `ids` that exist, in no particular order: one statement
+  // where a GetNode per id would be one round trip each.
+  virtual Result<std::vector<NodeRow>> GetNodes(const std::vector<int64_t>& ids,
+                                                int64_t viewer) = 0;
   virtual Result<std::optional<NodeRow>> GetNodeByPublicId(const std::string& public_id,
                                                            int64_t viewer) = 0;
   // Name keys of live children of `parent_id` that start with `prefix`, in

@@ -189,6 +189,19 @@ Result<std::optional<NodeRow>> SqliteTxn::GetNode(int64_t id, int64_t viewer) {
   return One<NodeRow>(s, NodeFrom);
 }
 
+Result<std::vector<NodeRow>> SqliteTxn::GetNodes(const std::vector<int64_t>& ids, int64_t viewer) {
+  if (ids.empty()) return std::vector<NodeRow>();
+  // On PostgreSQL the ids go in an array, looked up by key (a semi join
+  // with json_each's rows may be planned as a scan of nodes).
+  static const std::string sql[2] = {
+      std::string(kNodeSelect) + "WHERE n.id IN (SELECT value FROM json_each(?2))",
+      std::string(kNodeSelect) + "WHERE n.id = ANY (ARRAY(SELECT value FROM json_each(?2)))"};
+  const std::string list = JsonIds(ids);
+  NUBO_PREPARE(s, c_, sql[pg()].c_str());
+  s.Bind(1, viewer).Bind(2, list);
+  return Rows<NodeRow>(s, NodeFrom);
+}
+
 Result<std::optional<NodeRow>> SqliteTxn::GetNodeByPublicId(const std::string& public_id,
                                                             int64_t viewer) {
   static const std::string sql = std::string(kNodeSelect) + "WHERE n.public_id = ?2";

@@ -136,6 +136,7 @@ class SqliteTxn final : public WriteTxn {
   Result<std::optional<DriveRow>> GetDrive(int64_t id) override;
   Result<std::optional<DriveRow>> GetPersonalDrive(int64_t owner_id) override;
   Result<std::optional<NodeRow>> GetNode(int64_t id, int64_t viewer) override;
+  Result<std::vector<NodeRow>> GetNodes(const std::vector<int64_t>& ids, int64_t viewer) override;
   Result<std::optional<NodeRow>> GetNodeByPublicId(const std::string& public_id,
                                                    int64_t viewer) override;
   Result<std::optional<NodeRow>> FindChild(int64_t parent_id, const std::string& name_key,
