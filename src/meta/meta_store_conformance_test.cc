@@ -1282,24 +1282,30 @@ TEST_P(MetaStoreConformance, DeadPropsOfManyNodesInOneQuery) {
   EXPECT_TRUE(none.empty());
 }
 
+// A drive with a root and members "a", "a/b", "c"; their ids in `ids`.
+Status InsertSmallTree(WriteTxn& t, UserRow& u, DriveRow& d, std::vector<int64_t>& ids) {
+  NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
+  for (const char* name : {"root", "a", "b", "c"}) {
+    NodeRow n;
+    n.public_id = name;
+    n.drive_id = d.id;
+    if (!ids.empty()) n.parent_id = std::string(name) == "b" ? ids[1] : ids[0];
+    n.name = n.name_key = name;
+    n.mime = "inode/directory";
+    NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+    ids.push_back(n.id);
+  }
+  return t.SetDriveRoot(d.id, ids[0]);
+}
+
 TEST_P(MetaStoreConformance, ManyNodesInOneQuery) {
   std::vector<int64_t> ids;
   int64_t alice = 0;
   Status st = store_->Write([&](WriteTxn& t) -> Status {
     UserRow u;
     DriveRow d;
-    NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
+    NUBO_RETURN_IF_ERROR(InsertSmallTree(t, u, d, ids));
     alice = u.id;
-    for (const char* name : {"root", "a", "b", "c"}) {
-      NodeRow n;
-      n.public_id = name;
-      n.drive_id = d.id;
-      if (!ids.empty()) n.parent_id = ids[0];
-      n.name = n.name_key = name;
-      n.mime = "inode/directory";
-      NUBO_RETURN_IF_ERROR(t.InsertNode(n));
-      ids.push_back(n.id);
-    }
     return t.AddFavorite(u.id, ids[3], 1);
   });
   ASSERT_TRUE(st.ok()) << st.ToString();
@@ -1322,22 +1328,6 @@ TEST_P(MetaStoreConformance, ManyNodesInOneQuery) {
   EXPECT_EQ(got[1].public_id, "c");
   EXPECT_TRUE(got[1].favorite);
   EXPECT_TRUE(none.empty());
-}
-
-// A drive with a root and members "a", "a/b", "c"; their ids in `ids`.
-Status InsertSmallTree(WriteTxn& t, UserRow& u, DriveRow& d, std::vector<int64_t>& ids) {
-  NUBO_RETURN_IF_ERROR(InsertAliceAndDrive(t, u, d));
-  for (const char* name : {"root", "a", "b", "c"}) {
-    NodeRow n;
-    n.public_id = name;
-    n.drive_id = d.id;
-    if (!ids.empty()) n.parent_id = std::string(name) == "b" ? ids[1] : ids[0];
-    n.name = n.name_key = name;
-    n.mime = "inode/directory";
-    NUBO_RETURN_IF_ERROR(t.InsertNode(n));
-    ids.push_back(n.id);
-  }
-  return t.SetDriveRoot(d.id, ids[0]);
 }
 
 // The drive's props_bytes follows every change of dead properties in the

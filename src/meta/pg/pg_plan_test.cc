@@ -229,5 +229,19 @@ TEST_F(PgPlanTest, AGrantCheckReadsNoTableWhole) {
   EXPECT_EQ(SeqScans(*c_, "grants"), grants_before);
 }
 
+// A recipient's shared nodes, read at once on every request to their tree:
+// by key, however many nodes the table holds.
+TEST_F(PgPlanTest, ManyNodesAreReadByKey) {
+  sqlite::SqliteTxn t(*c_);
+  const int64_t before = SeqScans(*c_, "nodes");
+  for (int i = 0; i < 7; ++i) {
+    auto got = t.GetNodes({4990 + i, 3, 999999}, 1);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_EQ(got->size(), 2u);
+    EXPECT_EQ((*got)[0].id + (*got)[1].id, 4990 + i + 3);
+  }
+  EXPECT_EQ(SeqScans(*c_, "nodes"), before);
+}
+
 }  // namespace
 }  // namespace nubo::meta::pg
