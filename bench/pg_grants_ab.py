@@ -10,14 +10,18 @@ second user then reads one shared folder's metadata (GET
 /api/v1/nodes/{id}: the authorization check walks the folder's ancestors
 and looks for the grants on them), then polls their own tree (PROPFIND
 Depth:0 of /dav/, whose ETag folds in every share received, at most
-1,000), --reps times each per build, alternating between the two servers
-request by request, over one kept-alive connection each. Per request kind
-and build: p50 and p95 in ms, and the sequential scans of `grants`
-PostgreSQL made per request (pg_stat_user_tables).
+1,000), --reps times each per build, and lists that tree (PROPFIND
+Depth:1 of /dav/ with DAV:allprop, which holds every share's dead
+properties; every 100th folder has one) --reps / 10 times, alternating
+between the two servers request by request, over one kept-alive connection
+each. Per request kind and build: p50 and p95 in ms, and the sequential
+scans of `grants` PostgreSQL made per request (pg_stat_user_tables).
 
 Gate: every read answers 200 with the folder's name on both builds, every
-poll 207 with the same ETag on both, and the administrator's own root,
-which is not shared, answers 404 to the second user on both.
+poll 207 with the same ETag on both, every listing 207 with the same
+responses on both (hrefs, ETags, dead properties), and the
+administrator's own root, which is not shared, answers 404 to the second
+user on both.
 
   NUBO_BENCH_BIN=AFTER python3 bench/pg_grants_ab.py --before BEFORE [--folders 2000] [--reps 400]
 """
@@ -69,6 +73,13 @@ def main():
                 admin.call("POST", "/nodes/%s/grants" % f["id"], {"user": READER[0], "role": "viewer"},
                            expect=201)
                 ids.append(f["id"])
+                if i % 100 == 0:
+                    body = ('<?xml version="1.0"?><d:propertyupdate xmlns:d="DAV:" xmlns:x="urn:x"><d:set>'
+                            '<d:prop><x:colour>c%d</x:colour></d:prop></d:set></d:propertyupdate>' % i).encode()
+                    resp = admin.conn.request("PROPPATCH", "/dav/shared%%20%05d/" % i,
+                                              {"Authorization": admin.auth}, body)
+                    if resp.status != 207:
+                        gate.append("PROPPATCH answered %d" % resp.status)
             admin.close()
             targets.append(ids[len(ids) // 2])
             roots.append(root)
@@ -103,34 +114,57 @@ def main():
                 etags[k].add(re.search(rb"<d:getetag>([^<]*)<", resp.body, re.I).group(1))
             return resp
 
-        for name, op in (("GET /api/v1/nodes/{id}", read), ("PROPFIND Depth:0 /dav/", propfind)):
+        listing_body = (b'<?xml version="1.0" encoding="utf-8"?><D:propfind xmlns:D="DAV:"><D:allprop/>'
+                        b'</D:propfind>')
+        listings = [set(), set()]
+
+        def listing(k):
+            resp = readers[k].conn.request("PROPFIND", "/dav/", {"Authorization": readers[k].auth, "Depth": "1"},
+                                           body=listing_body)
+            if resp.status != 207:
+                gate.append("build %d: listing answered %d" % (k, resp.status))
+            else:
+                # What must agree: each response's href, ETag and dead properties.
+                parts = re.findall(rb"<d:href>([^<]*)<.*?<d:getetag>([^<]*)<(.*?)</d:response>", resp.body, re.I | re.S)
+                listings[k].add(tuple((h, e, tuple(re.findall(rb">(c\d+)</", rest))) for h, e, rest in parts))
+            return resp
+
+        for name, op, reps in (("GET /api/v1/nodes/{id}", read, args.reps),
+                               ("PROPFIND Depth:0 /dav/", propfind, args.reps),
+                               ("PROPFIND Depth:1 /dav/ allprop", listing, max(2, args.reps // 10))):
             for k in (0, 1):
                 for _ in range(5):
                     op(k)
             scans = [-seq_scans(n.db, "grants") for n in nodes]
             lat = ([], [])
-            for r in range(args.reps):
+            for r in range(reps):
                 for k in ((0, 1) if r % 2 == 0 else (1, 0)):
                     lat[k].append(op(k).total * 1000)
-            scans = [(s + seq_scans(n.db, "grants")) / args.reps for s, n in zip(scans, nodes)]
+            scans = [(s + seq_scans(n.db, "grants")) / reps for s, n in zip(scans, nodes)]
             rows.append((name, [(statistics.median(lat[k]), pct(lat[k], 95), scans[k]) for k in (0, 1)]))
         if len(etags[0]) != 1 or etags[0] != etags[1]:
             gate.append("the polls' ETags differ: %r / %r" % (etags[0], etags[1]))
+        props = [sum(len(p) for _, _, p in next(iter(x))) if len(x) == 1 else -1 for x in listings]
+        want = min(args.folders, 1000) // 100  # the shares the tree shows, every 100th with a property
+        if len(listings[0]) != 1 or listings[0] != listings[1] or props[0] != want:
+            gate.append("the listings differ or miss properties: %d / %d kinds, %r properties (want %d)"
+                        % (len(listings[0]), len(listings[1]), props, want))
         for r in readers:
             r.close()
     finally:
         for n in nodes:
             n.stop()
         shutil.rmtree(tmp, ignore_errors=True)
-    print("\nThe recipient of %d shared folders, %d requests of each kind per build, alternating;"
-          " durable PostgreSQL 15" % (args.folders, args.reps))
+    print("\nThe recipient of %d shared folders, %d requests of each kind per build (listings: %d), alternating;"
+          " durable PostgreSQL 15" % (args.folders, args.reps, max(2, args.reps // 10)))
     print("BEFORE %s\nAFTER  %s" % (args.before, engines.NUBO))
     print("| request | BEFORE p50 ms | AFTER p50 ms | AFTER/BEFORE | p95 B / A | scans of grants per request B / A |")
     print("|---|---|---|---|---|---|")
     for name, ((b50, b95, bs), (a50, a95, as_)) in rows:
         print("| %s | %.3f | %.3f | %.2f | %.3f / %.3f | %.2f / %.2f |" % (name, b50, a50, a50 / b50, b95, a95, bs, as_))
-    print("gate: every read 200 with the folder's name, every poll 207 with one ETag on both builds, the "
-          "unshared root 404: %s" % ("passed" if not gate else gate[:5]))
+    print("gate: every read 200 with the folder's name, every poll 207 with one ETag on both builds, every "
+          "listing 207 with the same responses and dead properties on both, the unshared root 404: %s"
+          % ("passed" if not gate else gate[:5]))
     if gate:
         sys.exit(1)
 

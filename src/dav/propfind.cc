@@ -284,6 +284,19 @@ class PropfindSource final : public http::BodySource {
           }
           for (files::Mount& m : *mounts_) m.node.name = m.name;
         }
+        dead_.clear();
+        if (need_dead_) {
+          // The dead properties of this folder's shares in one read.
+          std::vector<int64_t> here;
+          for (const files::Mount& m : *mounts_) {
+            if (m.parent_id == f.home_folder) here.push_back(m.node.id);
+          }
+          if (!here.empty()) {
+            auto props = c_.files.MountDeadProps(c_.who(), here);
+            if (!props.ok()) return props.status();
+            dead_.swap(*props);
+          }
+        }
         for (const files::Mount& m : *mounts_) {
           if (m.parent_id != f.home_folder) continue;
           const NodeRow& n = m.node;
@@ -293,11 +306,6 @@ class PropfindSource final : public http::BodySource {
           key = parent_key;
           key += '/';
           key += files::NameKey(n.name);
-          dead_.clear();
-          if (need_dead_) {
-            NUBO_ASSIGN_OR_RETURN(auto props, c_.files.DeadProps(c_.who(), n));
-            if (!props.empty()) dead_[n.id] = std::move(props);
-          }
           WriteResponse(n, href, key, true);
           if (depth_ == Depth::kInfinity && n.folder())
             below.push_back(Frame{n.public_id, href, key, ""});

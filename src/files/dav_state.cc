@@ -4,6 +4,7 @@
 // for changes, in one transaction with its checks (a LOCK's conflict test
 // and its insert cannot interleave with another LOCK).
 #include <algorithm>
+#include <unordered_set>
 
 #include "content/refs.h"
 #include "files/access.h"
@@ -25,6 +26,28 @@ Result<std::vector<meta::DeadProp>> Files::DeadProps(const Principal& who, const
     NUBO_ASSIGN_OR_RETURN(auto rows, t.ListDeadProps({n.id}));
     out.reserve(rows.size());
     for (auto& r : rows) out.push_back(std::move(r.prop));
+    return Status::Ok();
+  }));
+  return out;
+}
+
+Result<std::unordered_map<int64_t, std::vector<meta::DeadProp>>> Files::MountDeadProps(
+    const Principal& who, const std::vector<int64_t>& node_ids) {
+  std::unordered_map<int64_t, std::vector<meta::DeadProp>> out;
+  NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
+    // The caller reads a share its tree shows: the mounts worked out in
+    // this transaction are the authorization (as DeadProps' Access is).
+    authz::Checker check(t, who);
+    NUBO_ASSIGN_OR_RETURN(auto home, DriveFor(t, who, "", static_cast<int>(Action::kList)));
+    NUBO_ASSIGN_OR_RETURN(auto all, AllMounts(t, check, who, home));
+    std::unordered_set<int64_t> shown;
+    for (const Mount& m : all) shown.insert(m.node.id);
+    std::vector<int64_t> ids;
+    for (int64_t id : node_ids) {
+      if (shown.count(id)) ids.push_back(id);
+    }
+    NUBO_ASSIGN_OR_RETURN(auto rows, t.ListDeadProps(ids));
+    for (auto& r : rows) out[r.node_id].push_back(std::move(r.prop));
     return Status::Ok();
   }));
   return out;

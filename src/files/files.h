@@ -575,6 +575,11 @@ class Files {
 
   // The dead properties of `node` (a node this caller resolved).
   Result<std::vector<meta::DeadProp>> DeadProps(const Principal& who, const meta::NodeRow& node);
+  // The dead properties of those of `node_ids` that are shares the
+  // caller's tree shows now (Mounts'), by node id, in one transaction: a
+  // listing of a folder holding a thousand of them reads them at once.
+  Result<std::unordered_map<int64_t, std::vector<meta::DeadProp>>> MountDeadProps(
+      const Principal& who, const std::vector<int64_t>& node_ids);
   // Applies `ops` all or nothing (§9.2), counting property bytes against
   // the quota.
   Status PatchDeadProps(const Principal& who, const meta::NodeRow& node,

@@ -158,15 +158,29 @@ Result<std::vector<Mount>> Files::AllMounts(meta::ReadTxn& t, authz::Checker& ch
   // is numbered as a restore numbers it ("Docs (2)", "report (2).pdf").
   std::stable_sort(out.begin(), out.end(),
                    [](const Mount& a, const Mount& b) { return a.placed > b.placed; });
+  // Which of the names the recipient's own items hold: one statement per
+  // folder the shares appear in (most often one, the share folder); only
+  // a numbered name is looked up on its own.
+  std::set<std::pair<int64_t, std::string>> own;
+  {
+    std::map<int64_t, std::vector<std::string>> asked;
+    for (const Mount& m : out) asked[m.parent_id].push_back(NameKey(m.name));
+    for (const auto& [parent, keys] : asked) {
+      NUBO_ASSIGN_OR_RETURN(auto held, t.TakenChildKeys(parent, keys));
+      for (std::string& key : held) own.emplace(parent, std::move(key));
+    }
+  }
   std::set<std::pair<int64_t, std::string>> taken;
   for (Mount& m : out) {
     std::string name = m.name;
     for (int k = 2;; ++k) {
       const std::string key = NameKey(name);
       bool free = !taken.count({m.parent_id, key});
-      if (free) {
-        NUBO_ASSIGN_OR_RETURN(auto own, t.FindChild(m.parent_id, key, 0));
-        free = !own;
+      if (free && k == 2) {
+        free = !own.count({m.parent_id, key});
+      } else if (free) {
+        NUBO_ASSIGN_OR_RETURN(auto held, t.FindChild(m.parent_id, key, 0));
+        free = !held;
       }
       if (free || k > 1000) break;
       name = NumberedName(m.name, m.node.folder(), k);

@@ -1330,6 +1330,49 @@ TEST_P(MetaStoreConformance, ManyNodesInOneQuery) {
   EXPECT_TRUE(none.empty());
 }
 
+// TakenChildKeys answers the asked keys a live child of that folder holds:
+// not a trashed one's, not another folder's, and keys holding JSON's
+// special characters arrive intact.
+TEST_P(MetaStoreConformance, TakenChildKeysInOneQuery) {
+  std::vector<int64_t> ids;
+  const std::string odd = "say \"hi\" \\ tab\there \xc3\xa9t\xc3\xa9 \xf0\x9f\x93\x81";
+  Status st = store_->Write([&](WriteTxn& t) -> Status {
+    UserRow u;
+    DriveRow d;
+    NUBO_RETURN_IF_ERROR(InsertSmallTree(t, u, d, ids));
+    for (const std::string& name : {odd, std::string("gone")}) {
+      NodeRow n;
+      n.public_id = name == odd ? "odd" : "gone";
+      n.drive_id = d.id;
+      n.parent_id = ids[0];
+      n.name = n.name_key = name;
+      n.mime = "inode/directory";
+      NUBO_RETURN_IF_ERROR(t.InsertNode(n));
+      if (name == "gone") {
+        n.trash_root = n.id;
+        n.trashed_at_ms = 1;
+        NUBO_RETURN_IF_ERROR(t.UpdateNode(n));
+      }
+    }
+    return Status::Ok();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  std::vector<std::string> got, below, none;
+  ASSERT_TRUE(store_
+                  ->Read([&](ReadTxn& t) -> Status {
+                    NUBO_ASSIGN_OR_RETURN(
+                        got, t.TakenChildKeys(ids[0], {"c", "b", "gone", odd, "zz", "a"}));
+                    NUBO_ASSIGN_OR_RETURN(below, t.TakenChildKeys(ids[1], {"a", "b", "c"}));
+                    NUBO_ASSIGN_OR_RETURN(none, t.TakenChildKeys(ids[0], {}));
+                    return Status::Ok();
+                  })
+                  .ok());
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<std::string>{"a", "c", odd}));
+  EXPECT_EQ(below, (std::vector<std::string>{"b"}));
+  EXPECT_TRUE(none.empty());
+}
+
 // The drive's props_bytes follows every change of dead properties in the
 // same transaction: set, overwrite, remove, copy, and subtree deletion.
 TEST_P(MetaStoreConformance, PropertyBytesFollowTheirProperties) {

@@ -134,6 +134,11 @@ class NodeReads {
   virtual Result<std::vector<std::string>> ChildKeysWithPrefix(int64_t parent_id,
                                                                const std::string& prefix,
                                                                size_t limit) = 0;
+  // Those of `name_keys` that a live child of `parent_id` holds, in no
+  // particular order: one statement where a FindChild per key would be
+  // one round trip each.
+  virtual Result<std::vector<std::string>> TakenChildKeys(
+      int64_t parent_id, const std::vector<std::string>& name_keys) = 0;
   // The live child of `parent_id` whose name_key is `name_key`.
   virtual Result<std::optional<NodeRow>> FindChild(int64_t parent_id, const std::string& name_key,
                                                    int64_t viewer) = 0;

@@ -448,6 +448,14 @@ class ShareMountTest(unittest.TestCase):
                  b'</d:set></d:propertyupdate>')
         self.assertEqual(self.dav(alice, "PROPPATCH", "/dav/Columns/b.jpg", patch)[0], 207)
         self.grant(alice, top["id"], user="bob", role="editor")
+        # Two shares in Bob's root with dead properties of their own: his
+        # listing reads both shares' properties at once and gives each its own.
+        rows = alice.mkdir(alice.root, "Rows")
+        self.grant(alice, rows["id"], user="bob", role="viewer")
+        for path, colour in (("/dav/Columns/", b"blue"), ("/dav/Rows/", b"red")):
+            body = (b'<?xml version="1.0"?><d:propertyupdate xmlns:d="DAV:" xmlns:x="urn:x"><d:set><d:prop>'
+                    b'<x:colour>' + colour + b'</x:colour></d:prop></d:set></d:propertyupdate>')
+            self.assertEqual(self.dav(alice, "PROPPATCH", path, body)[0], 207, path)
 
         mine = same(alice, "/dav/Columns/")
         # The cases the comparison must reach: a lock, a checksum, a dead
@@ -463,6 +471,8 @@ class ShareMountTest(unittest.TestCase):
         theirs = same(bob, "/dav/")
         mount = theirs["/dav/Columns/"]
         self.assertEqual(field(mount, "nc:mount-type"), "shared")
+        self.assertRegex(mount, rb'colour xmlns:\w+="urn:x">blue<')
+        self.assertRegex(theirs["/dav/Rows/"], rb'colour xmlns:\w+="urn:x">red<')
         self.assertEqual(field(mount, "oc:owner-id"), "alice")
         self.assertTrue(field(mount, "oc:permissions").startswith("SM"), mount)
         inside = same(bob, "/dav/Columns/")

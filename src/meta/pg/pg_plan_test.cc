@@ -243,5 +243,19 @@ TEST_F(PgPlanTest, ManyNodesAreReadByKey) {
   EXPECT_EQ(SeqScans(*c_, "nodes"), before);
 }
 
+// A recipient's shares are named against their own items with one
+// statement per folder: each asked name is a probe of the sibling index.
+TEST_F(PgPlanTest, TakenNamesAreProbedByKey) {
+  sqlite::SqliteTxn t(*c_);
+  const int64_t before = SeqScans(*c_, "nodes");
+  for (int i = 0; i < 7; ++i) {
+    const std::string mine = "f" + std::to_string(250 + i);
+    auto got = t.TakenChildKeys(3, {"f2", mine, "nope", "f310"});  // f2 and f310: other folders'
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(*got, std::vector<std::string>{mine});
+  }
+  EXPECT_EQ(SeqScans(*c_, "nodes"), before);
+}
+
 }  // namespace
 }  // namespace nubo::meta::pg

@@ -204,6 +204,35 @@ inline std::string JsonIds(const std::vector<int64_t>& ids) {
   return out;
 }
 
+// Strings as one JSON array (["a","b"]), read like JsonIds' through
+// json_each(?) on SQLite and json_array_elements_text(?::json) on
+// PostgreSQL. The strings must be UTF-8 (name keys are); quotes,
+// backslashes and control characters are escaped (RFC 8259 §7).
+inline std::string JsonStrings(const std::vector<std::string>& items) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "[";
+  for (const std::string& item : items) {
+    if (out.size() > 1) out += ',';
+    out += '"';
+    for (char ch : item) {
+      const auto c = static_cast<unsigned char>(ch);
+      if (c == '"' || c == '\\') {
+        out += '\\';
+        out += ch;
+      } else if (c < 0x20) {
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 0xF];
+      } else {
+        out += ch;
+      }
+    }
+    out += '"';
+  }
+  out += ']';
+  return out;
+}
+
 #define NUBO_PREPARE(var, conn, sql) NUBO_ASSIGN_OR_RETURN(Stmt var, (conn).Prepare(sql))
 
 // Begins a statement whose best plan depends on its values, such as how

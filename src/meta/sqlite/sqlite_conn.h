@@ -143,6 +143,7 @@ inline Stmt& BindPointer(Stmt& s, int i, void* p, const char* type) {
 }
 
 using sql::JsonIds;
+using sql::JsonStrings;
 
 // Registers nubo_derive_wanted(name, mime) on a connection: `wanted`'s
 // answer as 1 or 0, or 1 for every file when it is empty (sqlite_media.cc).

@@ -486,6 +486,22 @@ Result<std::vector<std::string>> SqliteTxn::ChildKeysWithPrefix(int64_t parent_i
   return Rows<std::string>(s, [](const Stmt& r) { return r.Text(0); });
 }
 
+Result<std::vector<std::string>> SqliteTxn::TakenChildKeys(
+    int64_t parent_id, const std::vector<std::string>& name_keys) {
+  if (name_keys.empty()) return std::vector<std::string>();
+  // Each key is a probe of the sibling index; PostgreSQL reads the array
+  // with its own JSON function (the schema's json_each lists ids).
+  static const char* const sql[2] = {
+      "SELECT name_key FROM nodes WHERE parent_id = ?1 AND trash_root IS NULL "
+      "AND name_key IN (SELECT value FROM json_each(?2))",
+      "SELECT name_key FROM nodes WHERE parent_id = ?1 AND trash_root IS NULL "
+      "AND name_key = ANY (ARRAY(SELECT json_array_elements_text(?2::json)))"};
+  const std::string list = JsonStrings(name_keys);
+  NUBO_PREPARE(s, c_, sql[pg()]);
+  s.Bind(1, parent_id).Bind(2, list);
+  return Rows<std::string>(s, [](const Stmt& r) { return r.Text(0); });
+}
+
 Result<std::vector<std::string>> SqliteTxn::NodeHashMismatches(size_t limit) {
   NUBO_PREPARE(s, c_,
                "SELECT n.public_id FROM nodes n LEFT JOIN manifests m ON m.id = n.manifest_id "

@@ -169,6 +169,8 @@ class SqliteTxn final : public WriteTxn {
       size_t limit) override;
   Result<std::vector<std::tuple<std::string, int64_t, int64_t>>> ChildCountMismatches(
       size_t limit) override;
+  Result<std::vector<std::string>> TakenChildKeys(
+      int64_t parent_id, const std::vector<std::string>& name_keys) override;
   Result<std::vector<std::string>> ChildKeysWithPrefix(int64_t parent_id, const std::string& prefix,
                                                        size_t limit) override;
   Result<std::vector<std::string>> NodeHashMismatches(size_t limit) override;
