@@ -14,12 +14,17 @@ Depth:0 of /dav/, whose ETag folds in every share received, at most
 Depth:1 of /dav/ with DAV:allprop, which holds every share's dead
 properties; every 100th folder has one) --reps / 10 times, alternating
 between the two servers request by request, over one kept-alive connection
-each. Per request kind and build: p50 and p95 in ms, and the sequential
+each. Then the share lists, --reps / 4 times each: the recipient's
+(GET /api/v1/shared-with-me?limit=100, the Nextcloud apps' OCS list with
+shared_with_me=true, 200 a page) and the administrator's (GET
+/api/v1/shared-by-me?limit=100, the OCS list of what they shared, with each
+share's path). Per request kind and build: p50 and p95 in ms, and the sequential
 scans of `grants` PostgreSQL made per request (pg_stat_user_tables).
 
 Gate: every read answers 200 with the folder's name on both builds, every
 poll 207 with the same ETag on both, every listing 207 with the same
-responses on both (hrefs, ETags, dead properties), and the
+responses on both (hrefs, ETags, dead properties), every share list a full
+page of the same names (and OCS paths) on both, and the
 administrator's own root, which is not shared, answers 404 to the second
 user on both.
 
@@ -87,6 +92,7 @@ def main():
         for n in nodes:
             pg_cluster.cluster().psql(n.db.rsplit("/", 1)[1], "VACUUM ANALYZE")
         readers = [Api(n.port, *READER) for n in nodes]
+        admins = [Api(n.port, USER, PASSWORD) for n in nodes]
         for k in (0, 1):
             status, _ = readers[k].raw("GET", "/nodes/%s" % roots[k])
             if status != 404:
@@ -129,9 +135,44 @@ def main():
                 listings[k].add(tuple((h, e, tuple(re.findall(rb">(c\d+)</", rest))) for h, e, rest in parts))
             return resp
 
+        seen = {}
+
+        def share_list(who, path, names, count):
+            # The names a share list gives (the same on both builds; a page's worth).
+            def op(k):
+                api = (readers if who == "reader" else admins)[k]
+                resp = api.conn.request("GET", path, {"Authorization": api.auth, "OCS-APIRequest": "true"})
+                got = None
+                if resp.status == 200:
+                    got = tuple(sorted(names(json.loads(resp.body))))
+                if got is None or len(got) != min(args.folders, count):
+                    gate.append("build %d: %s answered %d with %s items" % (k, path, resp.status,
+                                                                         len(got) if got else 0))
+                seen.setdefault(path, [set(), set()])[k].add(got)
+                return resp
+            return op
+
+        def rest_names(body):
+            return [i["node"]["name"] for i in body["items"]]
+
+        def ocs_names(body):
+            return [(i["path"], i["file_target"]) for i in body["ocs"]["data"]]
+
+        ocs = "/ocs/v2.php/apps/files_sharing/api/v1/shares?format=json"
         for name, op, reps in (("GET /api/v1/nodes/{id}", read, args.reps),
                                ("PROPFIND Depth:0 /dav/", propfind, args.reps),
-                               ("PROPFIND Depth:1 /dav/ allprop", listing, max(2, args.reps // 10))):
+                               ("PROPFIND Depth:1 /dav/ allprop", listing, max(2, args.reps // 10)),
+                               ("GET /api/v1/shared-with-me?limit=100",
+                                share_list("reader", "/api/v1/shared-with-me?limit=100", rest_names, 100),
+                                max(2, args.reps // 4)),
+                               ("GET OCS shares?shared_with_me=true (a page: 200)",
+                                share_list("reader", ocs + "&shared_with_me=true", ocs_names, 200),
+                                max(2, args.reps // 4)),
+                               ("GET /api/v1/shared-by-me?limit=100 (the owner)",
+                                share_list("admin", "/api/v1/shared-by-me?limit=100", rest_names, 100),
+                                max(2, args.reps // 4)),
+                               ("GET OCS shares (the owner's, a page: 200)", share_list("admin", ocs, ocs_names, 200),
+                                max(2, args.reps // 4))):
             for k in (0, 1):
                 for _ in range(5):
                     op(k)
@@ -149,7 +190,10 @@ def main():
         if len(listings[0]) != 1 or listings[0] != listings[1] or props[0] != want:
             gate.append("the listings differ or miss properties: %d / %d kinds, %r properties (want %d)"
                         % (len(listings[0]), len(listings[1]), props, want))
-        for r in readers:
+        for path, got in seen.items():
+            if len(got[0]) != 1 or got[0] != got[1]:
+                gate.append("%s: the builds' items differ" % path)
+        for r in readers + admins:
             r.close()
     finally:
         for n in nodes:
@@ -163,7 +207,8 @@ def main():
     for name, ((b50, b95, bs), (a50, a95, as_)) in rows:
         print("| %s | %.3f | %.3f | %.2f | %.3f / %.3f | %.2f / %.2f |" % (name, b50, a50, a50 / b50, b95, a95, bs, as_))
     print("gate: every read 200 with the folder's name, every poll 207 with one ETag on both builds, every "
-          "listing 207 with the same responses and dead properties on both, the unshared root 404: %s"
+          "listing 207 with the same responses and dead properties on both, every share list a full page of "
+          "the same items on both, the unshared root 404: %s"
           % ("passed" if not gate else gate[:5]))
     if gate:
         sys.exit(1)

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "files/access.h"
 #include "files/locks.h"
@@ -555,22 +556,36 @@ Result<NodeRow> Files::GetByFileId(const Principal& who, int64_t id) {
 }
 
 Result<std::vector<NodeRow>> Files::Path(const Principal& who, const NodeRow& n) {
-  std::vector<NodeRow> out;
-  if (!n.parent_id) return out;
+  NUBO_ASSIGN_OR_RETURN(auto all, Paths(who, {n}));
+  return std::move(all[0]);
+}
+
+Result<std::vector<std::vector<NodeRow>>> Files::Paths(const Principal& who,
+                                                       const std::vector<NodeRow>& nodes) {
+  std::vector<std::vector<NodeRow>> out(nodes.size());
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
-    NUBO_ASSIGN_OR_RETURN(out, t.Ancestors(*n.parent_id));
-    // Only ancestors the caller may see (with shares, the path starts at
-    // what was shared).
     authz::Checker check(t, who);
-    std::vector<NodeRow> visible;
-    for (NodeRow& a : out) {
-      if (!check.Require(a, Action::kRead).ok()) break;
-      visible.push_back(std::move(a));
+    std::unordered_map<int64_t, size_t> walked;  // parent id → a node's index with that parent
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      out[i].clear();
+      const NodeRow& n = nodes[i];
+      if (!n.parent_id) continue;
+      if (auto w = walked.find(*n.parent_id); w != walked.end()) {
+        out[i] = out[w->second];
+        continue;
+      }
+      NUBO_ASSIGN_OR_RETURN(auto chain, t.Ancestors(*n.parent_id));
+      // Only ancestors the caller may see (with shares, the path starts at
+      // what was shared).
+      for (NodeRow& a : chain) {
+        if (!check.Require(a, Action::kRead).ok()) break;
+        out[i].push_back(std::move(a));
+      }
+      std::reverse(out[i].begin(), out[i].end());
+      walked.emplace(*n.parent_id, i);
     }
-    out = std::move(visible);
     return Status::Ok();
   }));
-  std::reverse(out.begin(), out.end());
   return out;
 }
 

@@ -326,8 +326,12 @@ class Files {
   Result<meta::NodeRow> Get(const Principal& who, std::string_view id, bool trashed_too = false);
   // A live node by its numeric id (oc:fileid), as Get.
   Result<meta::NodeRow> GetByFileId(const Principal& who, int64_t id);
-  // Ancestors of `n` from the drive root down to its parent.
+  // Ancestors of `n` from the drive root down to its parent (those the
+  // caller may read: with shares, from the shared node down).
   Result<std::vector<meta::NodeRow>> Path(const Principal& who, const meta::NodeRow& n);
+  // Path() of each of `nodes`, in one read that walks up once per parent.
+  Result<std::vector<std::vector<meta::NodeRow>>> Paths(const Principal& who,
+                                                        const std::vector<meta::NodeRow>& nodes);
   // One keyset page of a folder's live children, folders first. `cursor`
   // is the previous page's next_cursor (InvalidArgument if malformed or
   // from another order).

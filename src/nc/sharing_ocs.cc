@@ -93,20 +93,24 @@ Result<NodeRow> NodeAt(files::Files& files, const auth::Principal& who, std::str
   return std::move(*r.node);
 }
 
-std::string PathOf(files::Files& files, const auth::Principal& who, const NodeRow& n) {
+// A node's path in the caller's files tree, from its ancestors (Path's).
+std::string JoinPath(const std::vector<NodeRow>& ancestors, const NodeRow& n) {
   std::string p;
-  auto path = files.Path(who, n);
-  if (path.ok()) {
-    for (const NodeRow& a : *path) {
-      if (!a.parent_id) continue;
-      p += "/" + a.name;
-    }
+  for (const NodeRow& a : ancestors) {
+    if (!a.parent_id) continue;
+    p += "/" + a.name;
   }
   return p + "/" + n.name;
 }
 
-OcsValue ItemFields(OcsValue v, files::Files& files, const auth::Principal& who, const NodeRow& n) {
-  v.Set("path", PathOf(files, who, n))
+std::string PathOf(files::Files& files, const auth::Principal& who, const NodeRow& n) {
+  auto path = files.Path(who, n);
+  return JoinPath(path.ok() ? *path : std::vector<NodeRow>(), n);
+}
+
+OcsValue ItemFields(OcsValue v, const auth::Principal& who, const NodeRow& n,
+                    const std::string& path) {
+  v.Set("path", path)
       .Set("item_type", n.folder() ? "folder" : "file")
       .Set("mimetype", n.mime)
       .Set("item_source", n.id)
@@ -125,7 +129,7 @@ OcsValue ItemFields(OcsValue v, files::Files& files, const auth::Principal& who,
   return v;
 }
 
-OcsValue GrantJson(files::Files& files, const auth::Principal& who, const NodeRow& n,
+OcsValue GrantJson(const auth::Principal& who, const NodeRow& n, const std::string& path,
                    const meta::GrantRow& g) {
   OcsValue v = OcsValue::Object();
   v.Set("id", g.public_id)
@@ -141,10 +145,10 @@ OcsValue GrantJson(files::Files& files, const auth::Principal& who, const NodeRo
       .Set("share_with", g.grantee_name)
       .Set("share_with_displayname", g.grantee_name)
       .Set("label", "");
-  return ItemFields(std::move(v), files, who, n);
+  return ItemFields(std::move(v), who, n, path);
 }
 
-OcsValue LinkJson(files::Files& files, const auth::Principal& who, const NodeRow& n,
+OcsValue LinkJson(const auth::Principal& who, const NodeRow& n, const std::string& path,
                   const meta::LinkRow& l, const std::string& base, const std::string& token) {
   OcsValue v = OcsValue::Object();
   v.Set("id", l.public_id)
@@ -163,7 +167,7 @@ OcsValue LinkJson(files::Files& files, const auth::Principal& who, const NodeRow
       .Set("share_with_displayname", l.password_hash ? OcsValue("***redacted***") : OcsValue())
       .Set("password", l.password_hash ? OcsValue("***redacted***") : OcsValue())
       .Set("label", l.label);
-  return ItemFields(std::move(v), files, who, n);
+  return ItemFields(std::move(v), who, n, path);
 }
 
 Response Failure(const Request& req, const Status& st) {
@@ -183,9 +187,10 @@ Result<OcsValue> SharesOn(files::Files& files, share::Sharing& sharing, const Re
   const auth::Principal& who = *req.principal;
   OcsValue out = OcsValue::Array();
   NUBO_ASSIGN_OR_RETURN(auto grants, sharing.ListGrants(who, n.public_id));
-  for (const auto& g : grants) out.Push(GrantJson(files, who, n, g));
   NUBO_ASSIGN_OR_RETURN(auto links, sharing.ListLinks(who, n.public_id));
-  for (const auto& l : links) out.Push(LinkJson(files, who, n, l, ServerUrl(req), ""));
+  const std::string path = PathOf(files, who, n);
+  for (const auto& g : grants) out.Push(GrantJson(who, n, path, g));
+  for (const auto& l : links) out.Push(LinkJson(who, n, path, l, ServerUrl(req), ""));
   return out;
 }
 
@@ -249,8 +254,12 @@ void RegisterSharingRoutes(http::Router& router, files::Files& files, share::Sha
           OcsValue out = OcsValue::Array();
           auto page = s->SharedByMe(who, "", 200);
           if (!page.ok()) return Failure(req, page.status());
+          // Every grant's path in one read (one per grant was a transaction each).
+          auto paths = f->Paths(who, page->nodes);
+          if (!paths.ok()) return Failure(req, paths.status());
           for (size_t i = 0; i < page->items.size(); ++i) {
-            out.Push(GrantJson(*f, who, page->nodes[i], page->items[i]));
+            const NodeRow& n = page->nodes[i];
+            out.Push(GrantJson(who, n, JoinPath((*paths)[i], n), page->items[i]));
           }
           return OcsOk(req, std::move(out));
         },
@@ -286,7 +295,7 @@ void RegisterSharingRoutes(http::Router& router, files::Files& files, share::Sha
             spec.expires_at_ms = expires;
             auto g = s->Grant(who, n->public_id, spec);
             if (!g.ok()) return Failure(req, g.status());
-            return OcsOk(req, GrantJson(*f, who, *n, *g));
+            return OcsOk(req, GrantJson(who, *n, PathOf(*f, who, *n), *g));
           }
           if (*type == 3) {
             share::LinkSpec spec;
@@ -300,7 +309,8 @@ void RegisterSharingRoutes(http::Router& router, files::Files& files, share::Sha
             spec.label = Field(req, "label").value_or("");
             auto l = s->CreateLink(who, n->public_id, spec);
             if (!l.ok()) return Failure(req, l.status());
-            return OcsOk(req, LinkJson(*f, who, *n, l->link, ServerUrl(req), l->token));
+            return OcsOk(req,
+                         LinkJson(who, *n, PathOf(*f, who, *n), l->link, ServerUrl(req), l->token));
           }
           return OcsError(req, 400, "unsupported share type");
         },

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
+#include <utility>
 
 #include "auth/links.h"
 #include "files/names.h"
@@ -788,23 +790,38 @@ Result<SharedPage> Sharing::SharedWithMe(const Principal& who, std::string_view 
         if (m.hidden) hidden.insert(m.node_id);
       }
     }
+    // The nodes in one statement, each owner once: a page of a hundred
+    // shares from a few people is a few statements, not four per share.
+    std::unordered_map<int64_t, meta::NodeRow> nodes;
+    {
+      std::vector<int64_t> ids;
+      ids.reserve(rows.size());
+      for (const meta::SharedNode& s : rows) ids.push_back(s.node_id);
+      NUBO_ASSIGN_OR_RETURN(auto found, t.GetNodes(ids, who.user_id));
+      for (meta::NodeRow& n : found) nodes.emplace(n.id, std::move(n));
+    }
+    std::unordered_map<int64_t, std::pair<std::string, std::string>> owners;  // by drive
     for (const meta::SharedNode& s : rows) {
-      NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(s.node_id, who.user_id));
-      if (!n) continue;
-      auto p = check.On(*n);
+      auto n = nodes.find(s.node_id);
+      if (n == nodes.end()) continue;
+      auto p = check.On(n->second);
       if (!p.ok()) continue;  // raced with a revocation
       SharedItem item;
       item.perms = *p;
-      NUBO_ASSIGN_OR_RETURN(auto d, t.GetDrive(n->drive_id));
-      if (d && d->owner_id) {
-        NUBO_ASSIGN_OR_RETURN(auto owner, t.GetUser(*d->owner_id));
-        if (owner) {
-          item.owner = owner->username;
-          item.owner_name = owner->display_name;
+      auto owner = owners.find(n->second.drive_id);
+      if (owner == owners.end()) {
+        std::pair<std::string, std::string> names;
+        NUBO_ASSIGN_OR_RETURN(auto d, t.GetDrive(n->second.drive_id));
+        if (d && d->owner_id) {
+          NUBO_ASSIGN_OR_RETURN(auto u, t.GetUser(*d->owner_id));
+          if (u) names = {u->username, u->display_name};
         }
+        owner = owners.emplace(n->second.drive_id, std::move(names)).first;
       }
-      item.hidden = hidden.count(n->id) != 0;
-      item.node = std::move(*n);
+      item.owner = owner->second.first;
+      item.owner_name = owner->second.second;
+      item.hidden = hidden.count(s.node_id) != 0;
+      item.node = n->second;
       page.items.push_back(std::move(item));
     }
     return Status::Ok();
@@ -823,12 +840,20 @@ Result<GrantPage> Sharing::SharedByMe(const Principal& who, std::string_view cur
       page.next_cursor = EncodeCursor('b', rows.back().id);
     }
     authz::Checker check(t, who);
+    std::unordered_map<int64_t, meta::NodeRow> nodes;  // in one statement
+    {
+      std::vector<int64_t> ids;
+      ids.reserve(rows.size());
+      for (const meta::GrantRow& g : rows) ids.push_back(g.node_id);
+      NUBO_ASSIGN_OR_RETURN(auto found, t.GetNodes(ids, who.user_id));
+      for (meta::NodeRow& n : found) nodes.emplace(n.id, std::move(n));
+    }
     for (meta::GrantRow& g : rows) {
-      NUBO_ASSIGN_OR_RETURN(auto n, t.GetNode(g.node_id, who.user_id));
+      auto n = nodes.find(g.node_id);
       // A grant the caller made on a node it can no longer see (moved out
       // of its reach, or its own access ended) is left out.
-      if (!n || !check.On(*n).ok()) continue;
-      page.nodes.push_back(std::move(*n));
+      if (n == nodes.end() || !check.On(n->second).ok()) continue;
+      page.nodes.push_back(n->second);  // a node may carry several grants
       page.items.push_back(std::move(g));
     }
     return Status::Ok();

@@ -873,6 +873,20 @@ class OcsSharingTest(unittest.TestCase):
             status, _, body = a.raw("GET", "/ocs/v2.php/apps/files_sharing/api/v1/sharees?search=bob&format=json")
             self.assertEqual(status, 200)
             self.assertIn("bob", [u["value"]["shareWith"] for u in json.loads(body)["ocs"]["data"]["users"]])
+            # Everything alice shared, each with its own path (two in one folder, one a level deeper).
+            a.raw("PUT", files_url("alice", "Project/notes.txt"), b"notes")
+            a.raw("MKCOL", files_url("alice", "Project/sub"))
+            a.raw("PUT", files_url("alice", "Project/sub/deep.txt"), b"deep")
+            for path in (b"%2FProject%2Fplan.txt", b"%2FProject%2Fnotes.txt", b"%2FProject%2Fsub%2Fdeep.txt",
+                         b"%2FProject"):
+                status, _, body = a.raw("POST", SHARES + "?format=json",
+                                        b"path=" + path + b"&shareType=0&shareWith=carol&permissions=1", form)
+                self.assertEqual(status, 200, body)
+            status, _, body = a.raw("GET", SHARES + "?format=json")
+            self.assertEqual(status, 200, body)
+            self.assertEqual(sorted((s["path"], s["file_target"]) for s in json.loads(body)["ocs"]["data"]),
+                             [("/Project", "/Project"), ("/Project/notes.txt", "/notes.txt"),
+                              ("/Project/plan.txt", "/plan.txt"), ("/Project/sub/deep.txt", "/deep.txt")])
         finally:
             stop_and_fsck(srv)
 

@@ -219,8 +219,13 @@ class ShareMountTest(unittest.TestCase):
         status, _, body = self.dav(dave, "GET", "/ocs/v2.php/apps/files_sharing/api/v1/shares"
                                    "?shared_with_me=true&format=json", headers={"OCS-APIRequest": "true"})
         self.assertEqual(status, 200, body)
-        targets = sorted(x["file_target"] for x in json.loads(body)["ocs"]["data"])
-        self.assertEqual(targets, ["/Docs Same (2)", "/docs same (3)", "/report (2).pdf"])
+        targets = sorted((x["file_target"], x["uid_owner"]) for x in json.loads(body)["ocs"]["data"])
+        self.assertEqual(targets, [("/Docs Same (2)", "alice"), ("/docs same (3)", "carol"),
+                                   ("/report (2).pdf", "alice")])
+        # Each share's owner, two of them from one owner (looked up once).
+        items = dave.call("GET", "/shared-with-me")[2]["items"]
+        self.assertEqual(sorted((i["node"]["name"], i["owner"]["username"]) for i in items),
+                         [("Docs Same", "alice"), ("docs same", "carol"), ("report.pdf", "alice")])
 
     def test_moving_and_copying_between_drives(self):
         u = self.users
