@@ -18,12 +18,13 @@ each. Then the share lists, --reps / 4 times each: the recipient's
 (GET /api/v1/shared-with-me?limit=100, the Nextcloud apps' OCS list with
 shared_with_me=true, 200 a page) and the administrator's (GET
 /api/v1/shared-by-me?limit=100, the OCS list of what they shared, with each
-share's path). Per request kind and build: p50 and p95 in ms, and the sequential
+share's path) — and the recipient's name search (GET /api/v1/search,
+10 hits, over their own drive and every drive a share of theirs lies in). Per request kind and build: p50 and p95 in ms, and the sequential
 scans of `grants` PostgreSQL made per request (pg_stat_user_tables).
 
 Gate: every read answers 200 with the folder's name on both builds, every
 poll 207 with the same ETag on both, every listing 207 with the same
-responses on both (hrefs, ETags, dead properties), every share list a full
+responses on both (hrefs, ETags, dead properties), every share list and search a full
 page of the same names (and OCS paths) on both, and the
 administrator's own root, which is not shared, answers 404 to the second
 user on both.
@@ -158,10 +159,16 @@ def main():
         def ocs_names(body):
             return [(i["path"], i["file_target"]) for i in body["ocs"]["data"]]
 
+        def hit_names(body):
+            return [i["name"] for i in body["items"]]
+
         ocs = "/ocs/v2.php/apps/files_sharing/api/v1/shares?format=json"
         for name, op, reps in (("GET /api/v1/nodes/{id}", read, args.reps),
                                ("PROPFIND Depth:0 /dav/", propfind, args.reps),
                                ("PROPFIND Depth:1 /dav/ allprop", listing, max(2, args.reps // 10)),
+                               ("GET /api/v1/search?q=shared 0012 (10 hits)",
+                                share_list("reader", "/api/v1/search?q=shared%200012", hit_names, 10),
+                                max(2, args.reps // 4)),
                                ("GET /api/v1/shared-with-me?limit=100",
                                 share_list("reader", "/api/v1/shared-with-me?limit=100", rest_names, 100),
                                 max(2, args.reps // 4)),
