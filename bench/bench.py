@@ -26,6 +26,7 @@ SCENARIOS = {
     "content-over-time": "content_over_time", "groupware": "groupware", "nextcloud": "nextcloud",
     "media": "media", "idle-rss-ab": "idle_rss_ab", "malloc-arenas-ab": "malloc_arenas_ab",
     "s1-interleaved": "s1_interleaved", "s2-writing": "s2_writing", "s4-get-ab": "s4_get_ab",
+    "favorites-ab": "favorites_ab",
 }
 
 
@@ -53,7 +54,7 @@ def main():
     ap.add_argument("--skip-health", action="store_true", help="all: skip the health scenario")
     ap.add_argument("--s3-files", type=int, default=None, help="s3: PUTs per round")
     ap.add_argument("--s4-bytes", type=int, default=None, help="s4, s4-get-ab: size of the large file")
-    ap.add_argument("--before", default=None, help="listing-ab, listing-order-ab, propfind-ab, s1-interleaved, s2-writing, s4-get-ab, zip-ab, idle-rss-ab, auth-storm: the binary to compare against; the suite (all, peers, s1-s8): also run "
+    ap.add_argument("--before", default=None, help="listing-ab, listing-order-ab, propfind-ab, favorites-ab, s1-interleaved, s2-writing, s4-get-ab, zip-ab, idle-rss-ab, auth-storm: the binary to compare against; the suite (all, peers, s1-s8): also run "
                          "it, as the peer nubo-before; groupware: also run it, with an AFTER/BEFORE column; media: time the content queries on it too; malloc-arenas-ab: also run it with its own arena limit")
     ap.add_argument("--separate", action="store_true", help="propfind-ab, listing-ab: each build seeds and serves its own "
                     "data directory (a change of the schema); the gate compares names and sizes")
@@ -62,7 +63,7 @@ def main():
                     help="where the data goes (default: a fresh ext4 loop device as root)")
     ap.add_argument("--list-entries", type=int, default=20000, help="files: entries in the listed folder")
     ap.add_argument("--list-reps", type=int, default=300, help="files: timed requests per page and sort; "
-                    "propfind-ab, s1-interleaved: requests per server on 1,000 files")
+                    "propfind-ab, s1-interleaved: requests per server on 1,000 files; favorites-ab: REPORTs per build")
     ap.add_argument("--files-bytes", type=int, default=1 << 30, help="files: size of the big file")
     ap.add_argument("--tus-rss-bytes", type=int, default=10 << 30,
                     help="content-over-time: size of the tus upload whose peak RSS is measured")

@@ -327,10 +327,16 @@ class PropfindSource final : public http::BodySource {
               {{"d", std::string(kDavNs)}, {"oc", std::string(kOcNs)}, {"nc", std::string(kNcNs)}});
     }
     NUBO_ASSIGN_OR_RETURN(files::Page page, c_.files.ListFavorites(c_.who(), fav_cursor_, kPage));
-    for (const NodeRow& n : page.items) {
-      // Only what lies in this tree has a URL in it.
-      if (n.drive_id != c_.target.drive_id) continue;
-      NUBO_ASSIGN_OR_RETURN(auto path, c_.files.Path(c_.who(), n));
+    // Only what lies in this tree has a URL in it; the paths of those come
+    // from one read.
+    std::vector<NodeRow> here;
+    for (NodeRow& n : page.items) {
+      if (n.drive_id == c_.target.drive_id) here.push_back(std::move(n));
+    }
+    NUBO_ASSIGN_OR_RETURN(auto paths, c_.files.Paths(c_.who(), here));
+    for (size_t i = 0; i < here.size(); ++i) {
+      const NodeRow& n = here[i];
+      const std::vector<NodeRow>& path = paths[i];
       // The URL below this tree's root: in a share's tree, only what lies
       // below the shared node has one. Keys (how locks address nodes) are
       // the drive's full paths.

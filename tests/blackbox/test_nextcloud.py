@@ -295,6 +295,13 @@ class PropertiesTest(AliceAndBob):
         got = props_by_href(data)
         self.assertEqual(set(got), {"/remote.php/dav/files/alice/fav/deep/",
                                     "/remote.php/dav/files/alice/fav/deep/star.txt"})
+        # Two favorites in one folder (fav/deep/ and fav/plain.txt): each keeps its own path.
+        a.raw("PROPPATCH", files_url("alice", "fav/plain.txt"), body)
+        status, _, data = a.raw("REPORT", files_url("alice"), report)
+        self.assertEqual(set(props_by_href(data)), {"/remote.php/dav/files/alice/fav/deep/",
+                                                    "/remote.php/dav/files/alice/fav/deep/star.txt",
+                                                    "/remote.php/dav/files/alice/fav/plain.txt"})
+        a.raw("PROPPATCH", files_url("alice", "fav/plain.txt"), body.replace(b">1<", b">0<"))
         # Bob's favorites are his own: none.
         status, _, data = self.bob.raw("REPORT", files_url("bob"), report)
         self.assertEqual(props_by_href(data), {})
