@@ -243,11 +243,26 @@ TEST_F(PgPlanTest, ManyNodesAreReadByKey) {
   EXPECT_EQ(SeqScans(*c_, "nodes"), before);
 }
 
+// Index scans PostgreSQL has made with `index` (counts flushed first).
+int64_t IdxScans(Conn& c, const std::string& index) {
+  EXPECT_TRUE(c.Exec("SELECT pg_stat_force_next_flush()").ok());
+  static const std::string q = "SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname = ?";
+  auto s = c.Prepare(q.c_str());
+  EXPECT_TRUE(s.ok());
+  if (!s.ok()) return -1;
+  s->Bind(1, index);
+  auto row = s->Step();
+  EXPECT_TRUE(row.ok() && *row);
+  return row.ok() && *row ? s->Int(0) : -1;
+}
+
 // A recipient's shares are named against their own items with one
-// statement per folder: each asked name is a probe of the sibling index.
+// statement per folder: the asked names are probes of the sibling index
+// (parent_id, name_key), not a walk of the folder's members.
 TEST_F(PgPlanTest, TakenNamesAreProbedByKey) {
   sqlite::SqliteTxn t(*c_);
   const int64_t before = SeqScans(*c_, "nodes");
+  const int64_t probes = IdxScans(*c_, "nodes_sibling_names");
   for (int i = 0; i < 7; ++i) {
     const std::string mine = "f" + std::to_string(250 + i);
     auto got = t.TakenChildKeys(3, {"f2", mine, "nope", "f310"});  // f2 and f310: other folders'
@@ -255,6 +270,8 @@ TEST_F(PgPlanTest, TakenNamesAreProbedByKey) {
     EXPECT_EQ(*got, std::vector<std::string>{mine});
   }
   EXPECT_EQ(SeqScans(*c_, "nodes"), before);
+  // One probe of the index per asked name, four names a call.
+  EXPECT_EQ(IdxScans(*c_, "nodes_sibling_names"), probes + 7 * 4);
 }
 
 }  // namespace
