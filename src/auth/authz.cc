@@ -230,6 +230,44 @@ Result<Perms> Checker::On(const meta::NodeRow& node) {
   }
   NUBO_ASSIGN_OR_RETURN(const std::vector<int64_t>* groups, Groups());
   NUBO_ASSIGN_OR_RETURN(auto hits, txn_.GrantsReaching(node.id, who_.user_id, *groups, now_ms_));
+  NUBO_ASSIGN_OR_RETURN(Perms p, Decide(node, member, hits));
+  if (p.empty()) return NodeHidden();
+  return p;
+}
+
+Status Checker::Prime(const std::vector<const meta::NodeRow*>& nodes) {
+  // Only what On() would look grants up for: a link's bearer, an
+  // anonymous caller and a credential without the files scope decide
+  // without them, as do the caller's own drives and full members.
+  if (who_.link() || who_.anonymous() || !who_.Has(auth::kScopeFiles)) return Status::Ok();
+  std::vector<const meta::NodeRow*> ask;
+  std::vector<int64_t> ids;
+  for (const meta::NodeRow* n : nodes) {
+    if (nodes_.count(n->id) != 0) continue;
+    NUBO_ASSIGN_OR_RETURN(bool owns, Owns(n->drive_id));
+    if (owns) continue;
+    NUBO_ASSIGN_OR_RETURN(Perms member, MemberPerms(n->drive_id));
+    if (member == Perms::AllNode()) continue;
+    ask.push_back(n);
+    ids.push_back(n->id);
+  }
+  if (ask.empty()) return Status::Ok();
+  NUBO_ASSIGN_OR_RETURN(const std::vector<int64_t>* groups, Groups());
+  NUBO_ASSIGN_OR_RETURN(auto each, txn_.GrantsReachingEach(ids, who_.user_id, *groups, now_ms_));
+  std::unordered_map<int64_t, std::vector<meta::GrantHit>> hits;
+  for (auto& [start, hit] : each) hits[start].push_back(hit);
+  static const std::vector<meta::GrantHit> kNone;
+  for (const meta::NodeRow* n : ask) {
+    if (nodes_.count(n->id) != 0) continue;  // listed twice
+    NUBO_ASSIGN_OR_RETURN(Perms member, MemberPerms(n->drive_id));
+    auto h = hits.find(n->id);
+    NUBO_RETURN_IF_ERROR(Decide(*n, member, h == hits.end() ? kNone : h->second).status());
+  }
+  return Status::Ok();
+}
+
+Result<Perms> Checker::Decide(const meta::NodeRow& node, Perms member,
+                              const std::vector<meta::GrantHit>& hits) {
   NUBO_ASSIGN_OR_RETURN(auto owner, Owner(node.drive_id));
   Perms p = member;
   for (const meta::GrantHit& h : hits) {
@@ -247,7 +285,6 @@ Result<Perms> Checker::On(const meta::NodeRow& node) {
     p |= RolePerms(role, reshare, h.node_id == node.id);
   }
   nodes_[node.id] = p;
-  if (p.empty()) return NodeHidden();
   return p;
 }
 

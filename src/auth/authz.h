@@ -134,6 +134,11 @@ class Checker {
   // The principal's permissions on `node`. NodeHidden when they include
   // nothing (the node is invisible to the caller).
   Result<Perms> On(const meta::NodeRow& node);
+  // Decides for every node of `nodes` at once (one grant lookup for all
+  // of them instead of one per node), so that On() of each afterwards
+  // answers from the memo; a page of share-list entries or search hits
+  // primes before it checks them one by one. Decides exactly as On().
+  Status Prime(const std::vector<const meta::NodeRow*>& nodes);
   // On(node), then: PermissionDenied unless the permissions include `a`.
   Status Require(const meta::NodeRow& node, Action a);
   // The same for a drive as a whole (its trash, its locks, a search in it).
@@ -179,6 +184,11 @@ class Checker {
   // the grant it came from is revoked, expires, weakens or stops reaching
   // (a group membership ended, a move), without any bookkeeping.
   Result<Perms> MakerPerms(int64_t maker, int64_t node_id);
+  // The decision for `node` (not the caller's drive, not link access)
+  // from its drive membership's permissions and the grants that reach it,
+  // memoized.
+  Result<Perms> Decide(const meta::NodeRow& node, Perms member,
+                       const std::vector<meta::GrantHit>& hits);
 
   static constexpr int kMaxReshareDepth = 4;
 

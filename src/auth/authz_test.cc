@@ -88,22 +88,31 @@ class CheckerTest : public ::testing::Test {
     ASSERT_TRUE(st.ok()) << st.ToString();
   }
 
-  // The principal's permissions on `n` (nullopt: hidden).
+  // The principal's permissions on `n` (nullopt: hidden). Asked twice: of
+  // a fresh checker, and of one primed with every node of the tree (one
+  // grant lookup for all, as a page of share-list entries is checked);
+  // the two must agree.
   std::optional<Perms> On(const auth::Principal& who, const NodeRow& n) {
-    std::optional<Perms> out;
-    Status st = db_.store->Read([&](meta::ReadTxn& t) -> Status {
-      Checker check(t, who);
-      auto p = check.On(n);
-      if (p.ok()) {
-        out = *p;
-      } else {
-        EXPECT_EQ(p.status().code(), Code::kNotFound);
-        EXPECT_EQ(p.status().message(), NodeHidden().message());
-      }
-      return Status::Ok();
-    });
-    EXPECT_TRUE(st.ok());
-    return out;
+    std::optional<Perms> out[2];
+    for (bool primed : {false, true}) {
+      Status st = db_.store->Read([&](meta::ReadTxn& t) -> Status {
+        Checker check(t, who);
+        if (primed) {
+          NUBO_RETURN_IF_ERROR(check.Prime({&private_, &inner_, &root_, &shared_, &n}));
+        }
+        auto p = check.On(n);
+        if (p.ok()) {
+          out[primed] = *p;
+        } else {
+          EXPECT_EQ(p.status().code(), Code::kNotFound);
+          EXPECT_EQ(p.status().message(), NodeHidden().message());
+        }
+        return Status::Ok();
+      });
+      EXPECT_TRUE(st.ok()) << st.ToString();
+    }
+    EXPECT_EQ(out[0], out[1]) << "primed and unprimed decisions differ for " << n.name;
+    return out[0];
   }
 
   auth::testing::TempMeta db_;

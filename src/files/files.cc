@@ -1065,9 +1065,17 @@ Result<Page> Files::Search(const Principal& who, meta::SearchFilter filter, std:
     }
     std::sort(merged.begin(), merged.end(), before);
     size_t examined = 0;
+    size_t primed = 0;  // merged[0, primed): decided in one grant lookup a page
     for (; examined < merged.size() && page.items.size() < limit; ++examined) {
       NodeRow& n = merged[examined];
       if (bound && before(*bound, n)) break;
+      if (examined == primed) {
+        std::vector<const NodeRow*> next;
+        for (; primed < merged.size() && next.size() < limit; ++primed) {
+          next.push_back(&merged[primed]);
+        }
+        NUBO_RETURN_IF_ERROR(check.Prime(next));
+      }
       resume = n;
       auto p = check.On(n);
       if (!p.ok() && p.status().code() != Code::kNotFound) return p.status();
@@ -1124,6 +1132,9 @@ Result<Files::TextPage> Files::SearchContent(const Principal& who, std::string_v
     NUBO_ASSIGN_OR_RETURN(auto rows, t.SearchText(drives, match, after, limit + 1, who.user_id));
     const bool more = rows.size() > limit;
     if (more) rows.resize(limit);
+    std::vector<const NodeRow*> hits;
+    for (const meta::TextHit& h : rows) hits.push_back(&h.node);
+    NUBO_RETURN_IF_ERROR(check.Prime(hits));
     std::vector<int64_t> ids;
     for (meta::TextHit& h : rows) {
       resume = h;

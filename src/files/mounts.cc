@@ -106,6 +106,15 @@ Result<std::vector<Mount>> Files::AllMounts(meta::ReadTxn& t, authz::Checker& ch
     NUBO_ASSIGN_OR_RETURN(auto rows, t.GetNodes(ids, who.user_id));
     for (NodeRow& r : rows) nodes.emplace(r.id, std::move(r));
   }
+  {
+    // Reshares are checked below: their grant lookups in one statement.
+    std::vector<const NodeRow*> reshared;
+    for (const meta::SharedNode& s : shared) {
+      auto n = nodes.find(s.node_id);
+      if (!s.owner_made && n != nodes.end() && n->second.live()) reshared.push_back(&n->second);
+    }
+    NUBO_RETURN_IF_ERROR(check.Prime(reshared));
+  }
   for (const meta::SharedNode& s : shared) {
     auto found = nodes.find(s.node_id);
     if (found == nodes.end()) continue;

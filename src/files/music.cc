@@ -239,6 +239,11 @@ Result<Files::Playlist> Files::GetPlaylist(const Principal& who, std::string_vie
     NUBO_ASSIGN_OR_RETURN(out.row, OwnPlaylist(t, who, id));
     NUBO_ASSIGN_OR_RETURN(auto nodes, t.PlaylistItems(out.row.id, who.user_id));
     authz::Checker check(t, who);
+    std::vector<const meta::NodeRow*> live;
+    for (const meta::NodeRow& n : nodes) {
+      if (n.live()) live.push_back(&n);
+    }
+    NUBO_RETURN_IF_ERROR(check.Prime(live));
     for (meta::NodeRow& n : nodes) {
       if (!n.live()) continue;
       auto p = check.On(n);

@@ -1566,6 +1566,33 @@ TEST_P(MetaStoreConformance, GroupsAndGrants) {
     EXPECT_TRUE(hits.empty());
     NUBO_ASSIGN_OR_RETURN(hits, t.GrantsReaching(c, alice.id, {}, 500));
     EXPECT_TRUE(hits.empty());
+    // The same for several nodes in one statement: each hit tagged with the
+    // node it reaches, as GrantsReaching gives it for that node alone; a
+    // node reached by nothing (or missing) has no hit.
+    using Tagged = std::set<std::tuple<int64_t, int64_t, int, bool>>;
+    auto each = [&](const std::vector<int64_t>& ids, const std::vector<int64_t>& gs,
+                    int64_t now) -> Result<Tagged> {
+      NUBO_ASSIGN_OR_RETURN(auto rows, t.GrantsReachingEach(ids, bob.id, gs, now));
+      Tagged out;
+      for (const auto& [start, h] : rows) {
+        out.emplace(start, h.node_id, h.role, h.may_reshare);
+        EXPECT_EQ(h.created_by, alice.id);
+      }
+      EXPECT_EQ(out.size(), rows.size());  // no hit twice
+      return out;
+    };
+    NUBO_ASSIGN_OR_RETURN(Tagged tagged, each({c, a, other, b, 987654321}, groups, 500));
+    EXPECT_EQ(tagged, (Tagged{{c, a, 1, false},
+                              {c, b, 2, true},
+                              {a, a, 1, false},
+                              {b, a, 1, false},
+                              {b, b, 2, true}}));
+    NUBO_ASSIGN_OR_RETURN(tagged, each({c, b}, groups, 1000));  // the group's grant expired
+    EXPECT_EQ(tagged, (Tagged{{c, a, 1, false}, {b, a, 1, false}}));
+    NUBO_ASSIGN_OR_RETURN(tagged, each({c, other}, {}, 500));  // without the groups
+    EXPECT_EQ(tagged, (Tagged{{c, a, 1, false}}));
+    NUBO_ASSIGN_OR_RETURN(tagged, each({}, groups, 500));
+    EXPECT_TRUE(tagged.empty());
 
     NUBO_ASSIGN_OR_RETURN(auto shared, t.ListSharedWith(bob.id, groups, 500, 0, 10));
     EXPECT_EQ(shared.size(), 2u);

@@ -124,6 +124,12 @@ class SharingReads {
   virtual Result<std::vector<GrantHit>> GrantsReaching(int64_t node_id, int64_t user_id,
                                                        const std::vector<int64_t>& groups,
                                                        int64_t now_ms) = 0;
+  // GrantsReaching for several nodes in one statement: each hit with the
+  // asked node it reaches (`first`), in no particular order; a node no
+  // grant reaches (or that does not exist) has none.
+  virtual Result<std::vector<std::pair<int64_t, GrantHit>>> GrantsReachingEach(
+      const std::vector<int64_t>& node_ids, int64_t user_id, const std::vector<int64_t>& groups,
+      int64_t now_ms) = 0;
   // Joined (node and grantee fields filled).
   virtual Result<std::optional<GrantRow>> GetGrantByPublicId(const std::string& public_id) = 0;
   // The grants on one node, joined, by id.

@@ -800,6 +800,10 @@ Result<SharedPage> Sharing::SharedWithMe(const Principal& who, std::string_view 
       NUBO_ASSIGN_OR_RETURN(auto found, t.GetNodes(ids, who.user_id));
       for (meta::NodeRow& n : found) nodes.emplace(n.id, std::move(n));
     }
+    // The page's permissions too: one grant lookup for all of them.
+    std::vector<const meta::NodeRow*> page_nodes;
+    for (const auto& [id, n] : nodes) page_nodes.push_back(&n);
+    NUBO_RETURN_IF_ERROR(check.Prime(page_nodes));
     std::unordered_map<int64_t, std::pair<std::string, std::string>> owners;  // by drive
     for (const meta::SharedNode& s : rows) {
       auto n = nodes.find(s.node_id);
@@ -848,6 +852,9 @@ Result<GrantPage> Sharing::SharedByMe(const Principal& who, std::string_view cur
       NUBO_ASSIGN_OR_RETURN(auto found, t.GetNodes(ids, who.user_id));
       for (meta::NodeRow& n : found) nodes.emplace(n.id, std::move(n));
     }
+    std::vector<const meta::NodeRow*> page_nodes;  // reshares: one grant lookup for all
+    for (const auto& [id, n] : nodes) page_nodes.push_back(&n);
+    NUBO_RETURN_IF_ERROR(check.Prime(page_nodes));
     for (meta::GrantRow& g : rows) {
       auto n = nodes.find(g.node_id);
       // A grant the caller made on a node it can no longer see (moved out

@@ -4,8 +4,11 @@
 
 #include <deque>
 #include <initializer_list>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <utility>
 
 #include "meta/migrations.h"
 #include "meta/pg/pg_conn.h"
@@ -224,6 +227,20 @@ TEST_F(PgPlanTest, AGrantCheckReadsNoTableWhole) {
     auto both = t.GrantsReaching(4950 + i, 2, {7}, 0);
     ASSERT_TRUE(both.ok()) << both.status().ToString();
     EXPECT_EQ(both->size(), 2u);
+  }
+  // A page of a hundred share-list entries decided at once: the chains of
+  // nodes 4900..4999 (all below 50), looked up by node all the same.
+  std::vector<int64_t> page;
+  for (int64_t id = 4900; id < 5000; ++id) page.push_back(id);
+  for (int i = 0; i < 7; ++i) {
+    auto each = t.GrantsReachingEach(page, 2, {7}, 0);
+    ASSERT_TRUE(each.ok()) << each.status().ToString();
+    ASSERT_EQ(each->size(), 200u);
+    std::map<int64_t, std::set<int64_t>> reached;
+    for (const auto& [start, hit] : *each) reached[start].insert(hit.node_id);
+    ASSERT_EQ(reached.size(), 100u);
+    EXPECT_EQ(reached.begin()->first, 4900);
+    EXPECT_EQ(reached[4999], (std::set<int64_t>{1, 50}));
   }
   EXPECT_EQ(SeqScans(*c_, "nodes"), nodes_before);
   EXPECT_EQ(SeqScans(*c_, "grants"), grants_before);

@@ -243,6 +243,9 @@ class SqliteTxn final : public WriteTxn {
   Result<std::vector<GrantHit>> GrantsReaching(int64_t node_id, int64_t user_id,
                                                const std::vector<int64_t>& groups,
                                                int64_t now_ms) override;
+  Result<std::vector<std::pair<int64_t, GrantHit>>> GrantsReachingEach(
+      const std::vector<int64_t>& node_ids, int64_t user_id, const std::vector<int64_t>& groups,
+      int64_t now_ms) override;
   Result<std::optional<GrantRow>> GetGrantByPublicId(const std::string& public_id) override;
   Result<std::vector<GrantRow>> ListNodeGrants(int64_t node_id) override;
   Result<std::vector<SharedNode>> ListSharedWith(int64_t user_id,
