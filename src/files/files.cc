@@ -1226,10 +1226,18 @@ Result<std::vector<Files::PhotoPlace>> Files::PhotoPlaces(const Principal& who, 
     NUBO_ASSIGN_OR_RETURN(std::vector<int64_t> drives, SearchDrives(t, who, check, false));
     for (int64_t drive : drives) {
       NUBO_ASSIGN_OR_RETURN(auto cells, t.PhotoPlaces(drive, cell_deg));
+      // The cells' covers in one statement (a fine grid over a library of
+      // travels has thousands of cells).
+      std::vector<int64_t> ids;
+      ids.reserve(cells.size());
+      for (const meta::PhotoPlace& c : cells) ids.push_back(c.cover_node_id);
+      NUBO_ASSIGN_OR_RETURN(auto found, t.GetNodes(ids, who.user_id));
+      std::unordered_map<int64_t, NodeRow> covers;
+      for (NodeRow& n : found) covers.emplace(n.id, std::move(n));
       for (const meta::PhotoPlace& c : cells) {
-        NUBO_ASSIGN_OR_RETURN(auto cover, t.GetNode(c.cover_node_id, who.user_id));
-        if (!cover) continue;
-        out.push_back({c.lat, c.lon, c.count, std::move(*cover)});
+        auto cover = covers.find(c.cover_node_id);
+        if (cover == covers.end()) continue;
+        out.push_back({c.lat, c.lon, c.count, cover->second});
       }
     }
     return Status::Ok();

@@ -549,6 +549,9 @@ class PhotosTest(unittest.TestCase):
         self.assertEqual(status, 200)
         places = sorted((p["count"], round(p["lat"]), p["cover"]["name"]) for p in body["places"])
         self.assertEqual([(c, lat) for c, lat, _ in places], [(1, -34), (2, 49)])
+        # Each cell's cover is one of its own photos.
+        self.assertEqual(places[0][2], "sydney.jpg")
+        self.assertIn(places[1][2], ("paris.jpg", "eiffel.jpg"))
         self.assertEqual(e.call("GET", "/photos/places?cell=0")[0], 400)
         self.assertEqual(e.call("GET", "/photos?cursor=zz")[0], 400)
         # Another user sees none of it.
