@@ -18,10 +18,14 @@ class AbPair:
     machine state; every pair of answers must be byte-identical (the
     equivalence gate)."""
 
-    def __init__(self, args, seed, separate=False):
+    def __init__(self, args, seed, separate=False, seed_env=None, env=None):
         """separate: each build seeds and serves its own data directory
         (for changes to the stored order or format, where the builds cannot
-        share one database nor answer byte for byte alike)."""
+        share one database nor answer byte for byte alike). seed_env: the
+        seeding server's environment instead of AB_ENV (e.g. with its job
+        queue on, for what the jobs derive from the seeded files). env:
+        every server's environment instead of AB_ENV (seed_env still first
+        for the seeding server)."""
         if separate:
             self._init_separate(args, seed)
             return
@@ -31,7 +35,8 @@ class AbPair:
         self.tmp = tempfile.mkdtemp(prefix="nubo-bench-ab-", dir=args.tmpdir)
         self.servers = []
         try:
-            before = start_nubo(self.tmp, env=AB_ENV, binary=self.before_bin)
+            env = env or AB_ENV
+            before = start_nubo(self.tmp, env=seed_env or env, binary=self.before_bin)
             self.servers.append(before)
             api = Api(before.port, *ADMIN)
             api.setup()
@@ -44,8 +49,8 @@ class AbPair:
             # serve from fresh processes. (BEFORE first: it would refuse a
             # database AFTER has migrated past it.)
             before.stop()
-            self.servers = [start_nubo(self.tmp, env=AB_ENV, binary=self.before_bin)]
-            self.servers.insert(0, start_nubo(self.tmp, env=AB_ENV, binary=self.after_bin))  # [AFTER, BEFORE]
+            self.servers = [start_nubo(self.tmp, env=env, binary=self.before_bin)]
+            self.servers.insert(0, start_nubo(self.tmp, env=env, binary=self.after_bin))  # [AFTER, BEFORE]
             self.apis = [Api(srv.port, *ADMIN) for srv in self.servers]
         except BaseException:
             self.close()

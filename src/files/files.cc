@@ -1237,7 +1237,7 @@ Result<std::vector<Files::PhotoPlace>> Files::PhotoPlaces(const Principal& who, 
       for (const meta::PhotoPlace& c : cells) {
         auto cover = covers.find(c.cover_node_id);
         if (cover == covers.end()) continue;
-        out.push_back({c.lat, c.lon, c.count, cover->second});
+        out.push_back({c.lat, c.lon, c.count, std::move(cover->second)});
       }
     }
     return Status::Ok();

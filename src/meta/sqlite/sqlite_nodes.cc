@@ -191,6 +191,21 @@ Result<std::optional<NodeRow>> SqliteTxn::GetNode(int64_t id, int64_t viewer) {
 
 Result<std::vector<NodeRow>> SqliteTxn::GetNodes(const std::vector<int64_t>& ids, int64_t viewer) {
   if (ids.empty()) return std::vector<NodeRow>();
+  if (!pg()) {
+    // In process, a lookup by key per id costs less than reading the ids
+    // out of JSON into a temporary index first (bench/places_ab.py: 0.96).
+    // Each id once, as the statement's IN gives them.
+    std::vector<int64_t> once(ids);
+    std::sort(once.begin(), once.end());
+    once.erase(std::unique(once.begin(), once.end()), once.end());
+    std::vector<NodeRow> out;
+    out.reserve(once.size());
+    for (int64_t id : once) {
+      NUBO_ASSIGN_OR_RETURN(auto n, GetNode(id, viewer));
+      if (n) out.push_back(std::move(*n));
+    }
+    return out;
+  }
   // On PostgreSQL the ids go in an array, looked up by key (a semi join
   // with json_each's rows may be planned as a scan of nodes).
   static const std::string sql[2] = {

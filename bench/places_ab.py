@@ -1,0 +1,118 @@
+"""Scenario places-ab: the photo map (GET /api/v1/photos/places), BEFORE/AFTER.
+
+Both builds serve one data directory (AbPair: BEFORE seeds it with its job
+queue on, AFTER starts on it): --places small JPEGs, each with an EXIF date
+and a GPS position in a cell of its own at --cell degrees (a grid of
+places, as a library of travels has), read by the job queue. Then the map
+of every place, alternating between the builds request by request, --reps
+each. Printed: p50 and p95 in ms per build and AFTER/BEFORE.
+With --postgres both serve one fresh database of a durable PostgreSQL 15
+started here instead of SQLite.
+Gate: every answer 200 and the same places with the same covers from both
+builds (compared as sets: places of equal count come in no particular
+order), one place per photo, each with a cover.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from lib.ab import AbPair
+from lib.api import AB_ENV
+from lib.stats import pct
+
+CELL = 1.0
+
+
+def tiny_jpeg(path):
+    subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=1",
+                    "-frames:v", "1", "-y", path], check=True)
+
+
+def dms(value):
+    a = abs(value)
+    d = int(a)
+    m = int((a - d) * 60)
+    s = round(((a - d) * 60 - m) * 60 * 1000)
+    return "%d/1 %d/1 %d/1000" % (d, m, s)
+
+
+def seeder(photos):
+    def seed(api, root):
+        tmp = tempfile.mkdtemp(prefix="nubo-places-")
+        try:
+            src = os.path.join(tmp, "tiny.jpg")
+            tiny_jpeg(src)
+            folder = api.call("POST", "/nodes/%s/folders" % root, {"name": "Travels"}, expect=201)["id"]
+            for i in range(photos):
+                # Cell centres on a grid of 1-degree cells, 60 a row.
+                lat, lon = -59.5 + (i // 60) % 118, -179.5 + i % 60 * 6
+                path = os.path.join(tmp, "p.jpg")
+                shutil.copyfile(src, path)
+                cmds = ["set Exif.Photo.DateTimeOriginal Ascii 2020:01:%02d 12:00:00" % (1 + i % 28)]
+                for axis, v, refs in (("Latitude", lat, "NS"), ("Longitude", lon, "EW")):
+                    cmds.append("set Exif.GPSInfo.GPS%s Rational %s" % (axis, dms(v)))
+                    cmds.append("set Exif.GPSInfo.GPS%sRef Ascii %s" % (axis, refs[0] if v >= 0 else refs[1]))
+                args = ["exiv2"]
+                for c in cmds:
+                    args += ["-M", c]
+                subprocess.run(args + [path], check=True)
+                with open(path, "rb") as f:
+                    st, _ = api.raw("PUT", "/nodes/%s/files/p%05d.jpg" % (folder, i), f.read())
+                if st != 201:
+                    raise SystemExit("upload of photo %d answered %d" % (i, st))
+            while True:
+                q = api.call("GET", "/admin/jobs")
+                if q["due"] + q["running"] == 0:
+                    break
+                time.sleep(0.2)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return folder
+    return seed
+
+
+def same_places(a, b):
+    """The same places with the same covers. Places of equal count come in
+    no particular order (PostgreSQL's plan may order such ties differently
+    from one execution to the next), so they are compared as sets."""
+    def key(body):
+        return sorted(json.dumps(p, sort_keys=True) for p in json.loads(body)["places"])
+    return key(a) == key(b)
+
+
+def run(args):
+    photos = args.places
+    env = dict(AB_ENV)
+    if args.postgres:
+        # Both builds on one fresh database of a durable PostgreSQL 15
+        # started here (tests/blackbox/pg_cluster.py), dropped at exit.
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "blackbox"))
+        os.environ["NUBO_PG_DURABLE"] = "1"
+        import pg_cluster
+        env["NUBO_DATABASE"] = pg_cluster.fresh_database()
+    pair = AbPair(args, seeder(photos), seed_env=dict(env, NUBO_JOBS_WORKERS="1"), env=env)
+    path = "/api/v1/photos/places?cell=%g" % CELL
+    try:
+        reps = args.list_reps
+        before, after = pair.alternate(reps, "GET", path, what="GET " + path, same=same_places)
+        r = pair.apis[0].conn.request("GET", path, {"Authorization": pair.apis[0].auth})
+        places = json.loads(r.body)["places"]
+        if len(places) != photos or any(not p.get("cover", {}).get("name") for p in places):
+            raise SystemExit("gate failed: %d places (expected %d), every one with a cover" % (len(places), photos))
+    finally:
+        pair.close()
+    print("\nscenario places-ab: the map of %d photos in %d cells, BEFORE (%s) and AFTER (%s) on one data dir "
+          "and %s, alternating" % (photos, photos, pair.before_bin, pair.after_bin,
+                                   "PostgreSQL" if args.postgres else "SQLite"))
+    print("| request | per build | BEFORE p50 ms | AFTER p50 ms | AFTER/BEFORE | p95 B / A |")
+    print("|---|---|---|---|---|---|")
+    b50, a50 = pct(before, 50), pct(after, 50)
+    print("| GET %s | %d | %.3f | %.3f | %.2f | %.3f / %.3f |" % (path, reps, b50, a50, a50 / b50, pct(before, 95),
+                                                               pct(after, 95)))
+    print("gate: every answer 200 and the same places and covers from both builds, %d places each with a cover: "
+          "passed"
+          % photos)
