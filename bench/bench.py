@@ -27,6 +27,7 @@ SCENARIOS = {
     "media": "media", "idle-rss-ab": "idle_rss_ab", "malloc-arenas-ab": "malloc_arenas_ab",
     "s1-interleaved": "s1_interleaved", "s2-writing": "s2_writing", "s4-get-ab": "s4_get_ab",
     "favorites-ab": "favorites_ab", "places-ab": "places_ab",
+    "playlist-ab": "playlist_ab",
 }
 
 
@@ -54,7 +55,7 @@ def main():
     ap.add_argument("--skip-health", action="store_true", help="all: skip the health scenario")
     ap.add_argument("--s3-files", type=int, default=None, help="s3: PUTs per round")
     ap.add_argument("--s4-bytes", type=int, default=None, help="s4, s4-get-ab: size of the large file")
-    ap.add_argument("--before", default=None, help="listing-ab, listing-order-ab, propfind-ab, favorites-ab, places-ab, s1-interleaved, s2-writing, s4-get-ab, zip-ab, idle-rss-ab, auth-storm: the binary to compare against; the suite (all, peers, s1-s8): also run "
+    ap.add_argument("--before", default=None, help="listing-ab, listing-order-ab, propfind-ab, favorites-ab, places-ab, playlist-ab, s1-interleaved, s2-writing, s4-get-ab, zip-ab, idle-rss-ab, auth-storm: the binary to compare against; the suite (all, peers, s1-s8): also run "
                          "it, as the peer nubo-before; groupware: also run it, with an AFTER/BEFORE column; media: time the content queries on it too; malloc-arenas-ab: also run it with its own arena limit")
     ap.add_argument("--separate", action="store_true", help="propfind-ab, listing-ab: each build seeds and serves its own "
                     "data directory (a change of the schema); the gate compares names and sizes")
@@ -77,7 +78,8 @@ def main():
     ap.add_argument("--docs", type=int, default=20000, help="media: text documents to index and search")
     ap.add_argument("--photos", type=int, default=5000, help="media: photos in the timeline")
     ap.add_argument("--places", type=int, default=600, help="places-ab: photos, each in a place of its own")
-    ap.add_argument("--postgres", action="store_true", help="places-ab: both builds on PostgreSQL")
+    ap.add_argument("--tracks", type=int, default=500, help="playlist-ab: tracks in the playlist")
+    ap.add_argument("--postgres", action="store_true", help="places-ab, playlist-ab: both builds on PostgreSQL")
     ap.add_argument("--names", type=int, default=100000,
                     help="media: nodes for the name search at scale (part names; the target is at 1,000,000)")
     ap.add_argument("--part", default="all", choices=["all", "thumbs", "search", "photos", "names"],

@@ -16,12 +16,10 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 
-from lib.ab import AbPair
-from lib.api import AB_ENV
+from lib.ab import AbPair, ab_env
 from lib.stats import pct
 
 CELL = 1.0
@@ -86,14 +84,7 @@ def same_places(a, b):
 
 def run(args):
     photos = args.places
-    env = dict(AB_ENV)
-    if args.postgres:
-        # Both builds on one fresh database of a durable PostgreSQL 15
-        # started here (tests/blackbox/pg_cluster.py), dropped at exit.
-        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "blackbox"))
-        os.environ["NUBO_PG_DURABLE"] = "1"
-        import pg_cluster
-        env["NUBO_DATABASE"] = pg_cluster.fresh_database()
+    env = ab_env(args.postgres)
     pair = AbPair(args, seeder(photos), seed_env=dict(env, NUBO_JOBS_WORKERS="1"), env=env)
     path = "/api/v1/photos/places?cell=%g" % CELL
     try:

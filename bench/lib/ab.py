@@ -3,11 +3,25 @@ and AFTER (the build under test), the same data, alternating requests, every
 pair of answers gated."""
 import os
 import shutil
+import sys
 import tempfile
 import time
 
 from lib.api import ADMIN, AB_ENV, Api, ServerError, multipart_body
 from lib.servers import NUBO, start_nubo
+
+
+def ab_env(postgres):
+    """AB_ENV, on one fresh database of a durable PostgreSQL 15 started
+    here (tests/blackbox/pg_cluster.py, dropped at exit) when `postgres`."""
+    env = dict(AB_ENV)
+    if postgres:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests",
+                                        "blackbox"))
+        os.environ["NUBO_PG_DURABLE"] = "1"
+        import pg_cluster
+        env["NUBO_DATABASE"] = pg_cluster.fresh_database()
+    return env
 
 
 class AbPair:

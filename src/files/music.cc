@@ -237,20 +237,19 @@ Result<Files::Playlist> Files::GetPlaylist(const Principal& who, std::string_vie
   Playlist out;
   NUBO_RETURN_IF_ERROR(meta_.Read([&](meta::ReadTxn& t) -> Status {
     NUBO_ASSIGN_OR_RETURN(out.row, OwnPlaylist(t, who, id));
-    NUBO_ASSIGN_OR_RETURN(auto nodes, t.PlaylistItems(out.row.id, who.user_id));
+    NUBO_ASSIGN_OR_RETURN(auto items, t.PlaylistItems(out.row.id, who.user_id));
     authz::Checker check(t, who);
     std::vector<const meta::NodeRow*> live;
-    for (const meta::NodeRow& n : nodes) {
+    for (const auto& [n, track] : items) {
       if (n.live()) live.push_back(&n);
     }
     NUBO_RETURN_IF_ERROR(check.Prime(live));
-    for (meta::NodeRow& n : nodes) {
+    for (auto& [n, track] : items) {
       if (!n.live()) continue;
       auto p = check.On(n);
       if (!p.ok() && p.status().code() != Code::kNotFound) return p.status();
       if (!p.ok() || !p->Has(Action::kRead)) continue;  // no longer the caller's to read
-      NUBO_ASSIGN_OR_RETURN(auto tr, t.GetTrack(n.id));
-      out.items.push_back({tr.value_or(meta::TrackRow{}), std::move(n)});
+      out.items.push_back({track.value_or(meta::TrackRow{}), std::move(n)});
     }
     return Status::Ok();
   }));

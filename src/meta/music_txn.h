@@ -71,11 +71,12 @@ class MusicReads {
       int64_t drive_id, const std::optional<std::string>& artist_key,
       const std::optional<std::string>& album_key, const std::optional<TrackCursor>& after,
       size_t limit, int64_t viewer) = 0;
-  virtual Result<std::optional<TrackRow>> GetTrack(int64_t node_id) = 0;
   virtual Result<std::optional<PlaylistRow>> GetPlaylist(const std::string& public_id) = 0;
   virtual Result<std::vector<PlaylistRow>> ListPlaylists(int64_t user_id) = 0;
-  // The items in order: their nodes (live or trashed; the caller filters).
-  virtual Result<std::vector<NodeRow>> PlaylistItems(int64_t playlist_id, int64_t viewer) = 0;
+  // The items in order: their nodes (live or trashed; the caller filters),
+  // each with its track's facts once the job queue has read them.
+  virtual Result<std::vector<std::pair<NodeRow, std::optional<TrackRow>>>> PlaylistItems(
+      int64_t playlist_id, int64_t viewer) = 0;
 };
 
 class MusicWrites {

@@ -671,6 +671,10 @@ class MusicTest(unittest.TestCase):
         # Reorder.
         status, _, body = g.call("PUT", "/playlists/%s/items" % pl["id"], {"items": order[::-1]})
         self.assertEqual([t["node"]["id"] for t in body["tracks"]], order[::-1])
+        # Each item with its own track's facts, as the library lists them.
+        library = {t["node"]["id"]: (t["title"], t["duration_ms"]) for t in g.call("GET", "/music/tracks")[2]["items"]}
+        got = g.call("GET", "/playlists/%s" % pl["id"])[2]["tracks"]
+        self.assertEqual([(t["title"], t["duration_ms"]) for t in got], [library[i] for i in order[::-1]])
         self.assertEqual(g.call("GET", "/playlists")[2]["playlists"][0]["items"], 3)
         # Export: paths below the owner's root, in order.
         status, h_, m3u = g.raw("GET", "/playlists/%s/m3u8" % pl["id"])

@@ -100,16 +100,6 @@ Result<std::vector<AlbumRow>> ListAlbums(
   }
 }
 
-Result<std::optional<TrackRow>> GetTrack(sql::Conn& c, int64_t node_id) {
-  static const std::string sql =
-      std::string("SELECT ") + kTrackCols + " FROM tracks t WHERE t.node_id = ?";
-  NUBO_PREPARE(s, c, sql.c_str());
-  s.Bind(1, node_id);
-  NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
-  if (!row) return std::optional<TrackRow>();
-  return std::optional<TrackRow>(TrackFrom(s, 0));
-}
-
 Result<std::optional<PlaylistRow>> GetPlaylist(sql::Conn& c, const std::string& public_id) {
   static const std::string sql = std::string(kPlaylistSelect) + "WHERE p.public_id = ?";
   NUBO_PREPARE(s, c, sql.c_str());
@@ -236,10 +226,6 @@ Result<std::vector<std::pair<TrackRow, NodeRow>>> SqliteTxn::ListTracks(
   }
 }
 
-Result<std::optional<TrackRow>> SqliteTxn::GetTrack(int64_t node_id) {
-  return sqlite::GetTrack(c_, node_id);
-}
-
 Result<std::optional<PlaylistRow>> SqliteTxn::GetPlaylist(const std::string& public_id) {
   return sqlite::GetPlaylist(c_, public_id);
 }
@@ -248,13 +234,24 @@ Result<std::vector<PlaylistRow>> SqliteTxn::ListPlaylists(int64_t user_id) {
   return sqlite::ListPlaylists(c_, user_id);
 }
 
-Result<std::vector<NodeRow>> SqliteTxn::PlaylistItems(int64_t playlist_id, int64_t viewer) {
-  static const std::string sql = "SELECT " + std::string(kNodeCols) +
+Result<std::vector<std::pair<NodeRow, std::optional<TrackRow>>>> SqliteTxn::PlaylistItems(
+    int64_t playlist_id, int64_t viewer) {
+  // The tracks in the same statement: a playlist of thousands of items was
+  // a lookup per item.
+  static const std::string sql = "SELECT " + std::string(kNodeCols) + ", " + sqlite::kTrackCols +
                                  " FROM playlist_items i JOIN nodes n ON n.id = i.node_id "
+                                 "LEFT JOIN tracks t ON t.node_id = n.id "
                                  "WHERE i.playlist_id = ?2 ORDER BY i.pos";
   NUBO_PREPARE(s, c_, sql.c_str());
   s.Bind(1, viewer).Bind(2, playlist_id);
-  return Rows<NodeRow>(s, NodeFrom);
+  std::vector<std::pair<NodeRow, std::optional<TrackRow>>> out;
+  for (;;) {
+    NUBO_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return out;
+    std::optional<TrackRow> track;
+    if (!s.IsNull(kNodeColCount)) track = sqlite::TrackFrom(s, kNodeColCount);
+    out.emplace_back(NodeFrom(s), std::move(track));
+  }
 }
 
 }  // namespace nubo::meta::sqlite

@@ -24,7 +24,6 @@ Result<std::vector<ArtistRow>> ListArtists(sql::Conn& c, int64_t drive_id,
 Result<std::vector<AlbumRow>> ListAlbums(
     sql::Conn& c, int64_t drive_id, const std::optional<std::string>& artist_key,
     const std::optional<std::pair<std::string, std::string>>& after, size_t limit);
-Result<std::optional<TrackRow>> GetTrack(sql::Conn& c, int64_t node_id);
 Result<std::optional<PlaylistRow>> GetPlaylist(sql::Conn& c, const std::string& public_id);
 Result<std::vector<PlaylistRow>> ListPlaylists(sql::Conn& c, int64_t user_id);
 Status PutTrack(sql::Conn& c, const TrackRow& row);

@@ -393,10 +393,10 @@ class SqliteTxn final : public WriteTxn {
       int64_t drive_id, const std::optional<std::string>& artist_key,
       const std::optional<std::string>& album_key, const std::optional<TrackCursor>& after,
       size_t limit, int64_t viewer) override;
-  Result<std::optional<TrackRow>> GetTrack(int64_t node_id) override;
   Result<std::optional<PlaylistRow>> GetPlaylist(const std::string& public_id) override;
   Result<std::vector<PlaylistRow>> ListPlaylists(int64_t user_id) override;
-  Result<std::vector<NodeRow>> PlaylistItems(int64_t playlist_id, int64_t viewer) override;
+  Result<std::vector<std::pair<NodeRow, std::optional<TrackRow>>>> PlaylistItems(
+      int64_t playlist_id, int64_t viewer) override;
 
   // ---- sqlite_nc.cc: login flows and chunked uploads of Nextcloud clients ----
   Result<std::optional<LoginFlowRow>> GetLoginFlowByToken(const std::string& token) override;
