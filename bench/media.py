@@ -47,20 +47,12 @@ import time
 import urllib.parse
 
 from lib import httpc
+from lib.ab import wait_queue_empty
 from lib.api import ADMIN, Api, FAST_ARGON2
 from lib.servers import NUBO, start_nubo
 from lib.stats import pct
 
 USER = ("mia", "mia bench password")
-
-
-def wait_queue_empty(admin, poll=0.2):
-    """Until the job queue has nothing due and nothing running."""
-    while True:
-        q = admin.call("GET", "/admin/jobs")
-        if q["due"] + q["running"] == 0:
-            return
-        time.sleep(poll)
 
 
 def setup(srv):

@@ -2,10 +2,10 @@
 
 Both builds serve one data directory (AbPair: BEFORE seeds it with its job
 queue on, AFTER starts on it): --places small JPEGs, each with an EXIF date
-and a GPS position in a cell of its own at --cell degrees (a grid of
-places, as a library of travels has), read by the job queue. Then the map
-of every place, alternating between the builds request by request, --reps
-each. Printed: p50 and p95 in ms per build and AFTER/BEFORE.
+and a GPS position in a 1-degree cell of its own (a grid of places, as a
+library of travels has), read by the job queue. Then the map of every
+place at 1 degree, alternating between the builds request by request,
+--list-reps each. Printed: p50 and p95 in ms per build and AFTER/BEFORE.
 With --postgres both serve one fresh database of a durable PostgreSQL 15
 started here instead of SQLite.
 Gate: every answer 200 and the same places with the same covers from both
@@ -17,10 +17,8 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 
-from lib.ab import AbPair, ab_env
-from lib.stats import pct
+from lib.ab import AbPair, ab_env, print_ab_table, wait_queue_empty
 
 CELL = 1.0
 
@@ -62,11 +60,7 @@ def seeder(photos):
                     st, _ = api.raw("PUT", "/nodes/%s/files/p%05d.jpg" % (folder, i), f.read())
                 if st != 201:
                     raise SystemExit("upload of photo %d answered %d" % (i, st))
-            while True:
-                q = api.call("GET", "/admin/jobs")
-                if q["due"] + q["running"] == 0:
-                    break
-                time.sleep(0.2)
+            wait_queue_empty(api)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         return folder
@@ -99,11 +93,7 @@ def run(args):
     print("\nscenario places-ab: the map of %d photos in %d cells, BEFORE (%s) and AFTER (%s) on one data dir "
           "and %s, alternating" % (photos, photos, pair.before_bin, pair.after_bin,
                                    "PostgreSQL" if args.postgres else "SQLite"))
-    print("| request | per build | BEFORE p50 ms | AFTER p50 ms | AFTER/BEFORE | p95 B / A |")
-    print("|---|---|---|---|---|---|")
-    b50, a50 = pct(before, 50), pct(after, 50)
-    print("| GET %s | %d | %.3f | %.3f | %.2f | %.3f / %.3f |" % (path, reps, b50, a50, a50 / b50, pct(before, 95),
-                                                               pct(after, 95)))
+    print_ab_table([("GET " + path, reps, before, after)])
     print("gate: every answer 200 and the same places and covers from both builds, %d places each with a cover: "
           "passed"
           % photos)

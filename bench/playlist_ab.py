@@ -15,10 +15,8 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 
-from lib.ab import AbPair, ab_env
-from lib.stats import pct
+from lib.ab import AbPair, ab_env, print_ab_table, wait_queue_empty
 
 
 def seeder(tracks):
@@ -38,11 +36,7 @@ def seeder(tracks):
                 if st != 201:
                     raise SystemExit("upload of track %d answered %d" % (i, st))
                 ids.append(json.loads(body)["id"])
-            while True:
-                q = api.call("GET", "/admin/jobs")
-                if q["due"] + q["running"] == 0:
-                    break
-                time.sleep(0.2)
+            wait_queue_empty(api)
             pl = api.call("POST", "/playlists", {"name": "Everything"}, expect=201)
             api.call("PUT", "/playlists/%s/items" % pl["id"], {"items": ids[::-1]})
         finally:
@@ -69,10 +63,6 @@ def run(args):
         pair.close()
     print("\nscenario playlist-ab: a playlist of %d tracks, BEFORE (%s) and AFTER (%s) on one data dir and %s, "
           "alternating" % (tracks, pair.before_bin, pair.after_bin, "PostgreSQL" if args.postgres else "SQLite"))
-    print("| request | per build | BEFORE p50 ms | AFTER p50 ms | AFTER/BEFORE | p95 B / A |")
-    print("|---|---|---|---|---|---|")
-    b50, a50 = pct(before, 50), pct(after, 50)
-    print("| GET /api/v1/playlists/{id} | %d | %.3f | %.3f | %.2f | %.3f / %.3f |" % (
-        reps, b50, a50, a50 / b50, pct(before, 95), pct(after, 95)))
+    print_ab_table([("GET /api/v1/playlists/{id}", reps, before, after)])
     print("gate: every answer 200 and byte-identical between the builds, %d tracks in order with their titles: passed"
           % tracks)

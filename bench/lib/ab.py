@@ -9,6 +9,28 @@ import time
 
 from lib.api import ADMIN, AB_ENV, Api, ServerError, multipart_body
 from lib.servers import NUBO, start_nubo
+from lib.stats import pct
+
+
+def wait_queue_empty(admin, poll=0.2):
+    """Until the job queue has nothing due and nothing running (`admin`: an
+    administrator's Api)."""
+    while True:
+        q = admin.call("GET", "/admin/jobs")
+        if q["due"] + q["running"] == 0:
+            return
+        time.sleep(poll)
+
+
+def print_ab_table(rows):
+    """The A/B scenarios' table: rows of (request, requests per build,
+    BEFORE ms list, AFTER ms list)."""
+    print("| request | per build | BEFORE p50 ms | AFTER p50 ms | AFTER/BEFORE | p95 B / A |")
+    print("|---|---|---|---|---|---|")
+    for label, reps, before, after in rows:
+        b50, a50 = pct(before, 50), pct(after, 50)
+        print("| %s | %d | %.3f | %.3f | %.2f | %.3f / %.3f |" % (label, reps, b50, a50, a50 / b50,
+                                                              pct(before, 95), pct(after, 95)))
 
 
 def ab_env(postgres):

@@ -208,11 +208,10 @@ Result<std::vector<NodeRow>> SqliteTxn::GetNodes(const std::vector<int64_t>& ids
   }
   // On PostgreSQL the ids go in an array, looked up by key (a semi join
   // with json_each's rows may be planned as a scan of nodes).
-  static const std::string sql[2] = {
-      std::string(kNodeSelect) + "WHERE n.id IN (SELECT value FROM json_each(?2))",
-      std::string(kNodeSelect) + "WHERE n.id = ANY (ARRAY(SELECT value FROM json_each(?2)))"};
+  static const std::string sql =
+      std::string(kNodeSelect) + "WHERE n.id = ANY (ARRAY(SELECT value FROM json_each(?2)))";
   const std::string list = JsonIds(ids);
-  NUBO_PREPARE(s, c_, sql[pg()].c_str());
+  NUBO_PREPARE(s, c_, sql.c_str());
   s.Bind(1, viewer).Bind(2, list);
   return Rows<NodeRow>(s, NodeFrom);
 }
