@@ -90,18 +90,22 @@ TEST_F(PgPlanTest, AFolderAndItsAncestorsAreUpdatedByTheirIds) {
   EXPECT_NE(plan.find("Index Scan using nodes_pkey on nodes  "), std::string::npos) << plan;
 }
 
-// Sequential scans PostgreSQL has made of `table` (this backend's counts
-// are flushed first).
-int64_t SeqScans(Conn& c, const std::string& table) {
+// A statistics counter of one table or index, `q` naming it as ?1 (this
+// backend's counts are flushed first).
+int64_t StatCount(Conn& c, const char* q, const std::string& name) {
   EXPECT_TRUE(c.Exec("SELECT pg_stat_force_next_flush()").ok());
-  static const std::string q = "SELECT seq_scan FROM pg_stat_user_tables WHERE relname = ?";
-  auto s = c.Prepare(q.c_str());
+  auto s = c.Prepare(q);
   EXPECT_TRUE(s.ok());
   if (!s.ok()) return -1;
-  s->Bind(1, table);
+  s->Bind(1, name);
   auto row = s->Step();
   EXPECT_TRUE(row.ok() && *row);
   return row.ok() && *row ? s->Int(0) : -1;
+}
+
+// Sequential scans PostgreSQL has made of `table`.
+int64_t SeqScans(Conn& c, const std::string& table) {
+  return StatCount(c, "SELECT seq_scan FROM pg_stat_user_tables WHERE relname = ?", table);
 }
 
 // What a write below a folder, trashing, restoring and deleting run on
@@ -260,17 +264,9 @@ TEST_F(PgPlanTest, ManyNodesAreReadByKey) {
   EXPECT_EQ(SeqScans(*c_, "nodes"), before);
 }
 
-// Index scans PostgreSQL has made with `index` (counts flushed first).
+// Index scans PostgreSQL has made with `index`.
 int64_t IdxScans(Conn& c, const std::string& index) {
-  EXPECT_TRUE(c.Exec("SELECT pg_stat_force_next_flush()").ok());
-  static const std::string q = "SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname = ?";
-  auto s = c.Prepare(q.c_str());
-  EXPECT_TRUE(s.ok());
-  if (!s.ok()) return -1;
-  s->Bind(1, index);
-  auto row = s->Step();
-  EXPECT_TRUE(row.ok() && *row);
-  return row.ok() && *row ? s->Int(0) : -1;
+  return StatCount(c, "SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname = ?", index);
 }
 
 // A recipient's shares are named against their own items with one
